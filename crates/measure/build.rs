@@ -1,0 +1,9 @@
+//! Records the optimisation level this crate was built with, so that every experiment can
+//! warn loudly when it was built without optimisation (see `measure::build`).
+fn main() {
+    let opt = std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into());
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    println!("cargo:rustc-env=MEASURE_OPT_LEVEL={opt}");
+    println!("cargo:rustc-env=MEASURE_PROFILE={profile}");
+    println!("cargo:rerun-if-changed=build.rs");
+}

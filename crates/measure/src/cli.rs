@@ -1,0 +1,194 @@
+//! The strict little command-line parser every experiment uses.
+//!
+//! Every experiment accepts `--quick` (a smoke run of a few seconds) and `--help`; each adds
+//! its own options. Anything unknown or malformed ends the program with one clear line on
+//! stderr and exit status 2, never a panic.
+
+use std::collections::BTreeMap;
+
+/// One option an experiment accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct Opt {
+    /// `--name`.
+    pub name: &'static str,
+    /// `Some("SIZE")` if it takes a value (`--max 64M` or `--max=64M`).
+    pub value: Option<&'static str>,
+    pub help: &'static str,
+}
+
+/// Parsed arguments.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    pub quick: bool,
+    flags: Vec<&'static str>,
+    values: BTreeMap<&'static str, String>,
+    program: String,
+}
+
+const QUICK: Opt = Opt {
+    name: "--quick",
+    value: None,
+    help: "a smoke run of a few seconds (coarser, fewer rounds)",
+};
+
+/// Parses `argv` (without the program name) against `opts`; `Err` carries the message.
+pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        program: program.to_string(),
+        ..Default::default()
+    };
+    let mut it = argv.iter();
+    while let Some(arg) = it.next() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        if name == "--quick" && inline.is_none() {
+            a.quick = true;
+            continue;
+        }
+        let Some(opt) = opts.iter().find(|o| o.name == name) else {
+            return Err(format!("unknown argument {arg:?} (try --help)"));
+        };
+        match (opt.value, inline) {
+            (None, None) => a.flags.push(opt.name),
+            (None, Some(_)) => return Err(format!("{} takes no value", opt.name)),
+            (Some(meta), Some(v)) => {
+                a.values.insert(opt.name, v);
+                let _ = meta;
+            }
+            (Some(meta), None) => {
+                let v = it
+                    .next()
+                    .ok_or_else(|| format!("{} needs a value ({meta})", opt.name))?;
+                a.values.insert(opt.name, v.clone());
+            }
+        }
+    }
+    Ok(a)
+}
+
+/// Parses the process's arguments; prints usage for `--help` (exit 0) and one error line for
+/// anything wrong (exit 2).
+pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{program}: {about}\n\nOptions:");
+        for o in std::iter::once(&QUICK).chain(opts) {
+            let n = match o.value {
+                Some(v) => format!("{} {v}", o.name),
+                None => o.name.to_string(),
+            };
+            println!("  {n:<22} {}", o.help);
+        }
+        println!("  {:<22} this text", "--help");
+        std::process::exit(0);
+    }
+    parse_from(program, opts, &argv).unwrap_or_else(|e| fail(program, &e))
+}
+
+/// Prints `program: error: message` on stderr and exits with status 2.
+pub fn fail(program: &str, message: &str) -> ! {
+    eprintln!("{program}: error: {message}");
+    std::process::exit(2)
+}
+
+impl Args {
+    pub fn flag(&self, name: &str) -> bool {
+        self.flags.contains(&name)
+    }
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+    /// A byte size option (`64M`, `512K`, `1G`, `4096`), or `default`; exits 2 if malformed.
+    pub fn size(&self, name: &str, default: u64) -> u64 {
+        match self.value(name) {
+            None => default,
+            Some(v) => parse_size(v).unwrap_or_else(|| {
+                fail(
+                    &self.program,
+                    &format!("{name} wants a size such as 64M, 512K or 4096, not {v:?}"),
+                )
+            }),
+        }
+    }
+    /// A positive integer option, or `default`; exits 2 if malformed or below `min`.
+    pub fn count(&self, name: &str, default: u64, min: u64) -> u64 {
+        match self.value(name) {
+            None => default,
+            Some(v) => match v.parse::<u64>() {
+                Ok(n) if n >= min => n,
+                _ => fail(
+                    &self.program,
+                    &format!("{name} wants a whole number of at least {min}, not {v:?}"),
+                ),
+            },
+        }
+    }
+}
+
+/// Parses `64M`, `512K`, `1G`, `4096` (binary units) into bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last()? {
+        (i, 'K' | 'k') => (&s[..i], 1u64 << 10),
+        (i, 'M' | 'm') => (&s[..i], 1 << 20),
+        (i, 'G' | 'g') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    let n: u64 = num.parse().ok()?;
+    n.checked_mul(mult).filter(|&b| b > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPTS: &[Opt] = &[
+        Opt {
+            name: "--max",
+            value: Some("SIZE"),
+            help: "",
+        },
+        Opt {
+            name: "--no-pin",
+            value: None,
+            help: "",
+        },
+    ];
+
+    fn p(args: &[&str]) -> Result<Args, String> {
+        parse_from(
+            "t",
+            OPTS,
+            &args.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn accepts_known_forms() {
+        let a = p(&["--quick", "--max", "64M", "--no-pin"]).unwrap();
+        assert!(a.quick && a.flag("--no-pin"));
+        assert_eq!(a.size("--max", 0), 64 << 20);
+        assert_eq!(p(&["--max=1G"]).unwrap().size("--max", 0), 1 << 30);
+        assert_eq!(p(&[]).unwrap().size("--max", 5), 5);
+    }
+
+    #[test]
+    fn rejects_bad_input_with_a_reason() {
+        assert!(p(&["--bogus"]).unwrap_err().contains("unknown argument"));
+        assert!(p(&["--max"]).unwrap_err().contains("needs a value"));
+        assert!(p(&["--no-pin=1"]).unwrap_err().contains("takes no value"));
+        assert!(p(&["stray"]).unwrap_err().contains("unknown argument"));
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("512K"), Some(512 << 10));
+        assert_eq!(parse_size("0"), None);
+        assert_eq!(parse_size("12Q"), None);
+        assert_eq!(parse_size(""), None);
+        assert_eq!(parse_size("99999999999G"), None);
+    }
+}

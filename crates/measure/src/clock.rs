@@ -1,0 +1,266 @@
+//! The measuring instrument, measured first.
+//!
+//! [`now_ns`] is the clock every experiment uses: `CLOCK_MONOTONIC`, which never goes
+//! backwards. [`probe`] reports what the clocks *claim* (`clock_getres`) beside what reading
+//! one *costs* and the smallest non-zero step two readings ever show: a claimed resolution
+//! of 1 ns does not mean 1 ns can be measured. [`estimate_core_clock`] times a long chain of
+//! dependent integer additions (one cycle each on every current core) so that later
+//! experiments can print cycles beside nanoseconds.
+
+use crate::stats::Summary;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary fixed point.
+#[inline(always)]
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec and CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Times one call of `f` in nanoseconds with [`now_ns`].
+#[inline(always)]
+pub fn time_ns<R>(f: impl FnOnce() -> R) -> (f64, R) {
+    let t0 = now_ns();
+    let r = f();
+    let t1 = now_ns();
+    (t1.saturating_sub(t0) as f64, r)
+}
+
+/// The resolution a clock claims through `clock_getres`, in nanoseconds; `None` if refused.
+pub fn claimed_resolution_ns(id: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out-pointer; an unknown clock id makes the call fail, which we report.
+    let rc = unsafe { libc::clock_getres(id, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// What the clocks claim and what they cost, measured.
+#[derive(Debug, Clone)]
+pub struct ClockReport {
+    /// `(clock name, claimed resolution in ns)` for MONOTONIC, REALTIME, PROCESS_CPUTIME_ID.
+    pub claimed: Vec<(&'static str, Option<u64>)>,
+    /// Median cost of one `clock_gettime(CLOCK_MONOTONIC)` in ns (over batches).
+    pub gettime_cost_ns: Summary,
+    /// Median cost of one `Instant::now()` in ns (over batches).
+    pub instant_cost_ns: Summary,
+    /// The smallest non-zero difference between two consecutive [`now_ns`] readings.
+    pub min_step_ns: f64,
+}
+
+/// Measures the clock: claimed resolutions, the cost of a reading (batches of `per_batch`
+/// readings, `batches` times, interleaving the two kinds), and the smallest visible step.
+pub fn probe(batches: usize, per_batch: usize) -> ClockReport {
+    let claimed = vec![
+        (
+            "CLOCK_MONOTONIC",
+            claimed_resolution_ns(libc::CLOCK_MONOTONIC),
+        ),
+        (
+            "CLOCK_REALTIME",
+            claimed_resolution_ns(libc::CLOCK_REALTIME),
+        ),
+        (
+            "CLOCK_PROCESS_CPUTIME_ID",
+            claimed_resolution_ns(libc::CLOCK_PROCESS_CPUTIME_ID),
+        ),
+    ];
+    let mut gettime = Vec::with_capacity(batches);
+    let mut instant = Vec::with_capacity(batches);
+    for round in 0..=batches {
+        // Interleave the two variants so drift hits both alike; round 0 is a discarded warm-up.
+        let t0 = now_ns();
+        for _ in 0..per_batch {
+            black_box(now_ns());
+        }
+        let t1 = now_ns();
+        for _ in 0..per_batch {
+            black_box(Instant::now());
+        }
+        let t2 = now_ns();
+        if round > 0 {
+            gettime.push((t1 - t0) as f64 / per_batch as f64);
+            instant.push((t2 - t1) as f64 / per_batch as f64);
+        }
+    }
+    ClockReport {
+        claimed,
+        gettime_cost_ns: Summary::of(&gettime).expect("batches > 0"),
+        instant_cost_ns: Summary::of(&instant).expect("batches > 0"),
+        min_step_ns: smallest_step_ns(per_batch.max(1000)),
+    }
+}
+
+/// The smallest non-zero difference between two back-to-back clock readings over `tries`.
+pub fn smallest_step_ns(tries: usize) -> f64 {
+    let mut best = u64::MAX;
+    for _ in 0..tries {
+        let a = now_ns();
+        let b = now_ns();
+        if b > a && b - a < best {
+            best = b - a;
+        }
+    }
+    if best == u64::MAX {
+        f64::NAN
+    } else {
+        best as f64
+    }
+}
+
+/// How many repetitions make one timed batch last at least `min_batch_ns`, so that the
+/// clock's step is a negligible share of it (the rule "repeat and divide"). `one` runs the
+/// work once; the count doubles until a batch is long enough.
+pub fn calibrate_reps(min_batch_ns: f64, mut one: impl FnMut()) -> u64 {
+    let mut reps: u64 = 1;
+    loop {
+        let t0 = now_ns();
+        for _ in 0..reps {
+            one();
+        }
+        let dt = (now_ns() - t0) as f64;
+        if dt >= min_batch_ns || reps >= 1 << 40 {
+            return reps;
+        }
+        reps *= 2;
+    }
+}
+
+/// An estimate of the core's clock rate.
+#[derive(Debug, Clone)]
+pub struct CoreClock {
+    /// Median estimate in GHz over the rounds, if the method exists on this architecture.
+    pub ghz: Option<f64>,
+    /// The spread of the rounds (in GHz), for honesty.
+    pub rounds: Option<Summary>,
+    /// How it was obtained, in words.
+    pub method: &'static str,
+}
+
+impl CoreClock {
+    /// Converts nanoseconds into cycles with the estimate, if there is one.
+    pub fn cycles(&self, ns: f64) -> Option<f64> {
+        self.ghz.map(|g| ns * g)
+    }
+}
+
+/// Number of dependent additions per call of [`add_chain`].
+const CHAIN_UNROLL: u64 = 16;
+
+/// Runs `iters * 16` dependent integer additions, each needing the previous one's result,
+/// so the chain takes one cycle per addition on any core that executes one add per cycle of
+/// latency. The addend is a register, not an immediate, so no renamer folds the chain away.
+#[inline(never)]
+#[allow(unused_mut, unused_variables, unused_assignments)]
+pub fn add_chain(iters: u64) -> Option<u64> {
+    let mut x: u64 = 0;
+    let one: u64 = black_box(1);
+    let mut n = iters.max(1);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: pure register arithmetic, no memory or stack use.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                "dec {n}",
+                "jnz 2b",
+                x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(x);
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: pure register arithmetic, no memory or stack use.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+                "subs {n}, {n}, #1",
+                "b.ne 2b",
+                x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(x);
+    }
+    #[allow(unreachable_code)]
+    None
+}
+
+/// Estimates the core clock from [`add_chain`]: `rounds` timed chains of about 2 ms each
+/// after a discarded warm-up of about 20 ms (which also lets the core reach its clock).
+pub fn estimate_core_clock(rounds: usize) -> CoreClock {
+    const METHOD: &str = "a chain of dependent integer additions, one cycle each";
+    let iters: u64 = 500_000; // 8M additions: about 2 ms at 4 GHz
+    if add_chain(1).is_none() {
+        return CoreClock {
+            ghz: None,
+            rounds: None,
+            method: "no add-chain kernel for this architecture: cycles unknown",
+        };
+    }
+    let warm_until = now_ns() + 20_000_000;
+    while now_ns() < warm_until {
+        black_box(add_chain(black_box(iters / 8)));
+    }
+    let mut ghz = Vec::with_capacity(rounds);
+    for _ in 0..rounds.max(1) {
+        let (ns, r) = time_ns(|| add_chain(black_box(iters)));
+        let adds = r.expect("checked above");
+        debug_assert_eq!(adds, iters * CHAIN_UNROLL);
+        ghz.push((iters * CHAIN_UNROLL) as f64 / ns);
+    }
+    let s = Summary::of(&ghz).expect("rounds >= 1");
+    CoreClock {
+        ghz: Some(s.median),
+        rounds: Some(s),
+        method: METHOD,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn add_chain_adds_exactly_what_it_says() {
+        if let Some(x) = add_chain(1000) {
+            assert_eq!(x, 1000 * CHAIN_UNROLL);
+        }
+    }
+
+    #[test]
+    fn clock_is_monotonic_and_moves() {
+        let a = now_ns();
+        let mut b = now_ns();
+        while b == a {
+            b = now_ns();
+        }
+        assert!(b > a);
+    }
+
+    #[test]
+    fn probe_reports_plausible_costs() {
+        let r = probe(5, 2000);
+        assert_eq!(r.claimed.len(), 3);
+        assert!(r.gettime_cost_ns.median > 0.0 && r.gettime_cost_ns.median < 100_000.0);
+        assert!(r.min_step_ns > 0.0);
+    }
+}

@@ -1,0 +1,721 @@
+//! The `#DATA` format: how experiments hand numbers to the figures and summaries.
+//!
+//! Human text and data share stdout; every data line starts with `#`, human text never does.
+//! The full grammar is in `docs/DATA-FORMAT.md` at the repository root. In short:
+//!
+//! ```text
+//! #META l3_size_bytes 33554432 sysfs        <- a fact: key, then the rest of the line
+//! #DATA-BEGIN latency                       <- a named block
+//! #COLUMNS kib random_ns seq_ns where:text  <- names with units; `:text` marks text columns
+//! #DATA 4 1.402 0.310 L1d                   <- one row: whitespace-separated values
+//! #DATA 8 NA 0.290 L1d                      <- NA: not measured
+//! #DATA-END
+//! ```
+//!
+//! The appendix's C programs print bare blocks (`#DATA-BEGIN` with no name, no `#COLUMNS`);
+//! those parse as unnamed blocks with columns `c1`, `c2`, ..., where leading numbers are
+//! numeric columns and the rest of the line (if any) is one text column ("main memory").
+//!
+//! [`parse`] is strict: it reports the first problem with its line number and never panics.
+
+use std::fmt::{self, Write as _};
+
+/// One cell.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Num(f64),
+    Text(String),
+    /// Not measured (written `NA`).
+    Missing,
+}
+
+impl Value {
+    pub fn num(&self) -> Option<f64> {
+        match self {
+            Value::Num(v) => Some(*v),
+            _ => None,
+        }
+    }
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Value::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! value_from_num {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Value { Value::Num(v as f64) }
+        }
+    )*};
+}
+value_from_num!(f64, f32, u64, u32, usize, i64, i32);
+
+impl From<&str> for Value {
+    fn from(v: &str) -> Value {
+        Value::Text(v.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Value {
+        Value::Text(v)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Text(if v { "yes" } else { "no" }.into())
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Missing, Into::into)
+    }
+}
+
+/// A column: its name (with the unit in it, `random_ns`) and whether it holds text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    pub name: String,
+    pub text: bool,
+}
+
+/// One block of rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// `None` for the appendix's bare blocks.
+    pub name: Option<String>,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+    /// 1-based line of `#DATA-BEGIN` in the parsed text (0 for blocks built in memory).
+    pub line: usize,
+}
+
+impl Block {
+    /// A new, empty named block. Column specs are `name` or `name:text`.
+    pub fn new(name: &str, columns: &[&str]) -> Block {
+        assert!(valid_ident(name), "bad block name {name:?}");
+        let columns = columns
+            .iter()
+            .map(|c| {
+                let (n, text) = match c.strip_suffix(":text") {
+                    Some(n) => (n, true),
+                    None => (*c, false),
+                };
+                assert!(valid_ident(n), "bad column name {n:?}");
+                Column {
+                    name: n.to_string(),
+                    text,
+                }
+            })
+            .collect();
+        Block {
+            name: Some(name.to_string()),
+            columns,
+            rows: Vec::new(),
+            line: 0,
+        }
+    }
+
+    /// Appends a row; panics (a programming error) if its shape does not match the columns.
+    pub fn row(&mut self, values: Vec<Value>) {
+        assert_eq!(
+            values.len(),
+            self.columns.len(),
+            "row length in block {:?}",
+            self.name
+        );
+        for (v, c) in values.iter().zip(&self.columns) {
+            assert!(
+                matches!(
+                    (v, c.text),
+                    (Value::Missing, _) | (Value::Num(_), false) | (Value::Text(_), true)
+                ),
+                "value {v:?} does not fit column {}",
+                c.name
+            );
+        }
+        self.rows.push(values);
+    }
+
+    /// The index of column `name`.
+    pub fn col_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// A numeric column as `Option<f64>` per row (`None` for NA); `None` if no such column.
+    pub fn nums(&self, name: &str) -> Option<Vec<Option<f64>>> {
+        let i = self.col_index(name)?;
+        Some(self.rows.iter().map(|r| r[i].num()).collect())
+    }
+
+    /// A text column; `None` if no such column.
+    pub fn texts(&self, name: &str) -> Option<Vec<String>> {
+        let i = self.col_index(name)?;
+        Some(
+            self.rows
+                .iter()
+                .map(|r| r[i].text().unwrap_or("").to_string())
+                .collect(),
+        )
+    }
+
+    /// Renders the block in the `#DATA` format.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        match &self.name {
+            Some(n) => {
+                let _ = writeln!(s, "#DATA-BEGIN {n}");
+                let cols: Vec<String> = self
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        if c.text {
+                            format!("{}:text", c.name)
+                        } else {
+                            c.name.clone()
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(s, "#COLUMNS {}", cols.join(" "));
+            }
+            None => s.push_str("#DATA-BEGIN\n"),
+        }
+        for r in &self.rows {
+            let cells: Vec<String> = r.iter().map(render_value).collect();
+            let _ = writeln!(s, "#DATA {}", cells.join(" "));
+        }
+        s.push_str("#DATA-END\n");
+        s
+    }
+
+    /// Prints the block to stdout.
+    pub fn print(&self) {
+        print!("{}", self.render());
+    }
+
+    /// The block as CSV (header row of column names; NA as an empty cell).
+    pub fn to_csv(&self) -> String {
+        let mut s = self
+            .columns
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        s.push('\n');
+        for r in &self.rows {
+            let cells: Vec<String> = r
+                .iter()
+                .map(|v| match v {
+                    Value::Num(x) => format_num(*x),
+                    Value::Text(t) => csv_quote(t),
+                    Value::Missing => String::new(),
+                })
+                .collect();
+            s.push_str(&cells.join(","));
+            s.push('\n');
+        }
+        s
+    }
+}
+
+fn csv_quote(t: &str) -> String {
+    if t.contains([',', '"', '\n']) {
+        format!("\"{}\"", t.replace('"', "\"\""))
+    } else {
+        t.to_string()
+    }
+}
+
+/// Numbers are written with up to 6 significant decimals, never in a locale's form.
+pub fn format_num(x: f64) -> String {
+    if x.is_nan() || x.is_infinite() {
+        return "NA".into();
+    }
+    if x == x.trunc() && x.abs() < 1e15 {
+        return format!("{}", x as i64);
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (5 - mag).clamp(0, 12) as usize;
+    let s = format!("{x:.decimals$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+fn render_value(v: &Value) -> String {
+    match v {
+        Value::Num(x) => format_num(*x),
+        // Text cells hold no whitespace: runs of it become '_'. Empty text becomes '-'.
+        Value::Text(t) => {
+            let t: String = t.split_whitespace().collect::<Vec<_>>().join("_");
+            if t.is_empty() || t == "NA" {
+                "-".into()
+            } else {
+                t
+            }
+        }
+        Value::Missing => "NA".into(),
+    }
+}
+
+/// Prints one `#META key value` line to stdout.
+pub fn meta(key: &str, value: impl fmt::Display) {
+    println!("{}", meta_line(key, value));
+}
+
+/// One `#META` line (without newline). The key must be an identifier; the value is one line.
+pub fn meta_line(key: &str, value: impl fmt::Display) -> String {
+    assert!(valid_ident(key), "bad meta key {key:?}");
+    let v = value.to_string().replace(['\n', '\r'], " ");
+    format!("#META {key} {}", v.trim())
+}
+
+/// A parsed file: its facts and its blocks, in order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataFile {
+    /// `(key, value)` in file order. A key may repeat; [`DataFile::meta`] returns the last.
+    pub meta: Vec<(String, String)>,
+    pub blocks: Vec<Block>,
+}
+
+impl DataFile {
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+    /// The first word of a `#META` value parsed as a number.
+    pub fn meta_num(&self, key: &str) -> Option<f64> {
+        self.meta(key)?.split_whitespace().next()?.parse().ok()
+    }
+    pub fn block(&self, name: &str) -> Option<&Block> {
+        self.blocks.iter().find(|b| b.name.as_deref() == Some(name))
+    }
+    /// The unnamed (appendix-style) blocks.
+    pub fn bare_blocks(&self) -> impl Iterator<Item = &Block> {
+        self.blocks.iter().filter(|b| b.name.is_none())
+    }
+}
+
+/// Why and where a file is malformed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+impl std::error::Error for ParseError {}
+
+fn valid_ident(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+fn parse_num(tok: &str) -> Option<f64> {
+    // Accept plain decimal and exponent forms only; reject Rust's "inf"/"nan" spellings.
+    let ok = tok
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
+        && tok.chars().any(|c| c.is_ascii_digit());
+    if !ok {
+        return None;
+    }
+    tok.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+struct Open {
+    block: Block,
+    /// Named block still waiting for its #COLUMNS line.
+    needs_columns: bool,
+}
+
+/// Parses text holding `#META` lines and `#DATA` blocks among human text.
+pub fn parse(text: &str) -> Result<DataFile, ParseError> {
+    let mut file = DataFile::default();
+    let mut open: Option<Open> = None;
+    let err = |line: usize, m: String| Err(ParseError { line, message: m });
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim_end();
+        if !line.starts_with('#') {
+            if let Some(o) = &open {
+                if !line.trim().is_empty() {
+                    return err(
+                        n,
+                        format!("human text inside block started on line {}", o.block.line),
+                    );
+                }
+            }
+            continue;
+        }
+        let (tag, rest) = match line.find(char::is_whitespace) {
+            Some(p) => (&line[..p], line[p..].trim()),
+            None => (line, ""),
+        };
+        match tag {
+            "#META" => {
+                if open.is_some() {
+                    return err(n, "#META inside a #DATA block".into());
+                }
+                let (k, v) = match rest.find(char::is_whitespace) {
+                    Some(p) => (&rest[..p], rest[p..].trim()),
+                    None => (rest, ""),
+                };
+                if !valid_ident(k) {
+                    return err(
+                        n,
+                        format!("#META needs a key of letters, digits, '_', '-' or '.', got {k:?}"),
+                    );
+                }
+                file.meta.push((k.to_string(), v.to_string()));
+            }
+            "#DATA-BEGIN" => {
+                if let Some(o) = &open {
+                    return err(
+                        n,
+                        format!(
+                            "#DATA-BEGIN inside the unterminated block started on line {}",
+                            o.block.line
+                        ),
+                    );
+                }
+                let name = if rest.is_empty() {
+                    None
+                } else {
+                    if !valid_ident(rest) {
+                        return err(n, format!("bad block name {rest:?}"));
+                    }
+                    if file.blocks.iter().any(|b| b.name.as_deref() == Some(rest)) {
+                        return err(n, format!("duplicate block name {rest:?}"));
+                    }
+                    Some(rest.to_string())
+                };
+                let needs_columns = name.is_some();
+                open = Some(Open {
+                    block: Block {
+                        name,
+                        columns: Vec::new(),
+                        rows: Vec::new(),
+                        line: n,
+                    },
+                    needs_columns,
+                });
+            }
+            "#COLUMNS" => {
+                let Some(o) = open.as_mut() else {
+                    return err(n, "#COLUMNS outside a block".into());
+                };
+                if !o.needs_columns {
+                    return err(
+                        n,
+                        "#COLUMNS must directly follow a named #DATA-BEGIN".into(),
+                    );
+                }
+                let mut cols: Vec<Column> = Vec::new();
+                for spec in rest.split_whitespace() {
+                    let (name, text) = match spec.strip_suffix(":text") {
+                        Some(s) => (s, true),
+                        None => (spec, false),
+                    };
+                    if !valid_ident(name) {
+                        return err(n, format!("bad column name {spec:?}"));
+                    }
+                    if cols.iter().any(|c| c.name == name) {
+                        return err(n, format!("duplicate column name {name:?}"));
+                    }
+                    cols.push(Column {
+                        name: name.to_string(),
+                        text,
+                    });
+                }
+                if cols.is_empty() {
+                    return err(n, "#COLUMNS names no column".into());
+                }
+                o.block.columns = cols;
+                o.needs_columns = false;
+            }
+            "#DATA" => {
+                let Some(o) = open.as_mut() else {
+                    return err(n, "#DATA row outside a block".into());
+                };
+                if o.needs_columns {
+                    return err(
+                        n,
+                        format!(
+                            "named block {:?} has no #COLUMNS line",
+                            o.block.name.as_deref().unwrap_or("")
+                        ),
+                    );
+                }
+                let toks: Vec<&str> = rest.split_whitespace().collect();
+                let row = if o.block.name.is_some() {
+                    if toks.len() != o.block.columns.len() {
+                        return err(
+                            n,
+                            format!(
+                                "wrong column count: {} values for {} columns",
+                                toks.len(),
+                                o.block.columns.len()
+                            ),
+                        );
+                    }
+                    let mut row = Vec::with_capacity(toks.len());
+                    for (t, c) in toks.iter().zip(&o.block.columns) {
+                        row.push(if *t == "NA" {
+                            Value::Missing
+                        } else if c.text {
+                            Value::Text(t.to_string())
+                        } else {
+                            match parse_num(t) {
+                                Some(v) => Value::Num(v),
+                                None => {
+                                    return err(n, format!("bad number {t:?} in column {}", c.name));
+                                }
+                            }
+                        });
+                    }
+                    row
+                } else {
+                    bare_row(&toks)
+                };
+                if row.is_empty() {
+                    return err(n, "empty #DATA row".into());
+                }
+                if o.block.name.is_none() {
+                    if o.block.rows.is_empty() {
+                        o.block.columns = row
+                            .iter()
+                            .enumerate()
+                            .map(|(k, v)| Column {
+                                name: format!("c{}", k + 1),
+                                text: matches!(v, Value::Text(_)),
+                            })
+                            .collect();
+                    } else {
+                        let shape: Vec<bool> =
+                            row.iter().map(|v| matches!(v, Value::Text(_))).collect();
+                        let want: Vec<bool> = o.block.columns.iter().map(|c| c.text).collect();
+                        if shape.len() != want.len() {
+                            return err(
+                                n,
+                                format!(
+                                    "wrong column count: {} values for {} columns",
+                                    shape.len(),
+                                    want.len()
+                                ),
+                            );
+                        }
+                        if shape != want {
+                            return err(n, "bad number: row's numeric and text columns differ from the first row's".into());
+                        }
+                    }
+                }
+                o.block.rows.push(row);
+            }
+            "#DATA-END" => {
+                let Some(o) = open.take() else {
+                    return err(n, "#DATA-END without #DATA-BEGIN".into());
+                };
+                if o.needs_columns {
+                    return err(n, "named block ended without a #COLUMNS line".into());
+                }
+                file.blocks.push(o.block);
+            }
+            t if t.starts_with("#DATA") || t.starts_with("#META") || t.starts_with("#COLUMNS") => {
+                return err(n, format!("unknown directive {t:?}"));
+            }
+            _ => {
+                // Any other '#' line is a comment.
+                if open.is_some() {
+                    return err(n, "comment line inside a #DATA block".into());
+                }
+            }
+        }
+    }
+    if let Some(o) = open {
+        return err(
+            o.block.line,
+            "unterminated block: #DATA-BEGIN without #DATA-END".into(),
+        );
+    }
+    Ok(file)
+}
+
+/// A bare (appendix C) row: leading numbers, then the rest joined as one text cell.
+fn bare_row(toks: &[&str]) -> Vec<Value> {
+    let k = toks.iter().take_while(|t| parse_num(t).is_some()).count();
+    let mut row: Vec<Value> = toks[..k]
+        .iter()
+        .map(|t| Value::Num(parse_num(t).unwrap_or(f64::NAN)))
+        .collect();
+    if k < toks.len() {
+        row.push(Value::Text(toks[k..].join(" ")));
+    }
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> String {
+        let mut b = Block::new("latency", &["kib", "random_ns", "where:text"]);
+        b.row(vec![4u64.into(), 1.4021.into(), "L1d".into()]);
+        b.row(vec![8u64.into(), Value::Missing, "main memory".into()]);
+        format!(
+            "== human ==\n{}\n{}more text\n",
+            meta_line("l3_size_bytes", "33554432 sysfs"),
+            b.render()
+        )
+    }
+
+    #[test]
+    fn round_trip() {
+        let f = parse(&sample()).unwrap();
+        assert_eq!(f.meta("l3_size_bytes"), Some("33554432 sysfs"));
+        assert_eq!(f.meta_num("l3_size_bytes"), Some(33554432.0));
+        let b = f.block("latency").unwrap();
+        assert_eq!(b.line, 3);
+        assert_eq!(b.nums("kib").unwrap(), vec![Some(4.0), Some(8.0)]);
+        assert_eq!(b.nums("random_ns").unwrap(), vec![Some(1.4021), None]);
+        assert_eq!(b.texts("where").unwrap(), vec!["L1d", "main_memory"]);
+        // Rendering the parsed block again gives the same bytes.
+        let again = parse(&b.render()).unwrap();
+        assert_eq!(again.blocks[0].rows, b.rows);
+        assert_eq!(again.blocks[0].render(), b.render());
+    }
+
+    #[test]
+    fn numbers_are_written_plainly() {
+        assert_eq!(format_num(4.0), "4");
+        assert_eq!(format_num(1.40213), "1.40213");
+        assert_eq!(format_num(0.000123456), "0.000123456");
+        assert_eq!(format_num(123456.789), "123457");
+        assert_eq!(format_num(f64::NAN), "NA");
+    }
+
+    #[test]
+    fn csv() {
+        let f = parse(&sample()).unwrap();
+        assert_eq!(
+            f.blocks[0].to_csv(),
+            "kib,random_ns,where\n4,1.4021,L1d\n8,,main_memory\n"
+        );
+    }
+
+    #[test]
+    fn appendix_bare_blocks() {
+        let c = "== time ==\n#DATA-BEGIN\n#DATA 4 1.440 0.380 L1\n#DATA 32768 76.730 0.640 main memory\n#DATA-END\n#DATA-BEGIN\n#DATA 1 0.5\n#DATA 2 0.6\n#DATA-END\n";
+        let f = parse(c).unwrap();
+        assert_eq!(f.blocks.len(), 2);
+        let b = &f.blocks[0];
+        assert_eq!(b.name, None);
+        assert_eq!(
+            b.columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>(),
+            ["c1", "c2", "c3", "c4"]
+        );
+        assert_eq!(b.texts("c4").unwrap(), vec!["L1", "main memory"]);
+        assert_eq!(f.bare_blocks().count(), 2);
+    }
+
+    fn fails(text: &str, line: usize, what: &str) {
+        let e = parse(text).expect_err(text);
+        assert_eq!(e.line, line, "{e}");
+        assert!(e.message.contains(what), "{e} should mention {what}");
+    }
+
+    #[test]
+    fn every_error_has_a_line_and_a_reason() {
+        fails("#DATA-BEGIN a\n#COLUMNS x\n#DATA 1\n", 1, "unterminated");
+        fails(
+            "x\n#DATA-BEGIN a\n#COLUMNS x\n#DATA-BEGIN b\n",
+            4,
+            "unterminated",
+        );
+        fails(
+            "#DATA-BEGIN a\n#COLUMNS x y\n#DATA 1\n#DATA-END\n",
+            3,
+            "wrong column count",
+        );
+        fails(
+            "#DATA-BEGIN a\n#COLUMNS x\n#DATA 1.2.3\n#DATA-END\n",
+            3,
+            "bad number",
+        );
+        fails(
+            "#DATA-BEGIN a\n#COLUMNS x\n#DATA inf\n#DATA-END\n",
+            3,
+            "bad number",
+        );
+        fails(
+            "#DATA-BEGIN a\n#COLUMNS x\n#DATA-END\n#DATA-BEGIN a\n",
+            4,
+            "duplicate block name",
+        );
+        fails("#DATA 1\n", 1, "outside a block");
+        fails("#DATA-END\n", 1, "without #DATA-BEGIN");
+        fails("#DATA-BEGIN a\n#DATA 1\n#DATA-END\n", 2, "no #COLUMNS");
+        fails("#DATA-BEGIN a\n#DATA-END\n", 2, "without a #COLUMNS");
+        fails("#DATA-BEGIN a\n#COLUMNS x x\n", 2, "duplicate column");
+        fails("#DATA-BEGIN a b\n", 1, "bad block name");
+        fails("#META\n", 1, "key");
+        fails("#DATA-BEGIN a\n#COLUMNS x\n#META k v\n", 3, "inside");
+        fails("#DATA-BEGIN a\n#COLUMNS x\nhello\n", 3, "human text inside");
+        fails("#DATAX 1\n", 1, "unknown directive");
+        fails("#COLUMNS x\n", 1, "outside a block");
+        fails(
+            "#DATA-BEGIN\n#DATA 1 2\n#DATA 1\n#DATA-END\n",
+            3,
+            "wrong column count",
+        );
+        fails(
+            "#DATA-BEGIN\n#DATA 1 2\n#DATA 1 x\n#DATA-END\n",
+            3,
+            "bad number",
+        );
+        fails("#DATA-BEGIN\n#DATA\n#DATA-END\n", 2, "empty");
+    }
+
+    #[test]
+    fn never_panics_on_odd_input() {
+        // Every prefix and a few mutations of a valid file must give Ok or Err, not a panic.
+        let s = sample();
+        for cut in 0..=s.len() {
+            if s.is_char_boundary(cut) {
+                let _ = parse(&s[..cut]);
+            }
+        }
+        let bytes = s.as_bytes();
+        let mut state = 12345u64;
+        for _ in 0..2000 {
+            let mut b = bytes.to_vec();
+            for _ in 0..3 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let pos = (state >> 33) as usize % b.len();
+                b[pos] = b" #DATAEND-1.x\n:NA"[(state >> 20) as usize % 17];
+            }
+            let _ = parse(&String::from_utf8_lossy(&b));
+        }
+    }
+
+    #[test]
+    fn comments_and_blank_lines() {
+        let f = parse("# a comment\n\n#DATA-BEGIN a\n#COLUMNS x\n#DATA 1\n\n#DATA-END\n").unwrap();
+        assert_eq!(f.blocks[0].rows.len(), 1);
+    }
+}

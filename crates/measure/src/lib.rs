@@ -1,0 +1,36 @@
+//! # measure: the one shared measurement library of machine-measured
+//!
+//! Every experiment in this workspace is a small binary that reads top to bottom like its
+//! section of the book appendix "The machine, measured". The mechanics they share live here,
+//! once:
+//!
+//! | module | what it gives |
+//! |---|---|
+//! | [`clock`] | the monotonic nanosecond clock, what it claims, what it costs, its smallest step, and a core-clock estimate |
+//! | [`stats`] | min, median, mean, p99, max, coefficient of variation, max/min |
+//! | [`keep`] | keeping results alive: `black_box` and checksums |
+//! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
+//! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`) |
+//! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
+//! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
+//! | [`data`] | the `#DATA` format: one writer, one strict parser |
+//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps |
+//! | [`cli`] | the tiny, strict command-line parser every experiment uses |
+//! | [`run`] | the start and end of an experiment: build check, machine, load, pinning |
+//!
+//! The library measures nothing on its own except where a function says so
+//! ([`clock::probe`], [`clock::estimate_core_clock`]).
+
+pub mod cli;
+pub mod clock;
+pub mod data;
+pub mod facts;
+pub mod keep;
+pub mod mem;
+pub mod pin;
+pub mod ring;
+pub mod run;
+pub mod scan;
+pub mod stats;
+
+pub use std::hint::black_box;

@@ -1,0 +1,176 @@
+//! The start and the end of every experiment, so each `main.rs` can begin with its subject.
+//!
+//! [`start!`](crate::start) parses the arguments, warns loudly if the binary was built without
+//! optimisation, prints the machine's facts (human lines and `#META`), and records the load
+//! average; [`Experiment::pin_main_thread`] pins and verifies; [`Experiment::finish`] records
+//! the load average after and the wall time.
+
+use crate::cli::{self, Args, Opt};
+use crate::data::{Block, Value, meta};
+use crate::facts::{self, MachineFacts};
+use crate::pin::{self, Pinning};
+use std::time::Instant;
+
+/// The optimisation level `measure` was built with (the workspace profile sets every crate alike).
+pub const OPT_LEVEL: &str = env!("MEASURE_OPT_LEVEL");
+/// The cargo profile `measure` was built with.
+pub const PROFILE: &str = env!("MEASURE_PROFILE");
+
+/// Starts an experiment: `start!("cache_ladder", "what it shows", &[options])`.
+///
+/// A macro so that `cfg!(debug_assertions)` is evaluated in the experiment's own crate.
+#[macro_export]
+macro_rules! start {
+    ($name:expr, $about:expr, $opts:expr) => {
+        $crate::run::Experiment::start($name, $about, $opts, cfg!(debug_assertions))
+    };
+}
+
+/// A running experiment.
+pub struct Experiment {
+    pub name: &'static str,
+    pub args: Args,
+    pub facts: MachineFacts,
+    pub load_before: Option<[f64; 3]>,
+    t0: Instant,
+    key_figures: Block,
+}
+
+/// Whether a build with these settings is the optimised one this project needs.
+pub fn is_optimised(opt_level: &str, debug_assertions: bool) -> bool {
+    opt_level == "3" && !debug_assertions
+}
+
+impl Experiment {
+    /// See [`start!`](crate::start).
+    pub fn start(
+        name: &'static str,
+        about: &str,
+        opts: &[Opt],
+        debug_assertions: bool,
+    ) -> Experiment {
+        let args = cli::parse(name, about, opts);
+        println!("== {name}: {about} ==");
+        if !is_optimised(OPT_LEVEL, debug_assertions) {
+            let msg = format!(
+                "!!! WARNING: built without full optimisation (opt-level {OPT_LEVEL}, debug assertions {}).\n\
+                 !!! Every number below measures debug code, not the machine. Rebuild with the workspace profiles.",
+                if debug_assertions { "on" } else { "off" }
+            );
+            println!("{msg}");
+            eprintln!("{msg}");
+        }
+        meta("experiment", name);
+        meta(
+            "build",
+            format!("opt-level {OPT_LEVEL} profile {PROFILE} debug_assertions {debug_assertions}"),
+        );
+        meta("quick", if args.quick { "yes" } else { "no" });
+        let facts = MachineFacts::read();
+        println!("\n== the machine (every value with its source) ==");
+        for l in facts.describe() {
+            println!("  {l}");
+        }
+        for (k, v) in facts.meta() {
+            meta(&k, v);
+        }
+        let load_before = facts::load_average();
+        report_load("before", load_before);
+        let key_figures = Block::new("key_figures", &["figure:text", "value", "unit:text"]);
+        Experiment {
+            name,
+            args,
+            facts,
+            load_before,
+            t0: Instant::now(),
+            key_figures,
+        }
+    }
+
+    /// Pins the calling (main) thread to `MM_CORE` or the default core, prints what happened,
+    /// and records it. Returns the verified pinning, if any.
+    pub fn pin_main_thread(&self) -> Option<Pinning> {
+        match pin::default_core() {
+            Err(e) => cli::fail(self.name, &e),
+            Ok(None) => {
+                println!("  pinning        : skipped (no core list available); running unpinned");
+                meta("pinned", "no");
+                None
+            }
+            Ok(Some(core)) => {
+                let p = pin::pin_current_thread(core);
+                println!("  pinning        : {p}");
+                meta("pinned", if p.verified() { "yes" } else { "no" });
+                meta("pinned_core", p.requested);
+                meta(
+                    "running_on_core",
+                    p.running_on.map_or("unknown".into(), |c| c.to_string()),
+                );
+                Some(p)
+            }
+        }
+    }
+
+    /// Prints a section heading.
+    pub fn section(&self, title: &str) {
+        println!("\n== {title} ==");
+    }
+
+    /// Records one of the experiment's headline figures (for run-all's summary.md):
+    /// `exp.key_figure("l1_latency", 1.09, "ns")`. Pass `None` for "could not be measured".
+    pub fn key_figure(&mut self, figure: &str, value: impl Into<Value>, unit: &str) {
+        self.key_figures
+            .row(vec![figure.into(), value.into(), unit.into()]);
+    }
+
+    /// Prints the key figures, the load after and the wall time.
+    pub fn finish(self) {
+        println!();
+        if !self.key_figures.rows.is_empty() {
+            self.key_figures.print();
+        }
+        report_load("after", facts::load_average());
+        let wall = self.t0.elapsed().as_secs_f64();
+        println!("  wall time      : {wall:.1} s");
+        meta("wall_s", format!("{wall:.2}"));
+    }
+}
+
+fn report_load(when: &str, load: Option<[f64; 3]>) {
+    match load {
+        Some([a, b, c]) => {
+            println!("  load {when:<9} : {a:.2} {b:.2} {c:.2} (1, 5, 15 minutes)");
+            if a > 1.0 {
+                println!(
+                    "  ! the 1-minute load is above 1: other work ran beside these measurements"
+                );
+            }
+            meta(&format!("load_{when}"), format!("{a:.2} {b:.2} {c:.2}"));
+        }
+        None => {
+            println!("  load {when:<9} : unknown (/proc/loadavg unreadable)");
+            meta(&format!("load_{when}"), "unknown");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn optimisation_check() {
+        assert!(is_optimised("3", false));
+        assert!(!is_optimised("0", false));
+        assert!(!is_optimised("3", true));
+    }
+
+    #[test]
+    fn this_workspace_builds_measure_optimised() {
+        // The workspace's dev profile is opt-level 3: `cargo test` and `cargo run` alike.
+        assert_eq!(
+            OPT_LEVEL, "3",
+            "the workspace profile must build at opt-level 3"
+        );
+    }
+}

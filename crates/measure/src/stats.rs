@@ -1,0 +1,195 @@
+//! Statistics over samples: the median is the default figure, with min and max beside it;
+//! the mean appears only to show what one interruption does to it.
+
+/// A summary of a set of samples. Built by [`Summary::of`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub n: usize,
+    pub min: f64,
+    /// The middle value; for an even count, the mean of the two middle values.
+    pub median: f64,
+    pub mean: f64,
+    /// Nearest-rank 99th percentile: the smallest sample with at least 99% of samples at or below it.
+    pub p99: f64,
+    pub max: f64,
+    /// Coefficient of variation: population standard deviation over the mean.
+    pub cv: f64,
+    /// max / min (infinite if min is 0).
+    pub max_over_min: f64,
+}
+
+impl Summary {
+    /// Summarises `samples`; `None` if there are none or any is NaN.
+    pub fn of(samples: &[f64]) -> Option<Summary> {
+        if samples.is_empty() || samples.iter().any(|x| x.is_nan()) {
+            return None;
+        }
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let median = if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            (s[n / 2 - 1] + s[n / 2]) / 2.0
+        };
+        let mean = s.iter().sum::<f64>() / n as f64;
+        let var = s.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
+        let rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n);
+        let (min, max) = (s[0], s[n - 1]);
+        Some(Summary {
+            n,
+            min,
+            median,
+            mean,
+            p99: s[rank - 1],
+            max,
+            cv: if mean != 0.0 { var.sqrt() / mean } else { 0.0 },
+            max_over_min: if min > 0.0 { max / min } else { f64::INFINITY },
+        })
+    }
+
+    /// mean / median: the further from 1, the more other work interfered.
+    pub fn mean_over_median(&self) -> f64 {
+        self.mean / self.median
+    }
+
+    /// Every field divided by `k` (for turning batch times into per-item times). `cv` and
+    /// `max_over_min` are unchanged by scaling.
+    pub fn scaled(&self, k: f64) -> Summary {
+        Summary {
+            min: self.min / k,
+            median: self.median / k,
+            mean: self.mean / k,
+            p99: self.p99 / k,
+            max: self.max / k,
+            ..*self
+        }
+    }
+}
+
+/// The median of `samples` (see [`Summary::median`]); `None` if empty or NaN.
+pub fn median(samples: &[f64]) -> Option<f64> {
+    Summary::of(samples).map(|s| s.median)
+}
+
+/// The share (0..=1) of all unordered pairs of samples whose larger value exceeds the
+/// smaller by more than `percent` percent. With 30 samples there are 435 pairs.
+pub fn pair_share_over(samples: &[f64], percent: f64) -> f64 {
+    let n = samples.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mut over = 0usize;
+    for i in 0..n {
+        for j in i + 1..n {
+            let (lo, hi) = if samples[i] <= samples[j] {
+                (samples[i], samples[j])
+            } else {
+                (samples[j], samples[i])
+            };
+            if hi > lo * (1.0 + percent / 100.0) {
+                over += 1;
+            }
+        }
+    }
+    over as f64 / (n * (n - 1) / 2) as f64
+}
+
+/// Pearson correlation of two equally long series; `None` if shorter than 2 or constant.
+pub fn correlation(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() != b.len() || a.len() < 2 {
+        return None;
+    }
+    let n = a.len() as f64;
+    let ma = a.iter().sum::<f64>() / n;
+    let mb = b.iter().sum::<f64>() / n;
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (x, y) in a.iter().zip(b) {
+        sab += (x - ma) * (y - mb);
+        saa += (x - ma) * (x - ma);
+        sbb += (y - mb) * (y - mb);
+    }
+    if saa == 0.0 || sbb == 0.0 {
+        return None;
+    }
+    Some(sab / (saa.sqrt() * sbb.sqrt()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odd_summary() {
+        let s = Summary::of(&[5.0, 1.0, 3.0, 2.0, 100.0]).unwrap();
+        assert_eq!(s.n, 5);
+        assert_eq!(s.min, 1.0);
+        assert_eq!(s.median, 3.0);
+        assert_eq!(s.max, 100.0);
+        assert_eq!(s.mean, 22.2);
+        assert_eq!(s.p99, 100.0);
+        assert_eq!(s.max_over_min, 100.0);
+        assert!((s.mean_over_median() - 7.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn even_median_is_mean_of_middle_pair() {
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+    }
+
+    #[test]
+    fn p99_nearest_rank() {
+        let v: Vec<f64> = (1..=201).map(f64::from).collect();
+        let s = Summary::of(&v).unwrap();
+        // ceil(0.99 * 201) = 199
+        assert_eq!(s.p99, 199.0);
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(Summary::of(&v).unwrap().p99, 99.0);
+    }
+
+    #[test]
+    fn cv_of_constant_and_known_spread() {
+        assert_eq!(Summary::of(&[2.0; 7]).unwrap().cv, 0.0);
+        // population sd of [1,3] is 1, mean 2 -> cv 0.5
+        assert_eq!(Summary::of(&[1.0, 3.0]).unwrap().cv, 0.5);
+    }
+
+    #[test]
+    fn empty_or_nan_has_no_summary() {
+        assert!(Summary::of(&[]).is_none());
+        assert!(Summary::of(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn zero_min_gives_infinite_ratio() {
+        assert!(Summary::of(&[0.0, 1.0]).unwrap().max_over_min.is_infinite());
+    }
+
+    #[test]
+    fn scaling_keeps_shape() {
+        let s = Summary::of(&[10.0, 20.0, 30.0]).unwrap().scaled(10.0);
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        assert_eq!(s.max_over_min, 3.0);
+    }
+
+    #[test]
+    fn pair_shares() {
+        // pairs: (100,101) 1%, (100,110) 10%, (101,110) ~8.9%
+        let v = [100.0, 101.0, 110.0];
+        assert_eq!(pair_share_over(&v, 0.5), 1.0);
+        assert!((pair_share_over(&v, 2.0) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((pair_share_over(&v, 9.0) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(pair_share_over(&v, 10.0), 0.0);
+        let thirty: Vec<f64> = (0..30).map(f64::from).collect();
+        // 435 pairs; all but none exceed 0% when values differ
+        assert_eq!(pair_share_over(&thirty[1..], 0.0), 1.0);
+    }
+
+    #[test]
+    fn correlation_signs() {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        assert!((correlation(&a, &[2.0, 4.0, 6.0, 8.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((correlation(&a, &[4.0, 3.0, 2.0, 1.0]).unwrap() + 1.0).abs() < 1e-12);
+        assert!(correlation(&a, &[1.0; 4]).is_none());
+    }
+}

@@ -348,13 +348,13 @@ pub fn parse(text: &str) -> Result<DataFile, ParseError> {
         let n = i + 1;
         let line = raw.trim_end();
         if !line.starts_with('#') {
-            if let Some(o) = &open {
-                if !line.trim().is_empty() {
-                    return err(
-                        n,
-                        format!("human text inside block started on line {}", o.block.line),
-                    );
-                }
+            if let Some(o) = &open
+                && !line.trim().is_empty()
+            {
+                return err(
+                    n,
+                    format!("human text inside block started on line {}", o.block.line),
+                );
             }
             continue;
         }
@@ -479,7 +479,10 @@ pub fn parse(text: &str) -> Result<DataFile, ParseError> {
                             match parse_num(t) {
                                 Some(v) => Value::Num(v),
                                 None => {
-                                    return err(n, format!("bad number {t:?} in column {}", c.name));
+                                    return err(
+                                        n,
+                                        format!("bad number {t:?} in column {}", c.name),
+                                    );
                                 }
                             }
                         });

@@ -84,7 +84,7 @@ pub fn human_bytes(b: u64) -> String {
     const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (k, u) in UNITS {
         if b >= k {
-            return if b % k == 0 {
+            return if b.is_multiple_of(k) {
                 format!("{} {u}", b / k)
             } else {
                 format!("{:.1} {u}", b as f64 / k as f64)
@@ -409,17 +409,17 @@ impl FactsReader {
         if self.use_sysconf {
             sources.push((Source::Sysconf, sysconf_caches()));
         }
-        if self.use_ctr_el0 {
-            if let Some(line) = ctr_el0_line() {
-                sources.push((
-                    Source::CtrEl0,
-                    vec![CacheReading {
-                        level: 1,
-                        line: Some(line),
-                        ..Default::default()
-                    }],
-                ));
-            }
+        if self.use_ctr_el0
+            && let Some(line) = ctr_el0_line()
+        {
+            sources.push((
+                Source::CtrEl0,
+                vec![CacheReading {
+                    level: 1,
+                    line: Some(line),
+                    ..Default::default()
+                }],
+            ));
         }
         let caches = merge_caches(&sources);
         let cpuinfo = fs::read_to_string(self.path("proc/cpuinfo")).unwrap_or_default();

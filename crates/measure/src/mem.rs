@@ -137,20 +137,18 @@ pub fn anon_huge_kib_in(smaps: &str, start: usize, len: usize) -> u64 {
     let mut total = 0;
     for line in smaps.lines() {
         let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((a, b)) = first.split_once('-') {
-            if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
-                inside = a < end && b > start;
-                continue;
-            }
+        if let Some((a, b)) = first.split_once('-')
+            && let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
+        {
+            inside = a < end && b > start;
+            continue;
         }
-        if inside {
-            if let Some(rest) = line.strip_prefix("AnonHugePages:") {
-                total += rest
-                    .split_whitespace()
-                    .next()
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(0);
-            }
+        if inside && let Some(rest) = line.strip_prefix("AnonHugePages:") {
+            total += rest
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
         }
     }
     total

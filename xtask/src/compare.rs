@@ -1,0 +1,58 @@
+//! `cargo xtask compare A B`: two machines' key figures side by side, with the ratio B/A.
+
+use measure::data::DataFile;
+use std::path::PathBuf;
+
+pub fn main(args: &[String]) -> i32 {
+    if args.len() != 2 || args.iter().any(|a| a.starts_with("--")) {
+        crate::fail("compare wants two results folders: cargo xtask compare results/A results/B");
+    }
+    let a =
+        crate::figures::Saved::load(&PathBuf::from(&args[0])).unwrap_or_else(|e| crate::fail(&e));
+    let b =
+        crate::figures::Saved::load(&PathBuf::from(&args[1])).unwrap_or_else(|e| crate::fail(&e));
+    println!(
+        "| experiment | figure | {} | {} | {} / {} |",
+        a.label, b.label, b.label, a.label
+    );
+    println!("|---|---|---:|---:|---:|");
+    for exp in crate::EXPERIMENTS {
+        let (ka, kb) = (key_figures(a.run(exp)), key_figures(b.run(exp)));
+        let mut names: Vec<&String> = ka.iter().map(|k| &k.0).collect();
+        for k in &kb {
+            if !names.contains(&&k.0) {
+                names.push(&k.0);
+            }
+        }
+        for n in names {
+            let va = ka.iter().find(|k| &k.0 == n);
+            let vb = kb.iter().find(|k| &k.0 == n);
+            let show = |v: Option<&(String, Option<f64>, String)>| match v {
+                Some((_, Some(x), u)) => format!("{} {u}", measure::data::format_num(*x)),
+                Some((_, None, _)) => "not measured".into(),
+                None => "-".into(),
+            };
+            let ratio = match (va.and_then(|v| v.1), vb.and_then(|v| v.1)) {
+                (Some(x), Some(y)) if x != 0.0 => format!("{:.2} x", y / x),
+                _ => "-".into(),
+            };
+            println!("| {exp} | {n} | {} | {} | {ratio} |", show(va), show(vb));
+        }
+    }
+    0
+}
+
+/// `(figure, value, unit)` from an experiment's `key_figures` block.
+pub fn key_figures(f: Option<&DataFile>) -> Vec<(String, Option<f64>, String)> {
+    let Some(b) = f.and_then(|f| f.block("key_figures")) else {
+        return Vec::new();
+    };
+    let (Some(n), Some(v), Some(u)) = (b.texts("figure"), b.nums("value"), b.texts("unit")) else {
+        return Vec::new();
+    };
+    n.into_iter()
+        .zip(v)
+        .zip(u)
+        .map(|((n, v), u)| (n, v, u))
+        .collect()
+}

@@ -6,8 +6,16 @@
 //! returns SVG text; this module writes the files. Drawing is deterministic: same input,
 //! same bytes.
 
+mod branch;
+mod cache_ladder;
 pub mod chart;
 mod clock_probe;
+mod env_scan;
+mod false_sharing;
+mod fp_cost;
+mod sink_bench;
+mod stride;
+mod tlb_walk;
 
 use measure::data::{self, DataFile};
 use std::collections::BTreeMap;
@@ -74,7 +82,17 @@ impl Saved {
 type Drawer = fn(&Saved) -> Result<Vec<Figure>, String>;
 
 /// Every experiment's figure drawer.
-pub const DRAWERS: &[(&str, Drawer)] = &[("clock_probe", clock_probe::draw)];
+pub const DRAWERS: &[(&str, Drawer)] = &[
+    ("clock_probe", clock_probe::draw),
+    ("cache_ladder", cache_ladder::draw),
+    ("stride", stride::draw),
+    ("tlb_walk", tlb_walk::draw),
+    ("branch", branch::draw),
+    ("fp_cost", fp_cost::draw),
+    ("false_sharing", false_sharing::draw),
+    ("sink_bench", sink_bench::draw),
+    ("env_scan", env_scan::draw),
+];
 
 /// Draws every figure whose experiment has saved results in `from` into `out`.
 /// Returns the files written, in order.
@@ -115,4 +133,37 @@ pub fn need_nums(b: &data::Block, col: &str) -> Result<Vec<Option<f64>>, String>
             b.name.as_deref().unwrap_or("")
         )
     })
+}
+
+/// The appendix's own numbers for `exp`, to draw beside ours, if saved:
+/// `<dir>/appendix-c/<exp>.txt` (the appendix's C program run on this machine) first, then
+/// `<dir>/../appendix-book/<exp>.txt` (the outputs printed in the book, on the author's
+/// machine). Both hold the C programs' bare `#DATA` blocks. Returns a legend label and the
+/// parsed file; a malformed file is an error naming file and line.
+#[allow(dead_code)]
+pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<(String, DataFile)>, String> {
+    let candidates = [
+        (
+            saved.dir.join("appendix-c").join(format!("{exp}.txt")),
+            "appendix C program, this machine",
+        ),
+        (
+            saved
+                .dir
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("appendix-book")
+                .join(format!("{exp}.txt")),
+            "appendix, the book's machine",
+        ),
+    ];
+    for (p, label) in candidates {
+        if p.is_file() {
+            let text =
+                fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let f = data::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            return Ok(Some((label.to_string(), f)));
+        }
+    }
+    Ok(None)
 }

@@ -28,7 +28,7 @@ pub fn main(args: &[String]) -> i32 {
             let va = ka.iter().find(|k| &k.0 == n);
             let vb = kb.iter().find(|k| &k.0 == n);
             let show = |v: Option<&(String, Option<f64>, String)>| match v {
-                Some((_, Some(x), u)) => format!("{} {u}", measure::data::format_num(*x)),
+                Some((_, Some(x), u)) => format!("{} {u}", sig4(*x)),
                 Some((_, None, _)) => "not measured".into(),
                 None => "-".into(),
             };
@@ -40,6 +40,19 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     0
+}
+
+/// A number with four significant digits for tables ("23.42", "0.01234", "6702").
+pub fn sig4(x: f64) -> String {
+    if !x.is_finite() {
+        return "NA".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (3 - mag).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
 }
 
 /// `(figure, value, unit)` from an experiment's `key_figures` block.
@@ -55,4 +68,18 @@ pub fn key_figures(f: Option<&DataFile>) -> Vec<(String, Option<f64>, String)> {
         .zip(u)
         .map(|((n, v), u)| (n, v, u))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig4;
+
+    #[test]
+    fn four_significant_digits() {
+        assert_eq!(sig4(23.4234), "23.42");
+        assert_eq!(sig4(6702.4), "6702");
+        assert_eq!(sig4(0.0123456), "0.01235");
+        assert_eq!(sig4(123456.0), "123456");
+        assert_eq!(sig4(f64::NAN), "NA");
+    }
 }

@@ -105,7 +105,7 @@ fn figures_main(args: &[String]) -> i32 {
             out = v;
         }
     }
-    match figures::draw_all(&from, &out) {
+    match figures::draw_all(&from, &out, None) {
         Ok(files) => {
             for f in &files {
                 println!("wrote {}", f.display());

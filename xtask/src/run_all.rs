@@ -195,12 +195,9 @@ pub fn main(args: &[String]) -> i32 {
 
     // Figures for this machine, from the files now in the folder.
     let fig_dir = tmp.join("figures");
-    let fig_note = match figures::draw_all(&tmp, &fig_dir) {
+    let fig_note = match figures::draw_all(&tmp, &fig_dir, Some(&label)) {
         Ok(f) => format!("{} figures in figures/", f.len()),
-        Err(e) => {
-            outcomes.iter_mut().for_each(|_| {});
-            format!("figures failed: {e}")
-        }
+        Err(e) => format!("figures failed: {e}"),
     };
     let summary = summary_md(
         &label,
@@ -422,7 +419,7 @@ fn summary_md(
             .key_figures
             .iter()
             .map(|(n, v, u)| match v {
-                Some(v) => format!("{n} {} {u}", measure::data::format_num(*v)),
+                Some(v) => format!("{n} {} {u}", crate::compare::sig4(*v)),
                 None => format!("{n} not measured"),
             })
             .collect();

@@ -25,8 +25,14 @@ fn fixture() -> PathBuf {
 fn assert_clean_error(out: &Output, needle: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(err.contains(needle), "stderr should mention {needle:?}: {err}");
-    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
+    assert!(
+        err.contains(needle),
+        "stderr should mention {needle:?}: {err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -40,7 +46,10 @@ fn unknown_command_and_flags() {
 
 #[test]
 fn only_naming_a_missing_experiment() {
-    assert_clean_error(&xtask(&["run-all", "--only", "clock_probe,warp_drive"]), "warp_drive");
+    assert_clean_error(
+        &xtask(&["run-all", "--only", "clock_probe,warp_drive"]),
+        "warp_drive",
+    );
     assert_clean_error(&xtask(&["run-all", "--only", ","]), "names no experiment");
 }
 
@@ -55,7 +64,10 @@ fn unwritable_out_is_refused() {
     let file = d.join("a-file");
     fs::write(&file, "not a folder").unwrap();
     let out = file.join("results");
-    assert_clean_error(&xtask(&["run-all", "--quick", "--out", out.to_str().unwrap()]), "--out");
+    assert_clean_error(
+        &xtask(&["run-all", "--quick", "--out", out.to_str().unwrap()]),
+        "--out",
+    );
     assert_eq!(fs::read_to_string(&file).unwrap(), "not a folder");
 }
 
@@ -64,11 +76,21 @@ fn malformed_saved_output_is_refused_and_nothing_is_lost() {
     let d = scratch("malformed");
     let from = d.join("results");
     fs::create_dir_all(&from).unwrap();
-    fs::write(from.join("clock_probe.txt"), "== x ==\n#DATA-BEGIN trap_three_samples\n#COLUMNS round ns\n#DATA 1 abc\n#DATA-END\n").unwrap();
+    fs::write(
+        from.join("clock_probe.txt"),
+        "== x ==\n#DATA-BEGIN trap_three_samples\n#COLUMNS round ns\n#DATA 1 abc\n#DATA-END\n",
+    )
+    .unwrap();
     let out = d.join("figs");
     fs::create_dir_all(&out).unwrap();
     fs::write(out.join("keep.svg"), "<svg/>").unwrap();
-    let o = xtask(&["figures", "--from", from.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = xtask(&[
+        "figures",
+        "--from",
+        from.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_clean_error(&o, "line 4");
     assert_clean_error(&o, "clock_probe.txt");
     assert_eq!(fs::read_to_string(out.join("keep.svg")).unwrap(), "<svg/>");
@@ -76,7 +98,10 @@ fn malformed_saved_output_is_refused_and_nothing_is_lost() {
 
 #[test]
 fn missing_results_folder_is_refused() {
-    assert_clean_error(&xtask(&["figures", "--from", "/nonexistent/results/x"]), "cannot read results folder");
+    assert_clean_error(
+        &xtask(&["figures", "--from", "/nonexistent/results/x"]),
+        "cannot read results folder",
+    );
 }
 
 #[test]
@@ -84,8 +109,18 @@ fn figures_are_deterministic() {
     let d = scratch("determinism");
     let (a, b) = (d.join("a"), d.join("b"));
     for o in [&a, &b] {
-        let out = xtask(&["figures", "--from", fixture().to_str().unwrap(), "--out", o.to_str().unwrap()]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = xtask(&[
+            "figures",
+            "--from",
+            fixture().to_str().unwrap(),
+            "--out",
+            o.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let fa = fs::read(a.join("clock_probe-trap3.svg")).expect("figure drawn");
     let fb = fs::read(b.join("clock_probe-trap3.svg")).unwrap();
@@ -96,8 +131,15 @@ fn figures_are_deterministic() {
 #[test]
 fn compare_needs_two_folders() {
     assert_clean_error(&xtask(&["compare", "only-one"]), "two results folders");
-    let out = xtask(&["compare", fixture().to_str().unwrap(), fixture().to_str().unwrap()]);
+    let out = xtask(&[
+        "compare",
+        fixture().to_str().unwrap(),
+        fixture().to_str().unwrap(),
+    ]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("| clock_probe | clock_read | 23.4 ns | 23.4 ns | 1.00 x |"), "{text}");
+    assert!(
+        text.contains("| clock_probe | clock_read | 23.40 ns | 23.40 ns | 1.00 x |"),
+        "{text}"
+    );
 }

@@ -94,10 +94,14 @@ pub const DRAWERS: &[(&str, Drawer)] = &[
     ("env_scan", env_scan::draw),
 ];
 
-/// Draws every figure whose experiment has saved results in `from` into `out`.
+/// Draws every figure whose experiment has saved results in `from` into `out`. `label`
+/// names the machine in titles (default: the folder's name).
 /// Returns the files written, in order.
-pub fn draw_all(from: &Path, out: &Path) -> Result<Vec<PathBuf>, String> {
-    let saved = Saved::load(from)?;
+pub fn draw_all(from: &Path, out: &Path, label: Option<&str>) -> Result<Vec<PathBuf>, String> {
+    let mut saved = Saved::load(from)?;
+    if let Some(l) = label {
+        saved.label = l.to_string();
+    }
     if saved.runs.is_empty() {
         return Err(format!(
             "{} holds no saved experiment output (<experiment>.txt)",

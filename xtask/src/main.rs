@@ -4,11 +4,13 @@
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
 //! cargo xtask figures [--from DIR] [--out DIR]
 //! cargo xtask compare DIR_A DIR_B
+//! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
 //! figures and compare read saved output only. Bad input gets one line on stderr and exit 2.
 
+mod appendix_c;
 mod compare;
 mod figures;
 mod run_all;
@@ -46,7 +48,8 @@ pub fn fail(msg: &str) -> ! {
 const USAGE: &str = "usage:
   cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
   cargo xtask figures [--from DIR] [--out DIR]
-  cargo xtask compare DIR_A DIR_B";
+  cargo xtask compare DIR_A DIR_B
+  cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -59,6 +62,7 @@ fn main() {
         "run-all" => run_all::main(rest),
         "figures" => figures_main(rest),
         "compare" => compare::main(rest),
+        "appendix-c" => appendix_c::main(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             0

@@ -192,6 +192,14 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     kept.sort();
+    // The appendix's C programs' outputs (cargo xtask appendix-c) are not rerun by run-all.
+    let c_dir = dest.join("appendix-c");
+    if c_dir.is_dir() {
+        let _ = fs::create_dir_all(tmp.join("appendix-c"));
+        for e in fs::read_dir(&c_dir).into_iter().flatten().flatten() {
+            let _ = fs::copy(e.path(), tmp.join("appendix-c").join(e.file_name()));
+        }
+    }
 
     // Figures for this machine, from the files now in the folder.
     let fig_dir = tmp.join("figures");

@@ -129,6 +129,14 @@ fn figures_are_deterministic() {
 }
 
 #[test]
+fn appendix_c_without_the_seed_is_refused() {
+    assert_clean_error(
+        &xtask(&["appendix-c", "--seed", "/nonexistent/appendix.txt"]),
+        "cannot read the appendix text",
+    );
+}
+
+#[test]
 fn compare_needs_two_folders() {
     assert_clean_error(&xtask(&["compare", "only-one"]), "two results folders");
     let out = xtask(&[

@@ -348,14 +348,8 @@ pub fn parse(text: &str) -> Result<DataFile, ParseError> {
         let n = i + 1;
         let line = raw.trim_end();
         if !line.starts_with('#') {
-            if let Some(o) = &open
-                && !line.trim().is_empty()
-            {
-                return err(
-                    n,
-                    format!("human text inside block started on line {}", o.block.line),
-                );
-            }
+            // Human text, even between the rows of a block: the appendix's C programs print
+            // each table line just before its #DATA row.
             continue;
         }
         let (tag, rest) = match line.find(char::is_whitespace) {
@@ -676,7 +670,6 @@ mod tests {
         fails("#DATA-BEGIN a b\n", 1, "bad block name");
         fails("#META\n", 1, "key");
         fails("#DATA-BEGIN a\n#COLUMNS x\n#META k v\n", 3, "inside");
-        fails("#DATA-BEGIN a\n#COLUMNS x\nhello\n", 3, "human text inside");
         fails("#DATAX 1\n", 1, "unknown directive");
         fails("#COLUMNS x\n", 1, "outside a block");
         fails(
@@ -714,6 +707,14 @@ mod tests {
             }
             let _ = parse(&String::from_utf8_lossy(&b));
         }
+    }
+
+    #[test]
+    fn human_text_between_rows_is_ignored() {
+        let f = parse("#DATA-BEGIN\n 4 KiB  L1  1.44 ns\n#DATA 4 1.44 L1\n 8 KiB  L1\n#DATA 8 1.45 L1\n#DATA-END\n").unwrap();
+        assert_eq!(f.blocks[0].rows.len(), 2);
+        let f = parse("#DATA-BEGIN a\n#COLUMNS x\ntext\n#DATA 1\n#DATA-END\n").unwrap();
+        assert_eq!(f.blocks[0].nums("x").unwrap(), vec![Some(1.0)]);
     }
 
     #[test]

@@ -1,0 +1,341 @@
+//! Runs the built binary with `--quick` and checks what it printed, and checks the shape of
+//! the timed loops in the built binary's machine code.
+
+use measure::data::{self, DataFile};
+use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
+
+const BIN: &str = env!("CARGO_BIN_EXE_false_sharing");
+
+/// One run at a time: two runs side by side would fight over the same cores.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn run(args: &[&str]) -> Output {
+    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The quick run on (at most) two cores, shared by the tests that read it.
+fn two_core_run() -> &'static (String, DataFile) {
+    static RUN: OnceLock<(String, DataFile)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let out = run(&["--quick", "--cores", "2"]);
+        let text = String::from_utf8(out.stdout).expect("utf-8 output");
+        assert!(
+            out.status.success(),
+            "exit {:?}\n{text}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let parsed = data::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        (text, parsed)
+    })
+}
+
+fn col(f: &DataFile, block: &str, c: &str) -> Vec<Option<f64>> {
+    f.block(block)
+        .unwrap_or_else(|| panic!("no block {block}"))
+        .nums(c)
+        .unwrap_or_else(|| panic!("no column {c} in {block}"))
+}
+
+fn texts(f: &DataFile, block: &str, c: &str) -> Vec<String> {
+    f.block(block)
+        .unwrap_or_else(|| panic!("no block {block}"))
+        .texts(c)
+        .unwrap_or_else(|| panic!("no text column {c} in {block}"))
+}
+
+#[test]
+fn quick_run_parses_with_every_block() {
+    let (_, f) = two_core_run();
+    for b in [
+        "baseline",
+        "distance",
+        "threads",
+        "shared",
+        "rounds",
+        "placement",
+        "c2c",
+        "key_figures",
+    ] {
+        assert!(f.block(b).is_some(), "missing block {b}");
+    }
+    let gaps: Vec<f64> = col(f, "distance", "distance_bytes")
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(gaps, vec![8.0, 16.0, 32.0, 64.0, 128.0, 256.0]);
+    // Every measured cost is a positive number, and every set had at least 5 rounds.
+    assert!(
+        col(f, "distance", "ns_median")
+            .iter()
+            .all(|v| v.is_some_and(|v| v > 0.0))
+    );
+    assert!(
+        col(f, "baseline", "rounds")
+            .iter()
+            .all(|v| v.is_some_and(|v| v >= 5.0))
+    );
+    // Same line or not follows the machine's reported line size.
+    let line = f.meta("fs_line_bytes").expect("line size recorded");
+    let same = texts(f, "distance", "same_line");
+    match line.parse::<f64>() {
+        Ok(l) => {
+            for (g, s) in gaps.iter().zip(&same) {
+                assert_eq!(s, if *g < l { "yes" } else { "no" }, "gap {g}");
+            }
+        }
+        Err(_) => assert!(same.iter().all(|s| s == "unknown")),
+    }
+}
+
+#[test]
+fn every_thread_records_where_it_ran() {
+    let (text, f) = two_core_run();
+    let requested = col(f, "placement", "requested_core");
+    let start = col(f, "placement", "start_cpu");
+    let end = col(f, "placement", "end_cpu");
+    let verified = texts(f, "placement", "verified");
+    let configs = texts(f, "placement", "config");
+    let sets = texts(f, "placement", "set");
+    assert!(!requested.is_empty());
+    // Pinned run: every thread asked for a core, and what it read back is recorded beside it.
+    assert!(requested.iter().all(Option::is_some));
+    for i in 0..requested.len() {
+        assert!(start[i].is_some(), "row {i}: sched_getcpu not recorded");
+        let ok = verified[i] == "yes";
+        assert_eq!(
+            ok,
+            start[i] == requested[i] && end[i] == requested[i],
+            "row {i}: the verdict must follow the read-back"
+        );
+    }
+    // Each thread's own CPU time over its wall time is recorded, to count disturbed rounds.
+    assert!(
+        col(f, "placement", "cpu_share")
+            .iter()
+            .all(|c| c.is_some_and(|c| c > 0.0))
+    );
+    assert!(
+        col(f, "distance", "disturbed_rounds")
+            .iter()
+            .all(Option::is_some)
+    );
+    // Two-thread rows pin their threads to two different cores.
+    let two: Vec<usize> = (0..configs.len())
+        .filter(|&i| sets[i] == "distance" && configs[i] == "slots_2t_8b")
+        .collect();
+    assert!(two.len() >= 10, "2 threads x at least 5 rounds");
+    let round = col(f, "placement", "round");
+    let first_round: Vec<Option<f64>> = two
+        .iter()
+        .filter(|&&i| round[i] == Some(0.0))
+        .map(|&i| requested[i])
+        .collect();
+    assert_eq!(first_round.len(), 2);
+    assert_ne!(first_round[0], first_round[1]);
+    // The human table shows it too.
+    assert!(text.contains("verified") || text.contains("NOT verified"));
+    assert!(text.contains("sched_getcpu"));
+}
+
+#[test]
+fn rows_needing_more_cores_are_skipped_with_the_reason() {
+    let (text, f) = two_core_run();
+    let threads = col(f, "threads", "threads");
+    let notes = texts(f, "threads", "note");
+    let ns = col(f, "threads", "ns_median");
+    for i in 0..threads.len() {
+        let n = threads[i].unwrap();
+        if n > 2.0 {
+            assert!(notes[i].starts_with("skipped"), "{n} threads: {}", notes[i]);
+            assert!(notes[i].contains("needs"), "{}", notes[i]);
+            assert!(ns[i].is_none(), "a skipped row has no number");
+        } else {
+            assert_eq!(notes[i], "measured");
+            assert!(ns[i].is_some());
+        }
+    }
+    assert!(threads.contains(&Some(8.0)));
+    let shared_notes = texts(f, "shared", "note");
+    let methods = texts(f, "shared", "method");
+    let st = col(f, "shared", "threads");
+    let i = (0..methods.len())
+        .find(|&i| methods[i] == "atomic" && st[i] == Some(4.0))
+        .expect("the 4-thread atomic row is listed");
+    assert!(shared_notes[i].starts_with("skipped"));
+    assert!(text.contains("skipped: needs 4 cores, this run may use 2"));
+}
+
+#[test]
+fn a_mutex_increment_costs_more_than_a_plain_one() {
+    let (_, f) = two_core_run();
+    let methods = texts(f, "shared", "method");
+    let st = col(f, "shared", "threads");
+    let ns = col(f, "shared", "ns_median");
+    let find = |m: &str| {
+        (0..methods.len())
+            .find(|&i| methods[i] == m && st[i] == Some(1.0))
+            .and_then(|i| ns[i])
+            .unwrap_or_else(|| panic!("no 1-thread {m} row"))
+    };
+    let plain = find("plain");
+    let mutex = find("mutex");
+    assert!(
+        mutex > plain,
+        "lock + unlock ({mutex} ns) must cost more than a plain increment ({plain} ns)"
+    );
+}
+
+#[test]
+fn core_to_core_covers_the_pair_both_ways() {
+    let (_, f) = two_core_run();
+    let from = col(f, "c2c", "from");
+    let to = col(f, "c2c", "to");
+    assert_eq!(from.len(), 2, "two cores: one pair, both directions");
+    assert_eq!(from[0], to[1]);
+    assert_eq!(from[1], to[0]);
+    let rt = col(f, "c2c", "round_trip_median_ns");
+    let ow = col(f, "c2c", "one_way_median_ns");
+    for i in 0..2 {
+        let (r, o) = (rt[i].unwrap(), ow[i].unwrap());
+        assert!(r > 0.0);
+        assert!(
+            (o * 2.0 - r).abs() < 1e-4 * r,
+            "one-way is half a round trip"
+        );
+    }
+    assert_eq!(f.meta_num("c2c_pairs_visited"), Some(1.0));
+    assert_eq!(f.meta_num("c2c_pairs_total"), Some(1.0));
+}
+
+#[test]
+fn one_core_says_so_and_exits_zero() {
+    let out = run(&["--quick", "--cores", "1"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("only one core"), "{text}");
+    let f = data::parse(&text).unwrap();
+    assert_eq!(f.meta("fs_skipped"), Some("one core"));
+    assert!(f.block("distance").is_none(), "nothing is measured");
+}
+
+#[test]
+fn unpinned_run_records_where_threads_landed() {
+    let out = run(&["--quick", "--no-pin", "--cores", "2"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let f = data::parse(&text).unwrap();
+    assert_eq!(f.meta("fs_pinning"), Some("unpinned"));
+    assert!(
+        col(&f, "placement", "requested_core")
+            .iter()
+            .all(Option::is_none)
+    );
+    assert!(
+        col(&f, "placement", "start_cpu")
+            .iter()
+            .all(Option::is_some)
+    );
+    assert!(
+        texts(&f, "placement", "verified")
+            .iter()
+            .all(|v| v == "unpinned")
+    );
+    assert!(text.contains("landed"));
+    assert_eq!(f.meta("c2c_skipped"), Some("unpinned run"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_two() {
+    for args in [&["--cores", "0"][..], &["--cores", "two"], &["--pin-me"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains("error"), "{err}");
+    }
+}
+
+/// The machine code of a `#[unsafe(no_mangle)]` function, from `nm -S` and `objdump -d`.
+#[cfg(target_arch = "x86_64")]
+fn disassemble(symbol: &str) -> Vec<String> {
+    let nm = Command::new("nm")
+        .args(["-S", BIN])
+        .output()
+        .expect("nm runs");
+    let nm = String::from_utf8_lossy(&nm.stdout);
+    let (addr, size) = nm
+        .lines()
+        .find_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 4 && w[3] == symbol).then(|| {
+                (
+                    u64::from_str_radix(w[0], 16).unwrap(),
+                    u64::from_str_radix(w[1], 16).unwrap(),
+                )
+            })
+        })
+        .unwrap_or_else(|| panic!("{symbol} not in the binary"));
+    let od = Command::new("objdump")
+        .args([
+            "-d",
+            "--no-show-raw-insn",
+            &format!("--start-address={addr:#x}"),
+            &format!("--stop-address={:#x}", addr + size),
+            BIN,
+        ])
+        .output()
+        .expect("objdump runs");
+    String::from_utf8_lossy(&od.stdout)
+        .lines()
+        .filter(|l| l.contains(":\t"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A conditional jump to an earlier address inside the function: a loop.
+#[cfg(target_arch = "x86_64")]
+fn has_loop(code: &[String]) -> bool {
+    code.iter().any(|l| {
+        let here = u64::from_str_radix(l.split(':').next().unwrap().trim(), 16).unwrap_or(0);
+        let w: Vec<&str> = l.split_whitespace().collect();
+        w.iter()
+            .position(|t| t.starts_with('j') && *t != "jmp")
+            .is_some_and(|k| {
+                w.get(k + 1)
+                    .and_then(|t| u64::from_str_radix(t, 16).ok())
+                    .is_some_and(|to| to < here)
+            })
+    })
+}
+
+/// Whether an AT&T-syntax instruction's destination (its last operand) is in memory.
+#[cfg(target_arch = "x86_64")]
+fn writes_memory(line: &str) -> bool {
+    let ins = line.split(":\t").nth(1).unwrap_or("");
+    let ins = ins.trim_start_matches("lock").trim();
+    let args = ins
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, a)| a.split('#').next().unwrap_or("").trim());
+    args.rsplit(',').next().unwrap_or("").contains("(%")
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_timed_loops_touch_memory_every_time() {
+    // The volatile increment: a loop whose body writes the slot in memory (an `incq (%rdi)`
+    // or a store `mov %reg,(%rdi)`), not one addition of the count.
+    let bump = disassemble("false_sharing_bump");
+    assert!(has_loop(&bump), "{bump:#?}");
+    let writes = bump.iter().filter(|l| writes_memory(l)).count();
+    assert!(writes >= 1, "no store to the slot: {bump:#?}");
+    // The atomic increment: a locked read-modify-write inside a loop.
+    let atomic = disassemble("false_sharing_atomic_bump");
+    assert!(has_loop(&atomic), "{atomic:#?}");
+    assert!(atomic.iter().any(|l| l.contains("lock")), "{atomic:#?}");
+}

@@ -239,6 +239,10 @@ pub fn format_num(x: f64) -> String {
     let mag = x.abs().log10().floor() as i32;
     let decimals = (5 - mag).clamp(0, 12) as usize;
     let s = format!("{x:.decimals$}");
+    if !s.contains('.') {
+        // No decimals were written (|x| >= 1e5): the zeros are the integer's own.
+        return s;
+    }
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
 }
@@ -599,6 +603,11 @@ mod tests {
         assert_eq!(format_num(0.000123456), "0.000123456");
         assert_eq!(format_num(123456.789), "123457");
         assert_eq!(format_num(f64::NAN), "NA");
+        // Large values with a fraction keep their integer digits, zeros included.
+        assert_eq!(format_num(546330.5), "546330");
+        assert_eq!(format_num(100000.3), "100000");
+        assert_eq!(format_num(-2500000.25), "-2500000");
+        assert_eq!(format_num(10.5), "10.5");
     }
 
     #[test]

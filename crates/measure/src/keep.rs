@@ -3,6 +3,8 @@
 //! Two tools, as in the appendix: [`black_box`] (an opaque use of a value: the compiler
 //! must assume it is read) and a [`Checksum`] whose final value is printed and compared with
 //! what it must be, so a loop that silently stopped running is caught, not timed.
+//! Beyond the appendix, [`opaque_i64`], [`opaque_f64`] and [`opaque_f32`] hide a value that
+//! stays in a register, for code whose shape (scalar, one operation per step) is the subject.
 
 pub use std::hint::black_box;
 
@@ -36,6 +38,68 @@ impl Checksum {
     }
 }
 
+/// Hides a value from the optimiser while it stays in a register: an empty inline-asm
+/// statement that claims to read and rewrite `x`. It costs no instruction, but the compiler can
+/// no longer see what the value is, so it cannot vectorise a chain through it, fold it, or
+/// turn a loop around it into other code. [`black_box`] does a similar job through memory (a
+/// store and a load), which would add latency to the very chain being timed.
+///
+/// Used where the *shape* of the code is the subject: a branchless sum that must stay
+/// scalar, an arithmetic chain that must stay one operation per step.
+#[inline(always)]
+pub fn opaque_i64(mut x: i64) -> i64 {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        x = black_box(x);
+    }
+    x
+}
+
+/// [`opaque_i64`] for an `f64` held in a floating-point/vector register.
+#[inline(always)]
+pub fn opaque_f64(mut x: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) x, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: as above.
+    unsafe {
+        std::arch::asm!("/* {0:d} */", inout(vreg) x, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        x = black_box(x);
+    }
+    x
+}
+
+/// [`opaque_i64`] for an `f32` held in a floating-point/vector register.
+#[inline(always)]
+pub fn opaque_f32(mut x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) x, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: as above.
+    unsafe {
+        std::arch::asm!("/* {0:s} */", inout(vreg) x, options(nomem, nostack, preserves_flags));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        x = black_box(x);
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +122,18 @@ mod tests {
         let mut nz = Checksum::new();
         nz.add_f64(-0.0);
         assert_ne!(z, nz);
+    }
+
+    #[test]
+    fn opaque_values_pass_through_unchanged() {
+        for v in [0i64, 1, -1, i64::MAX, i64::MIN, 0x1234_5678_9abc] {
+            assert_eq!(opaque_i64(v), v);
+        }
+        for v in [0.0f64, -0.0, 1.5, f64::MIN_POSITIVE / 8.0, f64::MAX] {
+            assert_eq!(opaque_f64(v).to_bits(), v.to_bits());
+        }
+        for v in [0.0f32, -2.25, f32::MIN_POSITIVE / 8.0] {
+            assert_eq!(opaque_f32(v).to_bits(), v.to_bits());
+        }
     }
 }

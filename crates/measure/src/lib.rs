@@ -12,15 +12,19 @@
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`) |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
+//! | [`chase`] | pointer-chase rings (index links and address links, any slot layout) and their walking kernels |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps |
+//! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning |
 //!
 //! The library measures nothing on its own except where a function says so
 //! ([`clock::probe`], [`clock::estimate_core_clock`]).
 
+pub mod asm;
+pub mod chase;
 pub mod cli;
 pub mod clock;
 pub mod data;

@@ -5,6 +5,7 @@
 //! cargo xtask figures [--from DIR] [--out DIR]
 //! cargo xtask compare DIR_A DIR_B
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
+//! cargo xtask verify [--n COUNT] [--bin PATH]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -14,6 +15,7 @@ mod appendix_c;
 mod compare;
 mod figures;
 mod run_all;
+mod verify;
 
 use std::path::PathBuf;
 
@@ -49,7 +51,8 @@ const USAGE: &str = "usage:
   cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
   cargo xtask figures [--from DIR] [--out DIR]
   cargo xtask compare DIR_A DIR_B
-  cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]";
+  cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
+  cargo xtask verify [--n COUNT] [--bin PATH]";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,6 +66,7 @@ fn main() {
         "figures" => figures_main(rest),
         "compare" => compare::main(rest),
         "appendix-c" => appendix_c::main(rest),
+        "verify" => verify::main(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             0

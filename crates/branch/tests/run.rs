@@ -1,0 +1,88 @@
+//! Runs the built experiment and reads what it prints.
+
+use measure::data;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_branch");
+
+#[test]
+fn a_quick_run_prints_every_block_with_sane_numbers() {
+    let out = Command::new(BIN).arg("--quick").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let f = data::parse(&text).unwrap();
+    let shape = f.block("shape").unwrap();
+    assert_eq!(
+        shape.texts("symbol").unwrap(),
+        ["branch_as_written", "branch_real", "branch_branchless"]
+    );
+    let v = f.block("variants").unwrap();
+    assert_eq!(v.rows.len(), 3);
+    for col in ["random_ns", "sorted_ns", "random_over_sorted"] {
+        for x in v.nums(col).unwrap() {
+            let x = x.unwrap();
+            assert!(x > 0.0 && x.is_finite(), "{col} = {x}");
+        }
+    }
+    // min <= median <= max for every reported figure.
+    for (lo, mid, hi) in [
+        ("random_min_ns", "random_ns", "random_max_ns"),
+        ("sorted_min_ns", "sorted_ns", "sorted_max_ns"),
+    ] {
+        let (a, b, c) = (
+            v.nums(lo).unwrap(),
+            v.nums(mid).unwrap(),
+            v.nums(hi).unwrap(),
+        );
+        for i in 0..3 {
+            assert!(a[i] <= b[i] && b[i] <= c[i]);
+        }
+    }
+    let p = f.block("patterns").unwrap();
+    assert_eq!(p.nums("period").unwrap(), [1., 2., 4., 16., 0.].map(Some));
+    let share = p.nums("taken_share").unwrap();
+    assert_eq!(share[0], Some(1.0));
+    assert_eq!(share[3], Some(1.0 / 16.0));
+    assert!((share[4].unwrap() - 0.5).abs() < 0.01);
+    let m = f.block("mispredict").unwrap();
+    assert!((m.nums("miss_rate").unwrap()[0].unwrap() - 0.5).abs() < 0.01);
+    assert!(f.meta("clock_ghz_estimate").is_some());
+    assert!(f.block("key_figures").is_some());
+}
+
+#[test]
+fn the_valgrind_kernel_mode_runs_only_the_kernel() {
+    for order in ["random", "sorted"] {
+        let out = Command::new(BIN)
+            .args(["--valgrind-kernel", order, "--n", "1000"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.starts_with(&format!("branch_real over 1000 {order} values")));
+        let (got, want) = text.trim().split_once(", expected ").unwrap();
+        assert!(got.ends_with(want), "{text}");
+    }
+}
+
+#[test]
+fn bad_arguments_get_one_line_and_exit_2() {
+    for args in [
+        &["--valgrind-kernel", "shuffled"][..],
+        &["--rounds", "x"],
+        &["--rounds", "1"],
+        &["--bogus"],
+        &["--n", "5"],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("branch: error:"), "{err}");
+    }
+}

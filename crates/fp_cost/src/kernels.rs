@@ -1,0 +1,286 @@
+//! The loops fp_cost times. Each is `#[inline(never)]` with a stable symbol, so the program
+//! and its tests can read the built code back and check its shape (vectorised or scalar, one
+//! operation per step).
+
+use measure::keep::opaque_f64;
+
+/// The appendix's loop: `a[i] * b[i]` summed into four independent accumulators, so that no
+/// addition waits for the one before it. Repeated `reps` times over arrays that fit in L1.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn fp_dot4_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
+    let (mut s0, mut s1, mut s2, mut s3) = (0.0, 0.0, 0.0, 0.0);
+    for _ in 0..reps {
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
+            s0 += x[0] * y[0];
+            s1 += x[1] * y[1];
+            s2 += x[2] * y[2];
+            s3 += x[3] * y[3];
+        }
+    }
+    (s0 + s1) + (s2 + s3)
+}
+
+/// A dot product in strict order, `f64`: one accumulator, every addition in source order.
+/// The compiler may not reorder floating-point additions (the result would change), so this
+/// loop stays scalar: one multiply and one dependent add per element.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn fp_dot_strict_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..reps {
+        for (x, y) in a.iter().zip(b) {
+            s += x * y;
+        }
+    }
+    s
+}
+
+/// The same in `f32`.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn fp_dot_strict_f32(a: &[f32], b: &[f32], reps: usize) -> f32 {
+    let mut s = 0.0;
+    for _ in 0..reps {
+        for (x, y) in a.iter().zip(b) {
+            s += x * y;
+        }
+    }
+    s
+}
+
+/// Lanes of `f64` accumulators: fill four 16-byte vector registers.
+pub const LANES_F64: usize = 8;
+/// Lanes of `f32` accumulators: the same four registers hold twice as many.
+pub const LANES_F32: usize = 16;
+
+/// The dot product with the reordering granted, `f64`: element `i` goes to accumulator
+/// `i % LANES_F64`. This is what `-ffast-math` lets a C compiler do on its own; Rust has no
+/// such switch, so the order is written out, and the compiler vectorises the lanes.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn fp_dot_lanes_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
+    let mut acc = [0.0f64; LANES_F64];
+    for _ in 0..reps {
+        for (x, y) in a.chunks_exact(LANES_F64).zip(b.chunks_exact(LANES_F64)) {
+            for k in 0..LANES_F64 {
+                acc[k] += x[k] * y[k];
+            }
+        }
+    }
+    acc.iter().sum()
+}
+
+/// The same in `f32`.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn fp_dot_lanes_f32(a: &[f32], b: &[f32], reps: usize) -> f32 {
+    let mut acc = [0.0f32; LANES_F32];
+    for _ in 0..reps {
+        for (x, y) in a.chunks_exact(LANES_F32).zip(b.chunks_exact(LANES_F32)) {
+            for k in 0..LANES_F32 {
+                acc[k] += x[k] * y[k];
+            }
+        }
+    }
+    acc.iter().sum()
+}
+
+/// Independent chains in the throughput kernels: enough to keep every unit busy.
+pub const CHAINS: usize = 8;
+
+/// `n` steps of `x = op(x, c)` on each of `K` chains. Every step passes through an opaque
+/// register barrier, so the chains stay scalar (one operation per step, not packed into
+/// vectors) at no cost in instructions.
+#[inline(always)]
+fn chains<const K: usize>(
+    n: usize,
+    mut x: [f64; K],
+    c: f64,
+    op: impl Fn(f64, f64) -> f64,
+) -> [f64; K] {
+    for _ in 0..n {
+        for v in x.iter_mut() {
+            *v = opaque_f64(op(*v, c));
+        }
+    }
+    x
+}
+
+/// One operation, as a latency kernel (one dependent chain) and a throughput kernel
+/// ([`CHAINS`] independent chains), each in its own loop.
+macro_rules! op_kernels {
+    ($lat:ident, $tput:ident, $op:expr) => {
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        pub fn $lat(n: usize, x: f64, c: f64) -> f64 {
+            chains::<1>(n, [x], c, $op)[0]
+        }
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        pub fn $tput(n: usize, x: [f64; CHAINS], c: f64) -> [f64; CHAINS] {
+            chains(n, x, c, $op)
+        }
+    };
+}
+
+op_kernels!(fp_mul_latency, fp_mul_throughput, |x, c| x * c);
+op_kernels!(fp_add_latency, fp_add_throughput, |x, c| x + c);
+op_kernels!(fp_div_latency, fp_div_throughput, |x, c| x / c);
+// sqrt and sin alone would converge to values where hardware and libm take shortcuts (1.0
+// and 0.0), so their chains add a constant each step; the add's latency is measured on its
+// own and subtracted.
+op_kernels!(fp_sqrt_latency, fp_sqrt_throughput, |x: f64, c| x.sqrt()
+    + c);
+op_kernels!(fp_sin_latency, fp_sin_throughput, |x: f64, c| x.sin() + c);
+
+pub type Latency = fn(usize, f64, f64) -> f64;
+pub type Throughput = fn(usize, [f64; CHAINS], f64) -> [f64; CHAINS];
+
+/// One operation to time.
+pub struct Op {
+    pub name: &'static str,
+    /// What one step of its chain computes.
+    pub step: &'static str,
+    pub latency: Latency,
+    pub throughput: Throughput,
+    pub latency_symbol: &'static str,
+    pub throughput_symbol: &'static str,
+    /// The constant operand.
+    pub c: f64,
+    /// Whether each step also adds `c` (sqrt, sin).
+    pub plus_add: bool,
+}
+
+/// A constant with an unremarkable mantissa, so no unit can take a shortcut on it.
+const C: f64 = 1.000_000_123_456_789;
+
+pub const OPS: [Op; 5] = [
+    Op {
+        name: "multiply",
+        step: "x = x * c",
+        latency: fp_mul_latency,
+        throughput: fp_mul_throughput,
+        latency_symbol: "fp_mul_latency",
+        throughput_symbol: "fp_mul_throughput",
+        c: C,
+        plus_add: false,
+    },
+    Op {
+        name: "add",
+        step: "x = x + c",
+        latency: fp_add_latency,
+        throughput: fp_add_throughput,
+        latency_symbol: "fp_add_latency",
+        throughput_symbol: "fp_add_throughput",
+        c: C,
+        plus_add: false,
+    },
+    Op {
+        name: "divide",
+        step: "x = x / c",
+        latency: fp_div_latency,
+        throughput: fp_div_throughput,
+        latency_symbol: "fp_div_latency",
+        throughput_symbol: "fp_div_throughput",
+        c: C,
+        plus_add: false,
+    },
+    Op {
+        name: "sqrt",
+        step: "x = sqrt(x) + 1",
+        latency: fp_sqrt_latency,
+        throughput: fp_sqrt_throughput,
+        latency_symbol: "fp_sqrt_latency",
+        throughput_symbol: "fp_sqrt_throughput",
+        c: 1.0,
+        plus_add: true,
+    },
+    Op {
+        name: "sin",
+        step: "x = sin(x) + 1",
+        latency: fp_sin_latency,
+        throughput: fp_sin_throughput,
+        latency_symbol: "fp_sin_latency",
+        throughput_symbol: "fp_sin_throughput",
+        c: 1.0,
+        plus_add: true,
+    },
+];
+
+impl Op {
+    /// What a chain started at `x0` must hold after `n` steps (`n` >= 100 for sqrt and sin,
+    /// which by then sit at their fixed point), to compare the kernels' results with.
+    pub fn expected(&self, n: usize, x0: f64) -> f64 {
+        let c = self.c;
+        match self.name {
+            "multiply" => x0 * c.powf(n as f64),
+            "add" => x0 + n as f64 * c,
+            "divide" => x0 / c.powf(n as f64),
+            // The fixed point of x = sqrt(x) + c: sqrt(x) = (1 + sqrt(1 + 4c)) / 2.
+            "sqrt" => {
+                let s = (1.0 + (1.0 + 4.0 * c).sqrt()) / 2.0;
+                s * s
+            }
+            // The fixed point of x = sin(x) + c, found by iterating (it contracts quickly).
+            _ => {
+                let mut x = x0;
+                for _ in 0..200 {
+                    x = x.sin() + c;
+                }
+                x
+            }
+        }
+    }
+
+    /// Whether `got` is what `n` steps from `x0` must give (to 1e-6, relative).
+    pub fn check(&self, n: usize, x0: f64, got: f64) -> bool {
+        let want = self.expected(n, x0);
+        got.is_finite() && ((got - want) / want).abs() < 1e-6
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_compute_what_they_say() {
+        for op in &OPS {
+            let n = 1000;
+            assert!(op.check(n, 1.0, (op.latency)(n, 1.0, op.c)), "{}", op.name);
+            let x0: [f64; CHAINS] = std::array::from_fn(|k| 1.0 + k as f64 / 8.0);
+            let got = (op.throughput)(n, x0, op.c);
+            for k in 0..CHAINS {
+                assert!(op.check(n, x0[k], got[k]), "{} chain {k}", op.name);
+            }
+            assert!(
+                !op.check(n, 1.0, (op.latency)(n / 2, 1.0, op.c) * 1.01),
+                "{}",
+                op.name
+            );
+        }
+    }
+
+    #[test]
+    fn dot_products_agree() {
+        let a: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 / 64.0).collect();
+        let b = vec![2.0; 64];
+        let exact: f64 = a.iter().map(|x| 2.0 * x).sum::<f64>() * 3.0;
+        for got in [
+            fp_dot4_f64(&a, &b, 3),
+            fp_dot_strict_f64(&a, &b, 3),
+            fp_dot_lanes_f64(&a, &b, 3),
+        ] {
+            assert!((got - exact).abs() < 1e-9, "{got} vs {exact}");
+        }
+        let fa: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+        let fb = vec![2.0f32; 64];
+        for got in [
+            fp_dot_strict_f32(&fa, &fb, 3),
+            fp_dot_lanes_f32(&fa, &fb, 3),
+        ] {
+            assert!((f64::from(got) - exact).abs() < 1e-3, "{got} vs {exact}");
+        }
+    }
+}

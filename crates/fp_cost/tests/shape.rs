@@ -1,0 +1,113 @@
+//! The loops whose shape is the point, checked in the built binary (`nm -S`, `objdump -d`):
+//! the laned dot products are vectorised, the strict ones and the per-operation chains are
+//! scalar, and each chain does the operation it is named after.
+
+use measure::asm::{self, AsmError, Function};
+use std::path::Path;
+
+const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
+
+fn function(sym: &str) -> Function {
+    match asm::disassemble(Path::new(BIN), sym) {
+        Ok(f) => f,
+        Err(AsmError::ToolMissing(t)) => panic!(
+            "{t} is needed to check the code shape of {sym}: install binutils (the check cannot be skipped)"
+        ),
+        Err(e) => panic!("{sym}: {e}"),
+    }
+}
+
+/// The packed-arithmetic mnemonics of every loop of `sym`.
+fn simd(sym: &str) -> Vec<String> {
+    let f = function(sym);
+    let loops = f.loops();
+    assert!(!loops.is_empty(), "{sym} has no loop");
+    loops
+        .iter()
+        .flat_map(|l| l.simd_arith().into_iter().map(|i| i.mnemonic.clone()))
+        .collect()
+}
+
+#[test]
+fn the_laned_loops_are_vectorised() {
+    let d = simd("fp_dot_lanes_f64");
+    let f = simd("fp_dot_lanes_f32");
+    assert!(!d.is_empty(), "fp_dot_lanes_f64 is not vectorised");
+    assert!(!f.is_empty(), "fp_dot_lanes_f32 is not vectorised");
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Packed double (…pd) and packed single (…ps) multiplies and adds (or fused ones).
+        let has = |v: &[String], suffix: &str, what: &[&str]| {
+            v.iter()
+                .any(|m| m.ends_with(suffix) && what.iter().any(|w| m.contains(w)))
+        };
+        assert!(has(&d, "pd", &["mul", "fmadd"]), "{d:?}");
+        assert!(has(&d, "pd", &["add"]), "{d:?}");
+        assert!(has(&f, "ps", &["mul", "fmadd"]), "{f:?}");
+        assert!(has(&f, "ps", &["add"]), "{f:?}");
+    }
+}
+
+#[test]
+fn the_strict_loops_stay_scalar() {
+    for sym in ["fp_dot_strict_f64", "fp_dot_strict_f32"] {
+        assert!(simd(sym).is_empty(), "{sym} was vectorised");
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        for (sym, add) in [
+            ("fp_dot_strict_f64", "addsd"),
+            ("fp_dot_strict_f32", "addss"),
+        ] {
+            let f = function(sym);
+            assert!(
+                f.loops()
+                    .iter()
+                    .any(|l| l.has_mnemonic(&[add, &format!("v{add}")])),
+                "{sym} has no {add} in a loop"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_operation_chain_is_scalar_and_does_its_operation() {
+    for (op, want) in [
+        ("mul", &["mulsd", "vmulsd"][..]),
+        ("add", &["addsd", "vaddsd"]),
+        ("div", &["divsd", "vdivsd"]),
+        ("sqrt", &["sqrtsd", "vsqrtsd"]),
+    ] {
+        for kind in ["latency", "throughput"] {
+            let sym = format!("fp_{op}_{kind}");
+            assert!(simd(&sym).is_empty(), "{sym} was vectorised");
+            if cfg!(target_arch = "x86_64") {
+                let f = function(&sym);
+                let l = f.loops();
+                assert!(l.iter().any(|l| l.has_mnemonic(want)), "{sym}: no {want:?}");
+                if kind == "throughput" {
+                    // Eight independent chains: eight of the operation per iteration.
+                    let n = l
+                        .iter()
+                        .map(|l| {
+                            l.insns
+                                .iter()
+                                .filter(|i| want.contains(&i.mnemonic.as_str()))
+                                .count()
+                        })
+                        .max()
+                        .unwrap_or(0);
+                    assert!(n >= 8, "{sym}: {n} operations per iteration");
+                }
+            }
+        }
+    }
+    for kind in ["latency", "throughput"] {
+        let sym = format!("fp_sin_{kind}");
+        let f = function(&sym);
+        assert!(
+            f.loops().iter().any(|l| !l.calls().is_empty()),
+            "{sym} calls no sin inside its loop"
+        );
+    }
+}

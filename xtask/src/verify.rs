@@ -1,0 +1,558 @@
+//! `cargo xtask verify`: the branch experiment's assumption, checked by simulation.
+//!
+//! ```text
+//! cargo xtask verify [--n COUNT] [--bin PATH]
+//! ```
+//!
+//! The branch experiment derives the cost of one misprediction by assuming that its real
+//! branch is guessed wrong about half the time on random data and almost never on sorted data.
+//! `perf` has no hardware counters on the VMs this project runs on, so this step asks a
+//! simulator instead: it runs `branch --valgrind-kernel random|sorted` (one call of
+//! `branch_real` over `--n` values, 100000 by default) under
+//! `valgrind --tool=callgrind --branch-sim=yes --dump-instr=yes`, reads callgrind's output
+//! file, and reports for the function `branch_real` alone how many conditional branches ran and
+//! how many the simulated predictor missed, in total and for its most-missed jump (the data
+//! branch). The simulation is deterministic: the same binary and input give the same counts.
+//!
+//! Where valgrind is missing it says so and exits 0. It exits 1 when the simulation does not
+//! show the expected contrast (random about 50%, sorted about 0%).
+
+use measure::asm;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The function whose branches are counted.
+const FUNCTION: &str = "branch_real";
+
+/// Costs of one function in a callgrind profile.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FnCost {
+    /// Self cost per event, in the order of [`Profile::events`].
+    pub totals: Vec<u64>,
+    /// Self cost per instruction address (only when positions include `instr`).
+    pub per_instr: BTreeMap<u64, Vec<u64>>,
+}
+
+/// A parsed callgrind output file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    /// Event names (`Ir Bc Bcm Bi Bim`).
+    pub events: Vec<String>,
+    /// Function name -> self cost.
+    pub functions: BTreeMap<String, FnCost>,
+}
+
+impl Profile {
+    /// The index of event `name`.
+    pub fn event(&self, name: &str) -> Option<usize> {
+        self.events.iter().position(|e| e == name)
+    }
+}
+
+/// Parses one position field: absolute (decimal or `0x` hex), relative (`+n`, `-n`) or `*`.
+fn position(tok: &str, last: u64) -> Option<u64> {
+    if tok == "*" {
+        Some(last)
+    } else if let Some(d) = tok.strip_prefix('+') {
+        last.checked_add(number(d)?)
+    } else if let Some(d) = tok.strip_prefix('-') {
+        last.checked_sub(number(d)?)
+    } else {
+        number(tok)
+    }
+}
+
+fn number(tok: &str) -> Option<u64> {
+    match tok.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => tok.parse().ok(),
+    }
+}
+
+/// Parses callgrind's output format (name compression, position compression, call lines).
+/// Costs on the line after `calls=` are the callee's inclusive cost and are not counted as the
+/// caller's own. Errors name the line.
+pub fn parse_callgrind(text: &str) -> Result<Profile, String> {
+    let mut p = Profile::default();
+    let mut positions: Vec<String> = vec!["line".into()];
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let mut last: Vec<u64> = vec![0; 1];
+    let mut skip_next = false;
+    for (k, raw) in text.lines().enumerate() {
+        let n = k + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("positions:") {
+            positions = rest.split_whitespace().map(String::from).collect();
+            if positions.is_empty() {
+                return Err(format!("line {n}: positions: names nothing"));
+            }
+            last = vec![0; positions.len()];
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("events:") {
+            p.events = rest.split_whitespace().map(String::from).collect();
+            continue;
+        }
+        let first = line.as_bytes()[0];
+        let is_cost = first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*');
+        if !is_cost {
+            if let Some((key, value)) = line.split_once('=') {
+                match key {
+                    "fn" | "cfn" | "cfun" => {
+                        let name = resolve(value, &mut names)
+                            .ok_or_else(|| format!("line {n}: unknown name reference {value:?}"))?;
+                        if key == "fn" {
+                            current = Some(name);
+                        }
+                    }
+                    "calls" => skip_next = true,
+                    _ => {} // ob, fl, fi, fe, cob, cfi, cfl, jump, jcnd: not needed here
+                }
+            }
+            // Header lines (version:, cmd:, summary:, ...) need nothing either.
+            continue;
+        }
+        if p.events.is_empty() {
+            return Err(format!("line {n}: a cost line before the events: line"));
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        if toks.len() < positions.len() {
+            return Err(format!("line {n}: fewer fields than positions"));
+        }
+        for (i, t) in toks[..positions.len()].iter().enumerate() {
+            last[i] =
+                position(t, last[i]).ok_or_else(|| format!("line {n}: bad position {t:?}"))?;
+        }
+        let mut costs = vec![0u64; p.events.len()];
+        let values = &toks[positions.len()..];
+        if values.len() > costs.len() {
+            return Err(format!(
+                "line {n}: {} costs for {} events",
+                values.len(),
+                costs.len()
+            ));
+        }
+        for (c, t) in costs.iter_mut().zip(values) {
+            *c = t.parse().map_err(|_| format!("line {n}: bad cost {t:?}"))?;
+        }
+        if std::mem::take(&mut skip_next) {
+            continue; // the inclusive cost of a call, not this function's own
+        }
+        let Some(f) = &current else {
+            return Err(format!("line {n}: a cost line before any fn= line"));
+        };
+        let entry = p.functions.entry(f.clone()).or_default();
+        if entry.totals.is_empty() {
+            entry.totals = vec![0; costs.len()];
+        }
+        for (t, c) in entry.totals.iter_mut().zip(&costs) {
+            *t += c;
+        }
+        if let Some(i) = positions.iter().position(|x| x == "instr") {
+            let slot = entry
+                .per_instr
+                .entry(last[i])
+                .or_insert_with(|| vec![0; costs.len()]);
+            for (t, c) in slot.iter_mut().zip(&costs) {
+                *t += c;
+            }
+        }
+    }
+    if skip_next {
+        return Err("the file ends after a calls= line".into());
+    }
+    Ok(p)
+}
+
+/// Resolves a possibly compressed name: `(12) name` defines, `(12)` refers, `name` is plain.
+fn resolve(value: &str, names: &mut BTreeMap<String, String>) -> Option<String> {
+    let v = value.trim();
+    if let Some(rest) = v.strip_prefix('(') {
+        let (id, name) = rest.split_once(')')?;
+        let name = name.trim();
+        if name.is_empty() {
+            names.get(id).cloned()
+        } else {
+            names.insert(id.to_string(), name.to_string());
+            Some(name.to_string())
+        }
+    } else {
+        Some(v.to_string())
+    }
+}
+
+/// The simulated branch counts of one function: total and per jump.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branches {
+    /// Conditional branches executed and mispredicted, over the whole function.
+    pub executed: u64,
+    pub missed: u64,
+    /// `(address, executed, missed)` per conditional jump that ran.
+    pub jumps: Vec<(u64, u64, u64)>,
+}
+
+impl Branches {
+    /// Reads `function`'s `Bc`/`Bcm` counts from a profile.
+    pub fn of(p: &Profile, function: &str) -> Result<Branches, String> {
+        let (bc, bcm) = match (p.event("Bc"), p.event("Bcm")) {
+            (Some(a), Some(b)) => (a, b),
+            _ => {
+                return Err(
+                    "the profile has no Bc/Bcm events (was --branch-sim=yes given?)".into(),
+                );
+            }
+        };
+        let f = p
+            .functions
+            .get(function)
+            .ok_or_else(|| format!("the profile has no function {function}"))?;
+        let jumps = f
+            .per_instr
+            .iter()
+            .filter(|(_, c)| c[bc] > 0)
+            .map(|(a, c)| (*a, c[bc], c[bcm]))
+            .collect();
+        Ok(Branches {
+            executed: f.totals[bc],
+            missed: f.totals[bcm],
+            jumps,
+        })
+    }
+
+    /// The jump at `addr`: `(executed, missed)`.
+    pub fn at(&self, addr: u64) -> Option<(u64, u64)> {
+        self.jumps.iter().find(|j| j.0 == addr).map(|j| (j.1, j.2))
+    }
+
+    /// The most-missed jump's address.
+    pub fn most_missed(&self) -> Option<u64> {
+        self.jumps
+            .iter()
+            .max_by_key(|j| (j.2, std::cmp::Reverse(j.0)))
+            .map(|j| j.0)
+    }
+}
+
+/// "49975 of 100000 missed (50.0%)".
+fn missed_of(missed: u64, executed: u64) -> String {
+    if executed == 0 {
+        "none ran".into()
+    } else {
+        format!(
+            "{missed} of {executed} ({:.1}%)",
+            missed as f64 * 100.0 / executed as f64
+        )
+    }
+}
+
+/// Builds the branch binary and returns its path.
+fn build_branch(root: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args(["build", "-p", "branch", "--message-format=json"])
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo build -p branch failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    executable_from_json(&text, "branch")
+        .ok_or_else(|| "cargo did not report a branch executable".into())
+}
+
+/// Finds `"executable":"..."` of the binary target `name` in cargo's JSON messages.
+pub fn executable_from_json(text: &str, name: &str) -> Option<PathBuf> {
+    let want = format!("\"name\":\"{name}\"");
+    text.lines()
+        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains(&want))
+        .filter(|l| l.contains("\"kind\":[\"bin\"]"))
+        .find_map(|l| {
+            let at = l.find("\"executable\":\"")? + "\"executable\":\"".len();
+            let end = l[at..].find('"')?;
+            Some(PathBuf::from(l[at..at + end].replace("\\\\", "\\")))
+        })
+}
+
+/// Runs the kernel under callgrind and returns the parsed profile.
+fn simulate(bin: &Path, order: &str, n: u64, dir: &Path) -> Result<Profile, String> {
+    let out_file = dir.join(format!("callgrind.{order}.out"));
+    let out = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg("--branch-sim=yes")
+        .arg("--dump-instr=yes")
+        .arg(format!("--callgrind-out-file={}", out_file.display()))
+        .arg(bin)
+        .args(["--valgrind-kernel", order, "--n", &n.to_string()])
+        .output()
+        .map_err(|e| format!("cannot run valgrind: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "valgrind ... branch --valgrind-kernel {order} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let said = String::from_utf8_lossy(&out.stdout);
+    println!("  {}", said.trim());
+    let text = std::fs::read_to_string(&out_file)
+        .map_err(|e| format!("cannot read {}: {e}", out_file.display()))?;
+    parse_callgrind(&text).map_err(|e| format!("{}: {e}", out_file.display()))
+}
+
+/// `cargo xtask verify`. Returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let mut n: u64 = 100_000;
+    let mut bin: Option<PathBuf> = None;
+    for (k, v) in crate::options(args, &["--n", "--bin"], &[]) {
+        let v = v.unwrap_or_default();
+        match k.as_str() {
+            "--n" => {
+                n = v.parse().ok().filter(|&x| x > 0).unwrap_or_else(|| {
+                    crate::fail(&format!("--n wants a positive count, not {v:?}"))
+                })
+            }
+            _ => bin = Some(PathBuf::from(v)),
+        }
+    }
+    println!("== verify: the real branch under callgrind's branch simulator ==");
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(o) if o.status.success() => {
+            println!("  {}", String::from_utf8_lossy(&o.stdout).trim());
+        }
+        Ok(_) | Err(_) => {
+            println!("  valgrind not found: skipped");
+            return 0;
+        }
+    }
+    let bin = match bin {
+        Some(b) => b,
+        None => match build_branch(&crate::root()) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("xtask: error: {e}");
+                return 1;
+            }
+        },
+    };
+    let dir = std::env::temp_dir().join(format!("mm-verify-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("xtask: error: cannot create {}: {e}", dir.display());
+        return 1;
+    }
+    let result = (|| -> Result<(Branches, Branches), String> {
+        let r = Branches::of(&simulate(&bin, "random", n, &dir)?, FUNCTION)?;
+        let s = Branches::of(&simulate(&bin, "sorted", n, &dir)?, FUNCTION)?;
+        Ok((r, s))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (r, s) = match result {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            return 1;
+        }
+    };
+    println!();
+    println!(
+        "  simulated mispredictions in {FUNCTION:<12} {:>28} {:>28}",
+        "random order", "sorted order"
+    );
+    println!(
+        "  all its conditional branches            {:>28} {:>28}",
+        missed_of(r.missed, r.executed),
+        missed_of(s.missed, s.executed),
+    );
+    let Some(data) = r.most_missed() else {
+        eprintln!("xtask: error: {FUNCTION} ran no conditional branch under the simulator");
+        return 1;
+    };
+    let (re, rm) = r.at(data).unwrap_or((0, 0));
+    let (se, sm) = s.at(data).unwrap_or((0, 0));
+    println!(
+        "  {:<39} {:>28} {:>28}",
+        format!("its most-missed jump, at 0x{data:x}"),
+        missed_of(rm, re),
+        missed_of(sm, se),
+    );
+    println!(
+        "  {:<39} {:>28} {:>28}",
+        "the function's other conditional jumps",
+        missed_of(r.missed - rm, r.executed - re),
+        missed_of(s.missed - sm, s.executed - se),
+    );
+    // Cross-check with the disassembly: is the most-missed jump the fork the shape check found?
+    match asm::disassemble(&bin, FUNCTION) {
+        Ok(f) => {
+            let forks: Vec<u64> = f.loops().iter().flat_map(|l| l.forks.clone()).collect();
+            if forks.contains(&data) {
+                let m = f
+                    .insns
+                    .iter()
+                    .find(|i| i.addr == data)
+                    .map_or("?".to_string(), |i| i.mnemonic.clone());
+                println!(
+                    "  * that jump ({m} at +0x{:x}) is the conditional jump inside the loop that the disassembly check found.",
+                    data - f.start
+                );
+            } else if (f.start..f.end).contains(&data) {
+                println!(
+                    "  ! the most-missed jump is not a jump inside the loop body by the disassembly check (forks: {forks:x?})"
+                );
+            } else {
+                println!(
+                    "  (callgrind's addresses are not the binary's: no cross-check with the disassembly)"
+                );
+            }
+        }
+        Err(e) => println!("  (no cross-check with the disassembly: {e})"),
+    }
+    let (rr, sr) = (rm as f64 / re.max(1) as f64, sm as f64 / se.max(1) as f64);
+    if (0.4..=0.6).contains(&rr) && sr < 0.01 {
+        println!(
+            "  * as the branch experiment assumes: on random data the simulated predictor misses the data\n    branch {:.1}% of the time, on sorted data {:.3}% (deterministic counts, {n} values).",
+            rr * 100.0,
+            sr * 100.0
+        );
+        0
+    } else {
+        println!(
+            "  ! not the expected contrast (about 50% vs about 0%): random {:.1}%, sorted {:.3}%",
+            rr * 100.0,
+            sr * 100.0
+        );
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shortened callgrind file in the shape valgrind 3.19 writes with `--dump-instr=yes`:
+    /// name and position compression, file switches, and a call whose inclusive cost must not
+    /// be counted as the caller's own.
+    const SAMPLE: &str = "# callgrind format
+version: 1
+creator: callgrind-3.19.0
+positions: instr line
+events: Ir Bc Bcm Bi Bim
+summary: 700 206 51 0 0
+
+ob=(2) ???
+fl=(52) ???
+fn=(1054) 0x000000000496b360
+0x496b360 0 6 0 0 6 1
+cob=(3) /usr/lib/x86_64-linux-gnu/libc.so.6
+cfi=(183) ./malloc/./malloc/malloc.c
+cfn=(1056) free
+calls=6 0x98ef0 3350
+* 0 528 78 5
+
+fl=(167)
+fn=(1354) branch_real
+0x2efe0 1720 1
+fi=(256)
++3 180 100 100 1
+fi=(239) /work/main/crates/branch/src/main.rs
++2 59 100
++4 +1 100
++3 * 100 100 49
++2 +2 51
+fe=(167)
+fn=(1056)
+0x98ef0 10 5 2 1
+fn=(1354)
+0x2f00a 1730 3 3 1
+";
+
+    #[test]
+    fn parses_one_functions_branches() {
+        let p = parse_callgrind(SAMPLE).unwrap();
+        assert_eq!(p.events, ["Ir", "Bc", "Bcm", "Bi", "Bim"]);
+        let b = Branches::of(&p, "branch_real").unwrap();
+        // 100 + 100 + 3 conditional branches executed, 1 + 49 + 1 missed.
+        assert_eq!((b.executed, b.missed), (203, 51));
+        // Addresses: 0x2efe0, +3 = 0x2efe3, +2 = 0x2efe5, +4 = 0x2efe9, +3 = 0x2efec.
+        assert_eq!(b.at(0x2efec), Some((100, 49)));
+        assert_eq!(b.at(0x2efe3), Some((100, 1)));
+        assert_eq!(b.most_missed(), Some(0x2efec));
+    }
+
+    #[test]
+    fn call_costs_are_not_the_callers_own() {
+        let p = parse_callgrind(SAMPLE).unwrap();
+        let f = &p.functions["0x000000000496b360"];
+        assert_eq!(f.totals, vec![6, 0, 0, 6, 1]);
+        // `free` was defined by a cfn= line and later referred to by number.
+        assert_eq!(p.functions["free"].totals, vec![5, 2, 1, 0, 0]);
+    }
+
+    #[test]
+    fn malformed_files_say_where() {
+        assert!(
+            parse_callgrind("events: Ir\nfn=(1)\n")
+                .unwrap_err()
+                .contains("line 2")
+        );
+        assert!(
+            parse_callgrind("events: Ir\n10 5\n")
+                .unwrap_err()
+                .contains("before any fn=")
+        );
+        assert!(
+            parse_callgrind("fn=x\n10 5\n")
+                .unwrap_err()
+                .contains("before the events")
+        );
+        assert!(
+            parse_callgrind("events: Ir\nfn=x\n10 5 6\n")
+                .unwrap_err()
+                .contains("2 costs for 1")
+        );
+        assert!(
+            parse_callgrind("events: Ir\nfn=x\n10 q\n")
+                .unwrap_err()
+                .contains("bad cost")
+        );
+        assert!(
+            parse_callgrind("events: Ir\nfn=x\ncalls=1 5\n")
+                .unwrap_err()
+                .contains("ends after")
+        );
+        let no_sim = parse_callgrind("events: Ir\nfn=x\n10 5\n").unwrap();
+        assert!(
+            Branches::of(&no_sim, "x")
+                .unwrap_err()
+                .contains("--branch-sim")
+        );
+    }
+
+    #[test]
+    fn positions_default_to_line_only() {
+        let p = parse_callgrind("events: Ir Bc Bcm\nfn=f\n10 5 2 1\n+1 5 2\n").unwrap();
+        let b = Branches::of(&p, "f").unwrap();
+        assert_eq!((b.executed, b.missed), (4, 1));
+        assert!(b.jumps.is_empty(), "no instr positions, no per-jump counts");
+    }
+
+    #[test]
+    fn finds_the_executable_in_cargo_json() {
+        let json = r#"{"reason":"compiler-artifact","target":{"kind":["lib"],"name":"branch"},"executable":null}
+{"reason":"compiler-artifact","target":{"kind":["bin"],"name":"branch"},"executable":"/w/target/debug/branch","fresh":true}
+{"reason":"build-finished","success":true}"#;
+        assert_eq!(
+            executable_from_json(json, "branch"),
+            Some(PathBuf::from("/w/target/debug/branch"))
+        );
+        assert_eq!(executable_from_json(json, "fp_cost"), None);
+    }
+}

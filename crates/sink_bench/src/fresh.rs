@@ -1,0 +1,290 @@
+//! What every process does before it measures, and the fresh processes of parts 2 and 3.
+//!
+//! Every process, the main one and each fresh one alike, runs [`begin`]: it maps a fresh
+//! 4 MiB array, times its first pass over it (the cold pass, with the page faults inside the
+//! timed region), fills it, repeats the loop for `SETTLE_MS` and discards one more pass.
+//!
+//! A fresh process is this same binary, started again with the environment variable
+//! [`CHILD_ENV`] set; it takes one cold and one warm pass and prints one line that the parent
+//! parses ([`ChildResult::line`] / [`ChildResult::parse`]).
+
+use crate::kernel::{self, N, PASS_SUM};
+use measure::mem::{HugeAdvice, Region};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Set (to a [`ChildSpec`]) in a fresh process's environment.
+pub const CHILD_ENV: &str = "SINK_BENCH_CHILD";
+/// When set, a fresh process fails at once: the test of how a failure is reported uses it.
+pub const FAIL_ENV: &str = "SINK_BENCH_TEST_CHILD_FAILS";
+/// The first word of the line a fresh process prints.
+pub const CHILD_TAG: &str = "SINK_BENCH_CHILD_RESULT";
+
+/// A process's array after [`begin`], and what the start cost.
+pub struct Begun {
+    pub region: Region,
+    pub cold_ns: u64,
+    pub cold_faults: Option<u64>,
+    /// Whether `MADV_NOHUGEPAGE` was accepted (so the faults are per small page).
+    pub small_pages: bool,
+    pub settle_passes: u64,
+}
+
+impl Begun {
+    pub fn array(&mut self) -> &mut [f32] {
+        kernel::floats(&mut self.region)
+    }
+}
+
+/// The start every process makes: fresh array, cold pass, fill, settle, one discarded pass.
+pub fn begin(settle_ms: u64) -> Result<Begun, String> {
+    let mut region = Region::new(N * 4)?;
+    // Small pages, so the cold pass takes one fault per page as the seed describes, whatever
+    // the transparent-huge-page mode.
+    let small_pages = region.advise(HugeAdvice::NoHuge).is_ok();
+    let a = kernel::floats(&mut region);
+    let (cold_ns, cold_faults) = kernel::sink_pass_with_faults(a);
+    kernel::fill(a);
+    let settle_passes = kernel::settle(a, settle_ms);
+    std::hint::black_box(kernel::sink_bench_time_sink(a));
+    Ok(Begun {
+        region,
+        cold_ns,
+        cold_faults,
+        small_pages,
+        settle_passes,
+    })
+}
+
+/// What a fresh process is told: how long to settle, and which core to pin to (if any).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildSpec {
+    pub settle_ms: u64,
+    pub core: Option<usize>,
+}
+
+impl ChildSpec {
+    pub fn to_env(self) -> String {
+        match self.core {
+            Some(c) => format!("settle_ms={} core={c}", self.settle_ms),
+            None => format!("settle_ms={} core=none", self.settle_ms),
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<ChildSpec, String> {
+        let mut settle = None;
+        let mut core = None;
+        for kv in s.split_whitespace() {
+            match kv.split_once('=') {
+                Some(("settle_ms", v)) => settle = v.parse().ok(),
+                Some(("core", "none")) => core = Some(None),
+                Some(("core", v)) => core = v.parse().ok().map(Some),
+                _ => return Err(format!("{CHILD_ENV}: unknown part {kv:?}")),
+            }
+        }
+        match (settle, core) {
+            (Some(settle_ms), Some(core)) => Ok(ChildSpec { settle_ms, core }),
+            _ => Err(format!(
+                "{CHILD_ENV} must be \"settle_ms=N core=C|none\", not {s:?}"
+            )),
+        }
+    }
+}
+
+/// One fresh process's measurements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChildResult {
+    pub cold_ns: u64,
+    pub warm_ns: u64,
+    pub cold_faults: Option<u64>,
+    pub warm_faults: Option<u64>,
+    /// The sum of one untimed pass after the measurement (must be [`PASS_SUM`]).
+    pub check_sum: f32,
+    /// Whether pinning was asked and verified (`None`: not asked).
+    pub pinned: Option<bool>,
+    /// The core it ran its warm pass on.
+    pub cpu: Option<usize>,
+}
+
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or("NA".into(), |v| v.to_string())
+}
+
+impl ChildResult {
+    /// The machine-readable line a fresh process prints.
+    pub fn line(&self) -> String {
+        format!(
+            "{CHILD_TAG} cold_ns={} warm_ns={} cold_faults={} warm_faults={} check_sum={} pinned={} cpu={}",
+            self.cold_ns,
+            self.warm_ns,
+            opt(self.cold_faults),
+            opt(self.warm_faults),
+            self.check_sum,
+            match self.pinned {
+                None => "no",
+                Some(true) => "yes",
+                Some(false) => "refused",
+            },
+            opt(self.cpu)
+        )
+    }
+
+    /// Finds and parses the result line in a fresh process's stdout.
+    pub fn parse(stdout: &str) -> Result<ChildResult, String> {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(CHILD_TAG))
+            .ok_or_else(|| format!("it printed no {CHILD_TAG} line"))?;
+        let get = |k: &str| -> Result<&str, String> {
+            line.split_whitespace()
+                .find_map(|t| t.strip_prefix(k)?.strip_prefix('='))
+                .ok_or_else(|| format!("its result line has no {k}: {line:?}"))
+        };
+        let num = |k: &str| -> Result<u64, String> {
+            get(k)?
+                .parse()
+                .map_err(|_| format!("{k} is not a whole number in {line:?}"))
+        };
+        let opt_num = |k: &str| -> Result<Option<u64>, String> {
+            match get(k)? {
+                "NA" => Ok(None),
+                v => v
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{k} is not a whole number in {line:?}")),
+            }
+        };
+        Ok(ChildResult {
+            cold_ns: num("cold_ns")?,
+            warm_ns: num("warm_ns")?,
+            cold_faults: opt_num("cold_faults")?,
+            warm_faults: opt_num("warm_faults")?,
+            check_sum: get("check_sum")?
+                .parse()
+                .map_err(|_| format!("check_sum is not a number in {line:?}"))?,
+            pinned: match get("pinned")? {
+                "no" => None,
+                "yes" => Some(true),
+                "refused" => Some(false),
+                v => return Err(format!("pinned={v} is not yes, no or refused")),
+            },
+            cpu: opt_num("cpu")?.map(|c| c as usize),
+        })
+    }
+}
+
+/// The life of a fresh process: pin if told, [`begin`], one timed warm pass, one untimed
+/// check pass, one result line. Never returns.
+pub fn child_main(spec: &str) -> ! {
+    if std::env::var_os(FAIL_ENV).is_some() {
+        eprintln!("sink_bench (fresh process): error: failing on purpose ({FAIL_ENV} is set)");
+        std::process::exit(3);
+    }
+    let spec = match ChildSpec::parse(spec) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("sink_bench (fresh process): error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let pinned = spec
+        .core
+        .map(|c| measure::pin::pin_current_thread(c).verified());
+    let mut p = match begin(spec.settle_ms) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("sink_bench (fresh process): error: {e}");
+            std::process::exit(1);
+        }
+    };
+    let a = p.array();
+    let (warm_ns, warm_faults) = kernel::sink_pass_with_faults(a);
+    let cpu = measure::pin::current_cpu();
+    let mut check_sum = 0.0;
+    kernel::sink_bench_time_checksum(a, &mut check_sum);
+    let r = ChildResult {
+        cold_ns: p.cold_ns,
+        warm_ns,
+        cold_faults: p.cold_faults,
+        warm_faults,
+        check_sum,
+        pinned,
+        cpu,
+    };
+    println!("{}", r.line());
+    std::process::exit(if check_sum == PASS_SUM { 0 } else { 1 })
+}
+
+/// Starts one fresh process of `exe` and returns its result, or why there is none.
+pub fn run_child(exe: &Path, spec: ChildSpec) -> Result<ChildResult, String> {
+    let out = Command::new(exe)
+        .env(CHILD_ENV, spec.to_env())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let why = |m: String| {
+        let err = stderr.lines().next().unwrap_or("").trim();
+        if err.is_empty() {
+            m
+        } else {
+            format!("{m}; its stderr: {err}")
+        }
+    };
+    if !out.status.success() {
+        let parsed = ChildResult::parse(&stdout).ok();
+        return Err(why(match (out.status.code(), parsed) {
+            (Some(1), Some(r)) if r.check_sum != PASS_SUM => format!(
+                "its check pass summed to {} instead of {PASS_SUM}",
+                r.check_sum
+            ),
+            (Some(c), _) => format!("it exited with status {c}"),
+            (None, _) => "it was killed by a signal".into(),
+        }));
+    }
+    ChildResult::parse(&stdout).map_err(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_round_trip() {
+        for s in [
+            ChildSpec {
+                settle_ms: 100,
+                core: Some(1),
+            },
+            ChildSpec {
+                settle_ms: 0,
+                core: None,
+            },
+        ] {
+            assert_eq!(ChildSpec::parse(&s.to_env()), Ok(s));
+        }
+        assert!(ChildSpec::parse("settle_ms=x core=1").is_err());
+        assert!(ChildSpec::parse("core=1").is_err());
+        assert!(ChildSpec::parse("bogus").is_err());
+    }
+
+    #[test]
+    fn result_round_trip_and_clear_errors() {
+        let r = ChildResult {
+            cold_ns: 700_000,
+            warm_ns: 500_000,
+            cold_faults: Some(1024),
+            warm_faults: None,
+            check_sum: PASS_SUM,
+            pinned: Some(true),
+            cpu: Some(1),
+        };
+        let text = format!("noise\n{}\n", r.line());
+        assert_eq!(ChildResult::parse(&text), Ok(r));
+        let e = ChildResult::parse("hello\n").unwrap_err();
+        assert!(e.contains("printed no"), "{e}");
+        let e = ChildResult::parse(&format!("{CHILD_TAG} cold_ns=1 warm_ns=x")).unwrap_err();
+        assert!(e.contains("warm_ns"), "{e}");
+    }
+}

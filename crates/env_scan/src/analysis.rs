@@ -1,0 +1,474 @@
+//! The analysis of the three passes: deviations, their correlation, regions, and the verdict.
+//!
+//! Everything here is a pure function of the measured times, so it is unit-tested on
+//! made-up scans: one where the sizes really matter, one where only the clock on the wall
+//! does. The verdict rule is the experiment's point: a pattern belongs to the environment
+//! size only if every pass, whatever its order, shows it.
+
+use measure::stats;
+
+/// Passes whose deviations correlate at least this well (every pair) agree on a pattern.
+pub const AGREE_R: f64 = 0.5;
+/// "Slow" in the shuffled-pass share: at least this many percent above the pass median.
+pub const SLOW_PCT: f64 = 20.0;
+/// A size (or region) deviating by at least this much in every pass, the same way, is a
+/// candidate environment effect; a one-direction region this far off that the other passes
+/// do not confirm is where that pass would have misled.
+pub const NOTABLE_PCT: f64 = 10.0;
+/// Bytes of padding per region.
+pub const REGION_BYTES: usize = 256;
+
+/// Each value's deviation from the median of the present values, in percent.
+pub fn deviations(values: &[Option<f64>]) -> Vec<Option<f64>> {
+    let present: Vec<f64> = values.iter().flatten().copied().collect();
+    match stats::median(&present) {
+        Some(m) if m > 0.0 => values
+            .iter()
+            .map(|v| v.map(|v| (v / m - 1.0) * 100.0))
+            .collect(),
+        _ => vec![None; values.len()],
+    }
+}
+
+/// Pearson correlation over the positions where both series have a value.
+pub fn paired_correlation(a: &[Option<f64>], b: &[Option<f64>]) -> Option<f64> {
+    let (x, y): (Vec<f64>, Vec<f64>) = a
+        .iter()
+        .zip(b)
+        .filter_map(|(x, y)| Some(((*x)?, (*y)?)))
+        .unzip();
+    stats::correlation(&x, &y)
+}
+
+/// The median deviation in each region of [`REGION_BYTES`] of padding, for `n_regions`
+/// regions starting at 0. A region without a measured size is `None`.
+pub fn region_medians(pads: &[usize], dev: &[Option<f64>], n_regions: usize) -> Vec<Option<f64>> {
+    (0..n_regions)
+        .map(|r| {
+            let in_region: Vec<f64> = pads
+                .iter()
+                .zip(dev)
+                .filter(|(p, _)| **p / REGION_BYTES == r)
+                .filter_map(|(_, d)| *d)
+                .collect();
+            stats::median(&in_region)
+        })
+        .collect()
+}
+
+/// The share (0..=1) of measured sizes whose deviation is at least `pct`.
+pub fn share_at_least(dev: &[Option<f64>], pct: f64) -> Option<f64> {
+    let present: Vec<f64> = dev.iter().flatten().copied().collect();
+    if present.is_empty() {
+        return None;
+    }
+    Some(present.iter().filter(|d| **d >= pct).count() as f64 / present.len() as f64)
+}
+
+/// Correlation of the deviations with the time order of the pass: `position[i]` is when
+/// size `i` was measured within its pass. Far from 0 means the pass drifted with time.
+pub fn time_trend(dev: &[Option<f64>], position: &[usize]) -> Option<f64> {
+    let pos: Vec<Option<f64>> = position.iter().map(|p| Some(*p as f64)).collect();
+    paired_correlation(dev, &pos)
+}
+
+/// One pass as the verdict sees it.
+#[derive(Debug, Clone)]
+pub struct Pass {
+    pub name: String,
+    /// Forward or backward: the order is also the order of time.
+    pub one_direction: bool,
+    /// Deviation per size (in the order of `pads`).
+    pub dev: Vec<Option<f64>>,
+    /// When each size was measured within the pass (0 = first).
+    pub position: Vec<usize>,
+}
+
+/// The verdict for one workload, with the sentences that explain it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// `effect` (the passes agree), `no_effect` (they do not) or `unknown` (too little data).
+    pub kind: &'static str,
+    pub lines: Vec<String>,
+}
+
+fn pct(v: f64) -> String {
+    format!("{v:+.1}%")
+}
+
+fn show_r(r: Option<f64>) -> String {
+    r.map_or("n/a".to_string(), |r| format!("{r:+.2}"))
+}
+
+/// Judges one workload from its passes.
+pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
+    let n = pads.len();
+    let complete: Vec<usize> = (0..n)
+        .filter(|&i| passes.iter().all(|p| p.dev[i].is_some()))
+        .collect();
+    if passes.len() < 2 || complete.len() < 4 {
+        return Judgement {
+            kind: "unknown",
+            lines: vec![format!(
+                "too few sizes were measured in every pass ({}) to compare the passes: no verdict",
+                complete.len()
+            )],
+        };
+    }
+    let mut lines = Vec::new();
+
+    // 1. Do the passes agree, size by size?
+    let mut rs = Vec::new();
+    for a in 0..passes.len() {
+        for b in a + 1..passes.len() {
+            rs.push(paired_correlation(&passes[a].dev, &passes[b].dev));
+        }
+    }
+    let min_r = rs
+        .iter()
+        .map(|r| r.unwrap_or(f64::NEG_INFINITY))
+        .fold(f64::INFINITY, f64::min);
+    let max_r = rs
+        .iter()
+        .map(|r| r.unwrap_or(f64::NEG_INFINITY))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let agree = min_r >= AGREE_R;
+
+    // 2. Sizes that deviate the same way by NOTABLE_PCT in every pass, against chance.
+    let every = |slow: bool| -> Vec<usize> {
+        complete
+            .iter()
+            .copied()
+            .filter(|&i| {
+                passes.iter().all(|p| {
+                    let d = p.dev[i].expect("complete");
+                    if slow {
+                        d >= NOTABLE_PCT
+                    } else {
+                        d <= -NOTABLE_PCT
+                    }
+                })
+            })
+            .collect()
+    };
+    let chance = |slow: bool| -> f64 {
+        passes
+            .iter()
+            .map(|p| {
+                let hits = complete
+                    .iter()
+                    .filter(|&&i| {
+                        let d = p.dev[i].expect("complete");
+                        if slow {
+                            d >= NOTABLE_PCT
+                        } else {
+                            d <= -NOTABLE_PCT
+                        }
+                    })
+                    .count();
+                hits as f64 / complete.len() as f64
+            })
+            .product::<f64>()
+            * complete.len() as f64
+    };
+    let slow_all = every(true);
+    let fast_all = every(false);
+    let list = |idx: &[usize]| -> String {
+        let mut s: Vec<String> = idx.iter().take(8).map(|&i| pads[i].to_string()).collect();
+        if idx.len() > 8 {
+            s.push(format!("... ({} sizes in all)", idx.len()));
+        }
+        format!("PAD {}", s.join(", "))
+    };
+    // The largest deviation every pass shares (same sign; the smallest of their sizes).
+    let shared = complete
+        .iter()
+        .map(|&i| {
+            let d: Vec<f64> = passes.iter().map(|p| p.dev[i].expect("complete")).collect();
+            let s = if d.iter().all(|x| *x > 0.0) {
+                d.iter().copied().fold(f64::INFINITY, f64::min)
+            } else if d.iter().all(|x| *x < 0.0) {
+                d.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                0.0
+            };
+            (i, s)
+        })
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .expect("complete is not empty");
+
+    if agree {
+        lines.push(format!(
+            "the passes agree (correlation of deviations {} to {} between every pair): the pattern \
+             follows the environment size, whatever the order of measuring",
+            show_r(Some(min_r)),
+            show_r(Some(max_r))
+        ));
+        if slow_all.is_empty() && fast_all.is_empty() {
+            lines.push(format!(
+                "but it is small: no size is {NOTABLE_PCT:.0}% off in every pass; the largest deviation \
+                 all passes share is {} at PAD {}",
+                pct(shared.1),
+                pads[shared.0]
+            ));
+        } else {
+            if !slow_all.is_empty() {
+                lines.push(format!(
+                    "sizes at least {NOTABLE_PCT:.0}% slower in every pass: {} (chance alone: about {:.1})",
+                    list(&slow_all),
+                    chance(true)
+                ));
+            }
+            if !fast_all.is_empty() {
+                lines.push(format!(
+                    "sizes at least {NOTABLE_PCT:.0}% faster in every pass: {} (chance alone: about {:.1})",
+                    list(&fast_all),
+                    chance(false)
+                ));
+            }
+            lines.push(format!(
+                "the largest deviation all passes share: {} at PAD {}",
+                pct(shared.1),
+                pads[shared.0]
+            ));
+        }
+        return Judgement {
+            kind: "effect",
+            lines,
+        };
+    }
+
+    lines.push(format!(
+        "the passes do not agree (correlation of deviations {} to {}; agreement needs {AGREE_R:.1} \
+         for every pair): a size slow in one pass was not reliably slow in another",
+        show_r(if min_r.is_finite() { Some(min_r) } else { None }),
+        show_r(if max_r.is_finite() { Some(max_r) } else { None }),
+    ));
+    lines.push(
+        "so what varied was the machine over time, not the environment size: this scan measured \
+         the machine's drift and noise, not the parameter"
+            .to_string(),
+    );
+    // The drift, shown: how each pass's deviations follow the time order.
+    let trends: Vec<String> = passes
+        .iter()
+        .map(|p| format!("{} {}", p.name, show_r(time_trend(&p.dev, &p.position))))
+        .collect();
+    lines.push(format!(
+        "correlation of the deviations with the time order, per pass: {}",
+        trends.join(", ")
+    ));
+    let slow_chance = chance(true);
+    lines.push(format!(
+        "sizes at least {NOTABLE_PCT:.0}% slower in every pass: {} (chance alone gives about {:.1}){}",
+        if slow_all.is_empty() {
+            "none".to_string()
+        } else {
+            list(&slow_all)
+        },
+        slow_chance,
+        if slow_all.len() as f64 > 3.0 * slow_chance.max(1.0 / 3.0) {
+            ": more than chance; only these sizes are candidates, worth a rerun on their own"
+        } else {
+            ": not clearly more than chance"
+        }
+    ));
+
+    // Where a one-direction pass alone would have misled.
+    let n_regions = pads.iter().max().map_or(0, |m| m / REGION_BYTES + 1);
+    let regions: Vec<Vec<Option<f64>>> = passes
+        .iter()
+        .map(|p| region_medians(pads, &p.dev, n_regions))
+        .collect();
+    for (k, p) in passes.iter().enumerate().filter(|(_, p)| p.one_direction) {
+        let mut misled = Vec::new();
+        for r in 0..n_regions {
+            let Some(v) = regions[k][r] else { continue };
+            if v.abs() < NOTABLE_PCT {
+                continue;
+            }
+            let confirmed = regions.iter().enumerate().all(|(j, reg)| {
+                j == k
+                    || reg[r]
+                        .is_some_and(|o| o.signum() == v.signum() && o.abs() >= NOTABLE_PCT / 2.0)
+            });
+            if !confirmed {
+                let others: Vec<String> = passes
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != k)
+                    .map(|(j, o)| {
+                        format!(
+                            "{} {}",
+                            o.name,
+                            regions[j][r].map_or("n/a".to_string(), pct)
+                        )
+                    })
+                    .collect();
+                misled.push((
+                    v.abs(),
+                    format!(
+                        "PAD {}-{}: {} ({})",
+                        r * REGION_BYTES,
+                        (r + 1) * REGION_BYTES - 1,
+                        pct(v),
+                        others.join(", ")
+                    ),
+                ));
+            }
+        }
+        if misled.is_empty() {
+            let worst = (0..n_regions)
+                .filter_map(|r| regions[k][r].map(|v| (r, v)))
+                .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+            if let Some((r, v)) = worst {
+                lines.push(format!(
+                    "the {} pass alone would not have shown a region {NOTABLE_PCT:.0}% off this time; \
+                     its largest region deviation was {} (PAD {}-{})",
+                    p.name,
+                    pct(v),
+                    r * REGION_BYTES,
+                    (r + 1) * REGION_BYTES - 1
+                ));
+            }
+        } else {
+            // The most extreme first; four are enough to make the point.
+            misled.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let shown: Vec<&str> = misled.iter().take(4).map(|m| m.1.as_str()).collect();
+            lines.push(format!(
+                "a {} pass alone would have reported {} region(s) of padding as {NOTABLE_PCT:.0}% or \
+                 more off, which the other passes do not confirm: {}{}",
+                p.name,
+                misled.len(),
+                shown.join("; "),
+                if misled.len() > 4 { "; ..." } else { "" }
+            ));
+        }
+        // Its single most extreme size, against the other passes.
+        if let Some((i, v)) = complete
+            .iter()
+            .map(|&i| (i, p.dev[i].expect("complete")))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+        {
+            let others: Vec<String> = passes
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, o)| format!("{} {}", o.name, pct(o.dev[i].expect("complete"))))
+                .collect();
+            lines.push(format!(
+                "the {} pass's slowest size was PAD {} at {}; the same size measured {}",
+                p.name,
+                pads[i],
+                pct(v),
+                others.join(", ")
+            ));
+        }
+    }
+    Judgement {
+        kind: "no_effect",
+        lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::ring;
+    use measure::scan::Order;
+
+    #[test]
+    fn deviations_are_percent_from_the_median() {
+        let d = deviations(&[Some(100.0), Some(120.0), None, Some(90.0)]);
+        assert_eq!(d[0], Some(0.0));
+        assert!((d[1].unwrap() - 20.0).abs() < 1e-9);
+        assert_eq!(d[2], None);
+        assert!((d[3].unwrap() + 10.0).abs() < 1e-9);
+        assert_eq!(deviations(&[None, None]), vec![None, None]);
+    }
+
+    #[test]
+    fn regions_and_shares() {
+        let pads: Vec<usize> = (0..32).map(|i| i * 16).collect();
+        let dev: Vec<Option<f64>> = (0..32)
+            .map(|i| Some(if i < 16 { 1.0 } else { 30.0 }))
+            .collect();
+        let r = region_medians(&pads, &dev, 3);
+        assert_eq!(r, vec![Some(1.0), Some(30.0), None]);
+        assert_eq!(share_at_least(&dev, SLOW_PCT), Some(0.5));
+        assert_eq!(share_at_least(&[None], SLOW_PCT), None);
+    }
+
+    /// A scan of 256 sizes in three orders, where the time of measuring adds `drift(t)` and
+    /// the size adds `effect(pad)`, plus a little seeded noise.
+    fn scan(
+        effect: impl Fn(usize) -> f64,
+        drift: impl Fn(usize) -> f64,
+    ) -> (Vec<usize>, Vec<Pass>) {
+        let pads: Vec<usize> = (0..256).map(|i| i * 16).collect();
+        let mut rng = ring::rng(11);
+        let mut t = 0;
+        let passes = [Order::Forward, Order::Backward, Order::Shuffled(5)]
+            .iter()
+            .map(|o| {
+                let order = o.indices(pads.len());
+                let mut times = vec![None; pads.len()];
+                let mut position = vec![0; pads.len()];
+                for (pos, &i) in order.iter().enumerate() {
+                    let noise = ring::below(&mut rng, 1000) as f64 / 1000.0;
+                    times[i] = Some(100.0 + effect(pads[i]) + drift(t) + noise);
+                    position[i] = pos;
+                    t += 1;
+                }
+                Pass {
+                    name: o.name().to_string(),
+                    one_direction: !matches!(o, Order::Shuffled(_)),
+                    dev: deviations(&times),
+                    position,
+                }
+            })
+            .collect();
+        (pads, passes)
+    }
+
+    #[test]
+    fn a_real_effect_of_the_size_is_found_in_every_order() {
+        // Every 64th byte of padding slows the loop by 40%: all passes see it.
+        let (pads, passes) = scan(|p| if p % 1024 < 64 { 40.0 } else { 0.0 }, |_| 0.0);
+        let j = judge(&pads, &passes);
+        assert_eq!(j.kind, "effect", "{:#?}", j.lines);
+        assert!(
+            j.lines
+                .iter()
+                .any(|l| l.contains("slower in every pass: PAD 0, 16, 32"))
+        );
+    }
+
+    #[test]
+    fn drift_over_time_is_not_taken_for_an_effect() {
+        // The machine is 90% slower for a while early in the run (the first pass's middle).
+        let (pads, passes) = scan(|_| 0.0, |t| if (64..128).contains(&t) { 90.0 } else { 0.0 });
+        let j = judge(&pads, &passes);
+        assert_eq!(j.kind, "no_effect", "{:#?}", j.lines);
+        let text = j.lines.join("\n");
+        assert!(text.contains("drift"), "{text}");
+        // The forward pass's slow regions (PAD 1024-2047) are named as misleading.
+        assert!(
+            text.contains("a forward pass alone would have reported"),
+            "{text}"
+        );
+        assert!(text.contains("PAD 1024-1279"), "{text}");
+    }
+
+    #[test]
+    fn too_little_data_gives_no_verdict() {
+        let pass = Pass {
+            name: "forward".into(),
+            one_direction: true,
+            dev: vec![Some(1.0), None],
+            position: vec![0, 1],
+        };
+        let j = judge(&[0, 16], &[pass.clone(), pass]);
+        assert_eq!(j.kind, "unknown");
+    }
+}

@@ -132,20 +132,7 @@ fn main() {
 
     // == The clock, for cycles beside nanoseconds.
     exp.section("the core clock (to speak in cycles too)");
-    let cc = clock::estimate_core_clock(if quick { 5 } else { 11 });
-    match cc.ghz {
-        Some(g) => {
-            println!("  estimate       : {g:.2} GHz ({})", cc.method);
-            meta("clock_ghz_estimate", format!("{g:.3}"));
-        }
-        None => {
-            println!(
-                "  estimate       : unknown ({}); cycles are not printed",
-                cc.method
-            );
-            meta("clock_ghz_estimate", "unknown");
-        }
-    }
+    let cc = exp.core_clock();
 
     // == 1. Before measuring: is there still a branch?
     exp.section("1. before measuring: is there still a branch? (this binary, read back)");

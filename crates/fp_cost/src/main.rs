@@ -51,20 +51,7 @@ fn main() {
     meta("array_reps", reps);
 
     exp.section("the core clock and the CPU (to speak in cycles)");
-    let cc = clock::estimate_core_clock(if quick { 5 } else { 11 });
-    match cc.ghz {
-        Some(g) => {
-            println!("  estimate       : {g:.2} GHz ({})", cc.method);
-            meta("clock_ghz_estimate", format!("{g:.3}"));
-        }
-        None => {
-            println!(
-                "  estimate       : unknown ({}); cycles are not printed",
-                cc.method
-            );
-            meta("clock_ghz_estimate", "unknown");
-        }
-    }
+    let cc = exp.core_clock();
     let family = exp
         .facts
         .cpu_family

@@ -6,6 +6,7 @@
 //! the load average after and the wall time.
 
 use crate::cli::{self, Args, Opt};
+use crate::clock::{self, CoreClock};
 use crate::data::{Block, Value, meta};
 use crate::facts::{self, MachineFacts};
 use crate::pin::{self, Pinning};
@@ -109,6 +110,28 @@ impl Experiment {
                 Some(p)
             }
         }
+    }
+
+    /// Estimates the core clock ([`clock::estimate_core_clock`], 5 rounds in a quick run,
+    /// 11 otherwise), prints one line and records `#META clock_ghz_estimate`, so that the
+    /// experiment can print cycles beside nanoseconds. An architecture without the
+    /// add-chain kernel gets "unknown", and no cycles are printed.
+    pub fn core_clock(&self) -> CoreClock {
+        let cc = clock::estimate_core_clock(if self.args.quick { 5 } else { 11 });
+        match cc.ghz {
+            Some(g) => {
+                println!("  core clock     : about {g:.2} GHz ({})", cc.method);
+                meta("clock_ghz_estimate", format!("{g:.3}"));
+            }
+            None => {
+                println!(
+                    "  core clock     : unknown ({}); no cycles are printed",
+                    cc.method
+                );
+                meta("clock_ghz_estimate", "unknown");
+            }
+        }
+        cc
     }
 
     /// Prints a section heading.

@@ -113,23 +113,7 @@ fn run() {
     println!("  one clock_gettime(MONOTONIC)        : {read:.1} ns (median of 11 batches)");
     meta("clock_min_step_ns", step);
     meta("clock_read_ns", format!("{read:.2}"));
-    let cc = clock::estimate_core_clock(if set.quick { 5 } else { 11 });
-    match cc.ghz {
-        Some(g) => {
-            println!(
-                "  core clock estimate                 : {g:.2} GHz ({})",
-                cc.method
-            );
-            meta("clock_ghz_estimate", format!("{g:.3}"));
-        }
-        None => {
-            println!(
-                "  core clock estimate                 : unknown ({})",
-                cc.method
-            );
-            meta("clock_ghz_estimate", "unknown");
-        }
-    }
+    let cc = exp.core_clock();
     let add_lat = kernel::add_latency_ns(if set.quick { 5 } else { 11 });
     match &add_lat {
         Some(l) => {

@@ -104,18 +104,7 @@ fn main() {
         probe.gettime_cost_ns.median, probe.min_step_ns
     );
     meta("clock_min_step_ns", probe.min_step_ns);
-    let cc = clock::estimate_core_clock(if quick { 3 } else { 7 });
-    match cc.ghz {
-        Some(g) => println!("  core clock     : about {g:.2} GHz ({})", cc.method),
-        None => println!(
-            "  core clock     : unknown ({}): no cycles column",
-            cc.method
-        ),
-    }
-    meta(
-        "clock_ghz_estimate",
-        cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),
-    );
+    let cc = exp.core_clock();
 
     // == 2. The buffer: larger than the last-level cache, with every page attached.
     exp.section("2. the buffer: larger than the largest cache, touched beforehand");

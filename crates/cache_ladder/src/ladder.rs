@@ -1,0 +1,217 @@
+//! The measurement of one working set: the rings, the warm-up and the interleaved rounds.
+//!
+//! Three rings over the same single-cycle permutation, each in its own region, plus a
+//! sequential sweep over the first region:
+//!
+//! - the index chase (`p = next[p]`, the appendix's method) on 4 KiB pages;
+//! - the pointer chase (`p = *p`, one load per step) on 4 KiB pages;
+//! - the same pointer chase on a region backed by huge pages, when there is one;
+//! - the sequential sweep, summing the index ring's words in order, one add per word as the
+//!   appendix's C loop does; and the same sum as the compiler writes it for an iterator,
+//!   vectorised, to show how much faster an in-order read can go.
+//!
+//! Each round runs them one after another (index, pointer, huge, sweeps, then again), so
+//! that whatever the machine does during the run reaches all of them alike.
+
+use measure::chase::{self, Link, Ring};
+use measure::clock::now_ns;
+use measure::keep::black_box;
+use measure::mem::Region;
+use measure::ring;
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Timed rounds per working set and pass (the appendix: 5).
+    pub rounds: usize,
+    /// The length a round aims at, in nanoseconds.
+    pub round_ns: f64,
+    /// Warm-up before every timed round: at least one lap and this long, unless the cap
+    /// comes first.
+    pub warm_min_ns: u64,
+    pub warm_cap_ns: u64,
+}
+
+/// The regions the rings live in, each as large as the largest working set.
+pub struct Memory {
+    /// 4 KiB pages (MADV_NOHUGEPAGE): the index ring, and the sequential sweep over it.
+    pub index: Region,
+    /// 4 KiB pages (MADV_NOHUGEPAGE): the pointer ring.
+    pub pointer: Region,
+    /// MADV_HUGEPAGE: the pointer ring again, when the region could be made.
+    pub huge: Option<Region>,
+}
+
+/// Every round of one working set in one pass, in nanoseconds per step (per 8-byte word for
+/// the sweep).
+#[derive(Debug, Clone)]
+pub struct Rounds {
+    pub index: Vec<f64>,
+    pub pointer: Vec<f64>,
+    pub huge: Option<Vec<f64>>,
+    pub seq: Vec<f64>,
+    pub seq_vec: Vec<f64>,
+}
+
+/// The sequential sweep as the compiler writes it: the wrapping sum of the words, in order.
+/// The machine can see the next address coming and fetch ahead, and the compiler vectorises
+/// the sum (two or more words per instruction). The result is compared with the sum the ring
+/// must have, so a sweep that did not run is caught.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn cache_ladder_sweep(words: &[u64]) -> u64 {
+    words.iter().fold(0u64, |a, &w| a.wrapping_add(w))
+}
+
+/// The appendix's sweep, `for (i = 0; i < n; i++) acc += buf[i];` as its C compiles: one
+/// scalar add of one word per step, in order, so the two programs' columns compare. Written
+/// in assembly on x86-64 and AArch64 because the Rust compiler would vectorise the plain loop
+/// (as in [`cache_ladder_sweep`]); elsewhere it is the plain loop, and may be vectorised.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn cache_ladder_sweep_scalar(words: &[u64]) -> u64 {
+    if words.is_empty() {
+        return 0;
+    }
+    #[allow(unused_mut)]
+    let mut acc: u64 = 0;
+    let p = words.as_ptr();
+    // SAFETY: `end` is one past the last word of a non-empty slice.
+    let end = unsafe { p.add(words.len()) };
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: reads exactly the words of the slice, in order; no stack, no writes.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {acc}, qword ptr [{p}]",
+                "add {p}, 8",
+                "cmp {p}, {end}",
+                "jne 2b",
+                acc = inout(reg) acc,
+                p = inout(reg) p => _,
+                end = in(reg) end,
+                options(readonly, nostack),
+            );
+        }
+        acc
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: reads exactly the words of the slice, in order; no stack, no writes.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "ldr {t}, [{p}], #8",
+                "add {acc}, {acc}, {t}",
+                "cmp {p}, {end}",
+                "b.ne 2b",
+                acc = inout(reg) acc,
+                p = inout(reg) p => _,
+                end = in(reg) end,
+                t = out(reg) _,
+                options(readonly, nostack),
+            );
+        }
+        acc
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let _ = end;
+        words.iter().fold(acc, |a, &w| a.wrapping_add(w))
+    }
+}
+
+/// Times `sweep` over `words` `laps` times: nanoseconds per word. Panics if a lap's sum is
+/// not `expect` (the sweep did not run over the ring it was given).
+fn timed_sweep(words: &[u64], sweep: fn(&[u64]) -> u64, laps: u64, expect: u64) -> f64 {
+    let t0 = now_ns();
+    let mut sum = 0u64;
+    for _ in 0..laps {
+        sum = sum.wrapping_add(sweep(black_box(words)));
+    }
+    let t = (now_ns() - t0) as f64;
+    assert_eq!(
+        sum,
+        expect.wrapping_mul(laps),
+        "the sweep's checksum is wrong"
+    );
+    t / (laps as f64 * words.len() as f64)
+}
+
+/// Measures one working set of `bytes` (a multiple of 8).
+pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan) -> Rounds {
+    let n = bytes / 8;
+    let next = ring::sattolo(n, ring::DEFAULT_SEED);
+    let mut ri = Ring::build(&mut mem.index.as_u64_mut()[..n], Link::Index, &next, |k| k);
+    let mut rp = Ring::build(
+        &mut mem.pointer.as_u64_mut()[..n],
+        Link::Address,
+        &next,
+        |k| k,
+    );
+    let mut rh = mem
+        .huge
+        .as_mut()
+        .map(|h| Ring::build(&mut h.as_u64_mut()[..n], Link::Address, &next, |k| k));
+    drop(next);
+
+    // Every timed round starts with its own warm-up, discarded, as the appendix's chase()
+    // does: the rings take turns, and each turn evicts the others from the caches. The
+    // warm-up first reads the ring's memory in order (the prefetchers bring a working set
+    // into the caches in a millisecond, where a random lap of a cold 16 MiB ring takes a
+    // fifth of a second), then walks the ring for a lap or until the cap, so the TLB and the
+    // caches hold what the ring's steady state holds. The first warm-up's pace fixes each
+    // ring's steps per round.
+    let warm = |r: &mut Ring<'_>| {
+        black_box(cache_ladder_sweep(black_box(r.words())));
+        chase::warm_up(r, 1, plan.warm_min_ns, plan.warm_cap_ns)
+    };
+    let steps = |est: f64| chase::steps_for(est, plan.round_ns, 4096);
+    let si = steps(warm(&mut ri));
+    let sp = steps(warm(&mut rp));
+    let sh = rh.as_mut().map(|r| steps(warm(r)));
+
+    // The index ring holds every position 0..n once, so its words sum to n(n-1)/2.
+    let n64 = n as u64;
+    let expect = if n64.is_multiple_of(2) {
+        (n64 / 2).wrapping_mul(n64 - 1)
+    } else {
+        n64.wrapping_mul((n64 - 1) / 2)
+    };
+    // One timed lap of each sweep (also a first check of the sums) sizes their rounds.
+    let laps = |sweep: fn(&[u64]) -> u64| {
+        let per_word = timed_sweep(ri.words(), sweep, 1, expect);
+        ((plan.round_ns / (per_word * n as f64)).ceil() as u64).max(1)
+    };
+    let (laps_s, laps_v) = (laps(cache_ladder_sweep_scalar), laps(cache_ladder_sweep));
+
+    let mut out = Rounds {
+        index: Vec::with_capacity(plan.rounds),
+        pointer: Vec::with_capacity(plan.rounds),
+        huge: sh.map(|_| Vec::with_capacity(plan.rounds)),
+        seq: Vec::with_capacity(plan.rounds),
+        seq_vec: Vec::with_capacity(plan.rounds),
+    };
+    for _ in 0..plan.rounds {
+        warm(&mut ri);
+        out.index.push(chase::timed_round(&mut ri, si));
+        warm(&mut rp);
+        out.pointer.push(chase::timed_round(&mut rp, sp));
+        if let (Some(r), Some(s), Some(v)) = (rh.as_mut(), sh, out.huge.as_mut()) {
+            warm(r);
+            v.push(chase::timed_round(r, s));
+        }
+        let words = ri.words();
+        black_box(cache_ladder_sweep(black_box(words))); // the sweeps' warm-up lap
+        out.seq.push(timed_sweep(
+            words,
+            cache_ladder_sweep_scalar,
+            laps_s,
+            expect,
+        ));
+        out.seq_vec
+            .push(timed_sweep(words, cache_ladder_sweep, laps_v, expect));
+    }
+    out
+}

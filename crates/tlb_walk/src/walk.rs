@@ -1,0 +1,295 @@
+//! The mechanics of the page walk: where each page's slot sits, and the interleaved rounds.
+
+use measure::chase::{self, Link, Ring};
+use measure::mem::{HugeAdvice, Region};
+
+/// Where page `i`'s 8-byte slot sits inside the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// At offset 0 of every page, as the appendix does. Every slot then has the same page
+    /// offset, so all of them map to the same few cache sets: the walk mixes set conflicts
+    /// into the cost of translation.
+    Offset0,
+    /// Page `i` uses line `i mod lines-per-page`: the slots spread over every cache set, and
+    /// what remains of the rise with the page count is translation.
+    LineSpread,
+}
+
+impl Layout {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layout::Offset0 => "offset0",
+            Layout::LineSpread => "line",
+        }
+    }
+
+    /// The word position of page `i`'s slot, for pages of `page_words` words and lines of
+    /// `line_words` words.
+    pub fn pos(&self, i: usize, page_words: usize, line_words: usize) -> usize {
+        match self {
+            Layout::Offset0 => i * page_words,
+            Layout::LineSpread => {
+                let lines = (page_words / line_words).max(1);
+                i * page_words + (i % lines) * line_words
+            }
+        }
+    }
+}
+
+/// How long and how often to measure.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub rounds: usize,
+    pub round_ns: f64,
+    pub warm_min_ns: u64,
+    pub warm_cap_ns: u64,
+}
+
+/// Geometry of the pages.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    pub page_words: usize,
+    pub line_words: usize,
+}
+
+/// A mapped, touched region with what became of the huge-page request.
+pub struct Prepared {
+    pub region: Region,
+    /// `Ok` if the kernel accepted the `madvise`, else its refusal.
+    pub asked: Result<(), String>,
+    /// The share (percent) on huge pages, verified in `/proc/self/smaps` after the touch.
+    pub backing: Option<f64>,
+}
+
+/// Maps a region of `bytes`, asks for `advice`, touches every page (so no round pays for
+/// first touch), and returns it with the outcome of the request and the verified backing.
+pub fn prepared_region(bytes: usize, advice: HugeAdvice, page: usize) -> Result<Prepared, String> {
+    let mut region = Region::new(bytes)?;
+    let asked = region.advise(advice);
+    region.touch(page);
+    let backing = region.huge_backing();
+    Ok(Prepared {
+        region,
+        asked,
+        backing,
+    })
+}
+
+/// Builds one ring of `next.len()` pages in each region, every ring with the same permutation
+/// and each with its region's layout, then runs `plan.rounds` rounds in which each ring in
+/// turn (A B A B ...) is warmed up (a lap, discarded) and timed. The rings are index rings,
+/// `p = buf[p]`, the appendix's method (it stores byte offsets and adds them to the base).
+/// Returns nanoseconds per step, one vector per region, rounds in order.
+pub fn interleaved(
+    regions: &mut [(&mut Region, Layout)],
+    next: &[usize],
+    g: Geometry,
+    plan: &Plan,
+) -> Vec<Vec<f64>> {
+    let pages = next.len();
+    let mut rings: Vec<Ring<'_>> = regions
+        .iter_mut()
+        .map(|(r, layout)| {
+            let layout = *layout;
+            Ring::build(r.as_u64_mut(), Link::Index, next, move |i| {
+                layout.pos(i, g.page_words, g.line_words)
+            })
+        })
+        .collect();
+    let warm = |r: &mut Ring<'_>| chase::warm_up(r, 1, plan.warm_min_ns, plan.warm_cap_ns);
+    // At least one lap per round, and long enough for the clock's step not to matter.
+    let steps: Vec<u64> = rings
+        .iter_mut()
+        .map(|r| chase::steps_for(warm(r), plan.round_ns, pages.max(4096) as u64))
+        .collect();
+    let mut out = vec![Vec::with_capacity(plan.rounds); rings.len()];
+    for _ in 0..plan.rounds {
+        for (i, r) in rings.iter_mut().enumerate() {
+            warm(r);
+            out[i].push(chase::timed_round(r, steps[i]));
+        }
+    }
+    out
+}
+
+/// What the huge-page comparison may conclude, given what was verified and what was timed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Verdict {
+    /// Both requests honoured; huge pages faster by this ratio, with no rounds overlapping.
+    Won(f64),
+    /// Both requests honoured; huge pages slower (normal / huge below 1), no overlap.
+    Lost(f64),
+    /// Both requests honoured; the ratio is small or the rounds overlap.
+    NoDifference(f64),
+    /// Both regions ended up backed alike: equal times would say nothing.
+    SameBacking,
+    /// The backing differs from what was asked, but not alike: no clean comparison.
+    NotAsAsked,
+    /// The backing could not be read, so nothing can be concluded.
+    Unknown,
+}
+
+impl Verdict {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Verdict::Won(_) => "huge_pages_won",
+            Verdict::Lost(_) => "huge_pages_lost",
+            Verdict::NoDifference(_) => "no_clear_difference",
+            Verdict::SameBacking => "backed_alike",
+            Verdict::NotAsAsked => "not_as_asked",
+            Verdict::Unknown => "backing_unknown",
+        }
+    }
+}
+
+/// The largest of `v` once its single largest value is left out (when there are three or
+/// more): one round hit by an interruption is tolerated, two are not.
+fn high_but_one(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.len() >= 3 {
+        s.pop();
+    }
+    s.last().copied().unwrap_or(f64::NAN)
+}
+
+/// The verdict from the verified backings (percent of each region on huge pages) and the
+/// timed rounds (ns per step) of the 4 KiB-page region (`normal`) and the huge-page region
+/// (`huge`). `honoured` and `refused` are the shares that count as "huge" and "not huge";
+/// `win` is the ratio of medians that counts as a difference, which must also separate the
+/// rounds: every round of the faster side but its slowest one is faster than every round of
+/// the other side.
+pub fn verdict(
+    huge_pct: Option<f64>,
+    normal_pct: Option<f64>,
+    normal: &[f64],
+    huge: &[f64],
+    honoured: f64,
+    refused: f64,
+    win: f64,
+) -> Verdict {
+    let (Some(hp), Some(np)) = (huge_pct, normal_pct) else {
+        return Verdict::Unknown;
+    };
+    let (Some(n), Some(h)) = (
+        measure::stats::Summary::of(normal),
+        measure::stats::Summary::of(huge),
+    ) else {
+        return Verdict::Unknown;
+    };
+    if hp >= honoured && np <= refused {
+        let r = n.median / h.median;
+        if r >= win && high_but_one(huge) < n.min {
+            Verdict::Won(r)
+        } else if r <= 1.0 / win && high_but_one(normal) < h.min {
+            Verdict::Lost(r)
+        } else {
+            Verdict::NoDifference(r)
+        }
+    } else if (hp - np).abs() < refused {
+        Verdict::SameBacking
+    } else {
+        Verdict::NotAsAsked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_follows_what_was_verified_and_timed() {
+        let slow = [100.0, 101.0, 99.0];
+        let fast = [50.0, 51.0, 52.0];
+        let v = |h, n, normal: &[f64], huge: &[f64]| verdict(h, n, normal, huge, 90.0, 10.0, 1.15);
+        assert!(matches!(v(Some(100.0), Some(0.0), &slow, &fast), Verdict::Won(r) if r > 1.9));
+        assert!(matches!(
+            v(Some(100.0), Some(0.0), &fast, &slow),
+            Verdict::Lost(_)
+        ));
+        // One interrupted round does not hide a clear win...
+        let one_slow = [50.0, 51.0, 120.0];
+        assert!(matches!(
+            v(Some(100.0), Some(0.0), &slow, &one_slow),
+            Verdict::Won(_)
+        ));
+        // ... but rounds that overlap in earnest give no verdict of a win.
+        let wide = [40.0, 50.0, 99.5, 120.0];
+        assert!(matches!(
+            v(Some(100.0), Some(0.0), &slow, &wide),
+            Verdict::NoDifference(_)
+        ));
+        // A small gap is no difference either.
+        let close = [90.0, 91.0, 92.0];
+        assert!(matches!(
+            v(Some(100.0), Some(0.0), &slow, &close),
+            Verdict::NoDifference(_)
+        ));
+        // The book's case: both regions backed alike, so equal times say nothing.
+        assert_eq!(
+            v(Some(100.0), Some(100.0), &slow, &slow),
+            Verdict::SameBacking
+        );
+        assert_eq!(v(Some(0.0), Some(1.0), &slow, &fast), Verdict::SameBacking);
+        // The huge request refused while the other region is half huge: no clean comparison.
+        assert_eq!(v(Some(0.0), Some(50.0), &slow, &fast), Verdict::NotAsAsked);
+        assert_eq!(v(None, Some(0.0), &slow, &fast), Verdict::Unknown);
+        assert_eq!(v(Some(100.0), Some(0.0), &[], &fast), Verdict::Unknown);
+    }
+
+    #[test]
+    fn layouts_put_one_slot_per_page_on_the_promised_line() {
+        let (pw, lw) = (512, 8); // 4 KiB pages, 64-byte lines: 64 lines a page
+        for i in 0..300 {
+            let a = Layout::Offset0.pos(i, pw, lw);
+            let b = Layout::LineSpread.pos(i, pw, lw);
+            assert_eq!(a / pw, i, "offset-0 slot on its own page");
+            assert_eq!(a % pw, 0);
+            assert_eq!(b / pw, i, "line-spread slot on its own page");
+            assert_eq!((b % pw) / lw, i % 64, "page i uses line i mod 64");
+            assert_eq!(b % lw, 0, "at the start of its line");
+        }
+    }
+
+    #[test]
+    fn both_layouts_make_rings_that_visit_every_page_once_per_lap() {
+        let pages = 200;
+        let next = measure::ring::sattolo(pages, 5);
+        for layout in [Layout::Offset0, Layout::LineSpread] {
+            let mut buf = vec![0u64; pages * 512];
+            let r = Ring::build(&mut buf, Link::Index, &next, |i| layout.pos(i, 512, 8));
+            let mut seen: Vec<usize> = r.lap().iter().map(|p| p / 512).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..pages).collect::<Vec<_>>(), "{layout:?}");
+        }
+    }
+
+    #[test]
+    fn interleaved_rounds_time_every_region() {
+        let g = Geometry {
+            page_words: 512,
+            line_words: 8,
+        };
+        let plan = Plan {
+            rounds: 2,
+            round_ns: 1e5,
+            warm_min_ns: 0,
+            warm_cap_ns: 1_000_000,
+        };
+        let mut a = prepared_region(64 * 4096, HugeAdvice::Default, 4096)
+            .unwrap()
+            .region;
+        let mut b = prepared_region(64 * 4096, HugeAdvice::Default, 4096)
+            .unwrap()
+            .region;
+        let next = measure::ring::sattolo(64, 1);
+        let t = interleaved(
+            &mut [(&mut a, Layout::Offset0), (&mut b, Layout::LineSpread)],
+            &next,
+            g,
+            &plan,
+        );
+        assert_eq!(t.len(), 2);
+        assert!(t.iter().all(|v| v.len() == 2 && v.iter().all(|x| *x > 0.0)));
+    }
+}

@@ -1,0 +1,119 @@
+//! Runs the built binary once with `--quick` and checks its output: it parses, it has every
+//! block the figure needs, the huge-page verdict is consistent with the backing it printed,
+//! and the one robust physical fact: touching a page for the first time costs more than
+//! touching it again. How the page count changes the cost is not asserted (on a shared VM it
+//! moves from run to run).
+
+use measure::data::{self, Block, DataFile};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tlb_walk");
+
+fn quick() -> &'static DataFile {
+    static OUT: OnceLock<DataFile> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let out = Command::new(BIN).arg("--quick").output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        data::parse(&text).unwrap_or_else(|e| panic!("quick output does not parse: {e}"))
+    })
+}
+
+fn block(name: &str) -> &'static Block {
+    quick()
+        .block(name)
+        .unwrap_or_else(|| panic!("no block {name}"))
+}
+
+fn nums(b: &Block, col: &str) -> Vec<f64> {
+    b.nums(col)
+        .unwrap_or_else(|| panic!("no column {col}"))
+        .into_iter()
+        .map(|v| v.unwrap_or_else(|| panic!("{col} has an NA")))
+        .collect()
+}
+
+#[test]
+fn quick_run_parses_with_both_layouts_at_every_count() {
+    let b = block("pages");
+    assert_eq!(nums(b, "pages"), vec![16.0, 64.0, 256.0, 1024.0, 4096.0]);
+    let page = quick().meta_num("page_bytes").expect("page_bytes");
+    for (p, span) in nums(b, "pages").iter().zip(nums(b, "span_kib")) {
+        assert_eq!(span, p * page / 1024.0);
+    }
+    for c in ["offset0_ns", "line_ns"] {
+        let (lo, mid, hi) = (
+            nums(b, &format!("{}_min_ns", &c[..c.len() - 3])),
+            nums(b, c),
+            nums(b, &format!("{}_max_ns", &c[..c.len() - 3])),
+        );
+        for i in 0..mid.len() {
+            assert!(
+                0.0 < lo[i] && lo[i] <= mid[i] && mid[i] <= hi[i],
+                "{c} row {i}"
+            );
+        }
+    }
+    assert_eq!(nums(b, "offset0_factor")[0], 1.0);
+    assert!(quick().block("key_figures").is_some());
+}
+
+#[test]
+fn huge_page_verdict_follows_the_verified_backing() {
+    let h = block("huge_pages");
+    let advice = h.texts("advice").unwrap();
+    let pct = h.nums("huge_backing_pct").unwrap();
+    let v = block("huge_verdict");
+    let verdicts = v.texts("verdict").unwrap();
+    assert_eq!(verdicts.len(), 2, "one verdict per layout");
+    let pct_of = |a: &str| pct[advice.iter().position(|x| x == a).unwrap()];
+    let (hp, np) = (pct_of("hugepage"), pct_of("nohugepage"));
+    for w in &verdicts {
+        match w.as_str() {
+            "huge_pages_won" | "huge_pages_lost" | "no_clear_difference" => {
+                assert!(
+                    hp.unwrap() >= 90.0 && np.unwrap() <= 10.0,
+                    "a timed verdict needs verified backing: {hp:?} {np:?}"
+                );
+            }
+            "backed_alike" => assert!((hp.unwrap() - np.unwrap()).abs() < 10.0),
+            "not_as_asked" => assert!(!(hp.unwrap() >= 90.0 && np.unwrap() <= 10.0)),
+            "backing_unknown" => assert!(hp.is_none() || np.is_none()),
+            other => panic!("unknown verdict {other}"),
+        }
+    }
+    // A win is claimed only with the ratio beside it saying so.
+    let ratio = nums(v, "normal_over_huge");
+    for (w, r) in verdicts.iter().zip(ratio) {
+        if w == "huge_pages_won" {
+            assert!(r >= 1.15, "{r}");
+        }
+    }
+}
+
+#[test]
+fn first_touch_costs_more_than_touching_again() {
+    let b = block("first_touch");
+    let touch = b.texts("touch").unwrap();
+    assert_eq!(touch, vec!["first", "again"]);
+    let ns = nums(b, "ns_per_page");
+    assert!(
+        ns[0] > 2.0 * ns[1],
+        "first {} ns, again {} ns",
+        ns[0],
+        ns[1]
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let out = Command::new(BIN).arg("--pages").output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

@@ -1,20 +1,12 @@
 //! Runs the built experiment and reads what it prints.
 
-use measure::data;
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_branch");
 
 #[test]
 fn a_quick_run_prints_every_block_with_sane_numbers() {
-    let out = Command::new(BIN).arg("--quick").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let f = data::parse(&text).unwrap();
+    let (_, f) = measure::testing::run_and_parse(BIN, &["--quick"]);
     let shape = f.block("shape").unwrap();
     assert_eq!(
         shape.texts("symbol").unwrap(),
@@ -79,10 +71,6 @@ fn bad_arguments_get_one_line_and_exit_2() {
         &["--bogus"],
         &["--n", "5"],
     ] {
-        let out = Command::new(BIN).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("branch: error:"), "{err}");
+        measure::testing::assert_bad_input(BIN, "branch", args);
     }
 }

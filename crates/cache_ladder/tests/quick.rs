@@ -3,24 +3,14 @@
 //! far slower than 4 KiB; sweeping in order is far faster than chasing at random). Where a
 //! knee falls is not asserted: on a shared machine it moves from run to run.
 
-use measure::data::{self, Block, DataFile};
-use std::process::Command;
+use measure::data::{Block, DataFile};
 use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cache_ladder");
 
 fn quick() -> &'static DataFile {
     static OUT: OnceLock<DataFile> = OnceLock::new();
-    OUT.get_or_init(|| {
-        let out = Command::new(BIN).arg("--quick").output().expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("utf-8");
-        data::parse(&text).unwrap_or_else(|e| panic!("quick output does not parse: {e}"))
-    })
+    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]).1)
 }
 
 fn latency() -> &'static Block {
@@ -118,11 +108,7 @@ fn bad_input_is_one_line_and_exit_2() {
         &["--bogus"],
         &["--max", "1000000G"],
     ] {
-        let out = Command::new(BIN).args(args).output().expect("run");
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains("error"), "{err}");
+        measure::testing::assert_bad_input(BIN, "cache_ladder", args);
     }
 }
 

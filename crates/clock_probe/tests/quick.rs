@@ -1,20 +1,14 @@
 //! Runs `clock_probe --quick` and checks what it printed, and checks in the built binary
 //! that the "discarded" sum really was deleted while the "used" one kept its loop.
 
+use measure::asm::{self, AsmError};
 use measure::data;
-use std::process::Command;
+use std::path::Path;
 
 const BIN: &str = env!("CARGO_BIN_EXE_clock_probe");
 
 fn quick_run() -> (String, data::DataFile) {
-    let out = Command::new(BIN)
-        .arg("--quick")
-        .output()
-        .expect("clock_probe runs");
-    assert!(out.status.success(), "exit status {:?}", out.status);
-    let text = String::from_utf8(out.stdout).expect("utf-8 output");
-    let parsed = data::parse(&text).unwrap_or_else(|e| panic!("output does not parse: {e}"));
-    (text, parsed)
+    measure::testing::run_and_parse(BIN, &["--quick"])
 }
 
 #[test]
@@ -65,74 +59,26 @@ fn quick_run_parses_and_reports_every_section() {
 
 #[test]
 fn bad_arguments_exit_2_without_a_backtrace() {
-    let out = Command::new(BIN).arg("--bogus").output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown argument"), "{err}");
-    assert!(!err.contains("panicked"));
-}
-
-/// The disassembly of one function from the built binary, if objdump can find it.
-fn disassemble(symbol: &str) -> Option<String> {
-    let out = Command::new("objdump")
-        .args([
-            "-d",
-            "--no-show-raw-insn",
-            &format!("--disassemble={symbol}"),
-            BIN,
-        ])
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let start = text.find(&format!("<{symbol}>:"))?;
-    Some(
-        text[start..]
-            .lines()
-            .skip(1)
-            .take_while(|l| !l.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
-}
-
-/// True if some jump in the listing goes backwards (a loop).
-fn has_backward_jump(listing: &str) -> bool {
-    listing.lines().any(|l| {
-        let mut parts = l.split_whitespace();
-        let Some(addr) = parts
-            .next()
-            .and_then(|a| u64::from_str_radix(a.trim_end_matches(':'), 16).ok())
-        else {
-            return false;
-        };
-        let Some(op) = parts.next() else { return false };
-        if !op.starts_with('j') && !op.starts_with('b') {
-            return false;
-        }
-        parts
-            .next()
-            .and_then(|t| u64::from_str_radix(t, 16).ok())
-            .is_some_and(|target| target <= addr)
-    })
+    measure::testing::assert_bad_input(BIN, "clock_probe", &["--bogus"]);
+    measure::testing::assert_bad_input(BIN, "clock_probe", &["stray"]);
 }
 
 #[test]
 fn the_discarded_sum_was_deleted_and_the_used_one_kept() {
-    if Command::new("objdump").arg("--version").output().is_err() {
-        eprintln!("objdump not installed: shape check skipped");
-        return;
-    }
-    let kept = disassemble("clock_probe_sum_kept").expect("the used sum is in the binary");
-    assert!(
-        has_backward_jump(&kept),
-        "the used sum must keep its loop:\n{kept}"
-    );
+    let kept = match asm::disassemble(Path::new(BIN), "clock_probe_sum_kept") {
+        Ok(f) => f,
+        Err(AsmError::ToolMissing(t)) => {
+            eprintln!("skipped: {t} is not installed, the shape was not checked");
+            return;
+        }
+        Err(e) => panic!("the used sum must be in the binary: {e}"),
+    };
+    assert!(!kept.loops().is_empty(), "the used sum must keep its loop");
     // The discarded sum is either gone entirely (calls to it removed, then the function) or
     // reduced to a body with no loop.
-    if let Some(disc) = disassemble("clock_probe_sum_discarded") {
-        assert!(
-            !has_backward_jump(&disc),
-            "the discarded sum still loops:\n{disc}"
-        );
+    match asm::disassemble(Path::new(BIN), "clock_probe_sum_discarded") {
+        Ok(f) => assert!(f.loops().is_empty(), "the discarded sum still loops"),
+        Err(AsmError::NoSymbol(_)) => {}
+        Err(e) => panic!("{e}"),
     }
 }

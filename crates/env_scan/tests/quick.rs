@@ -183,11 +183,7 @@ fn bad_input_is_one_line_and_status_2() {
         &["--reps", "x"],
         &["--bogus"],
     ] {
-        let out = Command::new(BIN).args(args).output().expect("runs");
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("env_scan: error:"), "{err}");
+        measure::testing::assert_bad_input(BIN, "env_scan", args);
     }
     let out = Command::new(BIN)
         .args(["--env-scan-child", "nosuch", "1", "-"])

@@ -1,20 +1,11 @@
 //! Runs the built experiment with `--quick` and reads what it prints.
 
-use measure::data;
-use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
 
 #[test]
 fn a_quick_run_prints_every_block() {
-    let out = Command::new(BIN).arg("--quick").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let f = data::parse(&text).unwrap();
+    let (_, f) = measure::testing::run_and_parse(BIN, &["--quick"]);
 
     let d = f.block("denormal").unwrap();
     assert_eq!(
@@ -64,10 +55,6 @@ fn a_quick_run_prints_every_block() {
 #[test]
 fn bad_arguments_get_one_line_and_exit_2() {
     for args in [&["--rounds", "x"][..], &["--rounds", "2"], &["--what"]] {
-        let out = Command::new(BIN).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.starts_with("fp_cost: error:"), "{err}");
+        measure::testing::assert_bad_input(BIN, "fp_cost", args);
     }
 }

@@ -19,6 +19,7 @@
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning |
+//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused |
 //!
 //! The library measures nothing on its own except where a function says so
 //! ([`clock::probe`], [`clock::estimate_core_clock`]).
@@ -36,5 +37,6 @@ pub mod ring;
 pub mod run;
 pub mod scan;
 pub mod stats;
+pub mod testing;
 
 pub use std::hint::black_box;

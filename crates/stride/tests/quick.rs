@@ -2,9 +2,8 @@
 //! input is refused with one line, and the kernels have the shape the program claims.
 
 use measure::asm::{self, AsmError};
-use measure::data::{DataFile, parse};
+use measure::data::DataFile;
 use std::path::Path;
-use std::process::Command;
 use std::sync::OnceLock;
 
 const EXE: &str = env!("CARGO_BIN_EXE_stride");
@@ -12,20 +11,7 @@ const EXE: &str = env!("CARGO_BIN_EXE_stride");
 /// One quick run shared by the tests that read its output.
 fn quick() -> &'static (String, DataFile) {
     static RUN: OnceLock<(String, DataFile)> = OnceLock::new();
-    RUN.get_or_init(|| {
-        let out = Command::new(EXE)
-            .arg("--quick")
-            .output()
-            .expect("stride runs");
-        let text = String::from_utf8(out.stdout).expect("utf-8 output");
-        assert!(
-            out.status.success(),
-            "stride --quick failed: {}\n{text}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let data = parse(&text).unwrap_or_else(|e| panic!("output does not parse: {e}"));
-        (text, data)
-    })
+    RUN.get_or_init(|| measure::testing::run_and_parse(EXE, &["--quick"]))
 }
 
 fn col(data: &DataFile, block: &str, name: &str) -> Vec<Option<f64>> {
@@ -146,11 +132,7 @@ fn bad_input_gets_one_line_and_exit_2() {
         &["--accesses", "many"],
         &["--bogus"],
     ] {
-        let out = Command::new(EXE).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("stride: error:"), "{err}");
+        measure::testing::assert_bad_input(EXE, "stride", args);
     }
 }
 

@@ -4,24 +4,14 @@
 //! touching it again. How the page count changes the cost is not asserted (on a shared VM it
 //! moves from run to run).
 
-use measure::data::{self, Block, DataFile};
-use std::process::Command;
+use measure::data::{Block, DataFile};
 use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tlb_walk");
 
 fn quick() -> &'static DataFile {
     static OUT: OnceLock<DataFile> = OnceLock::new();
-    OUT.get_or_init(|| {
-        let out = Command::new(BIN).arg("--quick").output().expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).expect("utf-8");
-        data::parse(&text).unwrap_or_else(|e| panic!("quick output does not parse: {e}"))
-    })
+    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]).1)
 }
 
 fn block(name: &str) -> &'static Block {
@@ -112,8 +102,6 @@ fn first_touch_costs_more_than_touching_again() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    let out = Command::new(BIN).arg("--pages").output().expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    measure::testing::assert_bad_input(BIN, "tlb_walk", &["--pages"]);
+    measure::testing::assert_bad_input(BIN, "tlb_walk", &["--bogus"]);
 }

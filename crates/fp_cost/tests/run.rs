@@ -1,6 +1,5 @@
 //! Runs the built experiment with `--quick` and reads what it prints.
 
-
 const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
 
 #[test]

@@ -80,7 +80,10 @@ fn main() {
     let line_fact = exp.facts.line_size();
     let line: Option<u64> = line_fact.value;
     match line {
-        Some(l) => println!("  cache line     : {l} bytes ({})", line_fact.show_plain()),
+        Some(l) => println!(
+            "  cache line     : {l} bytes (from {})",
+            line_fact.source.map_or("?".into(), |s| s.to_string())
+        ),
         None => println!(
             "  cache line     : unknown (no source reports it): the lines-per-access, bytes-in-vain\n                   and distinct-lines columns are NA below"
         ),

@@ -35,6 +35,26 @@ pub struct Plan {
     pub budget_ns: u64,
 }
 
+impl Plan {
+    /// The full run: 15 batches of 2000 round trips per direction, at most 20 s in all;
+    /// `--quick`: 5 batches of 1000, at most 2 s.
+    pub fn new(quick: bool) -> Plan {
+        if quick {
+            Plan {
+                batches: 5,
+                per_batch: 1000,
+                budget_ns: 2_000_000_000,
+            }
+        } else {
+            Plan {
+                batches: 15,
+                per_batch: 2000,
+                budget_ns: 20_000_000_000,
+            }
+        }
+    }
+}
+
 /// One direction of one pair.
 #[derive(Debug, Clone)]
 pub struct Pair {

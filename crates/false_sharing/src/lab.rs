@@ -204,6 +204,11 @@ impl Measured {
     }
 }
 
+/// The member of a measured set that did `w`, if it was measured.
+pub fn find(set: &[Measured], w: Work) -> Option<&Measured> {
+    set.iter().find(|m| m.work == w)
+}
+
 /// A value in a cache line of its own (256 bytes covers 64- and 128-byte lines).
 #[repr(C, align(256))]
 struct Alone<T>(T);

@@ -1,38 +1,32 @@
 //! Runs the built binary with `--quick` and checks what it printed, and checks the shape of
 //! the timed loops in the built binary's machine code.
 
-use measure::data::{self, DataFile};
-use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+#[cfg(target_arch = "x86_64")]
+use measure::asm::{self, AsmError};
+use measure::data::DataFile;
+use measure::testing;
+#[cfg(target_arch = "x86_64")]
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 const BIN: &str = env!("CARGO_BIN_EXE_false_sharing");
 
 /// One run at a time: two runs side by side would fight over the same cores.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
 
-fn run(args: &[&str]) -> Output {
-    let _g = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("the binary runs")
+/// Runs the binary with `args`; it must exit 0 and its output parse.
+fn run(args: &[&str]) -> (String, DataFile) {
+    let _g = one_at_a_time();
+    testing::run_and_parse(BIN, args)
 }
 
 /// The quick run on (at most) two cores, shared by the tests that read it.
 fn two_core_run() -> &'static (String, DataFile) {
     static RUN: OnceLock<(String, DataFile)> = OnceLock::new();
-    RUN.get_or_init(|| {
-        let out = run(&["--quick", "--cores", "2"]);
-        let text = String::from_utf8(out.stdout).expect("utf-8 output");
-        assert!(
-            out.status.success(),
-            "exit {:?}\n{text}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let parsed = data::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        (text, parsed)
-    })
+    RUN.get_or_init(|| run(&["--quick", "--cores", "2"]))
 }
 
 fn col(f: &DataFile, block: &str, c: &str) -> Vec<Option<f64>> {
@@ -47,6 +41,15 @@ fn texts(f: &DataFile, block: &str, c: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no block {block}"))
         .texts(c)
         .unwrap_or_else(|| panic!("no text column {c} in {block}"))
+}
+
+/// The index of the row of `method` with `threads` threads in the `shared` block.
+fn shared_row(f: &DataFile, method: &str, threads: f64) -> usize {
+    let methods = texts(f, "shared", "method");
+    let n = col(f, "shared", "threads");
+    (0..methods.len())
+        .find(|&i| methods[i] == method && n[i] == Some(threads))
+        .unwrap_or_else(|| panic!("no {threads}-thread {method} row in the shared block"))
 }
 
 #[test]
@@ -161,28 +164,16 @@ fn rows_needing_more_cores_are_skipped_with_the_reason() {
         }
     }
     assert!(threads.contains(&Some(8.0)));
-    let shared_notes = texts(f, "shared", "note");
-    let methods = texts(f, "shared", "method");
-    let st = col(f, "shared", "threads");
-    let i = (0..methods.len())
-        .find(|&i| methods[i] == "atomic" && st[i] == Some(4.0))
-        .expect("the 4-thread atomic row is listed");
-    assert!(shared_notes[i].starts_with("skipped"));
+    let i = shared_row(f, "atomic", 4.0);
+    assert!(texts(f, "shared", "note")[i].starts_with("skipped"));
     assert!(text.contains("skipped: needs 4 cores, this run may use 2"));
 }
 
 #[test]
 fn a_mutex_increment_costs_more_than_a_plain_one() {
     let (_, f) = two_core_run();
-    let methods = texts(f, "shared", "method");
-    let st = col(f, "shared", "threads");
     let ns = col(f, "shared", "ns_median");
-    let find = |m: &str| {
-        (0..methods.len())
-            .find(|&i| methods[i] == m && st[i] == Some(1.0))
-            .and_then(|i| ns[i])
-            .unwrap_or_else(|| panic!("no 1-thread {m} row"))
-    };
+    let find = |m: &str| ns[shared_row(f, m, 1.0)].unwrap_or_else(|| panic!("{m}: no time"));
     let plain = find("plain");
     let mutex = find("mutex");
     assert!(
@@ -215,21 +206,15 @@ fn core_to_core_covers_the_pair_both_ways() {
 
 #[test]
 fn one_core_says_so_and_exits_zero() {
-    let out = run(&["--quick", "--cores", "1"]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let (text, f) = run(&["--quick", "--cores", "1"]);
     assert!(text.contains("only one core"), "{text}");
-    let f = data::parse(&text).unwrap();
     assert_eq!(f.meta("fs_skipped"), Some("one core"));
     assert!(f.block("distance").is_none(), "nothing is measured");
 }
 
 #[test]
 fn unpinned_run_records_where_threads_landed() {
-    let out = run(&["--quick", "--no-pin", "--cores", "2"]);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    let f = data::parse(&text).unwrap();
+    let (text, f) = run(&["--quick", "--no-pin", "--cores", "2"]);
     assert_eq!(f.meta("fs_pinning"), Some("unpinned"));
     assert!(
         col(&f, "placement", "requested_core")
@@ -253,75 +238,27 @@ fn unpinned_run_records_where_threads_landed() {
 #[test]
 fn bad_input_is_one_line_and_exit_two() {
     for args in [&["--cores", "0"][..], &["--cores", "two"], &["--pin-me"]] {
-        let out = run(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
-        assert!(err.contains("error"), "{err}");
+        let _g = one_at_a_time();
+        testing::assert_bad_input(BIN, "false_sharing", args);
     }
 }
 
-/// The machine code of a `#[unsafe(no_mangle)]` function, from `nm -S` and `objdump -d`.
+/// The machine code of a `#[unsafe(no_mangle)]` function, read by `measure::asm`.
 #[cfg(target_arch = "x86_64")]
-fn disassemble(symbol: &str) -> Vec<String> {
-    let nm = Command::new("nm")
-        .args(["-S", BIN])
-        .output()
-        .expect("nm runs");
-    let nm = String::from_utf8_lossy(&nm.stdout);
-    let (addr, size) = nm
-        .lines()
-        .find_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w.len() == 4 && w[3] == symbol).then(|| {
-                (
-                    u64::from_str_radix(w[0], 16).unwrap(),
-                    u64::from_str_radix(w[1], 16).unwrap(),
-                )
-            })
-        })
-        .unwrap_or_else(|| panic!("{symbol} not in the binary"));
-    let od = Command::new("objdump")
-        .args([
-            "-d",
-            "--no-show-raw-insn",
-            &format!("--start-address={addr:#x}"),
-            &format!("--stop-address={:#x}", addr + size),
-            BIN,
-        ])
-        .output()
-        .expect("objdump runs");
-    String::from_utf8_lossy(&od.stdout)
-        .lines()
-        .filter(|l| l.contains(":\t"))
-        .map(str::to_string)
-        .collect()
-}
-
-/// A conditional jump to an earlier address inside the function: a loop.
-#[cfg(target_arch = "x86_64")]
-fn has_loop(code: &[String]) -> bool {
-    code.iter().any(|l| {
-        let here = u64::from_str_radix(l.split(':').next().unwrap().trim(), 16).unwrap_or(0);
-        let w: Vec<&str> = l.split_whitespace().collect();
-        w.iter()
-            .position(|t| t.starts_with('j') && *t != "jmp")
-            .is_some_and(|k| {
-                w.get(k + 1)
-                    .and_then(|t| u64::from_str_radix(t, 16).ok())
-                    .is_some_and(|to| to < here)
-            })
-    })
+fn function(sym: &str) -> asm::Function {
+    match asm::disassemble(Path::new(BIN), sym) {
+        Ok(f) => f,
+        Err(AsmError::ToolMissing(t)) => panic!(
+            "{t} is needed to check the shape of {sym}: install binutils (the check cannot be skipped)"
+        ),
+        Err(e) => panic!("{sym}: {e}"),
+    }
 }
 
 /// Whether an AT&T-syntax instruction's destination (its last operand) is in memory.
 #[cfg(target_arch = "x86_64")]
-fn writes_memory(line: &str) -> bool {
-    let ins = line.split(":\t").nth(1).unwrap_or("");
-    let ins = ins.trim_start_matches("lock").trim();
-    let args = ins
-        .split_once(char::is_whitespace)
-        .map_or("", |(_, a)| a.split('#').next().unwrap_or("").trim());
+fn writes_memory(i: &asm::Insn) -> bool {
+    let args = i.operands.split('#').next().unwrap_or("").trim();
     args.rsplit(',').next().unwrap_or("").contains("(%")
 }
 
@@ -330,12 +267,29 @@ fn writes_memory(line: &str) -> bool {
 fn the_timed_loops_touch_memory_every_time() {
     // The volatile increment: a loop whose body writes the slot in memory (an `incq (%rdi)`
     // or a store `mov %reg,(%rdi)`), not one addition of the count.
-    let bump = disassemble("false_sharing_bump");
-    assert!(has_loop(&bump), "{bump:#?}");
-    let writes = bump.iter().filter(|l| writes_memory(l)).count();
-    assert!(writes >= 1, "no store to the slot: {bump:#?}");
-    // The atomic increment: a locked read-modify-write inside a loop.
-    let atomic = disassemble("false_sharing_atomic_bump");
-    assert!(has_loop(&atomic), "{atomic:#?}");
-    assert!(atomic.iter().any(|l| l.contains("lock")), "{atomic:#?}");
+    let bump = function("false_sharing_bump");
+    let loops = bump.loops();
+    assert!(!loops.is_empty(), "no loop: {:#?}", bump.insns);
+    assert!(
+        loops.iter().any(|l| l.insns.iter().any(writes_memory)),
+        "no store to the slot inside the loop: {loops:#?}"
+    );
+    // The atomic increment: a locked read-modify-write inside a loop. The parsed instructions
+    // drop prefixes, so the `lock` is read from the raw listing, at an address in the loop.
+    let atomic = function("false_sharing_atomic_bump");
+    let loops = atomic.loops();
+    assert!(!loops.is_empty(), "no loop: {:#?}", atomic.insns);
+    let listing = asm::listing(Path::new(BIN), "false_sharing_atomic_bump").expect("listing");
+    let locked: Vec<u64> = listing
+        .lines()
+        .filter(|l| l.split_whitespace().any(|w| w == "lock"))
+        .filter_map(asm::parse_objdump_line)
+        .map(|i| i.addr)
+        .collect();
+    assert!(
+        loops
+            .iter()
+            .any(|l| l.insns.iter().any(|i| locked.contains(&i.addr))),
+        "no lock-prefixed instruction inside the loop:\n{listing}"
+    );
 }

@@ -279,10 +279,9 @@ pub fn symbol(binary: &Path, name: &str) -> Result<(u64, u64), AsmError> {
     parse_nm(&text, name).ok_or_else(|| AsmError::NoSymbol(name.to_string()))
 }
 
-/// Disassembles function `name` of `binary` (`nm -S`, then `objdump -d` over its range).
-pub fn disassemble(binary: &Path, name: &str) -> Result<Function, AsmError> {
-    let (start, size) = symbol(binary, name)?;
-    let text = run_tool(
+/// `objdump -d` over `size` bytes of `binary` from `start`.
+fn objdump_range(binary: &Path, start: u64, size: u64) -> Result<String, AsmError> {
+    run_tool(
         "objdump",
         &[
             "-d".into(),
@@ -291,7 +290,21 @@ pub fn disassemble(binary: &Path, name: &str) -> Result<Function, AsmError> {
             format!("--stop-address=0x{:x}", start + size),
             binary.display().to_string(),
         ],
-    )?;
+    )
+}
+
+/// The raw `objdump -d` listing of function `name` of `binary`: the text [`disassemble`]
+/// parses, for a check that needs what the parse leaves out of [`Insn`], such as the x86
+/// `lock` prefix of an atomic read-modify-write.
+pub fn listing(binary: &Path, name: &str) -> Result<String, AsmError> {
+    let (start, size) = symbol(binary, name)?;
+    objdump_range(binary, start, size)
+}
+
+/// Disassembles function `name` of `binary` (`nm -S`, then `objdump -d` over its range).
+pub fn disassemble(binary: &Path, name: &str) -> Result<Function, AsmError> {
+    let (start, size) = symbol(binary, name)?;
+    let text = objdump_range(binary, start, size)?;
     let insns = parse_objdump(&text);
     if insns.is_empty() {
         return Err(AsmError::Failed(format!(
@@ -709,5 +722,15 @@ mod tests {
             Err(AsmError::NoSymbol(_)) | Err(AsmError::ToolMissing(_)) => {}
             other => panic!("{other:?}"),
         }
+        // The raw listing is what `disassemble` parses: the same instructions.
+        match (listing(&exe, "main"), disassemble(&exe, "main")) {
+            (Ok(text), Ok(f)) => assert_eq!(parse_objdump(&text), f.insns),
+            (Err(AsmError::ToolMissing(_)), _) | (_, Err(AsmError::ToolMissing(_))) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            listing(&exe, "no_such_symbol_anywhere_42"),
+            Err(AsmError::NoSymbol(_)) | Err(AsmError::ToolMissing(_))
+        ));
     }
 }

@@ -1,4 +1,5 @@
-//! The measurement of one working set: the rings, the warm-up and the interleaved rounds.
+//! The measurement of one working set: the memory the rings live in, the rings, the warm-up
+//! and the interleaved rounds.
 //!
 //! Three rings over the same single-cycle permutation, each in its own region, plus a
 //! sequential sweep over the first region:
@@ -13,24 +14,14 @@
 //! Each round runs them one after another (index, pointer, huge, sweeps, then again), so
 //! that whatever the machine does during the run reaches all of them alike.
 
-use measure::chase::{self, Link, Ring};
+use measure::chase::{self, Link, Plan, Ring};
+use measure::cli;
 use measure::clock::now_ns;
+use measure::data::meta;
+use measure::facts::human_bytes;
 use measure::keep::black_box;
-use measure::mem::Region;
+use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta, show_backing};
 use measure::ring;
-
-/// How long and how often to measure.
-#[derive(Debug, Clone, Copy)]
-pub struct Plan {
-    /// Timed rounds per working set and pass (the appendix: 5).
-    pub rounds: usize,
-    /// The length a round aims at, in nanoseconds.
-    pub round_ns: f64,
-    /// Warm-up before every timed round: at least one lap and this long, unless the cap
-    /// comes first.
-    pub warm_min_ns: u64,
-    pub warm_cap_ns: u64,
-}
 
 /// The regions the rings live in, each as large as the largest working set.
 pub struct Memory {
@@ -40,6 +31,65 @@ pub struct Memory {
     pub pointer: Region,
     /// MADV_HUGEPAGE: the pointer ring again, when the region could be made.
     pub huge: Option<Region>,
+}
+
+/// Maps the three regions, each as large as `max` (halved until the memory is given), asks
+/// for small pages, small pages and huge pages, touches every page so that no round pays for
+/// first touch, and prints and records each region's verified backing. Returns the memory
+/// and the largest working set it holds.
+pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> (Memory, u64) {
+    let show = |name: &str, p: &Prepared| {
+        println!(
+            "  {name:<15}: {}, {:?} {}; backed by huge pages: {}",
+            human_bytes(p.region.len() as u64),
+            p.advice,
+            p.request(),
+            show_backing(p.backing)
+        );
+    };
+    loop {
+        let small = || mem::prepare(max as usize, HugeAdvice::NoHuge, page);
+        let (index, pointer) = match small().and_then(|i| Ok((i, small()?))) {
+            Ok(pair) => pair,
+            Err(e) => {
+                if max <= 4096 {
+                    cli::fail("cache_ladder", &format!("no memory for even 4 KiB: {e}"));
+                }
+                println!("  ! {e}; trying half the largest working set");
+                max /= 2;
+                continue;
+            }
+        };
+        show("index region", &index);
+        show("pointer region", &pointer);
+        meta("index_backing_pct", backing_meta(index.backing));
+        meta("pointer_backing_pct", backing_meta(pointer.backing));
+        let huge = match mem::prepare(max as usize, HugeAdvice::Huge, page) {
+            Ok(h) => {
+                show("huge region", &h);
+                meta("huge_backing_pct", backing_meta(h.backing));
+                if h.backing.is_some_and(|b| b < 90.0) {
+                    println!(
+                        "  ! the huge-page request was not fully honoured (THP mode {}): the huge column\n    measures what the kernel gave, with the percentage above",
+                        thp.unwrap_or("unknown")
+                    );
+                }
+                Some(h.region)
+            }
+            Err(e) => {
+                println!("  huge region    : skipped: {e}; the huge-page column stays empty");
+                meta("huge_backing_pct", "skipped");
+                None
+            }
+        };
+        meta("thp_mode_seen", thp.unwrap_or("unknown"));
+        let memory = Memory {
+            index: index.region,
+            pointer: pointer.region,
+            huge,
+        };
+        return (memory, max);
+    }
 }
 
 /// Every round of one working set in one pass, in nanoseconds per step (per 8-byte word for
@@ -165,9 +215,9 @@ pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan) -> Rounds {
     // ring's steps per round.
     let warm = |r: &mut Ring<'_>| {
         black_box(cache_ladder_sweep(black_box(r.words())));
-        chase::warm_up(r, 1, plan.warm_min_ns, plan.warm_cap_ns)
+        plan.warm(r)
     };
-    let steps = |est: f64| chase::steps_for(est, plan.round_ns, 4096);
+    let steps = |est: f64| plan.steps(est, 4096);
     let si = steps(warm(&mut ri));
     let sp = steps(warm(&mut rp));
     let sh = rh.as_mut().map(|r| steps(warm(r)));

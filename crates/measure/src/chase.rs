@@ -22,7 +22,9 @@
 //! exists (so nobody can break a link), and remembers where the last walk stopped, so
 //! successive rounds continue around the ring instead of re-walking its first stretch.
 //! [`warm_up`], [`steps_for`] and [`timed_round`] are the round mechanics both chase
-//! experiments share: warm up and discard, size a round by time, time it.
+//! experiments share: warm up and discard, size a round by time, time it. A [`Plan`] holds
+//! how long and how often, and [`Plan::interleaved`] runs rings in turn (A B A B ...), each
+//! timed round after its own warm-up.
 
 use crate::clock::now_ns;
 use std::hint::black_box;
@@ -227,6 +229,85 @@ pub fn timed_round(ring: &mut Ring<'_>, steps: u64) -> f64 {
     (now_ns() - t0) as f64 / steps as f64
 }
 
+/// How long and how often a chase experiment measures one point: the timed rounds, the time
+/// a round aims at, and the warm-up (discarded) before every timed round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// Timed rounds per point and pass (the appendix takes the median of 5).
+    pub rounds: usize,
+    /// The length a round aims at, in nanoseconds.
+    pub round_ns: f64,
+    /// Warm-up before every timed round: at least one lap and this long...
+    pub warm_min_ns: u64,
+    /// ... unless this much time comes first.
+    pub warm_cap_ns: u64,
+}
+
+impl Plan {
+    /// A smoke run (`--quick`): three rounds of `round_ns`, the fewest that give a median and
+    /// a spread with the slowest round left out; warm-ups of at least 0.2 ms, at most 5 ms.
+    pub const fn quick(round_ns: f64) -> Plan {
+        Plan {
+            rounds: 3,
+            round_ns,
+            warm_min_ns: 200_000,
+            warm_cap_ns: 5_000_000,
+        }
+    }
+
+    /// A full run: the appendix's five rounds of `round_ns`; warm-ups of at least 1 ms and
+    /// at most `warm_cap_ns`.
+    pub const fn full(round_ns: f64, warm_cap_ns: u64) -> Plan {
+        Plan {
+            rounds: 5,
+            round_ns,
+            warm_min_ns: 1_000_000,
+            warm_cap_ns,
+        }
+    }
+
+    /// Records the plan as `#META rounds_per_pass` and `#META round_ms`.
+    pub fn meta(&self) {
+        crate::data::meta("rounds_per_pass", self.rounds);
+        crate::data::meta("round_ms", self.round_ns / 1e6);
+    }
+
+    /// Warms `ring` up before a timed round ([`warm_up`] for one lap and the plan's minimum,
+    /// or its cap): returns the warm-up's nanoseconds per step.
+    pub fn warm(&self, ring: &mut Ring<'_>) -> f64 {
+        warm_up(ring, 1, self.warm_min_ns, self.warm_cap_ns)
+    }
+
+    /// The steps of one round at `ns_per_step` (a warm-up's estimate), at least `floor`
+    /// ([`steps_for`] with the plan's round length).
+    pub fn steps(&self, ns_per_step: f64, floor: u64) -> u64 {
+        steps_for(ns_per_step, self.round_ns, floor)
+    }
+
+    /// Times `rings` in turn: a first warm-up of each sizes its rounds (at least `floor`
+    /// steps), then `rounds` times over, each ring is warmed up again and timed (A B C A B C:
+    /// whatever the machine does during the run reaches every ring alike, and no ring starts
+    /// a round cold after the others evicted it). Returns nanoseconds per step, one vector
+    /// per ring, rounds in order.
+    pub fn interleaved(&self, rings: &mut [Ring<'_>], floor: u64) -> Vec<Vec<f64>> {
+        let steps: Vec<u64> = rings
+            .iter_mut()
+            .map(|r| {
+                let est = self.warm(r);
+                self.steps(est, floor)
+            })
+            .collect();
+        let mut out = vec![Vec::with_capacity(self.rounds); rings.len()];
+        for _ in 0..self.rounds {
+            for (i, r) in rings.iter_mut().enumerate() {
+                self.warm(r);
+                out[i].push(timed_round(r, steps[i]));
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +394,35 @@ mod tests {
             lap[4096 % 1000],
             "a whole lap returns to the same slot"
         );
+    }
+
+    #[test]
+    fn plans_and_interleaved_rounds_time_every_ring() {
+        let (q, f) = (Plan::quick(1e6), Plan::full(1e7, 4e7 as u64));
+        assert_eq!((q.rounds, f.rounds), (3, 5));
+        assert!(q.warm_min_ns < q.warm_cap_ns && f.warm_min_ns < f.warm_cap_ns);
+        assert_eq!(q.steps(2.0, 1), 500_000);
+        assert_eq!(q.steps(2.0, 1 << 20), 1 << 20);
+        let plan = Plan {
+            rounds: 4,
+            round_ns: 1e5,
+            warm_min_ns: 0,
+            warm_cap_ns: 1_000_000,
+        };
+        let next = sattolo(500, 9);
+        let (mut a, mut b) = (vec![0u64; 500], vec![0u64; 500 * 8]);
+        let mut rings = [
+            Ring::build(&mut a, Link::Index, &next, |k| k),
+            Ring::build(&mut b, Link::Address, &next, |k| 8 * k),
+        ];
+        let t = plan.interleaved(&mut rings, 1000);
+        assert_eq!(t.len(), 2);
+        assert!(t.iter().all(|v| v.len() == 4), "{t:?}");
+        assert!(
+            t.iter().flatten().all(|x| *x > 0.0 && x.is_finite()),
+            "{t:?}"
+        );
+        assert!(plan.interleaved(&mut [], 1).is_empty());
     }
 
     #[test]

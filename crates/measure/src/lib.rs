@@ -12,10 +12,10 @@
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`) |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
-//! | [`chase`] | pointer-chase rings (index links and address links, any slot layout) and their walking kernels |
+//! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser |
-//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps |
+//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify) and the physical-memory guard `room_for` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning |

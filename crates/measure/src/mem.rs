@@ -4,6 +4,12 @@
 //! with `madvise` requests that report whether the kernel accepted them, and the share of the
 //! region actually backed by transparent huge pages, read from `/proc/self/smaps`. A request
 //! is not a result: the experiment prints the verified backing, not the wish.
+//!
+//! [`prepare`] is the setup experiments share: map, ask, touch every page (so no timed round
+//! pays for first touch), then read the backing. [`show_backing`] and [`backing_meta`] print
+//! that backing the same way everywhere. [`room_for`] keeps an experiment from mapping more
+//! than the machine can hold, so a small machine gets a "not enough memory" line, not an
+//! out-of-memory kill.
 
 use std::ptr::NonNull;
 
@@ -130,6 +136,88 @@ impl Drop for Region {
     }
 }
 
+/// A mapped, touched region and what became of its huge-page request.
+pub struct Prepared {
+    pub region: Region,
+    /// What was asked.
+    pub advice: HugeAdvice,
+    /// `Ok` if the kernel accepted the `madvise`, else its refusal.
+    pub asked: Result<(), String>,
+    /// The share (percent) on huge pages, verified in `/proc/self/smaps` after the touch.
+    pub backing: Option<f64>,
+}
+
+impl Prepared {
+    /// `"accepted"`, or the kernel's refusal of the request.
+    pub fn request(&self) -> String {
+        match &self.asked {
+            Ok(()) => "accepted".into(),
+            Err(e) => e.clone(),
+        }
+    }
+}
+
+/// Maps a region of `bytes`, asks for `advice`, touches every `page` bytes (so that no timed
+/// round pays for first touch), and returns it with the outcome of the request and the
+/// backing verified after the touch. `Err` only if the mapping itself fails.
+pub fn prepare(bytes: usize, advice: HugeAdvice, page: usize) -> Result<Prepared, String> {
+    let mut region = Region::new(bytes)?;
+    let asked = region.advise(advice);
+    region.touch(page);
+    let backing = region.huge_backing();
+    Ok(Prepared {
+        region,
+        advice,
+        asked,
+        backing,
+    })
+}
+
+/// A verified huge-page share for people: `"100% (verified in /proc/self/smaps)"`, or
+/// `"unknown (/proc/self/smaps unreadable)"`.
+pub fn show_backing(pct: Option<f64>) -> String {
+    pct.map_or("unknown (/proc/self/smaps unreadable)".into(), |b| {
+        format!("{b:.0}% (verified in /proc/self/smaps)")
+    })
+}
+
+/// A verified huge-page share for `#META`: `"99.6"`, or `"unknown"`.
+pub fn backing_meta(pct: Option<f64>) -> String {
+    pct.map_or("unknown".into(), |b| format!("{b:.1}"))
+}
+
+/// The machine's physical memory in bytes, from `sysconf`, if it says.
+pub fn physical_memory() -> Option<u64> {
+    // SAFETY: sysconf only reads system parameters.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages > 0 && size > 0).then(|| pages as u64 * size as u64)
+}
+
+/// Whether an experiment may map and touch `bytes` at once: up to half of `physical` (the
+/// rest is the system's and other programs'). An unknown size lets the request through (the
+/// mapping may still be refused, which [`Region::new`] reports). `Err` says why not, starting
+/// "not enough memory".
+pub fn room_in(bytes: u64, physical: Option<u64>) -> Result<(), String> {
+    match physical {
+        Some(phys) if bytes > phys / 2 => Err(format!(
+            "not enough memory: {} would be more than half of this machine's {}",
+            crate::facts::human_bytes(bytes),
+            crate::facts::human_bytes(phys)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// [`room_in`] this machine's [`physical_memory`].
+pub fn room_for(bytes: u64) -> Result<(), String> {
+    room_in(bytes, physical_memory())
+}
+
 /// Sums `AnonHugePages` (KiB) over the smaps entries that overlap `[start, start + len)`.
 pub fn anon_huge_kib_in(smaps: &str, start: usize, len: usize) -> u64 {
     let end = start + len;
@@ -171,6 +259,47 @@ AnonHugePages:      2048 kB
         assert_eq!(anon_huge_kib_in(smaps, 0x7f00_0000_0000, 4 << 20), 4096);
         assert_eq!(anon_huge_kib_in(smaps, 0x7f00_0040_0000, 2 << 20), 2048);
         assert_eq!(anon_huge_kib_in(smaps, 0x1000, 4096), 0);
+    }
+
+    #[test]
+    fn room_is_half_the_physical_memory_and_unknown_lets_through() {
+        assert!(room_in(512 << 20, Some(1 << 30)).is_ok());
+        let e = room_in((512 << 20) + 1, Some(1 << 30)).unwrap_err();
+        assert!(e.starts_with("not enough memory"), "{e}");
+        assert!(e.contains("1 GiB"), "{e}");
+        assert!(room_in(u64::MAX, None).is_ok());
+        // This machine says how much it has, and a few pages fit in it.
+        let phys = physical_memory().expect("sysconf reports physical memory on Linux");
+        assert!(phys >= 1 << 20);
+        assert!(room_for(4096).is_ok());
+        assert!(room_for(phys).is_err());
+    }
+
+    #[test]
+    fn backing_is_shown_and_recorded_the_same_way_everywhere() {
+        assert_eq!(
+            show_backing(Some(99.6)),
+            "100% (verified in /proc/self/smaps)"
+        );
+        assert_eq!(show_backing(None), "unknown (/proc/self/smaps unreadable)");
+        assert_eq!(backing_meta(Some(0.04)), "0.0");
+        assert_eq!(backing_meta(None), "unknown");
+    }
+
+    #[test]
+    fn prepared_regions_are_touched_and_their_request_reported() {
+        let p = prepare(2 << 20, HugeAdvice::NoHuge, 4096).unwrap();
+        assert_eq!(p.advice, HugeAdvice::NoHuge);
+        assert_eq!(p.region.len(), 2 << 20);
+        // Touched: the first byte of every page is 1.
+        let b = p.region.as_ptr();
+        for off in (0..2 << 20).step_by(4096) {
+            // SAFETY: inside the region's 2 MiB.
+            assert_eq!(unsafe { b.add(off).read_volatile() }, 1);
+        }
+        assert_eq!(p.request() == "accepted", p.asked.is_ok());
+        assert!(p.backing.is_some_and(|b| (0.0..=100.0).contains(&b)));
+        assert!(prepare(0, HugeAdvice::Default, 4096).is_err());
     }
 
     #[test]

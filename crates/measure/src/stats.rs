@@ -72,6 +72,17 @@ pub fn median(samples: &[f64]) -> Option<f64> {
     Summary::of(samples).map(|s| s.median)
 }
 
+/// The samples sorted ascending, with the single largest left out when there are three or
+/// more: one sample hit by an interruption is tolerated, two are not. NaNs sort last.
+pub fn sorted_but_largest(samples: &[f64]) -> Vec<f64> {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    if s.len() >= 3 {
+        s.pop();
+    }
+    s
+}
+
 /// The share (0..=1) of all unordered pairs of samples whose larger value exceeds the
 /// smaller by more than `percent` percent. With 30 samples there are 435 pairs.
 pub fn pair_share_over(samples: &[f64], percent: f64) -> f64 {
@@ -130,6 +141,19 @@ mod tests {
         assert_eq!(s.p99, 100.0);
         assert_eq!(s.max_over_min, 100.0);
         assert!((s.mean_over_median() - 7.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_largest_is_left_out_only_from_three_samples_on() {
+        assert_eq!(sorted_but_largest(&[3.0, 9.0, 1.0]), vec![1.0, 3.0]);
+        assert_eq!(sorted_but_largest(&[5.0, 2.0]), vec![2.0, 5.0]);
+        assert_eq!(sorted_but_largest(&[7.0]), vec![7.0]);
+        assert!(sorted_but_largest(&[]).is_empty());
+        // Two interrupted rounds: only one is left out.
+        assert_eq!(
+            sorted_but_largest(&[1.0, 50.0, 1.1, 60.0]),
+            vec![1.0, 1.1, 50.0]
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The mechanics of the page walk: where each page's slot sits, and the interleaved rounds.
 
-use measure::chase::{self, Link, Ring};
-use measure::mem::{HugeAdvice, Region};
+use measure::chase::{Link, Plan, Ring};
+use measure::mem::Region;
+use measure::stats::{Summary, sorted_but_largest};
 
 /// Where page `i`'s 8-byte slot sits inside the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,15 +37,6 @@ impl Layout {
     }
 }
 
-/// How long and how often to measure.
-#[derive(Debug, Clone, Copy)]
-pub struct Plan {
-    pub rounds: usize,
-    pub round_ns: f64,
-    pub warm_min_ns: u64,
-    pub warm_cap_ns: u64,
-}
-
 /// Geometry of the pages.
 #[derive(Debug, Clone, Copy)]
 pub struct Geometry {
@@ -52,34 +44,11 @@ pub struct Geometry {
     pub line_words: usize,
 }
 
-/// A mapped, touched region with what became of the huge-page request.
-pub struct Prepared {
-    pub region: Region,
-    /// `Ok` if the kernel accepted the `madvise`, else its refusal.
-    pub asked: Result<(), String>,
-    /// The share (percent) on huge pages, verified in `/proc/self/smaps` after the touch.
-    pub backing: Option<f64>,
-}
-
-/// Maps a region of `bytes`, asks for `advice`, touches every page (so no round pays for
-/// first touch), and returns it with the outcome of the request and the verified backing.
-pub fn prepared_region(bytes: usize, advice: HugeAdvice, page: usize) -> Result<Prepared, String> {
-    let mut region = Region::new(bytes)?;
-    let asked = region.advise(advice);
-    region.touch(page);
-    let backing = region.huge_backing();
-    Ok(Prepared {
-        region,
-        asked,
-        backing,
-    })
-}
-
 /// Builds one ring of `next.len()` pages in each region, every ring with the same permutation
 /// and each with its region's layout, then runs `plan.rounds` rounds in which each ring in
-/// turn (A B A B ...) is warmed up (a lap, discarded) and timed. The rings are index rings,
-/// `p = buf[p]`, the appendix's method (it stores byte offsets and adds them to the base).
-/// Returns nanoseconds per step, one vector per region, rounds in order.
+/// turn (A B A B ...) is warmed up (a lap, discarded) and timed ([`Plan::interleaved`]). The
+/// rings are index rings, `p = buf[p]`, the appendix's method (it stores byte offsets and adds
+/// them to the base). Returns nanoseconds per step, one vector per region, rounds in order.
 pub fn interleaved(
     regions: &mut [(&mut Region, Layout)],
     next: &[usize],
@@ -96,20 +65,8 @@ pub fn interleaved(
             })
         })
         .collect();
-    let warm = |r: &mut Ring<'_>| chase::warm_up(r, 1, plan.warm_min_ns, plan.warm_cap_ns);
     // At least one lap per round, and long enough for the clock's step not to matter.
-    let steps: Vec<u64> = rings
-        .iter_mut()
-        .map(|r| chase::steps_for(warm(r), plan.round_ns, pages.max(4096) as u64))
-        .collect();
-    let mut out = vec![Vec::with_capacity(plan.rounds); rings.len()];
-    for _ in 0..plan.rounds {
-        for (i, r) in rings.iter_mut().enumerate() {
-            warm(r);
-            out[i].push(chase::timed_round(r, steps[i]));
-        }
-    }
-    out
+    plan.interleaved(&mut rings, pages.max(4096) as u64)
 }
 
 /// What the huge-page comparison may conclude, given what was verified and what was timed.
@@ -145,12 +102,7 @@ impl Verdict {
 /// The largest of `v` once its single largest value is left out (when there are three or
 /// more): one round hit by an interruption is tolerated, two are not.
 fn high_but_one(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    if s.len() >= 3 {
-        s.pop();
-    }
-    s.last().copied().unwrap_or(f64::NAN)
+    sorted_but_largest(v).last().copied().unwrap_or(f64::NAN)
 }
 
 /// The verdict from the verified backings (percent of each region on huge pages) and the
@@ -171,10 +123,7 @@ pub fn verdict(
     let (Some(hp), Some(np)) = (huge_pct, normal_pct) else {
         return Verdict::Unknown;
     };
-    let (Some(n), Some(h)) = (
-        measure::stats::Summary::of(normal),
-        measure::stats::Summary::of(huge),
-    ) else {
+    let (Some(n), Some(h)) = (Summary::of(normal), Summary::of(huge)) else {
         return Verdict::Unknown;
     };
     if hp >= honoured && np <= refused {
@@ -196,6 +145,7 @@ pub fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use measure::mem::{HugeAdvice, prepare};
 
     #[test]
     fn the_verdict_follows_what_was_verified_and_timed() {
@@ -276,12 +226,12 @@ mod tests {
             warm_min_ns: 0,
             warm_cap_ns: 1_000_000,
         };
-        let mut a = prepared_region(64 * 4096, HugeAdvice::Default, 4096)
-            .unwrap()
-            .region;
-        let mut b = prepared_region(64 * 4096, HugeAdvice::Default, 4096)
-            .unwrap()
-            .region;
+        let region = || {
+            prepare(64 * 4096, HugeAdvice::Default, 4096)
+                .unwrap()
+                .region
+        };
+        let (mut a, mut b) = (region(), region());
         let next = measure::ring::sattolo(64, 1);
         let t = interleaved(
             &mut [(&mut a, Layout::Offset0), (&mut b, Layout::LineSpread)],

@@ -28,6 +28,7 @@ const SEQ: usize = 2;
 const HUGE: usize = 3;
 const REFERENCE: usize = 4;
 const MARKS: usize = 6;
+const SEQ_VEC: usize = 8;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
     let run = saved.run("cache_ladder").ok_or("no cache_ladder output")?;
@@ -55,6 +56,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
     );
     c.y_log = true;
     c.x_fmt = Some(size_tick);
+    c.vertical_labels_low = true;
     c.series.push(Series::new(
         "index chase p = next[p] (appendix)",
         index,
@@ -91,7 +93,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
             "sequential, vectorised sum",
             series("seq_vec_ns")?,
             Mark::Line,
-            SEQ,
+            SEQ_VEC,
         ));
     }
 

@@ -9,8 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::ShapeStyle;
 
-/// A colour-blind-safe palette (Okabe-Ito), used in series order.
-pub const PALETTE: [RGBColor; 8] = [
+/// A colour-blind-safe palette (Okabe-Ito, and one wine red), used in series order.
+pub const PALETTE: [RGBColor; 9] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -19,6 +19,7 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
+    RGBColor(136, 34, 85),
 ];
 
 pub fn color(i: usize) -> RGBColor {
@@ -81,6 +82,9 @@ pub struct LineChart {
     pub verticals: Vec<Vertical>,
     /// Explicit x tick labels formatter: `None` prints numbers.
     pub x_fmt: Option<fn(f64) -> String>,
+    /// Print the verticals' labels at the bottom of the plot instead of the top (where the
+    /// legend sits).
+    pub vertical_labels_low: bool,
     pub size: (u32, u32),
 }
 
@@ -95,6 +99,7 @@ impl LineChart {
             series: Vec::new(),
             verticals: Vec::new(),
             x_fmt: None,
+            vertical_labels_low: false,
             size: (900, 560),
         }
     }
@@ -196,10 +201,11 @@ impl LineChart {
                             v.label.clone(),
                             (
                                 v.x,
-                                if self.y_log {
-                                    yb / 1.25
-                                } else {
-                                    yb - (yb - ya) * 0.03
+                                match (self.y_log, self.vertical_labels_low) {
+                                    (true, false) => yb / 1.25,
+                                    (true, true) => ya * 1.05,
+                                    (false, false) => yb - (yb - ya) * 0.03,
+                                    (false, true) => ya + (yb - ya) * 0.04,
                                 },
                             ),
                             ("sans-serif", 12).into_font().color(&c),
@@ -437,6 +443,8 @@ pub struct Heatmap {
     pub values: Vec<Vec<Option<f64>>>,
     /// Printed in each cell when the grid is small enough.
     pub unit: String,
+    /// The values the lightest and darkest colours stand for; `None`: the data's own range.
+    pub range: Option<(f64, f64)>,
     pub size: (u32, u32),
 }
 
@@ -455,8 +463,10 @@ impl Heatmap {
             .copied()
             .filter(|v| v.is_finite())
             .collect();
-        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = self.range.unwrap_or((
+            vals.iter().copied().fold(f64::INFINITY, f64::min),
+            vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ));
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, self.size).into_drawing_area();
@@ -487,7 +497,11 @@ impl Heatmap {
                 for (c, v) in row.iter().enumerate() {
                     let fill = match v {
                         Some(v) if v.is_finite() => {
-                            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+                            let t = if hi > lo {
+                                ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+                            } else {
+                                0.5
+                            };
                             RGBColor(255, (235.0 - 190.0 * t) as u8, (200.0 - 190.0 * t) as u8)
                         }
                         _ => RGBColor(200, 200, 200),
@@ -624,6 +638,7 @@ mod tests {
             y_labels: vec!["0".into(), "1".into()],
             values: vec![vec![None, Some(50.0)], vec![Some(52.0), None]],
             unit: "".into(),
+            range: None,
             size: (400, 400),
         };
         assert!(h.render().unwrap().contains("52"));

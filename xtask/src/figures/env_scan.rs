@@ -121,6 +121,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
         y_labels,
         values,
         unit: String::new(),
+        range: None,
         size: (1100, 80 + 50 * 3 * names.len() as u32),
     };
     Ok(vec![

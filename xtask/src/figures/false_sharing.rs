@@ -290,26 +290,25 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
     let range = if measured.is_empty() {
         " - no pair measured".to_string()
     } else {
+        // Colour from zero, so that cells differing by a nanosecond look alike.
         format!(
-            "; colour from {} (light) to {} ns (dark)",
-            super::chart::tick(lo),
-            super::chart::tick(hi)
+            "; colour 0 (light) to {} ns (dark), min {} ns",
+            super::chart::tick(hi),
+            super::chart::tick(lo)
         )
     };
     let labels: Vec<String> = cores.iter().map(|c| c.to_string()).collect();
     let side = (160 + 18 * n as u32).clamp(520, 1400);
     let h = Heatmap {
-        title: format!(
-            "Core-to-core one-way latency, median ns ({}{sampled}){range}",
-            saved.label
-        ),
-        x_label: "to core (responder)".into(),
+        title: format!("Core-to-core one-way latency, median ns ({})", saved.label),
+        x_label: format!("to core (responder){sampled}{range}"),
         y_label: "from core (initiator)".into(),
         x_labels: labels.clone(),
         y_labels: labels,
         values,
         unit: String::new(),
-        size: (side + 60, side),
+        range: (hi > 0.0).then_some((0.0, hi)),
+        size: (side + 160, side),
     };
     Ok(Figure {
         file: "false_sharing-c2c.svg".into(),

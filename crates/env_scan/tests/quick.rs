@@ -209,9 +209,9 @@ fn the_workloads_have_the_shape_they_claim() {
     assert!(calls.is_empty(), "env_scan_copy calls out: {calls:?}");
     let loops = copy.loops();
     assert!(!loops.is_empty(), "env_scan_copy has no loop");
-    let inner = &loops[0];
     #[cfg(target_arch = "x86_64")]
     {
+        let inner = &loops[0];
         // AT&T order: `movss (%rdi,%rcx,4),%xmm0` loads, `movss %xmm0,(%rsi,%rcx,4)` stores.
         let loads = inner
             .insns

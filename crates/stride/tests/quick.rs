@@ -1,8 +1,10 @@
 //! The built `stride` binary: a quick run parses and shows the robust physical effects, bad
 //! input is refused with one line, and the kernels have the shape the program claims.
 
+#[cfg(target_arch = "x86_64")]
 use measure::asm::{self, AsmError};
 use measure::data::DataFile;
+#[cfg(target_arch = "x86_64")]
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -137,6 +139,7 @@ fn bad_input_gets_one_line_and_exit_2() {
 }
 
 /// The kernel's innermost loops, or `None` where binutils are missing (said on stderr).
+#[cfg(target_arch = "x86_64")]
 fn loops(name: &str) -> Option<Vec<asm::Loop>> {
     match asm::disassemble(Path::new(EXE), name) {
         Ok(f) => Some(f.loops()),

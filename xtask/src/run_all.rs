@@ -163,7 +163,10 @@ pub fn main(args: &[String]) -> i32 {
             i + 1,
             started.elapsed().as_secs_f64()
         );
-        let o = run_one(&bin_dir, exp, quick, core, &tmp);
+        let mut o = run_one(&bin_dir, exp, quick, core, &tmp);
+        if *exp == "branch" && o.ok {
+            verify_branch(&bin_dir, &tmp, &mut o);
+        }
         eprintln!("[{}/{n}] {exp}: {} in {:.1} s", i + 1, o.status, o.wall_s);
         outcomes.push(o);
     }
@@ -334,6 +337,39 @@ fn run_one(bin_dir: &Path, exp: &str, quick: bool, core: Option<usize>, tmp: &Pa
         (None, _) => o.status = "crashed (killed by a signal)".into(),
     }
     o
+}
+
+/// After a good branch run: the clock-free check of what branch measured (`cargo xtask
+/// verify`, callgrind's branch simulator), saved as `branch.verify.txt`. A missing valgrind
+/// is a note, not a failure; a simulation that contradicts the experiment fails the run.
+fn verify_branch(bin_dir: &Path, tmp: &Path, o: &mut Outcome) {
+    let Ok(me) = std::env::current_exe() else {
+        return;
+    };
+    let res = Command::new(me)
+        .args(["verify", "--bin"])
+        .arg(bin_dir.join("branch"))
+        .stdin(Stdio::null())
+        .output();
+    match res {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let _ = fs::write(tmp.join("branch.verify.txt"), &text);
+            if text.contains("valgrind not found") {
+                o.notes
+                    .push("verify: valgrind not found, the branch simulation was skipped".into());
+            } else if out.status.success() {
+                o.notes.push(
+                    "verify: callgrind's branch simulation agrees (branch.verify.txt)".into(),
+                );
+            } else {
+                o.ok = false;
+                o.status =
+                    "failed (the branch simulation contradicts it: branch.verify.txt)".into();
+            }
+        }
+        Err(e) => o.notes.push(format!("verify: could not start: {e}")),
+    }
 }
 
 fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {

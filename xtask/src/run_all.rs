@@ -524,6 +524,63 @@ mod tests {
         assert!(!valid_label(".hidden"));
     }
 
+    /// A fake experiment: a shell script standing in for a binary.
+    fn fake(dir: &Path, name: &str, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join(name);
+        fs::write(
+            &p,
+            format!("#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n{body}\n"),
+        )
+        .unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {
+        let d = std::env::temp_dir().join(format!("run-one-{}", std::process::id()));
+        let (bins, out) = (d.join("bin"), d.join("out"));
+        fs::create_dir_all(&bins).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        fake(
+            &bins,
+            "good",
+            "echo '#DATA-BEGIN key_figures'; echo '#COLUMNS figure:text value unit:text'; echo '#DATA x 1.5 ns'; echo '#DATA-END'",
+        );
+        fake(&bins, "exits", "echo partial; exit 3");
+        fake(&bins, "crashes", "kill -SEGV $$");
+        fake(&bins, "garbled", "echo '#DATA-BEGIN a'; echo '#DATA 1'");
+        let good = run_one(&bins, "good", true, None, &out);
+        assert!(good.ok, "{}", good.status);
+        assert_eq!(
+            good.key_figures,
+            vec![("x".to_string(), Some(1.5), "ns".to_string())]
+        );
+        assert!(out.join("good.key_figures.csv").is_file());
+        let e = run_one(&bins, "exits", true, None, &out);
+        assert!(!e.ok && e.status.contains("exit status 3"), "{}", e.status);
+        assert_eq!(
+            fs::read_to_string(out.join("exits.txt")).unwrap(),
+            "partial\n"
+        );
+        let c = run_one(&bins, "crashes", true, None, &out);
+        assert!(!c.ok && c.status.contains("signal"), "{}", c.status);
+        let g = run_one(&bins, "garbled", true, None, &out);
+        assert!(!g.ok && g.status.contains("malformed"), "{}", g.status);
+        assert!(
+            g.notes.iter().any(|n| n.contains("line 2")),
+            "{:?}",
+            g.notes
+        );
+        let m = run_one(&bins, "missing", true, None, &out);
+        assert!(
+            !m.ok && m.status.contains("failed to start"),
+            "{}",
+            m.status
+        );
+        let _ = fs::remove_dir_all(&d);
+    }
+
     #[test]
     fn utc_date_shape() {
         let d = utc_now();

@@ -40,6 +40,14 @@ pub fn paired_correlation(a: &[Option<f64>], b: &[Option<f64>]) -> Option<f64> {
     stats::correlation(&x, &y)
 }
 
+/// The correlation of the deviations for every pair of passes `(a, b)` with `a < b`.
+pub fn pair_correlations(devs: &[Vec<Option<f64>>]) -> Vec<(usize, usize, Option<f64>)> {
+    (0..devs.len())
+        .flat_map(|a| (a + 1..devs.len()).map(move |b| (a, b)))
+        .map(|(a, b)| (a, b, paired_correlation(&devs[a], &devs[b])))
+        .collect()
+}
+
 /// The median deviation in each region of [`REGION_BYTES`] of padding, for `n_regions`
 /// regions starting at 0. A region without a measured size is `None`.
 pub fn region_medians(pads: &[usize], dev: &[Option<f64>], n_regions: usize) -> Vec<Option<f64>> {
@@ -96,7 +104,8 @@ fn pct(v: f64) -> String {
     format!("{v:+.1}%")
 }
 
-fn show_r(r: Option<f64>) -> String {
+/// A correlation as printed: signed, two decimals, `n/a` when there is none.
+pub fn show_r(r: Option<f64>) -> String {
     r.map_or("n/a".to_string(), |r| format!("{r:+.2}"))
 }
 
@@ -397,6 +406,21 @@ mod tests {
         assert_eq!(r, vec![Some(1.0), Some(30.0), None]);
         assert_eq!(share_at_least(&dev, SLOW_PCT), Some(0.5));
         assert_eq!(share_at_least(&[None], SLOW_PCT), None);
+    }
+
+    #[test]
+    fn every_pair_of_passes_is_correlated_once_in_order() {
+        let up: Vec<Option<f64>> = (0..8).map(|i| Some(i as f64)).collect();
+        let down: Vec<Option<f64>> = (0..8).map(|i| Some(-(i as f64))).collect();
+        let none = vec![None; 8];
+        let pairs = pair_correlations(&[up.clone(), down, up, none]);
+        let ab: Vec<(usize, usize)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+        assert_eq!(ab, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+        assert!((pairs[0].2.unwrap() + 1.0).abs() < 1e-9);
+        assert!((pairs[1].2.unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(pairs[2].2, None, "no common values, no correlation");
+        assert_eq!(show_r(pairs[0].2), "-1.00");
+        assert_eq!(show_r(None), "n/a");
     }
 
     /// A scan of 256 sizes in three orders, where the time of measuring adds `drift(t)` and

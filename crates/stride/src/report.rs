@@ -1,12 +1,104 @@
-//! The stride tables, the `#DATA` blocks and the sentences: everything printed about the
-//! strides once they are measured. Every sentence branches on this run's numbers.
+//! Everything printed in sections 1 to 3: the facts the walks use (line, clock, buffer, pages),
+//! the stride tables, the `#DATA` blocks and the sentences. Every sentence branches on this
+//! run's numbers.
 
 use crate::walk::{self, Plan};
-use measure::clock::CoreClock;
-use measure::data::Block;
-use measure::facts::{MachineFacts, human_bytes};
-use measure::scan::DEFAULT_TOLERANCE;
+use measure::clock::{ClockReport, CoreClock};
+use measure::data::{Block, meta};
+use measure::facts::{Fact, MachineFacts, human_bytes};
+use measure::mem::backing_meta;
+use measure::scan::{DEFAULT_TOLERANCE, Order};
 use measure::stats::Summary;
+
+/// The line size and where it came from (human line and `#META`).
+pub fn line(fact: &Fact) {
+    match fact.value {
+        Some(l) => println!(
+            "  cache line     : {l} bytes (from {})",
+            fact.source.map_or("?".into(), |s| s.to_string())
+        ),
+        None => println!(
+            "  cache line     : unknown (no source reports it): the lines-per-access, bytes-in-vain\n                   and distinct-lines columns are NA below"
+        ),
+    }
+    meta(
+        "line_bytes",
+        fact.value.map_or("unknown".into(), |l| l.to_string()),
+    );
+    meta(
+        "line_source",
+        fact.source.map_or("none".into(), |s| s.to_string()),
+    );
+}
+
+/// The cost of one clock reading and the smallest step it shows.
+pub fn clock(probe: &ClockReport) {
+    println!(
+        "  clock          : one reading costs {:.1} ns, the smallest step two readings show is {:.1} ns",
+        probe.gettime_cost_ns.median, probe.min_step_ns
+    );
+    meta("clock_min_step_ns", probe.min_step_ns);
+}
+
+/// The buffer chosen (`asked` bytes, rounded up to `len`), against the largest cache, and the
+/// walk's fixed counts (`#META`).
+pub fn buffer(
+    len: usize,
+    asked: u64,
+    why: &str,
+    largest: Option<u64>,
+    accesses: usize,
+    rounds: usize,
+) {
+    println!(
+        "  buffer         : {} ({why}{})",
+        human_bytes(len as u64),
+        if len as u64 != asked {
+            ", rounded up to a power of two so the walk can wrap with a mask"
+        } else {
+            ""
+        }
+    );
+    match largest {
+        Some(c) if (len as u64) <= c => println!(
+            "  ! the buffer is not larger than the largest reported cache ({}): stride 1 may run from cache",
+            human_bytes(c)
+        ),
+        Some(c) => println!(
+            "  largest cache  : {} (by its reported size; the buffer is {:.0}x larger)",
+            human_bytes(c),
+            len as f64 / c as f64
+        ),
+        None => println!("  largest cache  : unknown"),
+    }
+    meta("buffer_bytes", len);
+    meta("buffer_choice", why);
+    meta("accesses", accesses);
+    meta("rounds", rounds);
+}
+
+/// The buffer's huge-page backing, as found (nothing was requested).
+pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
+    match pct {
+        Some(p) => println!(
+            "  pages          : {p:.0}% of the buffer backed by transparent huge pages (AnonHugePages in\n                   /proc/self/smaps; nothing was requested, THP mode {})",
+            thp_mode.unwrap_or("unknown")
+        ),
+        None => println!("  pages          : backing unknown (/proc/self/smaps unreadable)"),
+    }
+    meta("huge_backing_pct", backing_meta(pct));
+}
+
+/// The passes over the strides and how each point is timed.
+pub fn passes(orders: &[Order], rounds: usize) {
+    let names: Vec<&str> = orders.iter().map(|o| o.name()).collect();
+    meta("passes", names.join(","));
+    println!(
+        "  {} passes over the strides ({}), {rounds} rounds per stride after a discarded warm-up;\n  in each round the appendix's walk and the fresh-lines walk alternate.",
+        orders.len(),
+        names.join(", then ")
+    );
+}
 
 /// Everything measured and computed for one stride.
 pub struct Row {
@@ -301,29 +393,19 @@ pub fn stride_findings(
         let dip = |a: f64, b: f64| b < a * (1.0 - DEFAULT_TOLERANCE);
         let wrap_dip = dip(prev.wrap.median, last.wrap.median);
         let fresh_dip = dip(prev.fresh.median, last.fresh.median);
+        let (from, to) = (prev.stride, last.stride);
+        let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
+        let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
         let s = match (wrap_dip, fresh_dip) {
             (true, false) => format!(
-                "the appendix's walk dipped from {} to {} bytes ({:.2} -> {:.2} ns) and the fresh-lines walk did not\n    ({:.2} -> {:.2} ns): the dip goes with the smaller working set of the wrapped walk.",
-                prev.stride,
-                last.stride,
-                prev.wrap.median,
-                last.wrap.median,
-                prev.fresh.median,
-                last.fresh.median
+                "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the fresh-lines walk did not\n    ({fresh} ns): the dip goes with the smaller working set of the wrapped walk."
             ),
             (true, true) => format!(
-                "both walks dipped from {} to {} bytes ({:.2} -> {:.2} and {:.2} -> {:.2} ns): not only the wrap.",
-                prev.stride,
-                last.stride,
-                prev.wrap.median,
-                last.wrap.median,
-                prev.fresh.median,
-                last.fresh.median
+                "both walks dipped from {from} to {to} bytes ({wrap} and {fresh} ns): not only the wrap."
             ),
-            (false, true) => format!(
-                "only the fresh-lines walk dipped from {} to {} bytes ({:.2} -> {:.2} ns).",
-                prev.stride, last.stride, prev.fresh.median, last.fresh.median
-            ),
+            (false, true) => {
+                format!("only the fresh-lines walk dipped from {from} to {to} bytes ({fresh} ns).")
+            }
             (false, false) => format!(
                 "no dip at {} bytes here: {:.2}x the cost at {} bytes (the appendix saw 0.86x).",
                 last.stride,
@@ -352,6 +434,21 @@ pub fn stride_findings(
             bad.join(", ")
         );
     }
+}
+
+/// How long the shortest timed batch lasted, against the clock's step.
+pub fn shortest_batch(rows: &[Row], accesses: usize, clock_step_ns: f64) {
+    let shortest = rows
+        .iter()
+        .flat_map(|r| [r.wrap.min, r.fresh.min])
+        .fold(f64::INFINITY, f64::min)
+        * accesses as f64;
+    println!(
+        "  * the shortest timed batch lasted {:.0} us; the clock's step ({:.0} ns) is {:.3}% of it.",
+        shortest / 1000.0,
+        clock_step_ns,
+        clock_step_ns / shortest * 100.0
+    );
 }
 
 /// 2000000 -> "2,000,000".

@@ -1,0 +1,213 @@
+//! The scan's mechanics: every size once per pass, both workloads at each, each in a fresh
+//! child; then what the children said about themselves, gathered for the tables.
+//!
+//! `measure::scan::run` does the ordering and files each cell under its size; this module
+//! adds the child's place in time (`seq`), a progress line on stderr now and then, and the
+//! per-workload, per-pass views that the analysis needs.
+
+use crate::child::Workload;
+use crate::launch::{Launcher, Outcome};
+use measure::scan::{self, Order, Scan};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// One child's measurement during the scan, with its place in time.
+pub struct Measured {
+    pub seq: usize,
+    pub result: Result<Outcome, String>,
+}
+
+/// One child of the scan, where it stood in time and what it returned.
+pub struct Child<'a> {
+    pub seq: usize,
+    /// Index into [`Scanned::orders`].
+    pub pass: usize,
+    pub pad: usize,
+    pub workload: Workload,
+    pub result: &'a Result<Outcome, String>,
+}
+
+/// The scan as it ran: the sizes, the orders, one cell (both workloads) per size and pass.
+pub struct Scanned {
+    pub pads: Vec<usize>,
+    pub orders: Vec<Order>,
+    pub scan: Scan<usize, Vec<Measured>>,
+    /// Wall time of the whole scan.
+    pub seconds: f64,
+}
+
+/// How many children a scan of `n_pads` sizes over `n_orders` passes starts.
+pub fn children(n_pads: usize, n_orders: usize) -> usize {
+    n_pads * n_orders * Workload::ALL.len()
+}
+
+/// Runs the scan: in every pass, at every size, one child per workload. A progress line
+/// goes to stderr every 32 sizes and at the end of each pass.
+pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order]) -> Scanned {
+    let total = children(pads.len(), orders.len());
+    let t_scan = Instant::now();
+    let mut seq = 0usize;
+    let mut done_in_pass = 0usize;
+    let mut last_pass = usize::MAX;
+    let scan = scan::run(pads, orders, |&pad, pass| {
+        if pass != last_pass {
+            last_pass = pass;
+            done_in_pass = 0;
+        }
+        let cell: Vec<Measured> = Workload::ALL
+            .iter()
+            .map(|&w| {
+                let m = Measured {
+                    seq,
+                    result: launcher.run(w, pad),
+                };
+                seq += 1;
+                m
+            })
+            .collect();
+        done_in_pass += 1;
+        if done_in_pass.is_multiple_of(32) || done_in_pass == pads.len() {
+            eprintln!(
+                "env_scan: pass {}/{} ({}): {done_in_pass}/{} sizes, {seq}/{total} children, {:.1} s",
+                pass + 1,
+                orders.len(),
+                orders[pass].name(),
+                pads.len(),
+                t_scan.elapsed().as_secs_f64()
+            );
+        }
+        cell
+    });
+    Scanned {
+        pads: pads.to_vec(),
+        orders: orders.to_vec(),
+        scan,
+        seconds: t_scan.elapsed().as_secs_f64(),
+    }
+}
+
+impl Scanned {
+    pub fn total(&self) -> usize {
+        children(self.pads.len(), self.orders.len())
+    }
+
+    /// Every child of the scan, in the order it ran.
+    pub fn children(&self) -> Vec<Child<'_>> {
+        let mut all = Vec::new();
+        for pt in &self.scan.points {
+            for (pass, cell) in pt.passes.iter().enumerate() {
+                for (w, m) in cell.iter().enumerate() {
+                    all.push(Child {
+                        seq: m.seq,
+                        pass,
+                        pad: pt.param,
+                        workload: Workload::ALL[w],
+                        result: &m.result,
+                    });
+                }
+            }
+        }
+        all.sort_by_key(|c| c.seq);
+        all
+    }
+
+    /// The median time of workload `w` at every size in pass `pass` (`None` where the child failed).
+    pub fn times(&self, w: usize, pass: usize) -> Vec<Option<f64>> {
+        self.scan
+            .points
+            .iter()
+            .map(|pt| pt.passes[pass][w].result.as_ref().ok())
+            .map(|o| o.map(|o| o.report.median_ns))
+            .collect()
+    }
+
+    /// `devs[w][pass][size]`: each size's deviation from the median of its pass, in percent.
+    pub fn deviations(&self) -> Vec<Vec<Vec<Option<f64>>>> {
+        (0..Workload::ALL.len())
+            .map(|w| {
+                (0..self.orders.len())
+                    .map(|p| crate::analysis::deviations(&self.times(w, p)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `positions[pass][size]`: when each size was measured within its pass (0 = first).
+    pub fn positions(&self) -> Vec<Vec<usize>> {
+        self.orders
+            .iter()
+            .map(|o| {
+                let mut pos = vec![0; self.pads.len()];
+                for (p, i) in o.indices(self.pads.len()).into_iter().enumerate() {
+                    pos[i] = p;
+                }
+                pos
+            })
+            .collect()
+    }
+}
+
+/// What the children reported about themselves over the whole scan.
+#[derive(Default)]
+pub struct Tally {
+    pub ok: usize,
+    pub aslr_off: usize,
+    pub pinned: usize,
+    /// Children whose environment was `PAD` alone.
+    pub env_ok: usize,
+    pub failures: Vec<String>,
+    /// Each distinct stderr line of the children, with how often it came.
+    pub said: BTreeMap<String, usize>,
+    /// (size, workload) pairs whose stack address was the same in every pass.
+    pub reproduced: usize,
+}
+
+impl Tally {
+    pub fn of(s: &Scanned) -> Tally {
+        let mut t = Tally::default();
+        let cells = s
+            .scan
+            .points
+            .iter()
+            .flat_map(|pt| pt.passes.iter().flatten());
+        for m in cells {
+            match &m.result {
+                Ok(o) => {
+                    let r = &o.report;
+                    t.ok += 1;
+                    t.aslr_off += usize::from(r.aslr_off());
+                    t.pinned += usize::from(r.pinned());
+                    t.env_ok += usize::from(r.env_vars == 1);
+                    for l in &o.stderr {
+                        *t.said.entry(l.clone()).or_default() += 1;
+                    }
+                }
+                Err(e) => t.failures.push(e.clone()),
+            }
+        }
+        t.reproduced = s
+            .scan
+            .points
+            .iter()
+            .flat_map(|pt| {
+                (0..Workload::ALL.len()).map(move |w| {
+                    let addrs: Vec<u64> = pt
+                        .passes
+                        .iter()
+                        .filter_map(|cell| cell[w].result.as_ref().ok())
+                        .map(|o| o.report.stack_addr)
+                        .collect();
+                    addrs.len() == pt.passes.len() && addrs.iter().all(|a| *a == addrs[0])
+                })
+            })
+            .filter(|same| *same)
+            .count();
+        t
+    }
+    pub fn all_aslr_off(&self) -> bool {
+        self.ok > 0 && self.aslr_off == self.ok
+    }
+    pub fn all_pinned(&self) -> bool {
+        self.ok > 0 && self.pinned == self.ok
+    }
+}

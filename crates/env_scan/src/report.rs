@@ -1,0 +1,347 @@
+//! The printed side of each section: the human tables, their `#DATA` blocks and `#META`
+//! lines. Every line here is computed from the run's own children; `main.rs` decides what
+//! is run and says what it means.
+
+use crate::analysis::{self, REGION_BYTES, SLOW_PCT, show_r};
+use crate::child::{self, Workload};
+use crate::launch::Launcher;
+use crate::passes::{Scanned, Tally};
+use measure::data::{Block, Value, meta};
+use measure::run::Experiment;
+use measure::scan::{self, Order};
+use measure::stats::Summary;
+
+/// `devs[w][pass][size]`, as [`Scanned::deviations`] gives it.
+pub type Devs = [Vec<Vec<Option<f64>>>];
+
+fn show_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.1} us", ns / 1e3)
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// The setup: the system's ASLR setting, how the children are started, the workloads.
+pub fn setup(launcher: &Launcher) {
+    let system_aslr = std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
+        .ok()
+        .map(|s| s.trim().to_string());
+    let system_aslr = system_aslr.as_deref().unwrap_or("unknown");
+    println!(
+        "  system ASLR    : randomize_va_space = {system_aslr} (0 off, 1 stack and libraries, 2 also the heap)"
+    );
+    println!(
+        "  children       : {} with an empty environment plus PAD; ASLR {}; {}",
+        launcher.exe.display(),
+        if launcher.aslr_off {
+            "switched off by personality(ADDR_NO_RANDOMIZE) in pre_exec"
+        } else {
+            "left on (--aslr-on: ADDR_NO_RANDOMIZE cleared in pre_exec)"
+        },
+        match launcher.core {
+            Some(c) => format!("pinned to core {c} in pre_exec"),
+            None => "not pinned".to_string(),
+        }
+    );
+    println!(
+        "  workloads      : copy = {} x (read {} f32 from a global array, write them to a stack array);\n                   fib = recursive fib({}) = {}",
+        child::COPY_TIMES,
+        child::COPY_LEN,
+        child::FIB_N,
+        child::FIB_VALUE
+    );
+    println!(
+        "  per child      : one discarded warm-up run, then {} timed runs; the median is reported",
+        launcher.reps
+    );
+    println!("  this process   : not pinned; it only starts the children and waits for each");
+    meta("system_randomize_va_space", system_aslr);
+    meta("aslr_off_requested", yes_no(launcher.aslr_off));
+    meta(
+        "child_core",
+        launcher.core.map_or("none".to_string(), |c| c.to_string()),
+    );
+    meta("reps_per_child", launcher.reps);
+    meta("copy_times", child::COPY_TIMES);
+    meta("copy_floats", child::COPY_LEN);
+    meta("fib_n", child::FIB_N);
+}
+
+/// The scan's plan, before it runs: the pass orders and the shuffle seed.
+pub fn plan(orders: &[Order], step: usize, sizes: usize, seed: u64) {
+    let names: Vec<&str> = orders.iter().map(Order::name).collect();
+    println!(
+        "  pass order     : {} (shuffle seed {seed:#x})",
+        names.join(", ")
+    );
+    meta("step_bytes", step);
+    meta("sizes", sizes);
+    meta("shuffle_seed", seed);
+    meta("passes", names.join(","));
+}
+
+/// What the children reported about themselves, the `raw` block of every child in time
+/// order, and the scan's `#META` checks.
+pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
+    let total = s.total();
+    println!(
+        "  {total} children in {:.1} s; {} reported, {} failed",
+        s.seconds,
+        t.ok,
+        t.failures.len()
+    );
+    for f in t.failures.iter().take(5) {
+        println!("  ! {f}");
+    }
+    println!(
+        "  ASLR off (personality read back by the child) : {} of {}{}",
+        t.aslr_off,
+        t.ok,
+        if t.all_aslr_off() {
+            ""
+        } else {
+            "  <- not everywhere"
+        }
+    );
+    println!(
+        "  pinned (mask = one core, seen only there)      : {} of {}{}",
+        t.pinned,
+        t.ok,
+        match (core, t.all_pinned()) {
+            (None, _) => "  (pinning not requested)",
+            (Some(_), true) => "",
+            (Some(_), false) => "  <- not everywhere",
+        }
+    );
+    println!(
+        "  environment was PAD alone                      : {} of {}",
+        t.env_ok, t.ok
+    );
+    println!(
+        "  same stack address for a size in every pass    : {} of {} (size, workload) pairs",
+        t.reproduced,
+        s.pads.len() * Workload::ALL.len()
+    );
+    for (l, n) in &t.said {
+        println!("  ! the children said on stderr ({n} times): {l}");
+    }
+    raw_block(s).print();
+    meta("children", total);
+    meta("children_failed", t.failures.len());
+    meta("children_aslr_off", t.aslr_off);
+    meta("children_pinned", t.pinned);
+    meta("addresses_reproduced", t.reproduced);
+    meta("scan_s", format!("{:.1}", s.seconds));
+    meta("pinned_verified", yes_no(t.all_pinned()));
+}
+
+/// Every child in time order, with what it measured and where its stack array lay.
+fn raw_block(s: &Scanned) -> Block {
+    let mut raw = Block::new(
+        "raw",
+        &[
+            "seq",
+            "pass",
+            "order:text",
+            "pad_bytes",
+            "workload:text",
+            "median_ns",
+            "min_ns",
+            "max_ns",
+            "stack_addr",
+            "stack_mod_4k",
+            "stack_minus_global_mod_4k",
+            "aslr_off:text",
+            "pinned:text",
+            "cpu",
+        ],
+    );
+    for c in s.children() {
+        let mut row = vec![
+            c.seq.into(),
+            (c.pass + 1).into(),
+            s.orders[c.pass].name().into(),
+            c.pad.into(),
+            c.workload.name().into(),
+        ];
+        match c.result {
+            Ok(o) => {
+                let r = &o.report;
+                row.extend([
+                    r.median_ns.into(),
+                    r.min_ns.into(),
+                    r.max_ns.into(),
+                    r.stack_addr.into(),
+                    (r.stack_addr % 4096).into(),
+                    (r.stack_addr.wrapping_sub(r.global_addr) % 4096).into(),
+                    r.aslr_off().into(),
+                    r.pinned().into(),
+                    r.cpu_after.into(),
+                ]);
+            }
+            Err(_) => row.extend(std::iter::repeat_n(Value::Missing, 9)),
+        }
+        raw.row(row);
+    }
+    raw
+}
+
+/// Section 3: each pass's median and spread, how many sizes the passes agree on, and the
+/// `deviation` block.
+pub fn deviations(s: &Scanned, devs: &Devs) {
+    let mut cols = vec!["pad_bytes".to_string(), "workload:text".to_string()];
+    cols.extend(s.orders.iter().map(|o| format!("{}_pct", o.name())));
+    cols.push("passes_agree_10pct:text".into());
+    let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
+    let mut block = Block::new("deviation", &col_refs);
+    for (w, workload) in Workload::ALL.iter().enumerate() {
+        for (pass, o) in s.orders.iter().enumerate() {
+            let present: Vec<f64> = s.times(w, pass).into_iter().flatten().collect();
+            if let Some(sum) = Summary::of(&present) {
+                println!(
+                    "  {:<4} {:<8}: pass median {}, children from {} to {} ({:.2} x)",
+                    workload.name(),
+                    o.name(),
+                    show_ns(sum.median),
+                    show_ns(sum.min),
+                    show_ns(sum.max),
+                    sum.max_over_min
+                );
+            }
+        }
+        let mut agreeing = 0;
+        for (i, pt) in s.scan.points.iter().enumerate() {
+            let a = pt.agreement(scan::DEFAULT_TOLERANCE, |cell| {
+                cell[w]
+                    .result
+                    .as_ref()
+                    .map_or(f64::NAN, |o| o.report.median_ns)
+            });
+            agreeing += usize::from(a.agree);
+            let mut row: Vec<Value> = vec![s.pads[i].into(), workload.name().into()];
+            row.extend(devs[w].iter().map(|p| Value::from(p[i])));
+            row.push(a.agree.into());
+            block.row(row);
+        }
+        println!(
+            "  {:<4} sizes whose passes agree within {:.0}%: {agreeing} of {}",
+            workload.name(),
+            scan::DEFAULT_TOLERANCE * 100.0,
+            s.pads.len()
+        );
+    }
+    block.print();
+}
+
+/// Section 4: the correlation of the deviations for every pair of passes, and its block.
+pub fn correlations(orders: &[Order], devs: &Devs) {
+    let mut corr = Block::new(
+        "correlation",
+        &["workload:text", "pass_a:text", "pass_b:text", "r"],
+    );
+    for (w, workload) in Workload::ALL.iter().enumerate() {
+        for (a, b, r) in analysis::pair_correlations(&devs[w]) {
+            println!(
+                "  {}: pass {} ({}) against pass {} ({}): {}",
+                workload.name(),
+                a + 1,
+                orders[a].name(),
+                b + 1,
+                orders[b].name(),
+                show_r(r)
+            );
+            corr.row(vec![
+                workload.name().into(),
+                orders[a].name().into(),
+                orders[b].name().into(),
+                r.into(),
+            ]);
+        }
+    }
+    corr.print();
+}
+
+/// Section 5: the median deviation per region of [`REGION_BYTES`], one line per pass.
+pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
+    let mut reg = Block::new(
+        "regions",
+        &[
+            "workload:text",
+            "pass:text",
+            "region_start_bytes",
+            "median_deviation_pct",
+        ],
+    );
+    for (w, workload) in Workload::ALL.iter().enumerate() {
+        for (pass, o) in s.orders.iter().enumerate() {
+            let r = analysis::region_medians(&s.pads, &devs[w][pass], n_regions);
+            let cells: Vec<String> = r
+                .iter()
+                .map(|v| v.map_or("  n/a".into(), |v| format!("{v:+5.1}")))
+                .collect();
+            println!(
+                "  {:<4} {:<8}: {}",
+                workload.name(),
+                o.name(),
+                cells.join(" ")
+            );
+            for (k, v) in r.iter().enumerate() {
+                reg.row(vec![
+                    workload.name().into(),
+                    o.name().into(),
+                    (k * REGION_BYTES).into(),
+                    (*v).into(),
+                ]);
+            }
+        }
+    }
+    reg.print();
+}
+
+/// Section 6: the share of sizes [`SLOW_PCT`] or more slower than their pass, each pass's
+/// correlation with its time order, their blocks, and the shuffled shares as key figures.
+pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions: &[Vec<usize>]) {
+    let mut slow = Block::new(
+        "slow_share",
+        &["workload:text", "pass:text", "slow_share_pct"],
+    );
+    let mut trend = Block::new("time_trend", &["workload:text", "pass:text", "r"]);
+    for (w, workload) in Workload::ALL.iter().enumerate() {
+        for (pass, o) in s.orders.iter().enumerate() {
+            let share = analysis::share_at_least(&devs[w][pass], SLOW_PCT).map(|s| s * 100.0);
+            let t = analysis::time_trend(&devs[w][pass], &positions[pass]);
+            println!(
+                "  {:<4} {:<8}: {} of the sizes {SLOW_PCT:.0}% or more slower; correlation with time order {}",
+                workload.name(),
+                o.name(),
+                share.map_or("n/a".into(), |s| format!("{s:5.1}%")),
+                show_r(t)
+            );
+            slow.row(vec![workload.name().into(), o.name().into(), share.into()]);
+            trend.row(vec![workload.name().into(), o.name().into(), t.into()]);
+            if matches!(o, Order::Shuffled(_)) {
+                exp.key_figure(
+                    &format!("{}_shuffled_slow_share", workload.name()),
+                    share,
+                    "%",
+                );
+            }
+        }
+    }
+    slow.print();
+    trend.print();
+}
+
+/// One workload's verdict: its headline, the judgement's reasons, and its `#META` line.
+pub fn verdict(workload: Workload, headline: &str, j: &analysis::Judgement) {
+    println!("  {}: {headline}", workload.name());
+    for l in &j.lines {
+        println!("    - {l}");
+    }
+    meta(&format!("verdict_{}", workload.name()), j.kind);
+}

@@ -3,6 +3,8 @@
 //! operation per step).
 
 use measure::keep::opaque_f64;
+use std::iter::Sum;
+use std::ops::{Add, Mul};
 
 /// The appendix's loop: `a[i] * b[i]` summed into four independent accumulators, so that no
 /// addition waits for the one before it. Repeated `reps` times over arrays that fit in L1.
@@ -21,32 +23,51 @@ pub fn fp_dot4_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
     (s0 + s1) + (s2 + s3)
 }
 
+/// What the dot products need of their element type (`f64` and `f32`).
+pub trait Real: Copy + Default + Add<Output = Self> + Mul<Output = Self> + Sum {}
+impl Real for f64 {}
+impl Real for f32 {}
+
+/// `a . b`, `reps` times, into one accumulator with every addition in source order.
+#[inline(always)]
+fn dot_strict<T: Real>(a: &[T], b: &[T], reps: usize) -> T {
+    let mut s = T::default();
+    for _ in 0..reps {
+        for (&x, &y) in a.iter().zip(b) {
+            s = s + x * y;
+        }
+    }
+    s
+}
+
+/// `a . b`, `reps` times, element `i` into accumulator `i % L`.
+#[inline(always)]
+fn dot_lanes<T: Real, const L: usize>(a: &[T], b: &[T], reps: usize) -> T {
+    let mut acc = [T::default(); L];
+    for _ in 0..reps {
+        for (x, y) in a.chunks_exact(L).zip(b.chunks_exact(L)) {
+            for k in 0..L {
+                acc[k] = acc[k] + x[k] * y[k];
+            }
+        }
+    }
+    acc.into_iter().sum()
+}
+
 /// A dot product in strict order, `f64`: one accumulator, every addition in source order.
 /// The compiler may not reorder floating-point additions (the result would change), so this
 /// loop stays scalar: one multiply and one dependent add per element.
 #[inline(never)]
 #[unsafe(no_mangle)]
 pub fn fp_dot_strict_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
-    let mut s = 0.0;
-    for _ in 0..reps {
-        for (x, y) in a.iter().zip(b) {
-            s += x * y;
-        }
-    }
-    s
+    dot_strict(a, b, reps)
 }
 
 /// The same in `f32`.
 #[inline(never)]
 #[unsafe(no_mangle)]
 pub fn fp_dot_strict_f32(a: &[f32], b: &[f32], reps: usize) -> f32 {
-    let mut s = 0.0;
-    for _ in 0..reps {
-        for (x, y) in a.iter().zip(b) {
-            s += x * y;
-        }
-    }
-    s
+    dot_strict(a, b, reps)
 }
 
 /// Lanes of `f64` accumulators: fill four 16-byte vector registers.
@@ -60,30 +81,14 @@ pub const LANES_F32: usize = 16;
 #[inline(never)]
 #[unsafe(no_mangle)]
 pub fn fp_dot_lanes_f64(a: &[f64], b: &[f64], reps: usize) -> f64 {
-    let mut acc = [0.0f64; LANES_F64];
-    for _ in 0..reps {
-        for (x, y) in a.chunks_exact(LANES_F64).zip(b.chunks_exact(LANES_F64)) {
-            for k in 0..LANES_F64 {
-                acc[k] += x[k] * y[k];
-            }
-        }
-    }
-    acc.iter().sum()
+    dot_lanes::<f64, LANES_F64>(a, b, reps)
 }
 
 /// The same in `f32`.
 #[inline(never)]
 #[unsafe(no_mangle)]
 pub fn fp_dot_lanes_f32(a: &[f32], b: &[f32], reps: usize) -> f32 {
-    let mut acc = [0.0f32; LANES_F32];
-    for _ in 0..reps {
-        for (x, y) in a.chunks_exact(LANES_F32).zip(b.chunks_exact(LANES_F32)) {
-            for k in 0..LANES_F32 {
-                acc[k] += x[k] * y[k];
-            }
-        }
-    }
-    acc.iter().sum()
+    dot_lanes::<f32, LANES_F32>(a, b, reps)
 }
 
 /// Independent chains in the throughput kernels: enough to keep every unit busy.

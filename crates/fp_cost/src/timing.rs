@@ -1,0 +1,323 @@
+//! The timed rounds of the three questions. Every variant of a comparison is timed once per
+//! round, interleaved (A B C D A B C D ...); round 0 is a warm-up and is discarded. Every
+//! kernel's result is checked against what it must be: a loop that did not do the work it was
+//! timed for stops the program (exit 1) instead of printing a number.
+
+use crate::fpenv::{self, Switch};
+use crate::kernels::{self, CHAINS, OPS};
+use measure::clock;
+use measure::keep::black_box;
+use measure::stats::Summary;
+
+/// Two arrays of this many `f64`: 32 KiB together.
+pub const N: usize = 2048;
+
+/// Summaries of per-round samples (there is at least one timed round).
+fn summaries(samples: &[Vec<f64>]) -> Vec<Summary> {
+    samples
+        .iter()
+        .map(|v| Summary::of(v).expect("rounds"))
+        .collect()
+}
+
+/// Question 1: the four-accumulator loop over normals and denormals, with FTZ/DAZ off and on.
+pub struct Denormals {
+    pub normal_off: Summary,
+    pub denormal_off: Summary,
+    /// With flush-to-zero on; `None` where it could not be set and verified.
+    pub normal_on: Option<Summary>,
+    pub denormal_on: Option<Summary>,
+    /// The control register, if this architecture has a known one.
+    pub register: Option<&'static str>,
+    /// Every switch of the register, as read back.
+    pub switches: Vec<Switch>,
+}
+
+impl Denormals {
+    /// Whether every switch took and was undone.
+    pub fn switch_ok(&self) -> bool {
+        !self.switches.is_empty() && self.switches.iter().all(|s| s.took() && s.restored())
+    }
+    /// Denormal over normal, in IEEE mode.
+    pub fn ratio_off(&self) -> f64 {
+        self.denormal_off.median / self.normal_off.median
+    }
+    /// Denormal over normal, with flush-to-zero.
+    pub fn ratio_on(&self) -> Option<f64> {
+        Some(self.denormal_on?.median / self.normal_on?.median)
+    }
+    /// Whether every denormal round (IEEE mode) was slower than every normal one.
+    pub fn apart(&self) -> bool {
+        self.denormal_off.min > self.normal_off.max
+    }
+}
+
+/// Times [`kernels::fp_dot4_f64`] over `a[] = 1.0` and `a[] = tiny`, each with the flush
+/// bits off and on: ns per element.
+pub fn denormals(tiny: f64, reps: usize, rounds: usize) -> Denormals {
+    let ones = vec![1.0f64; N];
+    let tinies = vec![tiny; N];
+    let b = vec![1.0f64; N];
+    let want_normal = (N * reps) as f64;
+    let want_tiny = (N * reps) as f64 * tiny;
+    let mut switches: Vec<Switch> = Vec::new();
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for round in 0..=rounds {
+        // normal off, denormal off, normal on, denormal on: interleaved.
+        for (k, a) in [&ones, &tinies, &ones, &tinies].into_iter().enumerate() {
+            let run = || {
+                clock::time_ns(|| {
+                    kernels::fp_dot4_f64(black_box(a), black_box(&b), black_box(reps))
+                })
+            };
+            let (t, s) = if k < 2 {
+                run()
+            } else {
+                match fpenv::with_flush(run) {
+                    Some((r, sw)) => {
+                        switches.push(sw);
+                        if !sw.took() {
+                            continue; // refused: nothing measured with the mode on
+                        }
+                        r
+                    }
+                    None => continue,
+                }
+            };
+            let want = match k {
+                0 | 2 => want_normal,
+                1 => want_tiny,
+                _ => 0.0,
+            };
+            check_sum("fp_dot4_f64", s, want);
+            if round > 0 {
+                samples[k].push(t / (N * reps) as f64);
+            }
+        }
+    }
+    let sum = |k: usize| Summary::of(&samples[k]);
+    let mut d = Denormals {
+        normal_off: sum(0).expect("rounds"),
+        denormal_off: sum(1).expect("rounds"),
+        normal_on: None,
+        denormal_on: None,
+        register: fpenv::register(),
+        switches,
+    };
+    if d.switch_ok() {
+        (d.normal_on, d.denormal_on) = (sum(2), sum(3));
+    }
+    d
+}
+
+/// One dot-product variant of question 2.
+pub struct Dot {
+    pub label: &'static str,
+    pub symbol: &'static str,
+    /// `double` or `float`.
+    pub ty: &'static str,
+    /// `strict` or `lanes`.
+    pub order: &'static str,
+}
+
+/// Question 2's variants, in the order they are timed and printed.
+pub const DOTS: [Dot; 4] = [
+    Dot {
+        label: "double, strict order",
+        symbol: "fp_dot_strict_f64",
+        ty: "double",
+        order: "strict",
+    },
+    Dot {
+        label: "float, strict order",
+        symbol: "fp_dot_strict_f32",
+        ty: "float",
+        order: "strict",
+    },
+    Dot {
+        label: "double, lanes",
+        symbol: "fp_dot_lanes_f64",
+        ty: "double",
+        order: "lanes",
+    },
+    Dot {
+        label: "float, lanes",
+        symbol: "fp_dot_lanes_f32",
+        ty: "float",
+        order: "lanes",
+    },
+];
+
+/// Question 2: ns per element of each of [`DOTS`], and the sum each returned.
+pub struct Widths {
+    pub times: Vec<Summary>,
+    pub sums: [f64; 4],
+}
+
+/// The arrays of question 2, in both widths.
+struct Arrays {
+    a64: Vec<f64>,
+    b64: Vec<f64>,
+    a32: Vec<f32>,
+    b32: Vec<f32>,
+}
+
+impl Arrays {
+    /// Variant `k` of [`DOTS`] over these arrays, `reps` times.
+    fn dot(&self, k: usize, reps: usize) -> f64 {
+        let (a64, b64, a32, b32) = (&self.a64, &self.b64, &self.a32, &self.b32);
+        match k {
+            0 => kernels::fp_dot_strict_f64(black_box(a64), black_box(b64), black_box(reps)),
+            1 => f64::from(kernels::fp_dot_strict_f32(
+                black_box(a32),
+                black_box(b32),
+                black_box(reps),
+            )),
+            2 => kernels::fp_dot_lanes_f64(black_box(a64), black_box(b64), black_box(reps)),
+            _ => f64::from(kernels::fp_dot_lanes_f32(
+                black_box(a32),
+                black_box(b32),
+                black_box(reps),
+            )),
+        }
+    }
+}
+
+/// Times the four dot products of [`DOTS`], interleaved. Every call must give bit for bit
+/// what the first gave, and that must be the sum (to 1e-9 in double, 2e-2 in float).
+pub fn widths(reps: usize, rounds: usize) -> Widths {
+    let a64: Vec<f64> = (0..N).map(|i| 1.0 + i as f64 * 1e-6).collect();
+    let arrays = Arrays {
+        a32: a64.iter().map(|&x| x as f32).collect(),
+        b32: vec![1.000_001f32; N],
+        b64: vec![1.000_001f64; N],
+        a64,
+    };
+    let exact: f64 = arrays
+        .a64
+        .iter()
+        .zip(&arrays.b64)
+        .map(|(x, y)| x * y)
+        .sum::<f64>()
+        * reps as f64;
+    let mut first: [Option<f64>; 4] = [None; 4];
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for round in 0..=rounds {
+        for (k, dot) in DOTS.iter().enumerate() {
+            let (t, s) = clock::time_ns(|| arrays.dot(k, reps));
+            match first[k] {
+                None => {
+                    let tol = if dot.ty == "float" { 2e-2 } else { 1e-9 };
+                    if ((s - exact) / exact).abs() > tol {
+                        fail_sum(dot.symbol, s, exact);
+                    }
+                    first[k] = Some(s);
+                }
+                Some(v) if v.to_bits() != s.to_bits() => fail_sum(dot.symbol, s, v),
+                Some(_) => {}
+            }
+            if round > 0 {
+                samples[k].push(t / (N * reps) as f64);
+            }
+        }
+    }
+    Widths {
+        times: summaries(&samples),
+        sums: first.map(|s| s.expect("round 0 ran")),
+    }
+}
+
+/// One operation of question 3: ns per operation.
+pub struct OpTimes {
+    /// One dependent chain, as timed (sqrt and sin: with their add).
+    pub chain: Summary,
+    /// The operation's latency alone: the chain's median, less the add's for sqrt and sin.
+    pub alone: f64,
+    /// [`CHAINS`] independent chains, per operation.
+    pub throughput: Summary,
+}
+
+/// Question 3: each of [`OPS`], in its order.
+pub struct Operations {
+    pub ops: Vec<OpTimes>,
+    /// The add's latency (subtracted from the sqrt and sin chains).
+    pub add_latency: f64,
+}
+
+/// Times every operation's latency and throughput kernel, interleaved, with batches of at
+/// least `min_batch_ns`.
+pub fn operations(min_batch_ns: f64, rounds: usize) -> Operations {
+    let x0s: [f64; CHAINS] = std::array::from_fn(|k| 1.0 + k as f64 / CHAINS as f64);
+    let plan: Vec<(usize, usize)> = OPS
+        .iter()
+        .map(|op| {
+            let nl = 1024
+                * clock::calibrate_reps(min_batch_ns, || {
+                    black_box((op.latency)(black_box(1024), 1.0, op.c));
+                }) as usize;
+            let nt = 1024
+                * clock::calibrate_reps(min_batch_ns, || {
+                    black_box((op.throughput)(black_box(1024), x0s, op.c));
+                }) as usize;
+            (nl.max(1024), nt.max(1024))
+        })
+        .collect();
+    let mut lat: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
+    let mut tput: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
+    for round in 0..=rounds {
+        for (k, op) in OPS.iter().enumerate() {
+            let (nl, nt) = plan[k];
+            let (t, x) =
+                clock::time_ns(|| (op.latency)(black_box(nl), black_box(1.0), black_box(op.c)));
+            if !op.check(nl, 1.0, x) {
+                fail_sum(op.latency_symbol, x, op.expected(nl, 1.0));
+            }
+            let (u, xs) =
+                clock::time_ns(|| (op.throughput)(black_box(nt), black_box(x0s), black_box(op.c)));
+            for (c, (&got, &x0)) in xs.iter().zip(&x0s).enumerate() {
+                if !op.check(nt, x0, got) {
+                    eprintln!("fp_cost: error: chain {c} of {}", op.throughput_symbol);
+                    fail_sum(op.throughput_symbol, got, op.expected(nt, x0));
+                }
+            }
+            if round > 0 {
+                lat[k].push(t / nl as f64);
+                tput[k].push(u / (nt * CHAINS) as f64);
+            }
+        }
+    }
+    let (lat, tput) = (summaries(&lat), summaries(&tput));
+    // OPS[1] is the add. sqrt and sin chains also add a constant each step: subtract it.
+    let add_latency = lat[1].median;
+    let ops = OPS
+        .iter()
+        .zip(lat.into_iter().zip(tput))
+        .map(|(op, (chain, throughput))| OpTimes {
+            chain,
+            alone: if op.plus_add {
+                chain.median - add_latency
+            } else {
+                chain.median
+            },
+            throughput,
+        })
+        .collect();
+    Operations { ops, add_latency }
+}
+
+/// A kernel returned the wrong value: the loop did not do the work it was timed for.
+fn fail_sum(sym: &str, got: f64, want: f64) -> ! {
+    eprintln!("fp_cost: error: {sym} returned {got:e}, expected {want:e}");
+    std::process::exit(1)
+}
+
+fn check_sum(sym: &str, got: f64, want: f64) {
+    let ok = if want == 0.0 {
+        got == 0.0
+    } else {
+        ((got - want) / want).abs() < 1e-12
+    };
+    if !ok {
+        fail_sum(sym, got, want);
+    }
+}

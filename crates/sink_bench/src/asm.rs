@@ -8,6 +8,7 @@
 //! pointer. The program prints the listings and these findings; the integration test asserts
 //! them. x86-64 (AT&T syntax) and AArch64 listings are understood.
 
+use crate::output::Says;
 use measure::asm::{AsmError, Function, Insn};
 use std::path::Path;
 
@@ -321,9 +322,8 @@ pub fn findings(variant: usize, s: &Shape) -> Vec<(bool, String)> {
     f
 }
 
-/// Prints the three timing functions' machine code and what it shows, adds the verdict to
-/// `says`, and returns a one-line note for the summary.
-pub fn show(exe: &Path, says: &mut Vec<String>) -> String {
+/// Prints the three timing functions' machine code and what it shows, says the verdict, and returns a one-line note for the summary.
+pub fn show(exe: &Path, says: &mut Says) -> String {
     let listings = match disassemble(exe) {
         Ok(l) => l,
         Err(e) => {
@@ -388,16 +388,14 @@ pub fn show(exe: &Path, says: &mut Vec<String>) -> String {
         let s = format!(
             "The machine code agrees: in (a) the two calls to {target} follow each other with no float add anywhere in the function; (b) and (c) keep a loop of dependent scalar adds between the clock reads; (c) stores the sum through the caller's pointer before its second read."
         );
-        println!("  * {s}");
-        says.push(s);
+        says.say(s);
         "every claim about the three functions holds (see the listings in the raw output)".into()
     } else {
         let s = format!(
             "The machine code does NOT look as the seed describes: {}.",
             failed.join("; ")
         );
-        println!("  * {s}");
-        says.push(s);
+        says.say(s);
         format!("claims failing: {}", failed.join("; "))
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::kernel::{self, N, PASS_SUM};
 use measure::mem::{HugeAdvice, Region};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Set (to a [`ChildSpec`]) in a fresh process's environment.
@@ -244,6 +244,55 @@ pub fn run_child(exe: &Path, spec: ChildSpec) -> Result<ChildResult, String> {
         }));
     }
     ChildResult::parse(&stdout).map_err(why)
+}
+
+/// This program's own file, the one the fresh processes start; the run ends (exit 1) without it.
+pub fn own_exe() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|e| {
+        eprintln!(
+            "sink_bench: error: cannot find this program's own file to start fresh processes: {e}"
+        );
+        std::process::exit(1)
+    })
+}
+
+/// The first execution of a process of this binary, run and discarded as the binary's own
+/// warm-up, then `runs` fresh processes, one after the other. A fresh process that fails
+/// ends the run (exit 1), named on stdout and stderr. `core`: where they pin themselves.
+pub fn run_series(
+    exe: &Path,
+    settle_ms: u64,
+    core: Option<usize>,
+    runs: usize,
+) -> (ChildResult, Vec<ChildResult>) {
+    let spec = ChildSpec { settle_ms, core };
+    let first = run_child(exe, spec).unwrap_or_else(|e| child_failed(0, runs, &e));
+    let kids = (1..=runs)
+        .map(|k| run_child(exe, spec).unwrap_or_else(|e| child_failed(k, runs, &e)))
+        .collect();
+    (first, kids)
+}
+
+/// The page faults of the fresh processes: the median over their cold passes, and the most
+/// any of them took in its warm pass (`None` where getrusage could not count them).
+pub fn fault_counts(kids: &[ChildResult]) -> (Option<f64>, Option<u64>) {
+    let cold: Vec<f64> = kids
+        .iter()
+        .filter_map(|k| k.cold_faults.map(|f| f as f64))
+        .collect();
+    let cold_median = measure::stats::Summary::of(&cold).map(|s| s.median);
+    (cold_median, kids.iter().filter_map(|k| k.warm_faults).max())
+}
+
+fn child_failed(k: usize, runs: usize, why: &str) -> ! {
+    let which = if k == 0 {
+        "the first (discarded) fresh process".to_string()
+    } else {
+        format!("fresh process {k} of {runs}")
+    };
+    println!("  ! {which} failed: {why}");
+    eprintln!("sink_bench: error: {which} failed: {why}");
+    std::process::exit(1)
 }
 
 #[cfg(test)]

@@ -64,6 +64,39 @@ pub fn sink_bench_time_checksum(a: &[f32], out: &mut f32) -> u64 {
     t1 - t0
 }
 
+/// Part 1's passes: one discarded warm-up pass of each variant, then `reps` rounds of (a),
+/// (b), (c), taken round-robin so that drift over the run lands on every variant alike.
+/// Returns the three series in nanoseconds and the checksum of (c)'s sums.
+pub fn round_robin(a: &[f32], reps: usize) -> ([Vec<f64>; 3], f64) {
+    use std::hint::black_box;
+    let mut out = 0.0f32;
+    black_box(sink_bench_time_discarded(black_box(a)));
+    black_box(sink_bench_time_sink(black_box(a)));
+    black_box(sink_bench_time_checksum(black_box(a), &mut out));
+    let mut passes = [
+        Vec::with_capacity(reps),
+        Vec::with_capacity(reps),
+        Vec::with_capacity(reps),
+    ];
+    let mut checksum = 0.0f64;
+    for _ in 0..reps {
+        passes[0].push(sink_bench_time_discarded(black_box(a)) as f64);
+        passes[1].push(sink_bench_time_sink(black_box(a)) as f64);
+        let mut sum = 0.0f32;
+        passes[2].push(sink_bench_time_checksum(black_box(a), &mut sum) as f64);
+        checksum += f64::from(sum);
+    }
+    (passes, checksum)
+}
+
+/// `n` consecutive timed passes of variant (b), after one discarded warm-up pass.
+pub fn warm_passes(a: &[f32], n: usize) -> Vec<f64> {
+    std::hint::black_box(sink_bench_time_sink(std::hint::black_box(a)));
+    (0..n)
+        .map(|_| sink_bench_time_sink(std::hint::black_box(a)) as f64)
+        .collect()
+}
+
 /// The array as `f32`s inside a freshly mapped region, untouched: the first pass over it
 /// takes one page fault per page inside whatever is timed.
 pub fn floats(r: &mut measure::mem::Region) -> &mut [f32] {

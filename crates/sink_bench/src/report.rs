@@ -50,6 +50,12 @@ impl SeriesStats {
         })
     }
 
+    /// [`SeriesStats::of`] for a series that holds at least one pass, as every series of a
+    /// run does.
+    pub fn of_passes(key: &str, label: &str, samples: &[f64]) -> SeriesStats {
+        SeriesStats::of(key, label, samples).expect("a series of at least one pass")
+    }
+
     /// Number of unordered pairs.
     pub fn pairs(&self) -> usize {
         let n = self.samples.len();
@@ -81,8 +87,16 @@ impl SeriesStats {
     }
 }
 
+/// Prints a spread table: a heading, then one row per series.
+pub fn print_spread_table(series: &[&SeriesStats]) {
+    print_spread_header();
+    for st in series {
+        print_spread(st);
+    }
+}
+
 /// Prints the heading of a spread table.
-pub fn print_spread_header() {
+fn print_spread_header() {
     println!(
         "\n  {:<34} {:>4} {:>9} {:>9} {:>9} {:>6} {:>7} {:>7} {:>7} {:>7}",
         "series", "n", "min ns", "median", "max ns", "cv %", "max/min", ">2 %", ">5 %", ">10 %"
@@ -90,7 +104,7 @@ pub fn print_spread_header() {
 }
 
 /// Prints one series as a row of the spread table.
-pub fn print_spread(st: &SeriesStats) {
+fn print_spread(st: &SeriesStats) {
     let s = &st.summary;
     let (cv, mm) = if s.n > 1 {
         (
@@ -154,6 +168,18 @@ pub fn series_block(series: &[&SeriesStats]) -> Block {
         ]);
     }
     b
+}
+
+/// Of the [`THRESHOLDS`], the first that some pair of passes in either series exceeds, and
+/// the first that no pair in either exceeds: `(first exceeded, first clean)`.
+pub fn first_exceeded_and_clean(x: &SeriesStats, y: &SeriesStats) -> (Option<f64>, Option<f64>) {
+    let (Some(ox), Some(oy)) = (x.over, y.over) else {
+        return (None, None);
+    };
+    let shares = || THRESHOLDS.iter().zip(ox.iter().zip(&oy));
+    let exceeded = shares().find(|(_, (a, b))| **a > 0.0 || **b > 0.0);
+    let clean = shares().find(|(_, (a, b))| **a == 0.0 && **b == 0.0);
+    (exceeded.map(|(p, _)| *p), clean.map(|(p, _)| *p))
 }
 
 /// The slowest pass of a series and what it does to single-run comparisons.
@@ -455,6 +481,22 @@ mod tests {
             (2, 108.0, 3, 3)
         );
         assert!((w.over_min - 108.0 / 99.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn thresholds_exceeded_and_clean() {
+        let steady = SeriesStats::of("a", "a", &[100.0, 101.0, 100.5]).unwrap();
+        let jumpy = SeriesStats::of("b", "b", &[100.0, 106.0, 100.0]).unwrap();
+        assert_eq!(
+            first_exceeded_and_clean(&steady, &jumpy),
+            (Some(2.0), Some(10.0))
+        );
+        assert_eq!(
+            first_exceeded_and_clean(&steady, &steady),
+            (None, Some(2.0))
+        );
+        let one = SeriesStats::of("c", "c", &[5.0]).unwrap();
+        assert_eq!(first_exceeded_and_clean(&one, &steady), (None, None));
     }
 
     #[test]

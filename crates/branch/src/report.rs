@@ -8,11 +8,6 @@ use measure::clock::CoreClock;
 use measure::data::{Block, Value};
 use measure::stats::Summary;
 
-/// "median (min..max)" of per-element nanoseconds.
-fn show(s: &Summary) -> String {
-    format!("{:.3} ({:.3}..{:.3})", s.median, s.min, s.max)
-}
-
 /// The same three figures as `#DATA` cells: median, min, max.
 fn cells(s: &Summary) -> [Value; 3] {
     [s.median.into(), s.min.into(), s.max.into()]
@@ -84,8 +79,8 @@ pub fn print_orders(orders: &[Order], expect: i64) {
         println!(
             "  {:<24} {:>24} {:>24} {:>12.2} x",
             o.label,
-            show(r),
-            show(s),
+            r.median_range(),
+            s.median_range(),
             o.ratio()
         );
         let mut row = vec![
@@ -192,7 +187,7 @@ pub fn print_patterns(rows: &[PatternRow]) {
             "  {:<16} {:>7.1}% {:>24} {:>10.2} x   {}",
             p.name,
             p.taken * 100.0,
-            show(t),
+            t.median_range(),
             r.vs_always,
             r.note
         );

@@ -9,11 +9,6 @@ use measure::clock::CoreClock;
 use measure::data::{Block, meta};
 use measure::stats::Summary;
 
-/// `median (min..max)`, three decimals.
-pub fn show(s: &Summary) -> String {
-    format!("{:.3} ({:.3}..{:.3})", s.median, s.min, s.max)
-}
-
 /// Every kernel's shape, one line each, and the `shape` block.
 pub fn shapes(shapes: &Shapes) {
     let mut b = Block::new("shape", &["kernel:text", "verdict:text"]);
@@ -64,17 +59,24 @@ pub fn flush_switch(d: &Denormals) {
 /// Normal and denormal, FTZ/DAZ off and on: the table, the ratio row, the `denormal` block.
 pub fn denormal_table(d: &Denormals) {
     let row = |name: &str, off: String, on: String| println!("  {name:<30} {off:>26} {on:>26}");
-    let opt = |s: &Option<Summary>| s.as_ref().map_or("not measured".to_string(), show);
+    let opt = |s: &Option<Summary>| {
+        s.as_ref()
+            .map_or("not measured".to_string(), Summary::median_range)
+    };
     println!();
     row(
         "ns per element",
         "FTZ/DAZ off (IEEE)".into(),
         "FTZ/DAZ on".into(),
     );
-    row("a[] = 1.0 (normal)", show(&d.normal_off), opt(&d.normal_on));
+    row(
+        "a[] = 1.0 (normal)",
+        d.normal_off.median_range(),
+        opt(&d.normal_on),
+    );
     row(
         "a[] = MIN_POSITIVE/8 (denormal)",
-        show(&d.denormal_off),
+        d.denormal_off.median_range(),
         opt(&d.denormal_on),
     );
     row(
@@ -130,7 +132,7 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
     );
     for (dot, t) in DOTS.iter().zip(&w.times) {
         let shape = shapes.of(dot.symbol);
-        println!("  {:<22} {:>26}   {shape}", dot.label, show(t));
+        println!("  {:<22} {:>26}   {shape}", dot.label, t.median_range());
         b.row(vec![
             format!("{}_{}", dot.ty, dot.order).into(),
             dot.ty.into(),
@@ -172,7 +174,7 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         let shown = if op.plus_add {
             format!("{:.3} (-add)", t.alone)
         } else {
-            show(&t.chain)
+            t.chain.median_range()
         };
         println!(
             "  {:<9} {:<16} {:>24} {:>7} {:>24} {:>7} {:>9.1}",
@@ -180,7 +182,7 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
             op.step,
             shown,
             cyc(t.alone),
-            show(&t.throughput),
+            t.throughput.median_range(),
             cyc(t.throughput.median),
             t.alone / t.throughput.median
         );

@@ -48,6 +48,12 @@ impl Summary {
         })
     }
 
+    /// "median (min..max)" with three decimals: `1.234 (1.200..1.300)`, the form every
+    /// table in this project uses for a figure.
+    pub fn median_range(&self) -> String {
+        format!("{:.3} ({:.3}..{:.3})", self.median, self.min, self.max)
+    }
+
     /// mean / median: the further from 1, the more other work interfered.
     pub fn mean_over_median(&self) -> f64 {
         self.mean / self.median
@@ -154,6 +160,12 @@ mod tests {
             sorted_but_largest(&[1.0, 50.0, 1.1, 60.0]),
             vec![1.0, 1.1, 50.0]
         );
+    }
+
+    #[test]
+    fn median_range_text() {
+        let s = Summary::of(&[1.2, 1.3, 1.2345]).unwrap();
+        assert_eq!(s.median_range(), "1.234 (1.200..1.300)");
     }
 
     #[test]

@@ -152,8 +152,18 @@ impl CoreClock {
     }
 }
 
-/// Number of dependent additions per call of [`add_chain`].
-const CHAIN_UNROLL: u64 = 16;
+/// Number of dependent additions per loop iteration of [`add_chain`] and [`fadd_chain_f32`].
+pub const CHAIN_UNROLL: u64 = 16;
+
+/// One instruction template written 16 times, one per line ([`CHAIN_UNROLL`]).
+macro_rules! sixteen {
+    ($i:literal) => {
+        concat!(
+            $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i,
+            "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i, "\n", $i
+        )
+    };
+}
 
 /// Runs `iters * 16` dependent integer additions, each needing the previous one's result,
 /// so the chain takes one cycle per addition on any core that executes one add per cycle of
@@ -170,10 +180,7 @@ pub fn add_chain(iters: u64) -> Option<u64> {
         unsafe {
             std::arch::asm!(
                 "2:",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
-                "add {x}, {one}", "add {x}, {one}", "add {x}, {one}", "add {x}, {one}",
+                sixteen!("add {x}, {one}"),
                 "dec {n}",
                 "jnz 2b",
                 x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
@@ -188,13 +195,54 @@ pub fn add_chain(iters: u64) -> Option<u64> {
         unsafe {
             std::arch::asm!(
                 "2:",
-                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
-                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
-                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
-                "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}", "add {x}, {x}, {one}",
+                sixteen!("add {x}, {x}, {one}"),
                 "subs {n}, {n}, #1",
                 "b.ne 2b",
                 x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(x);
+    }
+    #[allow(unreachable_code)]
+    None
+}
+
+/// Runs `iters * 16` dependent scalar `f32` additions of `step`, in registers only (inline
+/// assembly, so nothing can be reassociated, vectorised or removed): the latency of one
+/// float add with no memory in the way. Returns the final sum, or `None` on an architecture
+/// without a kernel here.
+#[inline(never)]
+#[allow(unused_mut, unused_variables, unused_assignments)]
+pub fn fadd_chain_f32(iters: u64, step: f32) -> Option<f32> {
+    let mut x: f32 = 0.0;
+    let step: f32 = black_box(step);
+    let mut n = iters.max(1);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: register-only arithmetic; SSE is part of the x86-64 baseline.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                sixteen!("addss {x}, {s}"),
+                "dec {n}",
+                "jnz 2b",
+                x = inout(xmm_reg) x, s = in(xmm_reg) step, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(x);
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: register-only arithmetic.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                sixteen!("fadd {x:s}, {x:s}, {s:s}"),
+                "subs {n}, {n}, #1",
+                "b.ne 2b",
+                x = inout(vreg) x, s = in(vreg) step, n = inout(reg) n,
                 options(nomem, nostack),
             );
         }
@@ -243,6 +291,13 @@ mod tests {
     fn add_chain_adds_exactly_what_it_says() {
         if let Some(x) = add_chain(1000) {
             assert_eq!(x, 1000 * CHAIN_UNROLL);
+        }
+    }
+
+    #[test]
+    fn fadd_chain_adds_exactly_what_it_says() {
+        if let Some(x) = fadd_chain_f32(100, 0.25) {
+            assert_eq!(x, (100 * CHAIN_UNROLL) as f32 * 0.25);
         }
     }
 

@@ -8,7 +8,7 @@
 //! Each timing function is two clock reads around one pass, `#[inline(never)]` with a stable
 //! symbol name so that the built binary can be disassembled and checked (see `asm.rs`).
 
-use measure::clock::now_ns;
+use measure::clock::{CHAIN_UNROLL, fadd_chain_f32, now_ns};
 
 /// 1 << 20 floats, 4 MiB.
 pub const N: usize = 1 << 20;
@@ -136,68 +136,15 @@ pub fn settle(a: &[f32], ms: u64) -> u64 {
     passes
 }
 
-/// Number of dependent additions per iteration of [`add_latency_chain`].
-pub const CHAIN_UNROLL: u64 = 16;
-
-/// `iters * 16` dependent scalar `f32` additions of 0.25 in registers only (inline assembly,
-/// so nothing can be reassociated or removed): the latency of one float add, with no memory
-/// in the way. Returns the final sum (exactly `iters * 16 * 0.25` while that stays below
-/// 2^22), or `None` on an architecture without a kernel here.
-#[inline(never)]
-#[allow(unused_mut, unused_variables, unused_assignments)]
-pub fn add_latency_chain(iters: u64) -> Option<f32> {
-    let mut x: f32 = 0.0;
-    let step: f32 = std::hint::black_box(0.25);
-    let mut n = iters.max(1);
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: register-only arithmetic; SSE is part of the x86-64 baseline.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}",
-                "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}",
-                "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}",
-                "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}", "addss {x}, {s}",
-                "dec {n}",
-                "jnz 2b",
-                x = inout(xmm_reg) x, s = in(xmm_reg) step, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        // SAFETY: register-only arithmetic.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}",
-                "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}",
-                "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}",
-                "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}", "fadd {x:s}, {x:s}, {s:s}",
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                x = inout(vreg) x, s = in(vreg) step, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[allow(unreachable_code)]
-    None
-}
-
 /// The latency of one dependent scalar float add in nanoseconds: the median of `rounds`
 /// chains of 2M additions each. `None` where there is no chain kernel.
 pub fn add_latency_ns(rounds: usize) -> Option<measure::stats::Summary> {
     const ITERS: u64 = 131_072; // 2M additions: about 1 ms at 2 cycles and 4 GHz
-    add_latency_chain(1)?;
+    fadd_chain_f32(1, 0.25)?;
     let mut per_add = Vec::with_capacity(rounds);
     for _ in 0..=rounds.max(1) {
         let t0 = now_ns();
-        let x = add_latency_chain(std::hint::black_box(ITERS))?;
+        let x = fadd_chain_f32(std::hint::black_box(ITERS), 0.25)?;
         let dt = (now_ns() - t0) as f64;
         assert_eq!(
             x,
@@ -236,13 +183,6 @@ mod tests {
         let (_, warm) = sink_pass_with_faults(a);
         if let (Some(c), Some(w)) = (cold, warm) {
             assert!(c > w, "cold pass {c} faults, warm pass {w}");
-        }
-    }
-
-    #[test]
-    fn the_register_chain_adds_exactly() {
-        if let Some(x) = add_latency_chain(100) {
-            assert_eq!(x, 400.0);
         }
     }
 }

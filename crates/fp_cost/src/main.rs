@@ -26,6 +26,7 @@ mod timing;
 
 use kernels::{CHAINS, OPS};
 use measure::clock::CoreClock;
+use measure::data::meta;
 use measure::run::Experiment;
 use shape::Shapes;
 use timing::N;
@@ -111,6 +112,19 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
         "  so every product is a denormal too. The loop: the appendix's, four accumulators\n  (in this binary: {}).",
         shapes.of("fp_dot4_f64")
     );
+    // Where the loop landed: identical machine code at another offset from a 64-byte boundary
+    // has timed differently on this machine (see the handout), so the placement is recorded.
+    match shapes.loop_addr("fp_dot4_f64") {
+        Some(a) => {
+            println!(
+                "  placement: its loop begins at {a:#x}, {} bytes past a 64-byte boundary.",
+                a % 64
+            );
+            meta("dot4_loop_addr", format!("{a:#x}"));
+            meta("dot4_loop_offset_mod64", a % 64);
+        }
+        None => meta("dot4_loop_offset_mod64", "unknown"),
+    }
     let d = timing::denormals(tiny, reps, rounds);
     report::flush_switch(&d);
     report::denormal_table(&d);

@@ -11,6 +11,8 @@ pub struct Shape {
     pub word: &'static str,
     /// The same for people, with the arithmetic mnemonics found in its loops.
     pub text: String,
+    /// Where its main loop (the vectorised one, if any) begins in the binary.
+    pub loop_addr: Option<u64>,
 }
 
 /// The shapes of a list of kernels, in the order they were read.
@@ -24,17 +26,28 @@ impl Shapes {
             symbols
                 .into_iter()
                 .map(|symbol| {
-                    let (word, text) = match &exe {
+                    let (word, text, loop_addr) = match &exe {
                         Some(p) => code_shape(p, symbol),
                         None => (
                             "unchecked",
                             "could not check (no path to this executable)".to_string(),
+                            None,
                         ),
                     };
-                    Shape { symbol, word, text }
+                    Shape {
+                        symbol,
+                        word,
+                        text,
+                        loop_addr,
+                    }
                 })
                 .collect(),
         )
+    }
+
+    /// Where `symbol`'s main loop begins, if it was read.
+    pub fn loop_addr(&self, symbol: &str) -> Option<u64> {
+        self.0.iter().find(|s| s.symbol == symbol)?.loop_addr
     }
 
     /// The word for `symbol`; `unchecked` if it was not read.
@@ -46,16 +59,22 @@ impl Shapes {
     }
 }
 
-/// What the compiler made of `sym`'s loops: a word for `#DATA` and a line for people.
-fn code_shape(exe: &Path, sym: &str) -> (&'static str, String) {
+/// What the compiler made of `sym`'s loops: a word for `#DATA`, a line for people, and
+/// where the main loop (the first vectorised one, else the first) begins.
+fn code_shape(exe: &Path, sym: &str) -> (&'static str, String, Option<u64>) {
     let f = match asm::disassemble(exe, sym) {
         Ok(f) => f,
-        Err(e) => return ("unchecked", format!("could not check ({e})")),
+        Err(e) => return ("unchecked", format!("could not check ({e})"), None),
     };
     let loops = f.loops();
     if loops.is_empty() {
-        return ("no_loop", "no loop found".into());
+        return ("no_loop", "no loop found".into(), None);
     }
+    let main = loops
+        .iter()
+        .find(|l| !l.simd_arith().is_empty())
+        .unwrap_or(&loops[0]);
+    let start = main.insns.iter().map(|i| i.addr).min();
     let mut simd: Vec<String> = loops
         .iter()
         .flat_map(|l| l.simd_arith().into_iter().map(|i| i.mnemonic.clone()))
@@ -63,7 +82,11 @@ fn code_shape(exe: &Path, sym: &str) -> (&'static str, String) {
     simd.sort();
     simd.dedup();
     if !simd.is_empty() {
-        return ("vectorised", format!("vectorised ({})", simd.join(", ")));
+        return (
+            "vectorised",
+            format!("vectorised ({})", simd.join(", ")),
+            start,
+        );
     }
     let mut fp: Vec<String> = loops
         .iter()
@@ -73,7 +96,7 @@ fn code_shape(exe: &Path, sym: &str) -> (&'static str, String) {
         .collect();
     fp.sort();
     fp.dedup();
-    ("scalar", format!("scalar ({})", fp.join(", ")))
+    ("scalar", format!("scalar ({})", fp.join(", ")), start)
 }
 
 /// Scalar floating-point arithmetic mnemonics (x86-64 SSE/AVX, AArch64).

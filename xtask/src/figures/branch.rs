@@ -87,18 +87,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::data;
-    use std::collections::BTreeMap;
     use std::path::PathBuf;
 
     fn saved(text: &str, dir: PathBuf) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert("branch".to_string(), data::parse(text).unwrap());
-        Saved {
-            dir,
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text("branch", text, dir)
     }
 
     const RUN: &str = "\

@@ -223,18 +223,14 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::data;
-    use std::collections::BTreeMap;
     use std::path::PathBuf;
 
     fn saved(text: &str) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert("cache_ladder".to_string(), data::parse(text).unwrap());
-        Saved {
-            dir: PathBuf::from("/nonexistent/results/test"),
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text(
+            "cache_ladder",
+            text,
+            PathBuf::from("/nonexistent/results/test"),
+        )
     }
 
     const RUN: &str = "\

@@ -164,18 +164,10 @@ fn pair_correlations(c: &measure::data::Block, workload: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::data::parse;
-    use std::collections::BTreeMap;
     use std::path::PathBuf;
 
     fn saved(text: &str) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert(EXP.to_string(), parse(text).unwrap());
-        Saved {
-            dir: PathBuf::from("/nonexistent"),
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text(EXP, text, PathBuf::from("/nonexistent"))
     }
 
     fn sample() -> String {

@@ -319,17 +319,14 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
     use std::fmt::Write as _;
 
     fn saved_with(text: &str) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert(EXP.to_string(), measure::data::parse(text).unwrap());
-        Saved {
-            dir: std::env::temp_dir().join("no-such-false-sharing-results"),
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text(
+            EXP,
+            text,
+            std::env::temp_dir().join("no-such-false-sharing-results"),
+        )
     }
 
     /// A synthetic run with `cores` cores, of which the c2c survey measured `measured` pairs.

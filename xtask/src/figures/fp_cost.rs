@@ -153,18 +153,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::data;
-    use std::collections::BTreeMap;
     use std::path::PathBuf;
 
     fn saved(text: &str) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert("fp_cost".to_string(), data::parse(text).unwrap());
-        Saved {
-            dir: PathBuf::from("/nonexistent/results/test"),
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text("fp_cost", text, PathBuf::from("/nonexistent/results/test"))
     }
 
     const RUN: &str = "\

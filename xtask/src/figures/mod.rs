@@ -74,6 +74,18 @@ impl Saved {
         })
     }
 
+    /// A saved run made from text, labelled "test", for the drawers' tests: `experiment`'s
+    /// output, as if saved in `dir` (which need not exist). Panics if the text does not parse.
+    #[cfg(test)]
+    pub fn from_text(experiment: &str, text: &str, dir: PathBuf) -> Saved {
+        let parsed = data::parse(text).unwrap_or_else(|e| panic!("test input: {e}"));
+        Saved {
+            dir,
+            label: "test".into(),
+            runs: BTreeMap::from([(experiment.to_string(), parsed)]),
+        }
+    }
+
     pub fn run(&self, experiment: &str) -> Option<&DataFile> {
         self.runs.get(experiment)
     }

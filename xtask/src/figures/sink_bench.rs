@@ -348,16 +348,9 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn saved(text: &str) -> Saved {
-        let mut runs = BTreeMap::new();
-        runs.insert(EXP.to_string(), measure::data::parse(text).unwrap());
-        Saved {
-            dir: std::path::PathBuf::from("."),
-            label: "test".into(),
-            runs,
-        }
+        Saved::from_text(EXP, text, std::path::PathBuf::from("."))
     }
 
     const FULL: &str = "#META clock_min_step_ns 20

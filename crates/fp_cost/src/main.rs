@@ -140,7 +140,7 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
         );
     } else {
         println!(
-            "  -> no measurable penalty on this machine ({ratio_off:.2} x, the rounds overlap): this CPU handles\n     denormals at full speed. On other chips the same loop is tens of times slower: measure before speaking."
+            "  -> no measurable penalty on this machine ({ratio_off:.2} x, the rounds overlap): any cost of the\n     denormals is lost in the spread of the rounds. On other chips the same loop is tens of times slower:\n     measure before speaking."
         );
     }
     if let Some(r) = ratio_on {

@@ -104,17 +104,17 @@ impl LineChart {
         }
     }
 
+    /// A point can be drawn: finite, and positive on a log axis.
+    fn drawable(&self, &(x, y): &(f64, f64)) -> bool {
+        x.is_finite() && y.is_finite() && (!self.x_log || x > 0.0) && (!self.y_log || y > 0.0)
+    }
+
     fn ranges(&self) -> Result<[(f64, f64); 2], String> {
         let pts: Vec<(f64, f64)> = self
             .series
             .iter()
             .flat_map(|s| s.points.iter().copied())
-            .filter(|(x, y)| {
-                x.is_finite()
-                    && y.is_finite()
-                    && (!self.x_log || *x > 0.0)
-                    && (!self.y_log || *y > 0.0)
-            })
+            .filter(|p| self.drawable(p))
             .collect();
         if pts.is_empty() {
             return Err(format!("figure {:?} has no data to draw", self.title));
@@ -219,12 +219,7 @@ impl LineChart {
                         .points
                         .iter()
                         .copied()
-                        .filter(|(x, y)| {
-                            x.is_finite()
-                                && y.is_finite()
-                                && (!self.x_log || *x > 0.0)
-                                && (!self.y_log || *y > 0.0)
-                        })
+                        .filter(|p| self.drawable(p))
                         .collect();
                     let legend_style = style;
                     match s.mark {

@@ -49,10 +49,6 @@ fn fmt_us(v: f64) -> String {
     format!("{} us", tick(v))
 }
 
-fn median(v: &[f64]) -> Option<f64> {
-    measure::stats::median(v)
-}
-
 /// A deterministic horizontal offset for the k-th dot of a column (golden-ratio sequence).
 fn jitter(k: usize) -> f64 {
     ((k as f64 * 0.618_034).fract() - 0.5) * 0.44
@@ -69,7 +65,7 @@ fn draw_strip(area: &DrawingArea<SVGBackend<'_>, Shift>, s: &Strip) -> Result<()
         .then(|| {
             s.columns
                 .iter()
-                .filter_map(|c| median(&c.values))
+                .filter_map(|c| measure::stats::median(&c.values))
                 .fold(f64::NEG_INFINITY, f64::max)
                 * 1.5
         })
@@ -190,7 +186,7 @@ fn draw_strip(area: &DrawingArea<SVGBackend<'_>, Shift>, s: &Strip) -> Result<()
                 )))
                 .map_err(|e| e.to_string())?;
         }
-        let Some(m) = median(&col.values) else {
+        let Some(m) = measure::stats::median(&col.values) else {
             continue;
         };
         chart

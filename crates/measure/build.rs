@@ -1,5 +1,5 @@
 //! Records the optimisation level this crate was built with, so that every experiment can
-//! warn loudly when it was built without optimisation (see `measure::build`).
+//! warn loudly when it was built without optimisation (see `measure::run::OPT_LEVEL`).
 fn main() {
     let opt = std::env::var("OPT_LEVEL").unwrap_or_else(|_| "unknown".into());
     let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());

@@ -140,7 +140,7 @@ const ABOUT: &str = "the cost of a fork in the road: a branch on random and sort
 fn main() {
     let args = cli::parse("branch", ABOUT, OPTS);
     if let Some(order) = args.value("--valgrind-kernel") {
-        let n = args.count("--n", 100_000, 1) as usize;
+        let n = args.count("--n", 100_000, 1, 100_000_000) as usize;
         std::process::exit(valgrind_kernel(order, n));
     }
     if args.value("--n").is_some() {
@@ -148,7 +148,9 @@ fn main() {
     }
     let mut exp = measure::start!("branch", ABOUT, OPTS);
     let quick = exp.args.quick;
-    let rounds = exp.args.count("--rounds", if quick { 7 } else { 31 }, 3) as usize;
+    let rounds = exp
+        .args
+        .count("--rounds", if quick { 7 } else { 31 }, 3, 10_001) as usize;
     exp.pin_main_thread();
     meta("n", N);
     meta("threshold", THRESHOLD);

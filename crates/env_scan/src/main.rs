@@ -147,8 +147,10 @@ fn main() {
 /// with one line on stderr and status 2.
 fn options(exp: &Experiment) -> (usize, Launcher) {
     let quick = exp.args.quick;
-    let step = exp.args.count("--step", if quick { 128 } else { 16 }, 1) as usize;
-    let reps = exp.args.count("--reps", if quick { 3 } else { 7 }, 1) as usize;
+    let step = exp
+        .args
+        .count("--step", if quick { 128 } else { 16 }, 1, 4096) as usize;
+    let reps = exp.args.count("--reps", if quick { 3 } else { 7 }, 1, 1000) as usize;
     if step > MAX_PAD {
         cli::fail(
             "env_scan",

@@ -99,7 +99,7 @@ fn main() {
     let limit = exp
         .args
         .value("--cores")
-        .map(|_| exp.args.count("--cores", 0, 1) as usize);
+        .map(|_| exp.args.count("--cores", 0, 1, 4096) as usize);
     // The main thread is deliberately NOT pinned: threads inherit their creator's affinity,
     // and a main thread pinned to one core would put every worker on that core.
 

@@ -42,7 +42,9 @@ fn main() {
         }]
     );
     let quick = exp.args.quick;
-    let rounds = exp.args.count("--rounds", if quick { 5 } else { 31 }, 3) as usize;
+    let rounds = exp
+        .args
+        .count("--rounds", if quick { 5 } else { 31 }, 3, 10_001) as usize;
     // Repetitions of the array loops: 2048 x 2000 = 4M elements per timed batch, as in the appendix.
     let reps = if quick { 500 } else { 2000 };
     exp.pin_main_thread();

@@ -4,6 +4,7 @@
 //! its own options. Anything unknown or malformed ends the program with one clear line on
 //! stderr and exit status 2, never a panic.
 
+use crate::data::part::Show;
 use std::collections::BTreeMap;
 
 /// One option an experiment accepts.
@@ -20,6 +21,8 @@ pub struct Opt {
 #[derive(Debug, Clone, Default)]
 pub struct Args {
     pub quick: bool,
+    /// `--data` / `--no-data`: how the data part is shown (see [`crate::data::part`]).
+    pub data: Show,
     flags: Vec<&'static str>,
     values: BTreeMap<&'static str, String>,
     program: String,
@@ -30,6 +33,29 @@ const QUICK: Opt = Opt {
     value: None,
     help: "a smoke run of a few seconds (coarser, fewer rounds)",
 };
+const DATA: Opt = Opt {
+    name: "--data",
+    value: None,
+    help: "print the #DATA/#META part after the report, even on a terminal",
+};
+const NO_DATA: Opt = Opt {
+    name: "--no-data",
+    value: None,
+    help: "show the data part as one line, even when piped",
+};
+
+/// Longest piece of a user's input echoed back in an error message.
+const ECHO_MAX: usize = 80;
+
+/// `s` quoted for an error message, cut to about 80 characters.
+pub fn echo(s: &str) -> String {
+    if s.chars().count() <= ECHO_MAX {
+        format!("{s:?}")
+    } else {
+        let head: String = s.chars().take(ECHO_MAX).collect();
+        format!("{head:?}... ({} characters)", s.chars().count())
+    }
+}
 
 /// Parses `argv` (without the program name) against `opts`; `Err` carries the message.
 pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, String> {
@@ -47,15 +73,28 @@ pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, 
             a.quick = true;
             continue;
         }
+        if (name == DATA.name || name == NO_DATA.name) && inline.is_none() {
+            if a.data != Show::Auto {
+                return Err("give --data or --no-data once, not both or twice".into());
+            }
+            a.data = if name == DATA.name {
+                Show::All
+            } else {
+                Show::Collapsed
+            };
+            continue;
+        }
         let Some(opt) = opts.iter().find(|o| o.name == name) else {
-            return Err(format!("unknown argument {arg:?} (try --help)"));
+            return Err(format!("unknown argument {} (try --help)", echo(arg)));
         };
+        if a.flags.contains(&opt.name) || a.values.contains_key(opt.name) {
+            return Err(format!("{} given twice", opt.name));
+        }
         match (opt.value, inline) {
             (None, None) => a.flags.push(opt.name),
             (None, Some(_)) => return Err(format!("{} takes no value", opt.name)),
-            (Some(meta), Some(v)) => {
+            (Some(_), Some(v)) => {
                 a.values.insert(opt.name, v);
-                let _ = meta;
             }
             (Some(meta), None) => {
                 let v = it
@@ -74,7 +113,7 @@ pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.iter().any(|a| a == "--help" || a == "-h") {
         println!("{program}: {about}\n\nOptions:");
-        for o in std::iter::once(&QUICK).chain(opts) {
+        for o in [&QUICK, &DATA, &NO_DATA].into_iter().chain(opts) {
             let n = match o.value {
                 Some(v) => format!("{} {v}", o.name),
                 None => o.name.to_string(),
@@ -107,23 +146,53 @@ impl Args {
             Some(v) => parse_size(v).unwrap_or_else(|| {
                 fail(
                     &self.program,
-                    &format!("{name} wants a size such as 64M, 512K or 4096, not {v:?}"),
+                    &format!(
+                        "{name} wants a size such as 64M, 512K or 4096, not {}",
+                        echo(v)
+                    ),
                 )
             }),
         }
     }
-    /// A positive integer option, or `default`; exits 2 if malformed or below `min`.
-    pub fn count(&self, name: &str, default: u64, min: u64) -> u64 {
+    /// A whole-number option in `min..=max`, or `default`; exits 2 if malformed or out of
+    /// range. Every count has an upper bound that a reasonable run never meets, so a typo
+    /// cannot start a run that lasts for months; the message names the bound.
+    pub fn count(&self, name: &str, default: u64, min: u64, max: u64) -> u64 {
         match self.value(name) {
             None => default,
-            Some(v) => match v.parse::<u64>() {
-                Ok(n) if n >= min => n,
-                _ => fail(
-                    &self.program,
-                    &format!("{name} wants a whole number of at least {min}, not {v:?}"),
-                ),
-            },
+            Some(v) => parse_count(name, v, min, max).unwrap_or_else(|e| fail(&self.program, &e)),
         }
+    }
+    /// A byte size option in `min..=max` bytes, or `default`; exits 2 otherwise.
+    pub fn size_in(&self, name: &str, default: u64, min: u64, max: u64) -> u64 {
+        let b = self.size(name, default);
+        if b < min || b > max {
+            fail(
+                &self.program,
+                &format!(
+                    "{name} must lie between {} and {}, not {}",
+                    crate::fmt::bytes(min),
+                    crate::fmt::bytes(max),
+                    echo(self.value(name).unwrap_or(""))
+                ),
+            );
+        }
+        b
+    }
+}
+
+/// Parses a whole number in `min..=max` for option or variable `name`; the error says why.
+pub fn parse_count(name: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
+    match v.trim().parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!(
+            "{name} must lie between {min} and {max}, not {}",
+            echo(v)
+        )),
+        Err(_) => Err(format!(
+            "{name} wants a whole number between {min} and {max}, not {}",
+            echo(v)
+        )),
     }
 }
 
@@ -180,6 +249,55 @@ mod tests {
         assert!(p(&["--max"]).unwrap_err().contains("needs a value"));
         assert!(p(&["--no-pin=1"]).unwrap_err().contains("takes no value"));
         assert!(p(&["stray"]).unwrap_err().contains("unknown argument"));
+        assert!(p(&["--no-pin", "--no-pin"]).unwrap_err().contains("twice"));
+        assert!(
+            p(&["--max", "1M", "--max=2M"])
+                .unwrap_err()
+                .contains("twice")
+        );
+    }
+
+    #[test]
+    fn data_flags() {
+        assert_eq!(p(&[]).unwrap().data, Show::Auto);
+        assert_eq!(p(&["--data"]).unwrap().data, Show::All);
+        assert_eq!(p(&["--no-data"]).unwrap().data, Show::Collapsed);
+        for bad in [
+            &["--data", "--no-data"][..],
+            &["--data", "--data"],
+            &["--no-data", "--no-data"],
+        ] {
+            assert!(p(bad).unwrap_err().contains("once"), "{bad:?}");
+        }
+        assert!(p(&["--data=1"]).unwrap_err().contains("unknown"));
+    }
+
+    #[test]
+    fn counts_are_bounded() {
+        assert_eq!(parse_count("--n", "5", 1, 10), Ok(5));
+        assert!(
+            parse_count("--n", "11", 1, 10)
+                .unwrap_err()
+                .contains("between 1 and 10")
+        );
+        assert!(
+            parse_count("--n", "0", 1, 10)
+                .unwrap_err()
+                .contains("between 1 and 10")
+        );
+        assert!(
+            parse_count("--n", "x", 1, 10)
+                .unwrap_err()
+                .contains("whole number")
+        );
+    }
+
+    #[test]
+    fn long_input_is_cut_when_echoed() {
+        let junk = "x".repeat(10_000_000);
+        let e = p(&[&junk]).unwrap_err();
+        assert!(e.len() < 200, "{}", e.len());
+        assert!(e.contains("10000000 characters"));
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
-//! | [`data`] | the `#DATA` format: one writer, one strict parser |
+//! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
+//! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
+//! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify) and the physical-memory guard `room_for` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
@@ -30,9 +32,11 @@ pub mod cli;
 pub mod clock;
 pub mod data;
 pub mod facts;
+pub mod fmt;
 pub mod keep;
 pub mod mem;
 pub mod pin;
+pub mod quiet;
 pub mod ring;
 pub mod run;
 pub mod scan;

@@ -1,15 +1,18 @@
 //! The start and the end of every experiment, so each `main.rs` can begin with its subject.
 //!
-//! [`start!`](crate::start) parses the arguments, warns loudly if the binary was built without
-//! optimisation, prints the machine's facts (human lines and `#META`), and records the load
-//! average; [`Experiment::pin_main_thread`] pins and verifies; [`Experiment::finish`] records
-//! the load average after and the wall time.
+//! [`start!`](crate::start) parses the arguments, opens the data part (every `#DATA` and
+//! `#META` line is held back until the human report is done), warns loudly if the binary was
+//! built without optimisation, prints the machine's facts, and records the load average and a
+//! CPU-time snapshot; [`Experiment::pin_main_thread`] pins and verifies;
+//! [`Experiment::finish`] prints how much *other* work ran beside the experiment (from
+//! `/proc/stat` against its own CPU time), the wall time, and then the data part.
 
 use crate::cli::{self, Args, Opt};
 use crate::clock::{self, CoreClock};
-use crate::data::{Block, Value, meta};
+use crate::data::{Block, Value, meta, part};
 use crate::facts::{self, MachineFacts};
 use crate::pin::{self, Pinning};
+use crate::quiet;
 use std::time::Instant;
 
 /// The optimisation level `measure` was built with (the workspace profile sets every crate alike).
@@ -33,6 +36,7 @@ pub struct Experiment {
     pub args: Args,
     pub facts: MachineFacts,
     pub load_before: Option<[f64; 3]>,
+    cpu_before: quiet::Snapshot,
     t0: Instant,
     key_figures: Block,
 }
@@ -51,7 +55,16 @@ impl Experiment {
         debug_assertions: bool,
     ) -> Experiment {
         let args = cli::parse(name, about, opts);
-        println!("== {name}: {about} ==");
+        part::open();
+        println!(
+            "{}",
+            crate::fmt::wrap_to(
+                &format!("== {name}: {about} =="),
+                "",
+                "   ",
+                crate::fmt::WIDTH
+            )
+        );
         if !is_optimised(OPT_LEVEL, debug_assertions) {
             let msg = format!(
                 "!!! WARNING: built without full optimisation (opt-level {OPT_LEVEL}, debug assertions {}).\n\
@@ -77,12 +90,14 @@ impl Experiment {
         }
         let load_before = facts::load_average();
         report_load("before", load_before);
+        let cpu_before = quiet::snapshot();
         let key_figures = Block::new("key_figures", &["figure:text", "value", "unit:text"]);
         Experiment {
             name,
             args,
             facts,
             load_before,
+            cpu_before,
             t0: Instant::now(),
             key_figures,
         }
@@ -146,28 +161,38 @@ impl Experiment {
             .row(vec![figure.into(), value.into(), unit.into()]);
     }
 
-    /// Prints the key figures, the load after and the wall time.
+    /// Records the key figures, prints the other work seen during the run, the load after
+    /// and the wall time, and then writes the data part (whole, or as one line on a terminal).
     pub fn finish(self) {
         println!();
         if !self.key_figures.rows.is_empty() {
             self.key_figures.print();
         }
+        match quiet::between(&self.cpu_before, &quiet::snapshot()) {
+            Some(w) => {
+                println!("  other work     : {}", w.describe());
+                meta("other_cpu_cores", format!("{:.3}", w.cores()));
+                meta("other_cpu_s", format!("{:.2}", w.cpu_s));
+            }
+            None => {
+                println!("  other work     : unknown (/proc/stat unreadable)");
+                meta("other_cpu_cores", "unknown");
+            }
+        }
         report_load("after", facts::load_average());
         let wall = self.t0.elapsed().as_secs_f64();
         println!("  wall time      : {wall:.1} s");
         meta("wall_s", format!("{wall:.2}"));
+        part::close(self.name, self.args.data);
     }
 }
 
+/// Prints and records a load average. It is not judged here: a pinned experiment raises the
+/// load by itself. The other work seen beside the run ([`quiet`]) is what is judged.
 fn report_load(when: &str, load: Option<[f64; 3]>) {
     match load {
         Some([a, b, c]) => {
             println!("  load {when:<9} : {a:.2} {b:.2} {c:.2} (1, 5, 15 minutes)");
-            if a > 1.0 {
-                println!(
-                    "  ! the 1-minute load is above 1: other work ran beside these measurements"
-                );
-            }
             meta(&format!("load_{when}"), format!("{a:.2} {b:.2} {c:.2}"));
         }
         None => {

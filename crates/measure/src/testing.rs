@@ -39,3 +39,55 @@ pub fn assert_bad_input(bin: &str, program: &str, args: &[&str]) {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Runs `bin args --no-data` (the report as a terminal shows it) and asserts the report
+/// rules: exit status 0, no line starting with `#`, no line wider than
+/// [`fmt::WIDTH`](crate::fmt::WIDTH) columns, the one collapsed data line at the end, and
+/// every heading in `headings` present. Returns the report.
+pub fn assert_report(bin: &str, args: &[&str], headings: &[&str]) -> String {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push("--no-data");
+    let out = Command::new(bin)
+        .args(&all)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    assert!(
+        out.status.success(),
+        "{bin} {all:?} exited with {:?}:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("output is UTF-8");
+    check_report(&text, headings).unwrap_or_else(|e| panic!("{bin} {all:?}: {e}\n{text}"));
+    text
+}
+
+/// The report rules of [`assert_report`] on a captured report; `Err` says which was broken.
+pub fn check_report(text: &str, headings: &[&str]) -> Result<(), String> {
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with('#') {
+            return Err(format!("line {} starts with '#': {l}", i + 1));
+        }
+        let w = l.chars().count();
+        if w > crate::fmt::WIDTH {
+            return Err(format!("line {} is {w} columns wide: {l}", i + 1));
+        }
+    }
+    let last = text.lines().last().unwrap_or("");
+    if !last.starts_with("[data:") {
+        return Err(format!(
+            "the report does not end with the data line: {last:?}"
+        ));
+    }
+    for h in headings {
+        if !text.contains(h) {
+            return Err(format!("heading {h:?} is missing"));
+        }
+    }
+    Ok(())
+}
+
+/// Lines of a report (as [`assert_report`] returns it), without the data line.
+pub fn report_lines(text: &str) -> usize {
+    text.lines().filter(|l| !l.starts_with("[data:")).count()
+}

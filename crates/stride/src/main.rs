@@ -70,7 +70,9 @@ fn main() {
             "--buffer above 1 TiB is not a buffer this program can map",
         );
     }
-    let accesses = exp.args.count("--accesses", DEFAULT_ACCESSES, 1000) as usize;
+    let accesses = exp
+        .args
+        .count("--accesses", DEFAULT_ACCESSES, 1000, 1 << 32) as usize;
     exp.pin_main_thread();
     let rounds = if quick { 3 } else { 5 };
 

@@ -1,0 +1,136 @@
+//! Small formatting helpers every report uses, written once: sizes, grouped integers,
+//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, and wrapping
+//! prose at word boundaries to the report width.
+
+use crate::data::Value;
+use crate::stats::Summary;
+
+/// The widest line a human report may print (issue: a report that wraps cannot be read).
+pub const WIDTH: usize = 100;
+
+/// A byte count the way the appendix writes sizes: `4 KiB`, `48 KiB`, `1 MiB`, `1.5 GiB`.
+pub fn bytes(b: u64) -> String {
+    crate::facts::human_bytes(b)
+}
+
+/// 2000000 -> "2,000,000".
+pub fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `true` -> "yes", `false` -> "no".
+pub fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// `Some(true)` -> "yes", `Some(false)` -> "no", `None` -> "unknown".
+pub fn yes_no_unknown(b: Option<bool>) -> &'static str {
+    b.map_or("unknown", yes_no)
+}
+
+/// The three load averages as `0.17 0.52 0.69`, or "unknown".
+pub fn load(l: Option<[f64; 3]>) -> String {
+    l.map_or("unknown".into(), |[a, b, c]| {
+        format!("{a:.2} {b:.2} {c:.2}")
+    })
+}
+
+/// The `median, min, max` cells of a `#DATA` row, from a summary (`NA` when `None`).
+pub fn median_min_max(s: Option<&Summary>) -> [Value; 3] {
+    match s {
+        Some(s) => [s.median.into(), s.min.into(), s.max.into()],
+        None => [Value::Missing, Value::Missing, Value::Missing],
+    }
+}
+
+/// Wraps `text` at word boundaries so that no line, `indent` included, is wider than
+/// [`WIDTH`]; every line starts with `indent`. A single word longer than the width stays
+/// whole on its own line.
+pub fn wrap(text: &str, indent: &str) -> String {
+    wrap_to(text, indent, indent, WIDTH)
+}
+
+/// [`wrap`] with a different indent for the first line (`"  * "` then `"    "`) and a width.
+pub fn wrap_to(text: &str, first: &str, rest: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::from(first);
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        let fits = line.chars().count() + 1 + word.chars().count() <= width;
+        if !empty && !fits {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = String::from(rest);
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out
+}
+
+/// Prints `text` wrapped with [`wrap`].
+pub fn say(text: &str, indent: &str) {
+    println!("{}", wrap(text, indent));
+}
+
+/// Prints a `* ` statement (a conclusion, as the appendix's C programs print them), wrapped
+/// with the continuation lines indented under its first word.
+pub fn conclude(text: &str) {
+    println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouping() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(2_000_000), "2,000,000");
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word_within_the_width() {
+        let text = "the quick brown fox jumps over the lazy dog ".repeat(20);
+        let w = wrap_to(&text, "  * ", "    ", 40);
+        assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
+        assert!(w.starts_with("  * the"));
+        assert!(
+            w.lines()
+                .skip(1)
+                .all(|l| l.starts_with("    ") && !l.starts_with("     "))
+        );
+        let words: Vec<&str> = w.split_whitespace().filter(|x| *x != "*").collect();
+        assert_eq!(words, text.split_whitespace().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_long_word_stays_whole() {
+        let w = wrap_to(&format!("a {} b", "x".repeat(50)), "", "", 20);
+        assert_eq!(w.lines().count(), 3);
+    }
+
+    #[test]
+    fn small_forms() {
+        assert_eq!(yes_no(true), "yes");
+        assert_eq!(yes_no_unknown(None), "unknown");
+        assert_eq!(load(Some([0.1, 0.25, 1.0])), "0.10 0.25 1.00");
+        assert_eq!(load(None), "unknown");
+        assert_eq!(median_min_max(None)[0], Value::Missing);
+    }
+}

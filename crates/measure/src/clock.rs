@@ -283,9 +283,35 @@ pub fn estimate_core_clock(rounds: usize) -> CoreClock {
     }
 }
 
+/// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), if readable.
+/// Its growth over a stretch of wall time says how much of that time the thread was on a core:
+/// below the wall time, something else ran there.
+pub fn thread_cpu_ns() -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer; the call only fails for an unknown clock, which we report.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_cpu_time_grows_with_work_and_not_beyond_wall_time() {
+        let (c0, t0) = (thread_cpu_ns().expect("readable on Linux"), now_ns());
+        let mut x = 0u64;
+        while now_ns() - t0 < 5_000_000 {
+            x = black_box(x.wrapping_add(1));
+        }
+        let (c1, t1) = (thread_cpu_ns().unwrap(), now_ns());
+        assert!(c1 > c0);
+        // CPU time cannot exceed wall time (allow the clocks' granularity).
+        assert!(c1 - c0 <= t1 - t0 + 1_000_000, "{} > {}", c1 - c0, t1 - t0);
+    }
 
     #[test]
     fn add_chain_adds_exactly_what_it_says() {

@@ -1,0 +1,768 @@
+//! The kernels: read (sum every word), write (fill every word) and copy (one half of the
+//! working set into the other), each in the forms the experiment compares.
+//!
+//! - **plain**: the loop a Rust programmer writes, as the compiler makes it. The build
+//!   targets the baseline of the architecture (on x86-64: SSE2, 16-byte vectors), so the
+//!   compiler vectorises at that width and no wider. What it made is read back from the
+//!   binary at run time and checked by a test (`tests/shape.rs`): the copy loop is not a loop
+//!   any more but a call to the C library's `memcpy`.
+//! - **explicit**: the same work written with `core::arch` intrinsics at the widest vector
+//!   width the CPU reports at run time ([`Width::detect`]: AVX-512F, AVX2 or SSE2 on x86-64,
+//!   NEON on AArch64, plain 8-byte words elsewhere), four vectors per step.
+//! - **stream**: the explicit write and copy with non-temporal stores (`_mm*_stream_si*`,
+//!   `movntdq`), which send each line to memory without first reading it into the caches.
+//!   x86-64 only; elsewhere the rows are skipped.
+//!
+//! Every kernel runs `laps` laps inside one call, hiding its base pointer behind
+//! `black_box` at the start of each lap, so that no lap can be merged with another and a
+//! 4 KiB working set is not timed as mostly call overhead. Every kernel keeps a stable
+//! symbol (`bw_read_plain`, `bw_write_nt_avx512`, ...) so its machine code can be found.
+
+use std::hint::black_box;
+
+/// What a kernel does to the working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Copy,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Copy => "copy",
+        }
+    }
+}
+
+/// How a kernel is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The plain Rust loop, as the compiler made it.
+    Plain,
+    /// `core::arch` at the widest width detected.
+    Explicit,
+    /// The explicit form with non-temporal stores.
+    Stream,
+}
+
+impl Form {
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Plain => "plain",
+            Form::Explicit => "explicit",
+            Form::Stream => "stream",
+        }
+    }
+}
+
+/// The vector width of the explicit kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    Avx512,
+    Avx2,
+    Sse2,
+    #[cfg(target_arch = "aarch64")]
+    Neon,
+    Scalar,
+}
+
+impl Width {
+    /// The widest width this CPU reports at run time (`is_x86_feature_detected!`, which
+    /// reads CPUID and checks that the OS saves the registers).
+    pub fn detect() -> Width {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                return Width::Avx512;
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Width::Avx2;
+            }
+            if std::arch::is_x86_feature_detected!("sse2") {
+                return Width::Sse2;
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                return Width::Neon;
+            }
+        }
+        Width::Scalar
+    }
+
+    /// Bytes in one vector register.
+    pub fn bytes(self) -> usize {
+        match self {
+            Width::Avx512 => 64,
+            Width::Avx2 => 32,
+            Width::Sse2 => 16,
+            #[cfg(target_arch = "aarch64")]
+            Width::Neon => 16,
+            Width::Scalar => 8,
+        }
+    }
+
+    /// The name used in symbols and in the report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Width::Avx512 => "avx512",
+            Width::Avx2 => "avx2",
+            Width::Sse2 => "sse2",
+            #[cfg(target_arch = "aarch64")]
+            Width::Neon => "neon",
+            Width::Scalar => "scalar",
+        }
+    }
+
+    /// Whether this program has non-temporal store kernels at this width.
+    pub fn has_stream(self) -> bool {
+        matches!(self, Width::Avx512 | Width::Avx2 | Width::Sse2)
+    }
+}
+
+/// Working sets (and each half of a copy) are whole multiples of this many bytes, so every
+/// kernel's four-vector step divides them.
+pub const BLOCK: usize = 256;
+/// The alignment the kernels require (a non-temporal 64-byte store needs it).
+pub const ALIGN: usize = 64;
+
+/// A kernel's function.
+#[derive(Clone, Copy)]
+pub enum Fun {
+    /// Sums `laps` laps over the words; returns the wrapping sum of all laps.
+    Read(fn(&[u64], u64) -> u64),
+    /// Fills the words with a value, `laps` times.
+    Write(fn(&mut [u64], u64, u64)),
+    /// Copies the source into the destination (same length), `laps` times.
+    Copy(fn(&mut [u64], &[u64], u64)),
+}
+
+/// One kernel of the experiment.
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    pub op: Op,
+    pub form: Form,
+    /// Its symbol in the binary.
+    pub symbol: &'static str,
+    pub fun: Fun,
+}
+
+impl Kernel {
+    /// `read_plain`, `write_stream`, ...: the kernel's name in `#DATA`.
+    pub fn name(&self) -> String {
+        format!("{}_{}", self.op.name(), self.form.name())
+    }
+}
+
+/// The kernels of a run, in the order each round runs them: read, write, copy, each plain,
+/// explicit at `width`, and with non-temporal stores where this program has them.
+pub fn all(width: Width) -> Vec<Kernel> {
+    let k = |op, form, symbol, fun| Kernel {
+        op,
+        form,
+        symbol,
+        fun,
+    };
+    let e = explicit(width);
+    let mut v = vec![
+        k(Op::Read, Form::Plain, "bw_read_plain", Fun::Read(read_plain)),
+        k(Op::Read, Form::Explicit, e.read.0, Fun::Read(e.read.1)),
+        k(Op::Write, Form::Plain, "bw_write_plain", Fun::Write(write_plain)),
+        k(Op::Write, Form::Explicit, e.write.0, Fun::Write(e.write.1)),
+    ];
+    if let Some((s, f)) = e.write_nt {
+        v.push(k(Op::Write, Form::Stream, s, Fun::Write(f)));
+    }
+    v.push(k(Op::Copy, Form::Plain, "bw_copy_plain", Fun::Copy(copy_plain)));
+    v.push(k(Op::Copy, Form::Explicit, e.copy.0, Fun::Copy(e.copy.1)));
+    if let Some((s, f)) = e.copy_nt {
+        v.push(k(Op::Copy, Form::Stream, s, Fun::Copy(f)));
+    }
+    v
+}
+
+type Read = (&'static str, fn(&[u64], u64) -> u64);
+type Write = (&'static str, fn(&mut [u64], u64, u64));
+type Copy = (&'static str, fn(&mut [u64], &[u64], u64));
+
+/// The explicit kernels of one width, with their symbols.
+pub struct Explicit {
+    pub read: Read,
+    pub write: Write,
+    pub copy: Copy,
+    pub write_nt: Option<Write>,
+    pub copy_nt: Option<Copy>,
+}
+
+/// The explicit kernels at `width` (the scalar ones if this architecture has no such width).
+pub fn explicit(width: Width) -> Explicit {
+    match width {
+        #[cfg(target_arch = "x86_64")]
+        Width::Avx512 => Explicit {
+            read: ("bw_read_avx512", x86::read_avx512),
+            write: ("bw_write_avx512", x86::write_avx512),
+            copy: ("bw_copy_avx512", x86::copy_avx512),
+            write_nt: Some(("bw_write_nt_avx512", x86::write_nt_avx512)),
+            copy_nt: Some(("bw_copy_nt_avx512", x86::copy_nt_avx512)),
+        },
+        #[cfg(target_arch = "x86_64")]
+        Width::Avx2 => Explicit {
+            read: ("bw_read_avx2", x86::read_avx2),
+            write: ("bw_write_avx2", x86::write_avx2),
+            copy: ("bw_copy_avx2", x86::copy_avx2),
+            write_nt: Some(("bw_write_nt_avx2", x86::write_nt_avx2)),
+            copy_nt: Some(("bw_copy_nt_avx2", x86::copy_nt_avx2)),
+        },
+        #[cfg(target_arch = "x86_64")]
+        Width::Sse2 => Explicit {
+            read: ("bw_read_sse2", x86::read_sse2),
+            write: ("bw_write_sse2", x86::write_sse2),
+            copy: ("bw_copy_sse2", x86::copy_sse2),
+            write_nt: Some(("bw_write_nt_sse2", x86::write_nt_sse2)),
+            copy_nt: Some(("bw_copy_nt_sse2", x86::copy_nt_sse2)),
+        },
+        #[cfg(target_arch = "aarch64")]
+        Width::Neon => Explicit {
+            read: ("bw_read_neon", arm::read_neon),
+            write: ("bw_write_neon", arm::write_neon),
+            copy: ("bw_copy_neon", arm::copy_neon),
+            write_nt: None,
+            copy_nt: None,
+        },
+        _ => Explicit {
+            read: ("bw_read_scalar", read_scalar),
+            write: ("bw_write_scalar", write_scalar),
+            copy: ("bw_copy_scalar", copy_scalar),
+            write_nt: None,
+            copy_nt: None,
+        },
+    }
+}
+
+/// Checks what every explicit kernel relies on: whole blocks, aligned, equal halves.
+fn check(p: *const u64, n: usize) {
+    assert!(
+        (n * 8).is_multiple_of(BLOCK),
+        "a working set of {} bytes is not a multiple of {BLOCK}",
+        n * 8
+    );
+    assert!(
+        (p as usize).is_multiple_of(ALIGN),
+        "the kernels need {ALIGN}-byte aligned memory"
+    );
+}
+
+// ---- plain: the loops as written, compiled for the architecture's baseline ----------------
+
+/// The read as a Rust programmer writes it: the wrapping sum of the words.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_read_plain(words: &[u64], laps: u64) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..laps {
+        let w = black_box(words);
+        sum = sum.wrapping_add(w.iter().fold(0u64, |a, &x| a.wrapping_add(x)));
+    }
+    sum
+}
+
+/// The write as a Rust programmer writes it: every word set to `v`.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_write_plain(words: &mut [u64], v: u64, laps: u64) {
+    for _ in 0..laps {
+        let w = black_box(&mut *words);
+        for x in w.iter_mut() {
+            *x = v;
+        }
+    }
+}
+
+/// The copy as a Rust programmer writes it: word by word. The compiler recognises the loop
+/// as a copy and calls `memcpy` instead (checked in the binary).
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_copy_plain(dst: &mut [u64], src: &[u64], laps: u64) {
+    for _ in 0..laps {
+        let d = black_box(&mut *dst);
+        for (d, s) in d.iter_mut().zip(black_box(src)) {
+            *d = *s;
+        }
+    }
+}
+
+fn read_plain(w: &[u64], laps: u64) -> u64 {
+    bw_read_plain(w, laps)
+}
+fn write_plain(w: &mut [u64], v: u64, laps: u64) {
+    bw_write_plain(w, v, laps)
+}
+fn copy_plain(d: &mut [u64], s: &[u64], laps: u64) {
+    bw_copy_plain(d, s, laps)
+}
+
+// ---- scalar: the fallback where no vector width is known ------------------------------------
+
+/// Four independent 8-byte sums per step (the fallback on architectures without a vector
+/// path here; the compiler may still vectorise it).
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_read_scalar(words: &[u64], laps: u64) -> u64 {
+    let mut a = [0u64; 4];
+    for _ in 0..laps {
+        let w = black_box(words);
+        for c in w.chunks_exact(4) {
+            for k in 0..4 {
+                a[k] = a[k].wrapping_add(c[k]);
+            }
+        }
+    }
+    a.iter().fold(0u64, |s, &x| s.wrapping_add(x))
+}
+
+/// Every word set to `v`, one 8-byte store at a time.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_write_scalar(words: &mut [u64], v: u64, laps: u64) {
+    for _ in 0..laps {
+        for x in black_box(&mut *words).iter_mut() {
+            *x = v;
+        }
+    }
+}
+
+/// The source copied into the destination, 8 bytes at a time.
+#[inline(never)]
+#[unsafe(no_mangle)]
+pub fn bw_copy_scalar(dst: &mut [u64], src: &[u64], laps: u64) {
+    for _ in 0..laps {
+        black_box(&mut *dst).copy_from_slice(black_box(src));
+    }
+}
+
+fn read_scalar(w: &[u64], laps: u64) -> u64 {
+    check(w.as_ptr(), w.len());
+    bw_read_scalar(w, laps)
+}
+fn write_scalar(w: &mut [u64], v: u64, laps: u64) {
+    check(w.as_ptr(), w.len());
+    bw_write_scalar(w, v, laps)
+}
+fn copy_scalar(d: &mut [u64], s: &[u64], laps: u64) {
+    check(d.as_ptr(), d.len());
+    check(s.as_ptr(), s.len());
+    bw_copy_scalar(d, s, laps)
+}
+
+// ---- x86-64: SSE2, AVX2, AVX-512F --------------------------------------------------------
+
+#[cfg(target_arch = "x86_64")]
+pub mod x86 {
+    //! One macro writes the five kernels of a width, so the three widths cannot drift apart:
+    //! four independent vectors per step (256 bytes with AVX-512), loads into four sums, plain
+    //! stores, or non-temporal stores followed by one `sfence` so that they are done (visible
+    //! in memory order) before the kernel returns.
+
+    use super::{check, black_box};
+    use std::arch::x86_64::*;
+
+    macro_rules! width {
+        (
+            feature: $feat:literal, detect: $det:tt, vec: $v:ty, words: $w:expr,
+            zero: $zero:expr, splat: $splat:ident, load: $load:ident, add: $add:ident,
+            store: $store:ident, stream: $stream:ident,
+            symbols: $read:ident $write:ident $write_nt:ident $copy:ident $copy_nt:ident,
+            safe: $sread:ident $swrite:ident $swrite_nt:ident $scopy:ident $scopy_nt:ident
+        ) => {
+            /// Sums `n` words (a multiple of four vectors) `laps` times.
+            ///
+            /// # Safety
+            /// The CPU must support the feature; `p` must point to `n` readable words.
+            #[inline(never)]
+            #[unsafe(no_mangle)]
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $read(p: *const u64, n: usize, laps: u64) -> u64 {
+                let mut a: [$v; 4] = [$zero; 4];
+                for _ in 0..laps {
+                    let p = black_box(p);
+                    let mut i = 0;
+                    while i < n {
+                        // SAFETY: i + 4 vectors <= n, inside the caller's words.
+                        unsafe {
+                            a[0] = $add(a[0], $load(p.add(i).cast()));
+                            a[1] = $add(a[1], $load(p.add(i + $w).cast()));
+                            a[2] = $add(a[2], $load(p.add(i + 2 * $w).cast()));
+                            a[3] = $add(a[3], $load(p.add(i + 3 * $w).cast()));
+                        }
+                        i += 4 * $w;
+                    }
+                }
+                let s = $add($add(a[0], a[1]), $add(a[2], a[3]));
+                // SAFETY: a vector is exactly this many words.
+                let words: [u64; $w] = unsafe { std::mem::transmute(s) };
+                words.iter().fold(0u64, |x, &y| x.wrapping_add(y))
+            }
+
+            /// Fills `n` words with `v`, `laps` times.
+            ///
+            /// # Safety
+            /// The CPU must support the feature; `p` must point to `n` writable words.
+            #[inline(never)]
+            #[unsafe(no_mangle)]
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $write(p: *mut u64, n: usize, v: u64, laps: u64) {
+                let x = $splat(v as _);
+                for _ in 0..laps {
+                    let p = black_box(p);
+                    let mut i = 0;
+                    while i < n {
+                        // SAFETY: i + 4 vectors <= n, inside the caller's words.
+                        unsafe {
+                            $store(p.add(i).cast(), x);
+                            $store(p.add(i + $w).cast(), x);
+                            $store(p.add(i + 2 * $w).cast(), x);
+                            $store(p.add(i + 3 * $w).cast(), x);
+                        }
+                        i += 4 * $w;
+                    }
+                }
+            }
+
+            /// Fills `n` words with `v` by non-temporal stores, `laps` times, then `sfence`.
+            ///
+            /// # Safety
+            /// As the write; `p` must also be aligned to the vector width.
+            #[inline(never)]
+            #[unsafe(no_mangle)]
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $write_nt(p: *mut u64, n: usize, v: u64, laps: u64) {
+                let x = $splat(v as _);
+                for _ in 0..laps {
+                    let p = black_box(p);
+                    let mut i = 0;
+                    while i < n {
+                        // SAFETY: aligned, i + 4 vectors <= n, inside the caller's words.
+                        unsafe {
+                            $stream(p.add(i).cast(), x);
+                            $stream(p.add(i + $w).cast(), x);
+                            $stream(p.add(i + 2 * $w).cast(), x);
+                            $stream(p.add(i + 3 * $w).cast(), x);
+                        }
+                        i += 4 * $w;
+                    }
+                }
+                _mm_sfence();
+            }
+
+            /// Copies `n` words from `s` to `d`, `laps` times.
+            ///
+            /// # Safety
+            /// The CPU must support the feature; `s` readable and `d` writable for `n` words,
+            /// not overlapping.
+            #[inline(never)]
+            #[unsafe(no_mangle)]
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $copy(d: *mut u64, s: *const u64, n: usize, laps: u64) {
+                for _ in 0..laps {
+                    let (d, s) = (black_box(d), black_box(s));
+                    let mut i = 0;
+                    while i < n {
+                        // SAFETY: i + 4 vectors <= n, inside both ranges.
+                        unsafe {
+                            let v0 = $load(s.add(i).cast());
+                            let v1 = $load(s.add(i + $w).cast());
+                            let v2 = $load(s.add(i + 2 * $w).cast());
+                            let v3 = $load(s.add(i + 3 * $w).cast());
+                            $store(d.add(i).cast(), v0);
+                            $store(d.add(i + $w).cast(), v1);
+                            $store(d.add(i + 2 * $w).cast(), v2);
+                            $store(d.add(i + 3 * $w).cast(), v3);
+                        }
+                        i += 4 * $w;
+                    }
+                }
+            }
+
+            /// Copies `n` words from `s` to `d` by non-temporal stores, `laps` times, then
+            /// `sfence`.
+            ///
+            /// # Safety
+            /// As the copy; `d` must also be aligned to the vector width.
+            #[inline(never)]
+            #[unsafe(no_mangle)]
+            #[target_feature(enable = $feat)]
+            pub unsafe fn $copy_nt(d: *mut u64, s: *const u64, n: usize, laps: u64) {
+                for _ in 0..laps {
+                    let (d, s) = (black_box(d), black_box(s));
+                    let mut i = 0;
+                    while i < n {
+                        // SAFETY: aligned, i + 4 vectors <= n, inside both ranges.
+                        unsafe {
+                            let v0 = $load(s.add(i).cast());
+                            let v1 = $load(s.add(i + $w).cast());
+                            let v2 = $load(s.add(i + 2 * $w).cast());
+                            let v3 = $load(s.add(i + 3 * $w).cast());
+                            $stream(d.add(i).cast(), v0);
+                            $stream(d.add(i + $w).cast(), v1);
+                            $stream(d.add(i + 2 * $w).cast(), v2);
+                            $stream(d.add(i + 3 * $w).cast(), v3);
+                        }
+                        i += 4 * $w;
+                    }
+                }
+                _mm_sfence();
+            }
+
+            // The safe entry points: the feature is checked (a cached flag), then the
+            // slices' shape.
+            pub fn $sread(w: &[u64], laps: u64) -> u64 {
+                assert!(std::arch::is_x86_feature_detected!($det));
+                check(w.as_ptr(), w.len());
+                // SAFETY: the feature is present and the slice holds the words.
+                unsafe { $read(w.as_ptr(), w.len(), laps) }
+            }
+            pub fn $swrite(w: &mut [u64], v: u64, laps: u64) {
+                assert!(std::arch::is_x86_feature_detected!($det));
+                check(w.as_ptr(), w.len());
+                // SAFETY: as above, and the slice is ours to write.
+                unsafe { $write(w.as_mut_ptr(), w.len(), v, laps) }
+            }
+            pub fn $swrite_nt(w: &mut [u64], v: u64, laps: u64) {
+                assert!(std::arch::is_x86_feature_detected!($det));
+                check(w.as_ptr(), w.len());
+                // SAFETY: as above; `check` asserted the alignment.
+                unsafe { $write_nt(w.as_mut_ptr(), w.len(), v, laps) }
+            }
+            pub fn $scopy(d: &mut [u64], s: &[u64], laps: u64) {
+                assert!(std::arch::is_x86_feature_detected!($det));
+                assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
+                check(d.as_ptr(), d.len());
+                check(s.as_ptr(), s.len());
+                // SAFETY: the borrows guarantee two distinct ranges of the same length.
+                unsafe { $copy(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+            }
+            pub fn $scopy_nt(d: &mut [u64], s: &[u64], laps: u64) {
+                assert!(std::arch::is_x86_feature_detected!($det));
+                assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
+                check(d.as_ptr(), d.len());
+                check(s.as_ptr(), s.len());
+                // SAFETY: as above; `check` asserted the alignment.
+                unsafe { $copy_nt(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+            }
+        };
+    }
+
+    width! {
+        feature: "avx512f", detect: "avx512f", vec: __m512i, words: 8,
+        zero: _mm512_setzero_si512(), splat: _mm512_set1_epi64, load: _mm512_loadu_si512,
+        add: _mm512_add_epi64, store: _mm512_storeu_si512, stream: _mm512_stream_si512,
+        symbols: bw_read_avx512 bw_write_avx512 bw_write_nt_avx512 bw_copy_avx512 bw_copy_nt_avx512,
+        safe: read_avx512 write_avx512 write_nt_avx512 copy_avx512 copy_nt_avx512
+    }
+    width! {
+        feature: "avx2", detect: "avx2", vec: __m256i, words: 4,
+        zero: _mm256_setzero_si256(), splat: _mm256_set1_epi64x, load: _mm256_loadu_si256,
+        add: _mm256_add_epi64, store: _mm256_storeu_si256, stream: _mm256_stream_si256,
+        symbols: bw_read_avx2 bw_write_avx2 bw_write_nt_avx2 bw_copy_avx2 bw_copy_nt_avx2,
+        safe: read_avx2 write_avx2 write_nt_avx2 copy_avx2 copy_nt_avx2
+    }
+    width! {
+        feature: "sse2", detect: "sse2", vec: __m128i, words: 2,
+        zero: _mm_setzero_si128(), splat: _mm_set1_epi64x, load: _mm_loadu_si128,
+        add: _mm_add_epi64, store: _mm_storeu_si128, stream: _mm_stream_si128,
+        symbols: bw_read_sse2 bw_write_sse2 bw_write_nt_sse2 bw_copy_sse2 bw_copy_nt_sse2,
+        safe: read_sse2 write_sse2 write_nt_sse2 copy_sse2 copy_nt_sse2
+    }
+}
+
+// ---- AArch64: NEON (128-bit) ---------------------------------------------------------------
+
+#[cfg(target_arch = "aarch64")]
+pub mod arm {
+    //! NEON is part of every AArch64 core Linux runs on: 16-byte vectors, four per step.
+    //! No non-temporal path here (AArch64's `stnp` is only a hint; not measured).
+
+    use super::{black_box, check};
+    use std::arch::aarch64::*;
+
+    /// # Safety
+    /// NEON present; `p` points to `n` readable words, `n` a multiple of 8.
+    #[inline(never)]
+    #[unsafe(no_mangle)]
+    #[target_feature(enable = "neon")]
+    pub unsafe fn bw_read_neon(p: *const u64, n: usize, laps: u64) -> u64 {
+        let mut a = [vdupq_n_u64(0); 4];
+        for _ in 0..laps {
+            let p = black_box(p);
+            let mut i = 0;
+            while i < n {
+                // SAFETY: i + 8 <= n.
+                unsafe {
+                    a[0] = vaddq_u64(a[0], vld1q_u64(p.add(i)));
+                    a[1] = vaddq_u64(a[1], vld1q_u64(p.add(i + 2)));
+                    a[2] = vaddq_u64(a[2], vld1q_u64(p.add(i + 4)));
+                    a[3] = vaddq_u64(a[3], vld1q_u64(p.add(i + 6)));
+                }
+                i += 8;
+            }
+        }
+        vaddvq_u64(vaddq_u64(vaddq_u64(a[0], a[1]), vaddq_u64(a[2], a[3])))
+    }
+
+    /// # Safety
+    /// NEON present; `p` points to `n` writable words, `n` a multiple of 8.
+    #[inline(never)]
+    #[unsafe(no_mangle)]
+    #[target_feature(enable = "neon")]
+    pub unsafe fn bw_write_neon(p: *mut u64, n: usize, v: u64, laps: u64) {
+        let x = vdupq_n_u64(v);
+        for _ in 0..laps {
+            let p = black_box(p);
+            let mut i = 0;
+            while i < n {
+                // SAFETY: i + 8 <= n.
+                unsafe {
+                    vst1q_u64(p.add(i), x);
+                    vst1q_u64(p.add(i + 2), x);
+                    vst1q_u64(p.add(i + 4), x);
+                    vst1q_u64(p.add(i + 6), x);
+                }
+                i += 8;
+            }
+        }
+    }
+
+    /// # Safety
+    /// NEON present; `s` readable and `d` writable for `n` words, not overlapping.
+    #[inline(never)]
+    #[unsafe(no_mangle)]
+    #[target_feature(enable = "neon")]
+    pub unsafe fn bw_copy_neon(d: *mut u64, s: *const u64, n: usize, laps: u64) {
+        for _ in 0..laps {
+            let (d, s) = (black_box(d), black_box(s));
+            let mut i = 0;
+            while i < n {
+                // SAFETY: i + 8 <= n, inside both ranges.
+                unsafe {
+                    let v0 = vld1q_u64(s.add(i));
+                    let v1 = vld1q_u64(s.add(i + 2));
+                    let v2 = vld1q_u64(s.add(i + 4));
+                    let v3 = vld1q_u64(s.add(i + 6));
+                    vst1q_u64(d.add(i), v0);
+                    vst1q_u64(d.add(i + 2), v1);
+                    vst1q_u64(d.add(i + 4), v2);
+                    vst1q_u64(d.add(i + 6), v3);
+                }
+                i += 8;
+            }
+        }
+    }
+
+    pub fn read_neon(w: &[u64], laps: u64) -> u64 {
+        assert!(std::arch::is_aarch64_feature_detected!("neon"));
+        check(w.as_ptr(), w.len());
+        // SAFETY: NEON is present and the slice holds the words.
+        unsafe { bw_read_neon(w.as_ptr(), w.len(), laps) }
+    }
+    pub fn write_neon(w: &mut [u64], v: u64, laps: u64) {
+        assert!(std::arch::is_aarch64_feature_detected!("neon"));
+        check(w.as_ptr(), w.len());
+        // SAFETY: as above, and the slice is ours to write.
+        unsafe { bw_write_neon(w.as_mut_ptr(), w.len(), v, laps) }
+    }
+    pub fn copy_neon(d: &mut [u64], s: &[u64], laps: u64) {
+        assert!(std::arch::is_aarch64_feature_detected!("neon"));
+        assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
+        check(d.as_ptr(), d.len());
+        check(s.as_ptr(), s.len());
+        // SAFETY: the borrows guarantee two distinct ranges of the same length.
+        unsafe { bw_copy_neon(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One 64-byte aligned line.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(64))]
+    struct Line([u64; 8]);
+
+    /// An aligned buffer of `n` words.
+    fn buf(n: usize) -> Vec<Line> {
+        vec![Line([0u64; 8]); n / 8]
+    }
+    fn words(b: &mut [Line]) -> &mut [u64] {
+        // SAFETY: `Line` is exactly eight words with no padding (repr(C), 64 bytes).
+        unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr().cast::<u64>(), b.len() * 8) }
+    }
+
+    #[test]
+    fn every_kernel_of_every_width_here_does_its_work() {
+        let mut widths = vec![Width::Scalar];
+        let w = Width::detect();
+        #[cfg(target_arch = "x86_64")]
+        for cand in [Width::Sse2, Width::Avx2, Width::Avx512] {
+            if cand.bytes() <= w.bytes() {
+                widths.push(cand);
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        if w == Width::Neon {
+            widths.push(w);
+        }
+        for width in widths {
+            for k in all(width) {
+                let mut b = buf(512);
+                let m = words(&mut b);
+                for (i, x) in m.iter_mut().enumerate() {
+                    *x = i as u64 * 3 + 1;
+                }
+                let name = format!("{} at {}", k.name(), width.name());
+                match k.fun {
+                    Fun::Read(f) => {
+                        let want: u64 = m.iter().sum();
+                        assert_eq!(f(m, 3), want * 3, "{name}");
+                    }
+                    Fun::Write(f) => {
+                        f(m, 0xabcd, 2);
+                        assert!(m.iter().all(|&x| x == 0xabcd), "{name}");
+                    }
+                    Fun::Copy(f) => {
+                        let (s, d) = m.split_at_mut(256);
+                        f(d, s, 2);
+                        assert_eq!(s, d, "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernel_list_is_complete_and_named() {
+        let ks = all(Width::detect());
+        let names: Vec<String> = ks.iter().map(Kernel::name).collect();
+        for want in ["read_plain", "read_explicit", "write_plain", "copy_explicit"] {
+            assert!(names.iter().any(|n| n == want), "{names:?}");
+        }
+        if cfg!(target_arch = "x86_64") {
+            assert!(names.iter().any(|n| n == "write_stream"));
+            assert!(names.iter().any(|n| n == "copy_stream"));
+        }
+        assert!(all(Width::Scalar).iter().all(|k| k.form != Form::Stream));
+    }
+
+    #[test]
+    #[should_panic(expected = "not a multiple")]
+    fn a_ragged_working_set_is_refused() {
+        let mut b = buf(64);
+        let m = words(&mut b);
+        (explicit(Width::detect()).read.1)(&m[..30], 1);
+    }
+}

@@ -1,0 +1,425 @@
+//! The run's rows and how they are printed: the bandwidth table and its `bandwidth` block,
+//! the kernels' code, the boundaries, the non-temporal comparison, the thread rows and the
+//! latency under load, each with its `#DATA`.
+
+use crate::boundaries::{self, Finding, Point};
+use crate::kernels::{Form, Kernel, Op, Width};
+use crate::limit::Limit;
+use crate::shape::Shape;
+use crate::sweep::Cell;
+use measure::clock::CoreClock;
+use measure::data::{Block, Value};
+use measure::fmt::{bytes as size, median_min_max};
+use measure::scan::ScanPoint;
+use measure::stats::Summary;
+
+/// One working set: one cell per kernel (in the kernels' order).
+pub struct Row {
+    pub bytes: usize,
+    pub cells: Vec<Cell>,
+}
+
+impl Row {
+    pub fn of(p: &ScanPoint<usize, Vec<Vec<f64>>>) -> Row {
+        let k = p.passes[0].len();
+        Row {
+            bytes: p.param,
+            cells: (0..k)
+                .map(|i| {
+                    let passes: Vec<&[f64]> = p.passes.iter().map(|r| r[i].as_slice()).collect();
+                    Cell::of(&passes).expect("every kernel has rounds in every pass")
+                })
+                .collect(),
+        }
+    }
+    pub fn stable(&self) -> bool {
+        self.cells.iter().all(Cell::stable)
+    }
+}
+
+/// The position of a kernel in the run's list, by operation and form.
+pub fn find(kernels: &[Kernel], op: Op, form: Form) -> Option<usize> {
+    kernels.iter().position(|k| k.op == op && k.form == form)
+}
+
+/// A rate for a table: three significant figures at most, never wider than 7 characters.
+pub fn gbs(x: f64) -> String {
+    if !x.is_finite() {
+        "-".into()
+    } else if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The column name of a kernel's form at this run's width.
+fn form_label(f: Form, w: Width) -> &'static str {
+    match f {
+        Form::Plain => "plain",
+        Form::Explicit => w.name(),
+        Form::Stream => "stream",
+    }
+}
+
+/// Section 1: the vector width, each kernel's code as read back, and the L1 limit.
+pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option<&Limit>) {
+    let mut det = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    for (f, yes) in [
+        ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+        ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+        ("sse2", std::arch::is_x86_feature_detected!("sse2")),
+    ] {
+        det.push(format!("{f} {}", measure::fmt::yes_no(yes)));
+    }
+    #[cfg(target_arch = "aarch64")]
+    det.push(format!(
+        "neon {}",
+        measure::fmt::yes_no(std::arch::is_aarch64_feature_detected!("neon"))
+    ));
+    println!(
+        "  vector width   : {} bytes ({}; detected at run time: {})",
+        width.bytes(),
+        width.name(),
+        if det.is_empty() { "nothing to detect on this architecture".into() } else { det.join(", ") }
+    );
+    let mut block = Block::new(
+        "kernels",
+        &["kernel:text", "symbol:text", "access_bytes", "non_temporal:text", "shape:text"],
+    );
+    for op in [Op::Read, Op::Write, Op::Copy] {
+        let parts: Vec<String> = kernels
+            .iter()
+            .zip(shapes)
+            .filter(|(k, _)| k.op == op)
+            .map(|(k, s)| format!("{} {}", form_label(k.form, width), s.text()))
+            .collect();
+        println!("  {:<15}: {}", op.name(), parts.join("; "));
+    }
+    for (k, s) in kernels.iter().zip(shapes) {
+        block.row(vec![
+            k.name().into(),
+            k.symbol.into(),
+            s.access_bytes.into(),
+            s.streams.into(),
+            s.word().into(),
+        ]);
+    }
+    block.print();
+    match limit {
+        Some(l) => {
+            println!(
+                "  L1 limit       : {} B/cycle of loads ({} x {} B), {} B/cycle of stores ({} x {} B)",
+                l.load_bytes(),
+                l.loads.0,
+                l.loads.1,
+                l.store_bytes(),
+                l.stores.0,
+                l.stores.1
+            );
+            println!("                   source: {}", l.source());
+            measure::data::meta("l1_load_limit_bytes_per_cycle", l.load_bytes());
+            measure::data::meta("l1_store_limit_bytes_per_cycle", l.store_bytes());
+            measure::data::meta("l1_limit_source", format!("table {} (not read from this machine)", l.core));
+        }
+        None => {
+            println!(
+                "  L1 limit       : unknown: this program's table has no entry for this CPU at {} bytes,\n                   and no instruction reports load ports, so no limit is compared with",
+                width.bytes()
+            );
+            measure::data::meta("l1_load_limit_bytes_per_cycle", "unknown");
+            measure::data::meta("l1_store_limit_bytes_per_cycle", "unknown");
+            measure::data::meta("l1_limit_source", "none");
+        }
+    }
+}
+
+/// Section 2: the bandwidth table, and the `bandwidth` block (one row per size and kernel).
+pub fn table(rows: &[Row], kernels: &[Kernel], width: Width, where_: &dyn Fn(u64) -> String, cc: &CoreClock) {
+    // Two header lines: the operation over its columns, then each column's form.
+    let mut top = format!("  {:<9} {:<7}", "working", "where");
+    let mut sub = format!("  {:<9} {:<7}", "set", "");
+    for op in [Op::Read, Op::Write, Op::Copy] {
+        let n = kernels.iter().filter(|k| k.op == op).count();
+        if n == 0 {
+            continue;
+        }
+        let w = 8 * n - 1;
+        top.push_str(&format!(" {:-^w$}", format!(" {} ", op.name())));
+        for k in kernels.iter().filter(|k| k.op == op) {
+            sub.push_str(&format!(" {:>7}", form_label(k.form, width)));
+        }
+    }
+    println!("{top}");
+    println!("{sub}");
+    let mut block = Block::new(
+        "bandwidth",
+        &[
+            "kib",
+            "kernel:text",
+            "op:text",
+            "form:text",
+            "gbs",
+            "gbs_min",
+            "gbs_max",
+            "bytes_per_cycle",
+            "pass_spread",
+            "round_spread",
+            "stable:text",
+            "where:text",
+        ],
+    );
+    for r in rows {
+        let w = where_(r.bytes as u64);
+        let mut line = format!("  {:<9} {:<7}", size(r.bytes as u64), w);
+        for op in [Op::Read, Op::Write, Op::Copy] {
+            for (k, c) in kernels.iter().zip(&r.cells).filter(|(k, _)| k.op == op) {
+                line.push_str(&format!(" {:>7}", gbs(c.gbs.median)));
+                let [m, lo, hi] = median_min_max(Some(&c.gbs));
+                block.row(vec![
+                    (r.bytes as f64 / 1024.0).into(),
+                    k.name().into(),
+                    k.op.name().into(),
+                    k.form.name().into(),
+                    m,
+                    lo,
+                    hi,
+                    cc.ghz.map(|g| c.gbs.median / g).into(),
+                    c.pass_spread.into(),
+                    c.round_spread.into(),
+                    c.stable().into(),
+                    w.clone().into(),
+                ]);
+            }
+        }
+        if !r.stable() {
+            line.push_str("  ~");
+        }
+        println!("{line}");
+    }
+    block.print();
+}
+
+/// A point of one kernel's curve for the boundary finder.
+pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
+    rows.iter()
+        .map(|r| {
+            let c = &r.cells[i];
+            Point {
+                bytes: r.bytes as u64,
+                gbs: c.gbs.median,
+                stable: c.stable(),
+                spread: c.pass_spread.max(c.round_spread),
+            }
+        })
+        .collect()
+}
+
+/// Section 3: the boundaries and unstable stretches, and their `boundaries` block. Returns
+/// (boundaries found, of them agreeing with a reported size, the last drop's start).
+pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usize, Option<u64>) {
+    let mut b = Block::new(
+        "boundaries",
+        &["kind:text", "from_kib", "to_kib", "ratio", "nearest:text", "nearest_kib", "agrees:text"],
+    );
+    let (mut drops, mut agree, mut last) = (0, 0, None);
+    let mut unstable = Vec::new();
+    for f in found {
+        match *f {
+            Finding::Drop { from, to, ratio } => {
+                drops += 1;
+                last = Some(from);
+                let near = boundaries::nearest_reported(from, to, reported);
+                let verdict = match near {
+                    Some((n, bytes, true)) => {
+                        agree += 1;
+                        format!("agrees with the reported {n} ({})", size(bytes))
+                    }
+                    Some((n, bytes, false)) => {
+                        format!("no reported size within a doubling (nearest: {n}, {})", size(bytes))
+                    }
+                    None => "no size is reported to compare with".into(),
+                };
+                println!("  falls {ratio:.1}x from {} to {}: {verdict}", size(from), size(to));
+                b.row(vec![
+                    "drop".into(),
+                    (from / 1024).into(),
+                    (to / 1024).into(),
+                    ratio.into(),
+                    near.map(|n| n.0.to_string()).into(),
+                    near.map(|n| n.1 / 1024).into(),
+                    near.map(|n| n.2).into(),
+                ]);
+            }
+            Finding::Unstable { from, to, spread } => {
+                unstable.push(if from == to {
+                    format!("{} ({:.0}%)", size(from), spread * 100.0)
+                } else {
+                    format!("{}..{} ({:.0}%)", size(from), size(to), spread * 100.0)
+                });
+                b.row(vec![
+                    "unstable".into(),
+                    (from / 1024).into(),
+                    (to / 1024).into(),
+                    Value::Missing,
+                    Value::Missing,
+                    Value::Missing,
+                    Value::Missing,
+                ]);
+            }
+        }
+    }
+    if !unstable.is_empty() {
+        println!(
+            "{}",
+            measure::fmt::wrap_to(
+                &format!(
+                    "unstable, no boundary read there (worst spread of passes or rounds): {}",
+                    unstable.join(", ")
+                ),
+                "  ",
+                "    ",
+                measure::fmt::WIDTH
+            )
+        );
+    }
+    b.print();
+    (drops, agree, last)
+}
+
+/// One row of the all-cores table.
+pub struct ThreadRow {
+    pub threads: usize,
+    /// The cores used; empty when skipped.
+    pub cores: Vec<usize>,
+    /// Total GB/s per round; empty when skipped.
+    pub total: Vec<f64>,
+    /// Every worker of every round verified on its core.
+    pub verified: bool,
+    /// Rounds in which some worker was held off its core (CPU time under 90% of wall time).
+    pub off_core: usize,
+}
+
+/// Section 5's table and its `threads` block. Returns each measured row's median total.
+pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize, f64)> {
+    println!(
+        "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds held off a core",
+        "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
+    );
+    let mut b = Block::new(
+        "threads",
+        &[
+            "threads",
+            "status:text",
+            "cores:text",
+            "total_gbs",
+            "total_gbs_min",
+            "total_gbs_max",
+            "per_thread_gbs",
+            "vs_one",
+            "pinned:text",
+            "off_core_rounds",
+            "region_kib",
+        ],
+    );
+    let one = rows
+        .first()
+        .and_then(|r| Summary::of(&r.total))
+        .map(|s| s.median);
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for r in rows {
+        let Some(s) = Summary::of(&r.total) else {
+            skipped.push(r.threads.to_string());
+            b.row(vec![
+                r.threads.into(),
+                "skipped".into(),
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                (region / 1024).into(),
+            ]);
+            continue;
+        };
+        let cores = r.cores.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+        let vs = one.map(|o| s.median / o);
+        println!(
+            "  {:<7} {:<8} {:>24} {:>11} {:>12}  {}; {} of {}",
+            r.threads,
+            cores,
+            format!("{} ({}..{})", gbs(s.median), gbs(s.min), gbs(s.max)),
+            gbs(s.median / r.threads as f64),
+            vs.map_or("-".into(), |v| format!("{v:.2}x")),
+            if r.verified { "verified" } else { "NOT verified" },
+            r.off_core,
+            r.total.len()
+        );
+        let [m, lo, hi] = median_min_max(Some(&s));
+        b.row(vec![
+            r.threads.into(),
+            "measured".into(),
+            cores.into(),
+            m,
+            lo,
+            hi,
+            (s.median / r.threads as f64).into(),
+            vs.into(),
+            r.verified.into(),
+            r.off_core.into(),
+            (region / 1024).into(),
+        ]);
+        out.push((r.threads, s.median));
+    }
+    if !skipped.is_empty() {
+        println!(
+            "  {:<7} skipped: more cores than the {available} this run may use",
+            skipped.join(", ")
+        );
+    }
+    b.print();
+    out
+}
+
+/// Section 6's `loaded_latency` block: every round, idle and loaded.
+pub fn loaded_block(l: &crate::latency::Loaded, verified: bool, chase_bytes: u64) {
+    let mut b = Block::new(
+        "loaded_latency",
+        &["state:text", "round", "ns", "stream_gbs", "streamers", "pinned:text", "chase_kib"],
+    );
+    for (state, v, g) in [("idle", &l.idle, None), ("loaded", &l.loaded, Some(&l.stream_gbs))] {
+        for (i, ns) in v.iter().enumerate() {
+            b.row(vec![
+                state.into(),
+                (i + 1).into(),
+                (*ns).into(),
+                g.map(|g| g[i]).into(),
+                l.streamers.len().into(),
+                verified.into(),
+                (chase_bytes / 1024).into(),
+            ]);
+        }
+    }
+    b.print();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_fit_their_column() {
+        assert_eq!(gbs(512.3), "512");
+        assert_eq!(gbs(34.56), "34.6");
+        assert_eq!(gbs(3.456), "3.46");
+        assert_eq!(gbs(f64::NAN), "-");
+        assert!(gbs(99_999.0).len() <= 7);
+    }
+}

@@ -1,0 +1,274 @@
+//! Section 7: each level at a glance in GB/s and bytes per cycle, and the verdicts the issue
+//! asks for, every one computed from this run: L1 against memory, L1 against the core's
+//! load and store limit, and all cores against one.
+
+use crate::kernels::{Form, Kernel, Op};
+use crate::limit::Limit;
+use crate::report::{Row, find, gbs};
+use measure::clock::CoreClock;
+use measure::data::{Block, meta};
+use measure::fmt::{bytes as size, conclude};
+use measure::run::Experiment;
+
+/// What earlier sections found, for the verdicts.
+pub struct Seen {
+    /// One thread's and all threads' (count, total) read bandwidth at the largest set.
+    pub threads: Option<(f64, (usize, f64))>,
+    /// Streaming write over ordinary write at the largest set.
+    pub stream_gain: Option<f64>,
+    /// Idle ns, loaded ns, and loaded/idle when the streamers really streamed.
+    pub loaded: Option<(f64, f64, Option<f64>)>,
+}
+
+/// The L1 limit is "reached" within this share (the issue's goal: within 10%).
+const GOAL: f64 = 0.10;
+
+/// One representative working set per level. For a cache: of the sizes that fit in it with
+/// room to spare (at most half of it) and do not fit the level below, the one where `rate`
+/// (the explicit read) is highest: other work only ever slows a round down, so the fastest
+/// size is the one least disturbed. For memory: the largest set, when it is at least twice the
+/// largest reported cache. Without reported sizes: the smallest and the largest set.
+pub fn levels(rows: &[Row], reported: &[(String, u64)], rate: impl Fn(&Row) -> f64) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut below = 0u64;
+    for (name, bytes) in reported {
+        let best = (0..rows.len())
+            .filter(|&i| rows[i].bytes as u64 <= bytes / 2 && rows[i].bytes as u64 > below)
+            .max_by(|&a, &b| rate(&rows[a]).total_cmp(&rate(&rows[b])));
+        if let Some(i) = best {
+            out.push((name.clone(), i));
+        }
+        below = *bytes;
+    }
+    let last = rows.len() - 1;
+    match reported.iter().map(|r| r.1).max() {
+        Some(l) if rows[last].bytes as u64 >= 2 * l => out.push(("memory".into(), last)),
+        Some(_) => out.push(("largest set".into(), last)),
+        None => {
+            out.push(("smallest set".into(), 0));
+            out.push(("largest set".into(), last));
+        }
+    }
+    out.dedup_by_key(|l| l.1);
+    out
+}
+
+pub fn print(
+    exp: &mut Experiment,
+    rows: &[Row],
+    kernels: &[Kernel],
+    lim: Option<&Limit>,
+    cc: &CoreClock,
+    seen: &Seen,
+) {
+    let reported: Vec<(String, u64)> = exp
+        .facts
+        .caches
+        .iter()
+        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
+        .collect();
+    let idx = |op| find(kernels, op, Form::Explicit);
+    let (r, w, c) = (idx(Op::Read), idx(Op::Write), idx(Op::Copy));
+    let lv = levels(rows, &reported, |row| r.map_or(0.0, |k| row.cells[k].gbs.median));
+    let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+    let show = |v: Option<f64>| {
+        v.map_or(format!("{:>10} {:>7}", "-", "-"), |g| {
+            format!("{:>10} {:>7}", gbs(g), bpc(g).map_or("-".into(), |b| format!("{b:.1}")))
+        })
+    };
+    println!(
+        "  {:<12} {:<9} {:>18} {:>18} {:>18}",
+        "level", "set", "read GB/s  B/cyc", "write GB/s  B/cyc", "copy GB/s  B/cyc"
+    );
+    let mut b = Block::new(
+        "levels",
+        &["level:text", "kib", "read_gbs", "write_gbs", "copy_gbs", "read_bpc", "write_bpc", "copy_bpc"],
+    );
+    for (name, i) in &lv {
+        let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
+        println!(
+            "  {:<12} {:<9} {} {} {}",
+            name,
+            size(rows[*i].bytes as u64),
+            show(gr),
+            show(gw),
+            show(gc)
+        );
+        b.row(vec![
+            name.as_str().into(),
+            (rows[*i].bytes / 1024).into(),
+            gr.into(),
+            gw.into(),
+            gc.into(),
+            gr.and_then(bpc).into(),
+            gw.and_then(bpc).into(),
+            gc.and_then(bpc).into(),
+        ]);
+    }
+    b.print();
+
+    // L1 against memory.
+    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
+    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
+    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
+        conclude(&format!(
+            "L1 against memory: reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
+            size(rows[l1.unwrap_or(0)].bytes as u64),
+            gbs(a),
+            size(rows[memory.unwrap_or(0)].bytes as u64),
+            gbs(m),
+            a / m
+        ));
+        exp.key_figure("l1_read_gbs", a, "GB/s");
+        exp.key_figure("memory_read_gbs", m, "GB/s");
+        exp.key_figure("l1_over_memory_read", a / m, "x");
+    } else {
+        conclude(
+            "L1 against memory: not computed, because no L1d size is reported or the largest set is \
+             not at least twice the largest reported cache.",
+        );
+        exp.key_figure("l1_over_memory_read", None::<f64>, "x");
+    }
+
+    // L1 against the core's load and store limit.
+    let l1row = l1.unwrap_or(0);
+    let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
+    match (lim, ra, wa) {
+        (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
+            conclude(&format!(
+                "L1 against the core's limit: reading reaches {rb:.1} bytes a cycle, above the {} \
+                 B/cycle a {} core can load. That cannot be: the clock estimate ({:.2} GHz) is low \
+                 (other work on this core while it was measured?) or the table does not fit this \
+                 CPU. No verdict; the GB/s stand.",
+                l.load_bytes(),
+                l.core,
+                cc.ghz.unwrap_or(f64::NAN)
+            ));
+            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
+            meta("l1_read_goal_met", "unknown");
+        }
+        (Some(l), Some(rb), Some(wb)) => {
+            let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
+            let met = pr >= 1.0 - GOAL;
+            conclude(&format!(
+                "L1 against the core's limit (section 1): reading reaches {rb:.1} bytes a cycle, \
+                 {:.0}% of {} B/cycle ({}); writing {wb:.1}, {:.0}% of {} ({}). Reading within \
+                 {:.0}% of the limit: {}.",
+                pr * 100.0,
+                l.load_bytes(),
+                per_cycle(l.loads, "load"),
+                pw * 100.0,
+                l.store_bytes(),
+                per_cycle(l.stores, "store"),
+                GOAL * 100.0,
+                if met { "yes" } else { "no, not in this run" }
+            ));
+            exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
+            meta("l1_read_goal_met", measure::fmt::yes_no(met));
+        }
+        (_, Some(rb), _) => {
+            conclude(&format!(
+                "L1 against the core's limit: reading reaches {rb:.1} bytes a cycle; the limit for this \
+                 CPU is unknown to this program (see section 1), so it is not compared."
+            ));
+            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
+        }
+        _ => conclude("L1 against the core's limit: no core-clock estimate, so no bytes per cycle."),
+    }
+    if let Some(b) = ra {
+        exp.key_figure("l1_read_bytes_per_cycle", b, "B/cycle");
+    }
+
+    // All cores against one.
+    match seen.threads {
+        Some((one, (n, all))) if n > 1 => {
+            conclude(&format!(
+                "All cores: {n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
+                 GB/s.",
+                gbs(all),
+                all / one,
+                gbs(one)
+            ));
+            exp.key_figure("all_cores_read_gbs", all, "GB/s");
+            exp.key_figure("all_cores_over_one", all / one, "x");
+        }
+        _ => {
+            conclude("All cores: one core only, not compared.");
+            exp.key_figure("all_cores_over_one", None::<f64>, "x");
+        }
+    }
+    exp.key_figure("stream_write_gain_largest", seen.stream_gain, "x");
+    if let Some((idle, loaded, r)) = seen.loaded {
+        exp.key_figure("idle_latency_ns", idle, "ns");
+        exp.key_figure("loaded_latency_ns", loaded, "ns");
+        exp.key_figure("loaded_over_idle", r, "x");
+    } else {
+        exp.key_figure("loaded_over_idle", None::<f64>, "x");
+    }
+}
+
+/// "2 loads of 32 bytes a cycle", "one 64-byte store every 2 cycles".
+fn per_cycle((ops, bytes): (f64, usize), what: &str) -> String {
+    if ops >= 1.0 {
+        let n = ops.round() as u64;
+        format!("{n} {what}{} of {bytes} bytes a cycle", if n == 1 { "" } else { "s" })
+    } else {
+        format!("one {bytes}-byte {what} every {:.0} cycles", 1.0 / ops)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::Cell;
+
+    fn rows(kib: &[u64]) -> Vec<Row> {
+        let cell = Cell::of(&[&[1.0, 1.0, 1.0]]).unwrap();
+        kib.iter()
+            .map(|k| Row {
+                bytes: (*k << 10) as usize,
+                cells: vec![cell],
+            })
+            .collect()
+    }
+
+    #[test]
+    fn operations_per_cycle_in_words() {
+        assert_eq!(per_cycle((2.0, 32), "load"), "2 loads of 32 bytes a cycle");
+        assert_eq!(per_cycle((1.0, 64), "load"), "1 load of 64 bytes a cycle");
+        assert_eq!(per_cycle((0.5, 64), "store"), "one 64-byte store every 2 cycles");
+    }
+
+    #[test]
+    fn one_size_per_level_inside_it() {
+        let r = rows(&[4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2048, 65536, 131072]);
+        let rep = vec![
+            ("L1d".to_string(), 32u64 << 10),
+            ("L2".to_string(), 1 << 20),
+            ("L3".to_string(), 32 << 20),
+        ];
+        let kib: Vec<(String, u64)> = levels(&r, &rep, |_| 1.0)
+            .into_iter()
+            .map(|(n, i)| (n, r[i].bytes as u64 >> 10))
+            .collect();
+        assert_eq!(
+            kib,
+            vec![
+                ("L1d".into(), 16),
+                ("L2".into(), 512),
+                ("L3".into(), 2048),
+                ("memory".into(), 131072)
+            ]
+        );
+        // No reported sizes: the two ends.
+        let ends: Vec<String> = levels(&r, &[], |_| 1.0).into_iter().map(|l| l.0).collect();
+        assert_eq!(ends, vec!["smallest set", "largest set"]);
+        // A largest set inside twice the last level is not called memory.
+        let small = rows(&[4, 8, 16, 32768]);
+        assert!(levels(&small, &rep, |_| 1.0).iter().all(|l| l.0 != "memory"));
+        // The fastest size of a level represents it.
+        let fast = levels(&r, &rep, |row| if row.bytes == 8 << 10 { 2.0 } else { 1.0 });
+        assert_eq!(r[fast[0].1].bytes, 8 << 10);
+    }
+}

@@ -44,7 +44,10 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
     // The window starting at point i: the point one octave up, if it was measured.
     let partner = |i: usize| {
         let want = points.get(i)?.bytes * 2;
-        points[i + 1..].iter().position(|p| p.bytes == want).map(|k| i + 1 + k)
+        points[i + 1..]
+            .iter()
+            .position(|p| p.bytes == want)
+            .map(|k| i + 1 + k)
     };
     let drop = |i: usize| -> Option<f64> {
         let j = partner(i)?;
@@ -96,7 +99,11 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
 
 /// The reported cache size nearest (on a log scale) to a boundary between `from` and `to`
 /// bytes, and whether it lies within one doubling of the pair's middle.
-pub fn nearest_reported(from: u64, to: u64, reported: &[(String, u64)]) -> Option<(&str, u64, bool)> {
+pub fn nearest_reported(
+    from: u64,
+    to: u64,
+    reported: &[(String, u64)],
+) -> Option<(&str, u64, bool)> {
     let mid = ((from as f64) * (to as f64)).sqrt();
     reported
         .iter()
@@ -178,8 +185,14 @@ mod tests {
 
     #[test]
     fn the_reported_size_nearest_a_boundary() {
-        let rep = vec![("L1d".to_string(), 32u64 << 10), ("L2".to_string(), 1 << 20)];
-        assert_eq!(nearest_reported(32 << 10, 64 << 10, &rep), Some(("L1d", 32 << 10, true)));
+        let rep = vec![
+            ("L1d".to_string(), 32u64 << 10),
+            ("L2".to_string(), 1 << 20),
+        ];
+        assert_eq!(
+            nearest_reported(32 << 10, 64 << 10, &rep),
+            Some(("L1d", 32 << 10, true))
+        );
         let (n, _, agrees) = nearest_reported(8 << 20, 16 << 20, &rep).unwrap();
         assert_eq!((n, agrees), ("L2", false));
         assert_eq!(nearest_reported(1, 2, &[]), None);

@@ -62,8 +62,11 @@ impl Form {
 /// The vector width of the explicit kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Width {
+    #[cfg(target_arch = "x86_64")]
     Avx512,
+    #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(target_arch = "x86_64")]
     Sse2,
     #[cfg(target_arch = "aarch64")]
     Neon,
@@ -98,8 +101,11 @@ impl Width {
     /// Bytes in one vector register.
     pub fn bytes(self) -> usize {
         match self {
+            #[cfg(target_arch = "x86_64")]
             Width::Avx512 => 64,
+            #[cfg(target_arch = "x86_64")]
             Width::Avx2 => 32,
+            #[cfg(target_arch = "x86_64")]
             Width::Sse2 => 16,
             #[cfg(target_arch = "aarch64")]
             Width::Neon => 16,
@@ -110,8 +116,11 @@ impl Width {
     /// The name used in symbols and in the report.
     pub fn name(self) -> &'static str {
         match self {
+            #[cfg(target_arch = "x86_64")]
             Width::Avx512 => "avx512",
+            #[cfg(target_arch = "x86_64")]
             Width::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
             Width::Sse2 => "sse2",
             #[cfg(target_arch = "aarch64")]
             Width::Neon => "neon",
@@ -121,7 +130,7 @@ impl Width {
 
     /// Whether this program has non-temporal store kernels at this width.
     pub fn has_stream(self) -> bool {
-        matches!(self, Width::Avx512 | Width::Avx2 | Width::Sse2)
+        explicit(self).write_nt.is_some()
     }
 }
 
@@ -170,15 +179,30 @@ pub fn all(width: Width) -> Vec<Kernel> {
     };
     let e = explicit(width);
     let mut v = vec![
-        k(Op::Read, Form::Plain, "bw_read_plain", Fun::Read(read_plain)),
+        k(
+            Op::Read,
+            Form::Plain,
+            "bw_read_plain",
+            Fun::Read(read_plain),
+        ),
         k(Op::Read, Form::Explicit, e.read.0, Fun::Read(e.read.1)),
-        k(Op::Write, Form::Plain, "bw_write_plain", Fun::Write(write_plain)),
+        k(
+            Op::Write,
+            Form::Plain,
+            "bw_write_plain",
+            Fun::Write(write_plain),
+        ),
         k(Op::Write, Form::Explicit, e.write.0, Fun::Write(e.write.1)),
     ];
     if let Some((s, f)) = e.write_nt {
         v.push(k(Op::Write, Form::Stream, s, Fun::Write(f)));
     }
-    v.push(k(Op::Copy, Form::Plain, "bw_copy_plain", Fun::Copy(copy_plain)));
+    v.push(k(
+        Op::Copy,
+        Form::Plain,
+        "bw_copy_plain",
+        Fun::Copy(copy_plain),
+    ));
     v.push(k(Op::Copy, Form::Explicit, e.copy.0, Fun::Copy(e.copy.1)));
     if let Some((s, f)) = e.copy_nt {
         v.push(k(Op::Copy, Form::Stream, s, Fun::Copy(f)));
@@ -368,7 +392,7 @@ pub mod x86 {
     //! stores, or non-temporal stores followed by one `sfence` so that they are done (visible
     //! in memory order) before the kernel returns.
 
-    use super::{check, black_box};
+    use super::{black_box, check};
     use std::arch::x86_64::*;
 
     macro_rules! width {
@@ -748,7 +772,12 @@ mod tests {
     fn the_kernel_list_is_complete_and_named() {
         let ks = all(Width::detect());
         let names: Vec<String> = ks.iter().map(Kernel::name).collect();
-        for want in ["read_plain", "read_explicit", "write_plain", "copy_explicit"] {
+        for want in [
+            "read_plain",
+            "read_explicit",
+            "write_plain",
+            "copy_explicit",
+        ] {
             assert!(names.iter().any(|n| n == want), "{names:?}");
         }
         if cfg!(target_arch = "x86_64") {

@@ -44,25 +44,26 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
     });
     drop(next);
     let (mut idle, mut loaded, mut stream_gbs) = (Vec::new(), Vec::new(), Vec::new());
-    let ((), streamers) = team::with_streamers(load.cores, load.regions, load.chunk, load.read, |st| {
-        let steps = plan.steps(plan.warm(&mut ring), 4096);
-        for r in 0..plan.rounds {
-            for load in [r % 2 == 1, r % 2 == 0] {
-                if load {
-                    st.start();
-                    plan.warm(&mut ring);
-                    let (b0, t0) = (st.bytes(), now_ns());
-                    loaded.push(timed_round(&mut ring, steps));
-                    let (b1, t1) = (st.bytes(), now_ns());
-                    st.stop();
-                    stream_gbs.push((b1 - b0) as f64 / (t1 - t0).max(1) as f64);
-                } else {
-                    plan.warm(&mut ring);
-                    idle.push(timed_round(&mut ring, steps));
+    let ((), streamers) =
+        team::with_streamers(load.cores, load.regions, load.chunk, load.read, |st| {
+            let steps = plan.steps(plan.warm(&mut ring), 4096);
+            for r in 0..plan.rounds {
+                for load in [r % 2 == 1, r % 2 == 0] {
+                    if load {
+                        st.start();
+                        plan.warm(&mut ring);
+                        let (b0, t0) = (st.bytes(), now_ns());
+                        loaded.push(timed_round(&mut ring, steps));
+                        let (b1, t1) = (st.bytes(), now_ns());
+                        st.stop();
+                        stream_gbs.push((b1 - b0) as f64 / (t1 - t0).max(1) as f64);
+                    } else {
+                        plan.warm(&mut ring);
+                        idle.push(timed_round(&mut ring, steps));
+                    }
                 }
             }
-        }
-    });
+        });
     Loaded {
         idle,
         loaded,

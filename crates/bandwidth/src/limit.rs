@@ -14,8 +14,6 @@
 //! these cores. A 512-bit operation on Zen 4 is split into two 256-bit halves, so its limit is
 //! the same number of bytes as two 256-bit loads.
 
-use crate::kernels::Width;
-
 /// The first-level cache's limit for one width on one core.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limit {
@@ -36,13 +34,18 @@ impl Limit {
     }
     /// How the numbers were obtained, for the report.
     pub fn source(&self) -> String {
-        format!("a table for {} in this program, not read from this machine", self.core)
+        format!(
+            "a table for {} in this program, not read from this machine",
+            self.core
+        )
     }
 }
 
 /// Vendor, family and model out of `measure::facts`'s CPUID line
 /// (`"AuthenticAMD family 0x19 model 0x11 (Zen 4)"`).
 pub fn parse_family(s: &str) -> Option<(String, u32, u32)> {
+    // The name in parentheses may repeat a keyword ("(Intel Core / Xeon family 6)").
+    let s = s.split('(').next().unwrap_or("");
     let mut it = s.split_whitespace();
     let vendor = it.next()?.to_string();
     let hex = |w: Option<&str>| u32::from_str_radix(w?.trim_start_matches("0x"), 16).ok();
@@ -58,11 +61,10 @@ pub fn parse_family(s: &str) -> Option<(String, u32, u32)> {
     Some((vendor, family?, model?))
 }
 
-/// The limit for the CPU described by `cpu_family` (see [`parse_family`]) at `width`, if this
-/// program's table has it.
-pub fn lookup(cpu_family: Option<&str>, width: Width) -> Option<Limit> {
+/// The limit for the CPU described by `cpu_family` (see [`parse_family`]) for accesses of
+/// `w` bytes (the vector width), if this program's table has it.
+pub fn lookup(cpu_family: Option<&str>, w: usize) -> Option<Limit> {
     let (vendor, family, model) = parse_family(cpu_family?)?;
-    let w = width.bytes();
     // (core, loads and stores per cycle at vector widths of up to 16, 32 and 64 bytes); None
     // where the table does not say (no such width on that core, or no figure we trust).
     type Row = (&'static str, [Option<(f64, f64)>; 3]);
@@ -111,25 +113,34 @@ mod tests {
             parse_family("AuthenticAMD family 0x19 model 0x11 (Zen 4)"),
             Some(("AuthenticAMD".into(), 0x19, 0x11))
         );
-        assert_eq!(parse_family("GenuineIntel family 0x6 model 0x8f (Intel Core / Xeon family 6)").map(|p| p.2), Some(0x8f));
+        assert_eq!(
+            parse_family("GenuineIntel family 0x6 model 0x8f (Intel Core / Xeon family 6)")
+                .map(|p| p.2),
+            Some(0x8f)
+        );
         assert_eq!(parse_family("unknown"), None);
         assert_eq!(parse_family(""), None);
     }
 
     #[test]
     fn known_cores_have_a_limit_and_others_do_not() {
-        let z4 = lookup(Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)"), Width::Avx512).unwrap();
+        let z4 = lookup(Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)"), 64).unwrap();
         assert_eq!(z4.core, "Zen 4");
         // One 512-bit load a cycle: 64 bytes, the same as two 256-bit loads.
         assert_eq!(z4.load_bytes(), 64.0);
-        assert_eq!(lookup(Some("AuthenticAMD family 0x19 model 0x11"), Width::Avx2).unwrap().load_bytes(), 64.0);
-        let z5 = lookup(Some("AuthenticAMD family 0x1a model 0x2 (Zen 5)"), Width::Avx512).unwrap();
+        assert_eq!(
+            lookup(Some("AuthenticAMD family 0x19 model 0x11"), 32)
+                .unwrap()
+                .load_bytes(),
+            64.0
+        );
+        let z5 = lookup(Some("AuthenticAMD family 0x1a model 0x2 (Zen 5)"), 64).unwrap();
         assert_eq!(z5.load_bytes(), 128.0);
         assert_eq!(z5.store_bytes(), 64.0);
         // Zen 3 has no AVX-512: no row at 64 bytes.
-        assert!(lookup(Some("AuthenticAMD family 0x19 model 0x21"), Width::Avx512).is_none());
-        assert!(lookup(Some("GenuineIntel family 0x6 model 0x3c"), Width::Avx2).is_none());
-        assert!(lookup(None, Width::Avx2).is_none());
+        assert!(lookup(Some("AuthenticAMD family 0x19 model 0x21"), 64).is_none());
+        assert!(lookup(Some("GenuineIntel family 0x6 model 0x3c"), 32).is_none());
+        assert!(lookup(None, 32).is_none());
         assert!(z4.source().contains("not read from this machine"));
     }
 }

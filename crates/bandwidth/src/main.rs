@@ -35,7 +35,10 @@ use measure::fmt::{bytes as size, conclude};
 /// Prints `label : value`, the value wrapped to the report width under itself.
 fn say(label: &str, value: &str) {
     let first = format!("  {label:<15}: ");
-    println!("{}", measure::fmt::wrap_to(value, &first, &" ".repeat(19), measure::fmt::WIDTH));
+    println!(
+        "{}",
+        measure::fmt::wrap_to(value, &first, &" ".repeat(19), measure::fmt::WIDTH)
+    );
 }
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::scan::{self, TWO_PASSES};
@@ -77,9 +80,13 @@ fn main() {
     // The working sets: 4 KiB to 4x the largest reported cache, checked against memory now.
     let largest = exp.facts.largest_cache();
     let default_max = if quick {
-        largest.map_or(64 << 20, |l| 2 * l).clamp(64 << 20, 256 << 20)
+        largest
+            .map_or(64 << 20, |l| 2 * l)
+            .clamp(64 << 20, 256 << 20)
     } else {
-        largest.map_or(128 << 20, |l| 4 * l).clamp(128 << 20, 1 << 30)
+        largest
+            .map_or(128 << 20, |l| 4 * l)
+            .clamp(128 << 20, 1 << 30)
     };
     let mut max = exp.args.size_in("--max", default_max, 64 << 10, 1 << 40) & !4095;
     if let Err(e) = room_for(max) {
@@ -93,11 +100,13 @@ fn main() {
     let sizes = working_sets(max, quick);
 
     // == 1. What will be measured: the kernels, the clock, the memory.
-    exp.section("1. the kernels (their code read back from this binary), the core clock, the memory");
+    exp.section(
+        "1. the kernels (their code read back from this binary), the core clock, the memory",
+    );
     let width = Width::detect();
     let kernels = kernels::all(width);
     let shapes: Vec<shape::Shape> = kernels.iter().map(|k| shape::read_back(k.symbol)).collect();
-    let lim = limit::lookup(exp.facts.cpu_family.as_deref(), width);
+    let lim = limit::lookup(exp.facts.cpu_family.as_deref(), width.bytes());
     report::kernels(width, &kernels, &shapes, lim.as_ref());
     let cc = exp.core_clock();
     let page = exp.facts.page_size.unwrap_or(4096) as usize;
@@ -124,16 +133,23 @@ fn main() {
         ),
     );
     let plan = sweep::Plan::new(quick);
-    say("working sets", &format!(
-        "{} .. {}, {} sizes, {}; {} rounds; passes {}, {}",
-        size(sizes[0] as u64),
-        size(*sizes.last().expect("at least one size") as u64),
-        sizes.len(),
-        if quick { "one per octave" } else { "two per octave" },
-        plan.rounds,
-        TWO_PASSES[0].name(),
-        TWO_PASSES[1].name()
-    ));
+    say(
+        "working sets",
+        &format!(
+            "{} .. {}, {} sizes, {}; {} rounds; passes {}, {}",
+            size(sizes[0] as u64),
+            size(*sizes.last().expect("at least one size") as u64),
+            sizes.len(),
+            if quick {
+                "one per octave"
+            } else {
+                "two per octave"
+            },
+            plan.rounds,
+            TWO_PASSES[0].name(),
+            TWO_PASSES[1].name()
+        ),
+    );
     meta("max_kib", max / 1024);
     meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
     meta("rounds_per_pass", plan.rounds);
@@ -152,7 +168,9 @@ fn main() {
              targets the baseline; only code chosen at run time uses the widest registers.",
             e as f64 / p as f64
         )),
-        _ => conclude("The kernels' code could not be read back, so their widths are as written, not checked."),
+        _ => conclude(
+            "The kernels' code could not be read back, so their widths are as written, not checked.",
+        ),
     }
 
     // == 2. Bandwidth by working set, every size in two passes in different orders.
@@ -187,7 +205,10 @@ fn main() {
             }
         );
     }
-    if let (Some(w), Some(r)) = (at(Op::Write, Form::Explicit, last), at(Op::Read, Form::Explicit, last)) {
+    if let (Some(w), Some(r)) = (
+        at(Op::Write, Form::Explicit, last),
+        at(Op::Read, Form::Explicit, last),
+    ) {
         read2.push_str(&format!(
             "Writing {} runs at {:.2}x the read: {}",
             size(last.bytes as u64),
@@ -221,7 +242,11 @@ fn main() {
     let found = boundaries::find(&report::points(&rows, ri));
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);
     // The fall into memory: the last one, if it lies beyond the level below the largest.
-    let second = reported.iter().map(|r| r.1).filter(|&b| Some(b) < largest).max();
+    let second = reported
+        .iter()
+        .map(|r| r.1)
+        .filter(|&b| Some(b) < largest)
+        .max();
     let into_memory = last_drop.filter(|&d| second.is_none_or(|s| d >= s));
     conclude(&format!(
         "{drops} fall(s) of {:.2}x or more within an octave between stable sizes, {agree} of them \
@@ -260,8 +285,10 @@ fn main() {
     } else {
         let mut lines = Vec::new();
         for op in [Op::Write, Op::Copy] {
-            let (Some(e), Some(s)) = (find(&kernels, op, Form::Explicit), find(&kernels, op, Form::Stream))
-            else {
+            let (Some(e), Some(s)) = (
+                find(&kernels, op, Form::Explicit),
+                find(&kernels, op, Form::Stream),
+            ) else {
                 continue;
             };
             let ratio = |r: &Row| r.cells[s].gbs.median / r.cells[e].gbs.median;
@@ -328,12 +355,18 @@ fn main() {
         .collect();
     let available = regions.len();
     let counts = thread_counts(available);
-    let laps = ((if quick { 4e6 } else { 20e6 }) * 30.0 / per as f64).ceil().max(1.0) as u64;
+    let laps = ((if quick { 4e6 } else { 20e6 }) * 30.0 / per as f64)
+        .ceil()
+        .max(1.0) as u64;
     let mut trows: Vec<ThreadRow> = counts
         .iter()
         .map(|&n| ThreadRow {
             threads: n,
-            cores: if n <= available { cores[..n].to_vec() } else { Vec::new() },
+            cores: if n <= available {
+                cores[..n].to_vec()
+            } else {
+                Vec::new()
+            },
             total: Vec::new(),
             verified: true,
             off_core: 0,
@@ -344,7 +377,8 @@ fn main() {
         for t in trows.iter_mut().filter(|t| !t.cores.is_empty()) {
             let (ns, seen, _) = team::team(&t.cores, |i| read(regions[i], laps));
             if round > 0 {
-                t.total.push((t.cores.len() * per) as f64 * laps as f64 / ns);
+                t.total
+                    .push((t.cores.len() * per) as f64 * laps as f64 / ns);
                 t.verified &= seen.iter().all(team::Seen::verified);
                 t.off_core += usize::from(!seen.iter().all(team::Seen::on_core));
             }
@@ -424,16 +458,32 @@ fn main() {
             Summary::of(&ll.loaded).expect("loaded rounds"),
             Summary::of(&ll.stream_gbs).expect("loaded rounds"),
         );
-        let cyc = |ns: f64| cc.cycles(ns).map_or(String::new(), |c| format!(", {c:.0} cycles"));
+        let cyc = |ns: f64| {
+            cc.cycles(ns)
+                .map_or(String::new(), |c| format!(", {c:.0} cycles"))
+        };
         let verified = ll.streamers.iter().all(team::Seen::verified);
-        say("setup", &format!(
-            "a chase of {} (a line a step) on core {}, streamers on {}: pinning {}",
-            size(max),
-            cores[0],
-            cores[1..available].iter().map(|c| c.to_string()).collect::<Vec<_>>().join(","),
-            if verified { "verified" } else { "NOT verified" }
-        ));
-        println!("  idle           : {:.1} ns a step ({:.1}..{:.1}){}", i.median, i.min, i.max, cyc(i.median));
+        say(
+            "setup",
+            &format!(
+                "a chase of {} (a line a step) on core {}, streamers on {}: pinning {}",
+                size(max),
+                cores[0],
+                cores[1..available]
+                    .iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(","),
+                if verified { "verified" } else { "NOT verified" }
+            ),
+        );
+        println!(
+            "  idle           : {:.1} ns a step ({:.1}..{:.1}){}",
+            i.median,
+            i.min,
+            i.max,
+            cyc(i.median)
+        );
         println!(
             "  loaded         : {:.1} ns a step ({:.1}..{:.1}){}, while the streamers read {} GB/s",
             l.median,

@@ -84,11 +84,21 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
         "  vector width   : {} bytes ({}; detected at run time: {})",
         width.bytes(),
         width.name(),
-        if det.is_empty() { "nothing to detect on this architecture".into() } else { det.join(", ") }
+        if det.is_empty() {
+            "nothing to detect on this architecture".into()
+        } else {
+            det.join(", ")
+        }
     );
     let mut block = Block::new(
         "kernels",
-        &["kernel:text", "symbol:text", "access_bytes", "non_temporal:text", "shape:text"],
+        &[
+            "kernel:text",
+            "symbol:text",
+            "access_bytes",
+            "non_temporal:text",
+            "shape:text",
+        ],
     );
     for op in [Op::Read, Op::Write, Op::Copy] {
         let parts: Vec<String> = kernels
@@ -123,7 +133,10 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             println!("                   source: {}", l.source());
             measure::data::meta("l1_load_limit_bytes_per_cycle", l.load_bytes());
             measure::data::meta("l1_store_limit_bytes_per_cycle", l.store_bytes());
-            measure::data::meta("l1_limit_source", format!("table {} (not read from this machine)", l.core));
+            measure::data::meta(
+                "l1_limit_source",
+                format!("table {} (not read from this machine)", l.core),
+            );
         }
         None => {
             println!(
@@ -138,7 +151,13 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
 }
 
 /// Section 2: the bandwidth table, and the `bandwidth` block (one row per size and kernel).
-pub fn table(rows: &[Row], kernels: &[Kernel], width: Width, where_: &dyn Fn(u64) -> String, cc: &CoreClock) {
+pub fn table(
+    rows: &[Row],
+    kernels: &[Kernel],
+    width: Width,
+    where_: &dyn Fn(u64) -> String,
+    cc: &CoreClock,
+) {
     // Two header lines: the operation over its columns, then each column's form.
     let mut top = format!("  {:<9} {:<7}", "working", "where");
     let mut sub = format!("  {:<9} {:<7}", "set", "");
@@ -223,7 +242,15 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
 pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usize, Option<u64>) {
     let mut b = Block::new(
         "boundaries",
-        &["kind:text", "from_kib", "to_kib", "ratio", "nearest:text", "nearest_kib", "agrees:text"],
+        &[
+            "kind:text",
+            "from_kib",
+            "to_kib",
+            "ratio",
+            "nearest:text",
+            "nearest_kib",
+            "agrees:text",
+        ],
     );
     let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
@@ -239,11 +266,18 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
                         format!("agrees with the reported {n} ({})", size(bytes))
                     }
                     Some((n, bytes, false)) => {
-                        format!("no reported size within a doubling (nearest: {n}, {})", size(bytes))
+                        format!(
+                            "no reported size within a doubling (nearest: {n}, {})",
+                            size(bytes)
+                        )
                     }
                     None => "no size is reported to compare with".into(),
                 };
-                println!("  falls {ratio:.1}x from {} to {}: {verdict}", size(from), size(to));
+                println!(
+                    "  falls {ratio:.1}x from {} to {}: {verdict}",
+                    size(from),
+                    size(to)
+                );
                 b.row(vec![
                     "drop".into(),
                     (from / 1024).into(),
@@ -349,7 +383,12 @@ pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize,
             ]);
             continue;
         };
-        let cores = r.cores.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
+        let cores = r
+            .cores
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
         let vs = one.map(|o| s.median / o);
         println!(
             "  {:<7} {:<8} {:>24} {:>11} {:>12}  {}; {} of {}",
@@ -358,7 +397,11 @@ pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize,
             format!("{} ({}..{})", gbs(s.median), gbs(s.min), gbs(s.max)),
             gbs(s.median / r.threads as f64),
             vs.map_or("-".into(), |v| format!("{v:.2}x")),
-            if r.verified { "verified" } else { "NOT verified" },
+            if r.verified {
+                "verified"
+            } else {
+                "NOT verified"
+            },
             r.off_core,
             r.total.len()
         );
@@ -392,9 +435,20 @@ pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize,
 pub fn loaded_block(l: &crate::latency::Loaded, verified: bool, chase_bytes: u64) {
     let mut b = Block::new(
         "loaded_latency",
-        &["state:text", "round", "ns", "stream_gbs", "streamers", "pinned:text", "chase_kib"],
+        &[
+            "state:text",
+            "round",
+            "ns",
+            "stream_gbs",
+            "streamers",
+            "pinned:text",
+            "chase_kib",
+        ],
     );
-    for (state, v, g) in [("idle", &l.idle, None), ("loaded", &l.loaded, Some(&l.stream_gbs))] {
+    for (state, v, g) in [
+        ("idle", &l.idle, None),
+        ("loaded", &l.loaded, Some(&l.stream_gbs)),
+    ] {
         for (i, ns) in v.iter().enumerate() {
             b.row(vec![
                 state.into(),

@@ -54,8 +54,9 @@ impl Shape {
 /// the vector register it names (x86 `%zmm`/`%ymm`/`%xmm`, AArch64 `q`/`v.2d`), else 8.
 pub fn access_bytes(i: &Insn) -> Option<usize> {
     let ops = i.operands.as_str();
-    let memory = (ops.contains('(') && !i.mnemonic.starts_with("lea") && !i.mnemonic.starts_with("nop"))
-        || ops.contains('[');
+    let memory =
+        (ops.contains('(') && !i.mnemonic.starts_with("lea") && !i.mnemonic.starts_with("nop"))
+            || ops.contains('[');
     if !memory || i.is_call() || i.mnemonic.starts_with("prefetch") {
         return None;
     }
@@ -105,7 +106,12 @@ pub fn read_back(symbol: &str) -> Shape {
         Ok(f) => f,
         Err(e) => return unchecked(e.to_string()),
     };
-    of_loops(&f.loops().iter().flat_map(|l| l.insns.clone()).collect::<Vec<_>>())
+    of_loops(
+        &f.loops()
+            .iter()
+            .flat_map(|l| l.insns.clone())
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The shape of the instructions of a function's loops.
@@ -116,7 +122,9 @@ pub fn of_loops(insns: &[Insn]) -> Shape {
         .map(|i| {
             let o = &i.operands;
             match (o.find('<'), o.find('>')) {
-                (Some(a), Some(b)) if a < b => o[a + 1..b].split('@').next().unwrap_or("").to_string(),
+                (Some(a), Some(b)) if a < b => {
+                    o[a + 1..b].split('@').next().unwrap_or("").to_string()
+                }
                 _ => o.clone(),
             }
         })
@@ -146,9 +154,15 @@ mod tests {
 
     #[test]
     fn widths_of_memory_accesses() {
-        assert_eq!(access_bytes(&insn("vpaddq", "(%r8,%r9,8),%zmm3,%zmm3")), Some(64));
+        assert_eq!(
+            access_bytes(&insn("vpaddq", "(%r8,%r9,8),%zmm3,%zmm3")),
+            Some(64)
+        );
         assert_eq!(access_bytes(&insn("vmovdqu", "%ymm0,(%rdi)")), Some(32));
-        assert_eq!(access_bytes(&insn("movdqu", "0x10(%r10,%rbx,8),%xmm2")), Some(16));
+        assert_eq!(
+            access_bytes(&insn("movdqu", "0x10(%r10,%rbx,8),%xmm2")),
+            Some(16)
+        );
         assert_eq!(access_bytes(&insn("add", "(%r10,%r11,8),%rbx")), Some(8));
         assert_eq!(access_bytes(&insn("paddq", "%xmm2,%xmm1")), None);
         assert_eq!(access_bytes(&insn("lea", "0x40(%r8),%r10")), None);
@@ -168,8 +182,15 @@ mod tests {
         assert!(s.streams);
         assert_eq!(s.calls, vec!["memcpy".to_string()]);
         assert_eq!(s.word(), "calls");
-        assert_eq!(of_loops(&[insn("movdqu", "(%rax),%xmm0")]).word(), "vector16");
+        assert_eq!(
+            of_loops(&[insn("movdqu", "(%rax),%xmm0")]).word(),
+            "vector16"
+        );
         assert_eq!(of_loops(&[]).word(), "no_loop");
-        assert!(of_loops(&[insn("vmovntdq", "%zmm0,(%r8)")]).text().contains("64-byte non-temporal"));
+        assert!(
+            of_loops(&[insn("vmovntdq", "%zmm0,(%r8)")])
+                .text()
+                .contains("64-byte non-temporal")
+        );
     }
 }

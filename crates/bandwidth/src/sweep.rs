@@ -167,7 +167,11 @@ impl Cell {
             .fold(0.0, f64::max);
         Some(Cell {
             gbs: Summary::of(&all)?,
-            pass_spread: if lo > 0.0 { hi / lo - 1.0 } else { f64::INFINITY },
+            pass_spread: if lo > 0.0 {
+                hi / lo - 1.0
+            } else {
+                f64::INFINITY
+            },
             round_spread,
         })
     }

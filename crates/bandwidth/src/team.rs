@@ -168,7 +168,11 @@ pub struct Streamers {
 impl Streamers {
     /// Switches the streamers on and returns once each has read at least one chunk.
     pub fn start(&self) {
-        let before: Vec<u64> = self.bytes.iter().map(|b| b.0.load(Ordering::Acquire)).collect();
+        let before: Vec<u64> = self
+            .bytes
+            .iter()
+            .map(|b| b.0.load(Ordering::Acquire))
+            .collect();
         self.phase.store(STREAM, Ordering::Release);
         for (b, s) in self.bytes.iter().zip(before) {
             wait_until(|| b.0.load(Ordering::Acquire) > s);
@@ -300,15 +304,16 @@ mod tests {
         let c = cores(None, Some(1));
         let region = vec![1u64; 1 << 12];
         let read: fn(&[u64], u64) -> u64 = |w, laps| w.iter().sum::<u64>() * laps;
-        let ((on, off_before, off_after), seen) = with_streamers(&c, vec![&region[..]], 4096, read, |s| {
-            let a = s.bytes();
-            s.start();
-            s.stop();
-            let on = s.bytes() - a;
-            let b = s.bytes();
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            (on, b, s.bytes())
-        });
+        let ((on, off_before, off_after), seen) =
+            with_streamers(&c, vec![&region[..]], 4096, read, |s| {
+                let a = s.bytes();
+                s.start();
+                s.stop();
+                let on = s.bytes() - a;
+                let b = s.bytes();
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                (on, b, s.bytes())
+            });
         assert!(on >= 4096, "{on}");
         assert_eq!(off_before, off_after, "no reading while switched off");
         assert_eq!(seen.len(), 1);

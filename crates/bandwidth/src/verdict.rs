@@ -28,7 +28,11 @@ const GOAL: f64 = 0.10;
 /// (the explicit read) is highest: other work only ever slows a round down, so the fastest
 /// size is the one least disturbed. For memory: the largest set, when it is at least twice the
 /// largest reported cache. Without reported sizes: the smallest and the largest set.
-pub fn levels(rows: &[Row], reported: &[(String, u64)], rate: impl Fn(&Row) -> f64) -> Vec<(String, usize)> {
+pub fn levels(
+    rows: &[Row],
+    reported: &[(String, u64)],
+    rate: impl Fn(&Row) -> f64,
+) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     let mut below = 0u64;
     for (name, bytes) in reported {
@@ -69,12 +73,18 @@ pub fn print(
         .collect();
     let idx = |op| find(kernels, op, Form::Explicit);
     let (r, w, c) = (idx(Op::Read), idx(Op::Write), idx(Op::Copy));
-    let lv = levels(rows, &reported, |row| r.map_or(0.0, |k| row.cells[k].gbs.median));
+    let lv = levels(rows, &reported, |row| {
+        r.map_or(0.0, |k| row.cells[k].gbs.median)
+    });
     let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
     let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
     let show = |v: Option<f64>| {
         v.map_or(format!("{:>10} {:>7}", "-", "-"), |g| {
-            format!("{:>10} {:>7}", gbs(g), bpc(g).map_or("-".into(), |b| format!("{b:.1}")))
+            format!(
+                "{:>10} {:>7}",
+                gbs(g),
+                bpc(g).map_or("-".into(), |b| format!("{b:.1}"))
+            )
         })
     };
     println!(
@@ -83,7 +93,16 @@ pub fn print(
     );
     let mut b = Block::new(
         "levels",
-        &["level:text", "kib", "read_gbs", "write_gbs", "copy_gbs", "read_bpc", "write_bpc", "copy_bpc"],
+        &[
+            "level:text",
+            "kib",
+            "read_gbs",
+            "write_gbs",
+            "copy_gbs",
+            "read_bpc",
+            "write_bpc",
+            "copy_bpc",
+        ],
     );
     for (name, i) in &lv {
         let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
@@ -174,7 +193,9 @@ pub fn print(
             ));
             exp.key_figure("l1_read_of_limit", None::<f64>, "%");
         }
-        _ => conclude("L1 against the core's limit: no core-clock estimate, so no bytes per cycle."),
+        _ => {
+            conclude("L1 against the core's limit: no core-clock estimate, so no bytes per cycle.")
+        }
     }
     if let Some(b) = ra {
         exp.key_figure("l1_read_bytes_per_cycle", b, "B/cycle");
@@ -212,7 +233,10 @@ pub fn print(
 fn per_cycle((ops, bytes): (f64, usize), what: &str) -> String {
     if ops >= 1.0 {
         let n = ops.round() as u64;
-        format!("{n} {what}{} of {bytes} bytes a cycle", if n == 1 { "" } else { "s" })
+        format!(
+            "{n} {what}{} of {bytes} bytes a cycle",
+            if n == 1 { "" } else { "s" }
+        )
     } else {
         format!("one {bytes}-byte {what} every {:.0} cycles", 1.0 / ops)
     }
@@ -237,12 +261,17 @@ mod tests {
     fn operations_per_cycle_in_words() {
         assert_eq!(per_cycle((2.0, 32), "load"), "2 loads of 32 bytes a cycle");
         assert_eq!(per_cycle((1.0, 64), "load"), "1 load of 64 bytes a cycle");
-        assert_eq!(per_cycle((0.5, 64), "store"), "one 64-byte store every 2 cycles");
+        assert_eq!(
+            per_cycle((0.5, 64), "store"),
+            "one 64-byte store every 2 cycles"
+        );
     }
 
     #[test]
     fn one_size_per_level_inside_it() {
-        let r = rows(&[4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2048, 65536, 131072]);
+        let r = rows(&[
+            4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2048, 65536, 131072,
+        ]);
         let rep = vec![
             ("L1d".to_string(), 32u64 << 10),
             ("L2".to_string(), 1 << 20),
@@ -266,7 +295,11 @@ mod tests {
         assert_eq!(ends, vec!["smallest set", "largest set"]);
         // A largest set inside twice the last level is not called memory.
         let small = rows(&[4, 8, 16, 32768]);
-        assert!(levels(&small, &rep, |_| 1.0).iter().all(|l| l.0 != "memory"));
+        assert!(
+            levels(&small, &rep, |_| 1.0)
+                .iter()
+                .all(|l| l.0 != "memory")
+        );
         // The fastest size of a level represents it.
         let fast = levels(&r, &rep, |row| if row.bytes == 8 << 10 { 2.0 } else { 1.0 });
         assert_eq!(r[fast[0].1].bytes, 8 << 10);

@@ -46,7 +46,10 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
     let (mut idle, mut loaded, mut stream_gbs) = (Vec::new(), Vec::new(), Vec::new());
     let ((), streamers) =
         team::with_streamers(load.cores, load.regions, load.chunk, load.read, |st| {
-            let steps = plan.steps(plan.warm(&mut ring), 4096);
+            // A round of at least the plan's length at 200 ns a step (a miss to memory rarely takes
+            // less), so that a warm-up slowed by other work cannot shrink it to a sliver.
+            let floor = (plan.round_ns / 200.0) as u64;
+            let steps = plan.steps(plan.warm(&mut ring), floor);
             for r in 0..plan.rounds {
                 for load in [r % 2 == 1, r % 2 == 0] {
                     if load {

@@ -58,8 +58,8 @@ const OPTS: &[Opt] = &[
     },
 ];
 
-/// Bytes each streamer reads between looks at its on/off switch.
-const CHUNK: usize = 1 << 20;
+/// Bytes each streamer reads between looks at its on/off switch (and counts at a time).
+const CHUNK: usize = 256 << 10;
 
 fn main() {
     let mut exp = measure::start!(

@@ -30,6 +30,7 @@ pub const EXPERIMENTS: &[&str] = &[
     "false_sharing",
     "sink_bench",
     "env_scan",
+    "bandwidth",
 ];
 
 /// The results folder the book's figures (`book-figures/`) are drawn from.

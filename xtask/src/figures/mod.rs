@@ -6,6 +6,7 @@
 //! returns SVG text; this module writes the files. Drawing is deterministic: same input,
 //! same bytes.
 
+mod bandwidth;
 mod branch;
 mod cache_ladder;
 pub mod chart;
@@ -104,6 +105,7 @@ pub const DRAWERS: &[(&str, Drawer)] = &[
     ("false_sharing", false_sharing::draw),
     ("sink_bench", sink_bench::draw),
     ("env_scan", env_scan::draw),
+    ("bandwidth", bandwidth::draw),
 ];
 
 /// Draws every figure whose experiment has saved results in `from` into `out`. `label`

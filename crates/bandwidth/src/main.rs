@@ -306,11 +306,14 @@ fn main() {
                 )
             };
             println!(
-                "  {:<6}: {}, {}; wins from {}",
+                "  {:<6}: {}, {}; {}",
                 op.name(),
                 at(first),
                 at(last).replace(" GB/s", ""),
-                wins_from.map_or("no size on".into(), |b| format!("{} on", size(b as u64)))
+                wins_from.map_or("never wins for good".into(), |b| format!(
+                    "wins from {} on",
+                    size(b as u64)
+                ))
             );
             meta(
                 &format!("{}_stream_wins_from_kib", op.name()),

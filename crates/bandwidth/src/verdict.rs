@@ -197,9 +197,9 @@ pub fn print(
             conclude("L1 against the core's limit: no core-clock estimate, so no bytes per cycle.")
         }
     }
-    if let Some(b) = ra {
-        exp.key_figure("l1_read_bytes_per_cycle", b, "B/cycle");
-    }
+    // Bytes per cycle above the limit come from a wrong clock estimate: not a figure to keep.
+    let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
+    exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
 
     // All cores against one.
     match seen.threads {

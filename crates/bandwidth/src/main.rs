@@ -319,6 +319,12 @@ fn main() {
                 &format!("{}_stream_wins_from_kib", op.name()),
                 wins_from.map_or("none".into(), |b| (b / 1024).to_string()),
             );
+            meta(
+                &format!("verdict_stream_{}", op.name()),
+                wins_from.map_or("never won for good".into(), |b| {
+                    format!("won from {} on", size(b as u64))
+                }),
+            );
             if op == Op::Write {
                 nt_gain = Some(ratio(last));
             }

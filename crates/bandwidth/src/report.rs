@@ -133,10 +133,7 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             println!("                   source: {}", l.source());
             measure::data::meta("l1_load_limit_bytes_per_cycle", l.load_bytes());
             measure::data::meta("l1_store_limit_bytes_per_cycle", l.store_bytes());
-            measure::data::meta(
-                "l1_limit_source",
-                format!("table {} (not read from this machine)", l.core),
-            );
+            measure::data::meta("l1_limit_source", l.source());
         }
         None => {
             println!(
@@ -145,7 +142,10 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             );
             measure::data::meta("l1_load_limit_bytes_per_cycle", "unknown");
             measure::data::meta("l1_store_limit_bytes_per_cycle", "unknown");
-            measure::data::meta("l1_limit_source", "none");
+            measure::data::meta(
+                "l1_limit_source",
+                "no entry for this CPU in this program's table",
+            );
         }
     }
 }

@@ -32,18 +32,9 @@ use measure::cli::{self, Opt};
 use measure::data::meta;
 use measure::fmt::{bytes as size, conclude};
 
-/// Prints `label : value`, the value wrapped to the report width under itself.
-fn say(label: &str, value: &str) {
-    let first = format!("  {label:<15}: ");
-    println!(
-        "{}",
-        measure::fmt::wrap_to(value, &first, &" ".repeat(19), measure::fmt::WIDTH)
-    );
-}
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::scan::{self, TWO_PASSES};
-use measure::stats::Summary;
-use report::{Row, ThreadRow, find, gbs};
+use report::{Row, ThreadRow, find, gbs, say};
 
 const OPTS: &[Opt] = &[
     Opt {
@@ -305,15 +296,17 @@ fn main() {
                     gbs(r.cells[e].gbs.median)
                 )
             };
-            println!(
-                "  {:<6}: {}, {}; {}",
+            say(
                 op.name(),
-                at(first),
-                at(last).replace(" GB/s", ""),
-                wins_from.map_or("never wins for good".into(), |b| format!(
-                    "wins from {} on",
-                    size(b as u64)
-                ))
+                &format!(
+                    "{}, {}; {}",
+                    at(first),
+                    at(last).replace(" GB/s", ""),
+                    wins_from.map_or("never wins for good".into(), |b| format!(
+                        "wins from {} on",
+                        size(b as u64)
+                    ))
+                ),
             );
             meta(
                 &format!("{}_stream_wins_from_kib", op.name()),
@@ -437,7 +430,7 @@ fn main() {
 
     // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
     exp.section("6. latency under load: a pointer chase while the other cores stream");
-    let mut loaded_ratio = None;
+    let mut loaded = None;
     if available < 2 {
         println!("  skipped: this run may use one core; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
@@ -448,91 +441,24 @@ fn main() {
         } else {
             measure::chase::Plan::full(10e6, 5_000_000)
         };
-        let stream_regions = other_views.clone();
-        let n_streamers = stream_regions.len();
+        let streamers = &cores[1..available];
         let ll = latency::measure(
             main_mem.region.as_u64_mut(),
             max as usize,
             line,
             &chase_plan,
             latency::Load {
-                cores: &cores[1..available],
-                regions: stream_regions,
+                cores: streamers,
+                regions: other_views.clone(),
                 chunk: CHUNK,
                 read,
             },
         );
-        let (i, l, g) = (
-            Summary::of(&ll.idle).expect("idle rounds"),
-            Summary::of(&ll.loaded).expect("loaded rounds"),
-            Summary::of(&ll.stream_gbs).expect("loaded rounds"),
-        );
-        let cyc = |ns: f64| {
-            cc.cycles(ns)
-                .map_or(String::new(), |c| format!(", {c:.0} cycles"))
-        };
-        let verified = ll.streamers.iter().all(team::Seen::verified);
-        say(
-            "setup",
-            &format!(
-                "a chase of {} (a line a step) on core {}, streamers on {}: pinning {}",
-                size(max),
-                cores[0],
-                cores[1..available]
-                    .iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join(","),
-                if verified { "verified" } else { "NOT verified" }
-            ),
-        );
-        println!(
-            "  idle           : {:.1} ns a step ({:.1}..{:.1}){}",
-            i.median,
-            i.min,
-            i.max,
-            cyc(i.median)
-        );
-        println!(
-            "  loaded         : {:.1} ns a step ({:.1}..{:.1}){}, while the streamers read {} GB/s",
-            l.median,
-            l.min,
-            l.max,
-            cyc(l.median),
-            gbs(g.median)
-        );
-        report::loaded_block(&ll, verified, max);
-        let r = l.median / i.median;
-        // The streamers must really have streamed: at least half of what one thread alone read
-        // in section 5, per streamer.
-        let expected = one.map(|o| o * n_streamers as f64);
-        let streamed = expected.is_none_or(|e| g.median >= 0.5 * e);
-        meta("loaded_streamers_streamed", measure::fmt::yes_no(streamed));
-        loaded_ratio = Some((i.median, l.median, streamed.then_some(r)));
-        conclude(&if !streamed {
-            format!(
-                "The streamers read only {} GB/s, under half of what one thread alone read in section 5 \
-                 ({} GB/s each): their cores were busy with other work, so this run did not load the \
-                 memory and says nothing about latency under load ({r:.2}x).",
-                gbs(g.median),
-                gbs(one.unwrap_or(f64::NAN))
-            )
-        } else {
-            format!(
-                "Under load one miss takes {r:.2}x as long as on a quiet machine{}: {}",
-                if l.min > i.max {
-                    " (every loaded round slower than every idle one)"
-                } else {
-                    " (the rounds overlap)"
-                },
-                if r > 1.1 {
-                    "a latency-bound program slows down when a neighbour streams, though it shares no \
-                     data with it: the requests queue in the same memory system."
-                } else {
-                    "in this run the streaming neighbour did not delay the chase measurably."
-                }
-            )
-        });
+        // A loaded round counts when its streamers read at least half of what one thread
+        // alone read in section 5, each: otherwise other work held them off their cores.
+        let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
+        report::loaded(&ll, &v, &cc, max, cores[0], streamers);
+        loaded = Some(v);
     }
 
     // == 7. Verdicts, computed from the numbers above.
@@ -540,7 +466,7 @@ fn main() {
     let seen = verdict::Seen {
         threads: one.zip(all),
         stream_gain: nt_gain,
-        loaded: loaded_ratio,
+        loaded: loaded.map(|v| (v.idle.median, v.loaded.map(|l| l.median), v.ratio)),
     };
     verdict::print(&mut exp, &rows, &kernels, lim.as_ref(), &cc, &seen);
     exp.finish();

@@ -13,6 +13,15 @@ use measure::fmt::{bytes as size, median_min_max};
 use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
+/// Prints `label : value`, the value wrapped to the report width under itself.
+pub fn say(label: &str, value: &str) {
+    let first = format!("  {label:<15}: ");
+    println!(
+        "{}",
+        measure::fmt::wrap_to(value, &first, &" ".repeat(19), measure::fmt::WIDTH)
+    );
+}
+
 /// One working set: one cell per kernel (in the kernels' order).
 pub struct Row {
     pub bytes: usize,
@@ -80,15 +89,18 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
         "neon {}",
         measure::fmt::yes_no(std::arch::is_aarch64_feature_detected!("neon"))
     ));
-    println!(
-        "  vector width   : {} bytes ({}; detected at run time: {})",
-        width.bytes(),
-        width.name(),
-        if det.is_empty() {
-            "nothing to detect on this architecture".into()
-        } else {
-            det.join(", ")
-        }
+    say(
+        "vector width",
+        &format!(
+            "{} bytes ({}; detected at run time: {})",
+            width.bytes(),
+            width.name(),
+            if det.is_empty() {
+                "nothing to detect on this architecture".into()
+            } else {
+                det.join(", ")
+            }
+        ),
     );
     let mut block = Block::new(
         "kernels",
@@ -107,7 +119,7 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             .filter(|(k, _)| k.op == op)
             .map(|(k, s)| format!("{} {}", form_label(k.form, width), s.text()))
             .collect();
-        println!("  {:<15}: {}", op.name(), parts.join("; "));
+        say(op.name(), &parts.join("; "));
     }
     for (k, s) in kernels.iter().zip(shapes) {
         block.row(vec![
@@ -274,9 +286,17 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
                     None => "no size is reported to compare with".into(),
                 };
                 println!(
-                    "  falls {ratio:.1}x from {} to {}: {verdict}",
-                    size(from),
-                    size(to)
+                    "{}",
+                    measure::fmt::wrap_to(
+                        &format!(
+                            "falls {ratio:.1}x from {} to {}: {verdict}",
+                            size(from),
+                            size(to)
+                        ),
+                        "  ",
+                        "    ",
+                        measure::fmt::WIDTH
+                    )
                 );
                 b.row(vec![
                     "drop".into(),
@@ -431,8 +451,97 @@ pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize,
     out
 }
 
+/// Section 6: the setup, idle and loaded latency, what the streamers read, the conclusion,
+/// and the `loaded_latency` block.
+pub fn loaded(
+    l: &crate::latency::Loaded,
+    v: &crate::latency::Verdict,
+    cc: &CoreClock,
+    chase_bytes: u64,
+    core: usize,
+    streamers: &[usize],
+) {
+    let verified = l.streamers.iter().all(|s| s.verified());
+    let cyc = |ns: f64| {
+        cc.cycles(ns)
+            .map_or(String::new(), |c| format!(", {c:.0} cycles"))
+    };
+    let list = streamers
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    say(
+        "setup",
+        &format!(
+            "a chase of {} (a line a step) on core {core}, streamers on {list}: pinning {}",
+            size(chase_bytes),
+            if verified { "verified" } else { "NOT verified" }
+        ),
+    );
+    let (i, g) = (&v.idle, &v.stream_gbs);
+    say(
+        "idle",
+        &format!(
+            "{:.1} ns a step ({:.1}..{:.1}){}",
+            i.median,
+            i.min,
+            i.max,
+            cyc(i.median)
+        ),
+    );
+    match &v.loaded {
+        Some(l) => say(
+            "loaded",
+            &format!(
+                "{:.1} ns a step ({:.1}..{:.1}){}; streamers {} GB/s; {} of {} rounds",
+                l.median,
+                l.min,
+                l.max,
+                cyc(l.median),
+                gbs(g.median),
+                v.counted,
+                v.rounds
+            ),
+        ),
+        None => say(
+            "loaded",
+            &format!(
+                "no round counts; the streamers read {} GB/s (median of {} rounds)",
+                gbs(g.median),
+                v.rounds
+            ),
+        ),
+    }
+    let text = match (v.ratio, &v.why_not, &v.loaded) {
+        (Some(r), _, Some(l)) => format!(
+            "Under load one miss takes {r:.2}x as long as with the other cores idle{}: {}",
+            if l.min > i.max {
+                " (every loaded round slower than every idle one)"
+            } else {
+                " (the rounds overlap)"
+            },
+            if r > 1.1 {
+                "a latency-bound program slows down when a neighbour streams, though it shares no \
+                 data with it: the requests queue in the same memory system."
+            } else {
+                "in this run the streaming neighbours did not delay the chase measurably."
+            }
+        ),
+        (_, Some(why), _) => format!("No verdict on latency under load: {why}."),
+        _ => "No verdict on latency under load.".into(),
+    };
+    measure::fmt::conclude(&text);
+    measure::data::meta(
+        "loaded_streamers_streamed",
+        measure::fmt::yes_no(v.counted > 0),
+    );
+    measure::data::meta("loaded_rounds_counted", v.counted);
+    loaded_block(l, &v.counts, verified, chase_bytes);
+}
+
 /// Section 6's `loaded_latency` block: every round, idle and loaded.
-pub fn loaded_block(l: &crate::latency::Loaded, verified: bool, chase_bytes: u64) {
+fn loaded_block(l: &crate::latency::Loaded, counts: &[bool], verified: bool, chase_bytes: u64) {
     let mut b = Block::new(
         "loaded_latency",
         &[
@@ -440,6 +549,7 @@ pub fn loaded_block(l: &crate::latency::Loaded, verified: bool, chase_bytes: u64
             "round",
             "ns",
             "stream_gbs",
+            "counts:text",
             "streamers",
             "pinned:text",
             "chase_kib",
@@ -455,6 +565,7 @@ pub fn loaded_block(l: &crate::latency::Loaded, verified: bool, chase_bytes: u64
                 (i + 1).into(),
                 (*ns).into(),
                 g.map(|g| g[i]).into(),
+                g.map(|_| counts[i]).into(),
                 l.streamers.len().into(),
                 verified.into(),
                 (chase_bytes / 1024).into(),

@@ -8,6 +8,7 @@
 use measure::clock::{now_ns, thread_cpu_ns};
 use measure::pin;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// The cores this process may use, the main thread's core first, then one logical CPU of
 /// every other physical core, then the remaining SMT siblings (from sysfs `topology`), at
@@ -158,9 +159,14 @@ const STOP: u8 = 2;
 #[derive(Default)]
 struct Padded(AtomicU64);
 
-/// Background readers, one per core, each over its own region, switched on and off.
+/// Background readers, one per core, each over its own region, switched on and off. While
+/// off they sleep (on a condition variable), so that an idle round really has idle cores
+/// beside it, not spinning ones that push other programs onto the measuring core.
 pub struct Streamers {
     phase: AtomicU8,
+    /// Held while the phase changes, so that a streamer going to sleep cannot miss a wake-up.
+    lock: Mutex<()>,
+    wake: Condvar,
     bytes: Vec<Padded>,
     idle: Vec<Padded>,
 }
@@ -173,16 +179,32 @@ impl Streamers {
             .iter()
             .map(|b| b.0.load(Ordering::Acquire))
             .collect();
-        self.phase.store(STREAM, Ordering::Release);
+        self.set(STREAM);
         for (b, s) in self.bytes.iter().zip(before) {
             wait_until(|| b.0.load(Ordering::Acquire) > s);
         }
     }
     /// Switches them off and returns once none is reading any more.
     pub fn stop(&self) {
-        self.phase.store(IDLE, Ordering::Release);
+        self.set(IDLE);
         for s in &self.idle {
             wait_until(|| s.0.load(Ordering::Acquire) == 1);
+        }
+    }
+    fn set(&self, phase: u8) {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.phase.store(phase, Ordering::Release);
+        self.wake.notify_all();
+    }
+    /// Sleeps while the phase is IDLE; returns the phase that woke it.
+    fn sleep_while_idle(&self) -> u8 {
+        let mut g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let p = self.phase.load(Ordering::Acquire);
+            if p != IDLE {
+                return p;
+            }
+            g = self.wake.wait(g).unwrap_or_else(|e| e.into_inner());
         }
     }
     /// Bytes read by all streamers so far.
@@ -204,6 +226,8 @@ pub fn with_streamers<R>(
     assert_eq!(cores.len(), regions.len(), "one region per streamer");
     let st = Streamers {
         phase: AtomicU8::new(IDLE),
+        lock: Mutex::new(()),
+        wake: Condvar::new(),
         bytes: (0..cores.len()).map(|_| Padded::default()).collect(),
         idle: (0..cores.len()).map(|_| Padded::default()).collect(),
     };
@@ -220,7 +244,6 @@ pub fn with_streamers<R>(
                     let words = (chunk / 8).min(region.len()).max(1);
                     let mut off = 0usize;
                     let mut sum = 0u64;
-                    let mut spins = 0u32;
                     loop {
                         match st.phase.load(Ordering::Acquire) {
                             STOP => break,
@@ -232,16 +255,10 @@ pub fn with_streamers<R>(
                                 sum = sum.wrapping_add(read(&region[off..off + words], 1));
                                 off += words;
                                 st.bytes[i].0.fetch_add(words as u64 * 8, Ordering::AcqRel);
-                                spins = 0;
                             }
                             _ => {
                                 st.idle[i].0.store(1, Ordering::Release);
-                                spins = spins.saturating_add(1);
-                                if spins < 1 << 14 {
-                                    std::hint::spin_loop();
-                                } else {
-                                    std::thread::yield_now();
-                                }
+                                st.sleep_while_idle();
                             }
                         }
                     }
@@ -256,12 +273,12 @@ pub fn with_streamers<R>(
                 })
             })
             .collect();
-        // Every streamer is idle (and so running) before the body starts.
+        // Every streamer has started (and gone to sleep) before the body starts.
         for s in &st.idle {
             wait_until(|| s.0.load(Ordering::Acquire) == 1);
         }
         let r = body(&st);
-        st.phase.store(STOP, Ordering::Release);
+        st.set(STOP);
         let seen = hs
             .into_iter()
             .map(|h| h.join().expect("a streamer panicked"))

@@ -54,8 +54,8 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
         let (a, b) = (&points[i], &points[j]);
         (a.stable && b.stable && b.gbs > 0.0 && a.gbs.is_finite()).then(|| a.gbs / b.gbs)
     };
-    let mut out = Vec::new();
-    let mut last_end: Option<usize> = None;
+    // The windows whose fall is the steepest around, as (from, to) point indices.
+    let mut steep: Vec<(usize, usize)> = Vec::new();
     for i in 0..points.len() {
         let Some(r) = drop(i) else { continue };
         let before = i.checked_sub(1).and_then(drop).unwrap_or(0.0);
@@ -63,18 +63,22 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
         if r < MIN_DROP || r < before || r <= after {
             continue;
         }
-        // One boundary per window: a second maximum inside the last window is the same fall.
-        if last_end.is_some_and(|e| i < e) {
-            continue;
-        }
         let j = partner(i).expect("a drop has a partner");
-        last_end = Some(j);
-        out.push(Finding::Drop {
+        match steep.last_mut() {
+            // A window that starts inside (or at the end of) the last one continues the same
+            // fall: one boundary spread over more sizes, reported once, end to end.
+            Some(last) if i <= last.1 => last.1 = last.1.max(j),
+            _ => steep.push((i, j)),
+        }
+    }
+    let mut out: Vec<Finding> = steep
+        .into_iter()
+        .map(|(i, j)| Finding::Drop {
             from: points[i].bytes,
             to: points[j].bytes,
-            ratio: r,
-        });
-    }
+            ratio: points[i].gbs / points[j].gbs,
+        })
+        .collect();
     let mut i = 0;
     while i < points.len() {
         if points[i].stable {
@@ -161,6 +165,19 @@ mod tests {
         assert_eq!(d.len(), 2, "{d:?}");
         assert!((24..=48).contains(&d[0].0), "{d:?}");
         assert!((2048..=4096).contains(&d[1].0), "{d:?}");
+    }
+
+    #[test]
+    fn touching_falls_are_one_boundary() {
+        // Two steepest windows, 12K..24K and 24K..48K, sharing the point 24K (a bumpy fall,
+        // as a shared cache gives): one boundary from 12K to 48K.
+        let c = curve(&[100.0, 100.0, 100.0, 100.0, 90.0, 62.5, 69.2, 39.1, 57.7]);
+        let f = find(&c);
+        assert_eq!(drops(&f), vec![(12, 48)], "{f:?}");
+        let Finding::Drop { ratio, .. } = f[0] else {
+            panic!("{f:?}")
+        };
+        assert!((ratio - 100.0 / 39.1).abs() < 1e-12);
     }
 
     #[test]

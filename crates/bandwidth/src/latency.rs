@@ -6,10 +6,14 @@
 //! The ring has one slot per cache line, visited in a random single-cycle order (Sattolo), so
 //! every step is a dependent load that misses where the region does not fit, and no
 //! prefetcher can guess the next line.
+//!
+//! A round counts only when the chasing thread kept its core (its CPU time at least 90% of
+//! the round's wall time: a round in which other work took the core measures the scheduler,
+//! not the memory) and, for a loaded round, when the streamers really streamed.
 
 use crate::team::{self, Seen};
 use measure::chase::{Link, Plan, Ring, timed_round};
-use measure::clock::now_ns;
+use measure::clock::{now_ns, thread_cpu_ns};
 use measure::ring;
 use measure::stats::Summary;
 
@@ -21,6 +25,9 @@ pub struct Loaded {
     pub loaded: Vec<f64>,
     /// What the streamers read during each loaded round, in GB/s (all of them together).
     pub stream_gbs: Vec<f64>,
+    /// The chasing thread's CPU time over wall time in each idle and each loaded round.
+    pub idle_share: Vec<f64>,
+    pub loaded_share: Vec<f64>,
     /// Where each streamer ran.
     pub streamers: Vec<Seen>,
 }
@@ -45,6 +52,18 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
     });
     drop(next);
     let (mut idle, mut loaded, mut stream_gbs) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut idle_share, mut loaded_share) = (Vec::new(), Vec::new());
+    // One timed round and the share of it the chasing thread spent on its core.
+    let round = |ring: &mut Ring<'_>, steps: u64| {
+        let (c0, t0) = (thread_cpu_ns(), now_ns());
+        let ns = timed_round(ring, steps);
+        let (c1, t1) = (thread_cpu_ns(), now_ns());
+        let share = match (c0, c1) {
+            (Some(a), Some(b)) if t1 > t0 => (b - a) as f64 / (t1 - t0) as f64,
+            _ => 1.0,
+        };
+        (ns, share)
+    };
     let ((), streamers) =
         team::with_streamers(load.cores, load.regions, load.chunk, load.read, |st| {
             // A round of at least the plan's length at 200 ns a step (a miss to memory rarely takes
@@ -57,13 +76,17 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
                         st.start();
                         plan.warm(&mut ring);
                         let (b0, t0) = (st.bytes(), now_ns());
-                        loaded.push(timed_round(&mut ring, steps));
+                        let (ns, share) = round(&mut ring, steps);
                         let (b1, t1) = (st.bytes(), now_ns());
+                        loaded.push(ns);
+                        loaded_share.push(share);
                         st.stop();
                         stream_gbs.push((b1 - b0) as f64 / (t1 - t0).max(1) as f64);
                     } else {
                         plan.warm(&mut ring);
-                        idle.push(timed_round(&mut ring, steps));
+                        let (ns, share) = round(&mut ring, steps);
+                        idle.push(ns);
+                        idle_share.push(share);
                     }
                 }
             }
@@ -72,6 +95,8 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
         idle,
         loaded,
         stream_gbs,
+        idle_share,
+        loaded_share,
         streamers,
     }
 }
@@ -79,61 +104,75 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
 /// What the rounds support.
 #[derive(Debug, Clone)]
 pub struct Verdict {
-    pub idle: Summary,
-    /// The loaded rounds that count (their streamers streamed), if any.
+    /// The idle rounds that count (the chaser kept its core), if any.
+    pub idle: Option<Summary>,
+    /// The loaded rounds that count (the chaser kept its core, the streamers streamed), if any.
     pub loaded: Option<Summary>,
-    /// What the streamers read in the rounds that count (in all rounds, if none counts).
+    /// What the streamers read in the loaded rounds that count (in all, if none counts).
     pub stream_gbs: Summary,
-    /// Per loaded round: whether it counts.
-    pub counts: Vec<bool>,
-    /// Loaded rounds that count, of all loaded rounds.
-    pub counted: usize,
-    pub rounds: usize,
-    /// Loaded over idle, when rounds count and the ratio is one the load can cause.
+    /// Per idle and per loaded round: whether it counts.
+    pub idle_counts: Vec<bool>,
+    pub loaded_counts: Vec<bool>,
+    /// Loaded over idle, when rounds of both kinds count and the ratio is one the load can
+    /// cause.
     pub ratio: Option<f64>,
     /// Why there is no ratio, if there is none.
     pub why_not: Option<String>,
 }
 
-/// Judges the rounds: a loaded round counts when its streamers read at least `min_gbs`
-/// (unknown: every round counts); loaded faster than idle (under 0.9x) cannot come from the
-/// load and gives no ratio.
+/// Judges the rounds: a round counts when the chaser kept its core; a loaded round also
+/// needs its streamers to have read at least `min_gbs` (unknown: any amount). Loaded faster
+/// than idle (under 0.9x) cannot come from the load and gives no ratio.
 pub fn judge(l: &Loaded, min_gbs: Option<f64>) -> Verdict {
-    let idle = Summary::of(&l.idle).expect("idle rounds");
-    let counts = |i: usize| min_gbs.is_none_or(|m| l.stream_gbs[i] >= m);
-    let kept: Vec<usize> = (0..l.loaded.len()).filter(|&i| counts(i)).collect();
-    let pick =
-        |v: &[f64], from: &[usize]| Summary::of(&from.iter().map(|&i| v[i]).collect::<Vec<_>>());
-    let loaded = pick(&l.loaded, &kept);
-    let all: Vec<usize> = (0..l.loaded.len()).collect();
-    let stream_gbs =
-        pick(&l.stream_gbs, if kept.is_empty() { &all } else { &kept }).expect("loaded rounds");
-    let (ratio, why_not) = match loaded {
-        None => (
+    let on_core = |s: f64| s >= team::ON_CORE;
+    let idle_counts: Vec<bool> = l.idle_share.iter().map(|&s| on_core(s)).collect();
+    let loaded_counts: Vec<bool> = (0..l.loaded.len())
+        .map(|i| on_core(l.loaded_share[i]) && min_gbs.is_none_or(|m| l.stream_gbs[i] >= m))
+        .collect();
+    let pick = |v: &[f64], keep: &[bool]| {
+        Summary::of(
+            &v.iter()
+                .zip(keep)
+                .filter(|p| *p.1)
+                .map(|p| *p.0)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let (idle, loaded) = (pick(&l.idle, &idle_counts), pick(&l.loaded, &loaded_counts));
+    let stream_gbs = if loaded.is_some() {
+        pick(&l.stream_gbs, &loaded_counts)
+    } else {
+        Summary::of(&l.stream_gbs)
+    }
+    .expect("loaded rounds");
+    let (ratio, why_not) = match (idle, loaded) {
+        (None, _) => (
+            None,
+            Some("in every idle round other work took the chasing thread's core".to_string()),
+        ),
+        (_, None) => (
             None,
             Some(format!(
-                "in no loaded round did the streamers read {} GB/s or more: other work held them \
-                 off their cores, so this run did not load the memory",
-                min_gbs.map_or("-".into(), |m| format!("{m:.1}"))
+                "in no loaded round did the chaser keep its core while the streamers read {}: \
+                 other work took the cores, so this run did not measure a loaded memory",
+                min_gbs.map_or("anything".into(), |m| format!("{m:.1} GB/s or more"))
             )),
         ),
-        Some(s) if s.median / idle.median < 0.9 => (
+        (Some(i), Some(s)) if s.median / i.median < 0.9 => (
             None,
             Some(format!(
-                "the chase was faster loaded than idle ({:.2}x), which the load cannot cause: other \
-                 work disturbed the idle rounds",
-                s.median / idle.median
+                "the chase was faster loaded than idle ({:.2}x), which the load cannot cause",
+                s.median / i.median
             )),
         ),
-        Some(s) => (Some(s.median / idle.median), None),
+        (Some(i), Some(s)) => (Some(s.median / i.median), None),
     };
     Verdict {
         idle,
         loaded,
         stream_gbs,
-        counts: (0..l.loaded.len()).map(counts).collect(),
-        counted: kept.len(),
-        rounds: l.loaded.len(),
+        idle_counts,
+        loaded_counts,
         ratio,
         why_not,
     }
@@ -148,6 +187,8 @@ mod tests {
             idle: idle.to_vec(),
             loaded: loaded.to_vec(),
             stream_gbs: gbs.to_vec(),
+            idle_share: vec![1.0; idle.len()],
+            loaded_share: vec![1.0; loaded.len()],
             streamers: Vec::new(),
         }
     }
@@ -158,7 +199,7 @@ mod tests {
             &run(&[100.0, 102.0], &[150.0, 101.0, 160.0], &[20.0, 0.0, 22.0]),
             Some(10.0),
         );
-        assert_eq!((v.counted, v.rounds), (2, 3));
+        assert_eq!(v.loaded_counts, vec![true, false, true]);
         assert_eq!(v.loaded.unwrap().median, 155.0);
         assert!((v.ratio.unwrap() - 155.0 / 101.0).abs() < 1e-12);
         assert_eq!(v.stream_gbs.median, 21.0);
@@ -168,11 +209,37 @@ mod tests {
     fn no_streaming_or_a_faster_load_gives_no_ratio() {
         let v = judge(&run(&[100.0], &[150.0], &[0.0]), Some(10.0));
         assert!(v.ratio.is_none() && v.loaded.is_none());
-        assert!(v.why_not.unwrap().contains("did not load"));
+        assert!(
+            v.why_not
+                .unwrap()
+                .contains("did not measure a loaded memory")
+        );
         let v = judge(&run(&[300.0], &[150.0], &[20.0]), Some(10.0));
         assert!(v.ratio.is_none());
         assert!(v.why_not.unwrap().contains("faster loaded than idle"));
         // Without an expectation every round counts.
-        assert_eq!(judge(&run(&[100.0], &[120.0], &[0.0]), None).counted, 1);
+        assert_eq!(
+            judge(&run(&[100.0], &[120.0], &[0.0]), None).loaded_counts,
+            vec![true]
+        );
+    }
+
+    #[test]
+    fn rounds_in_which_the_chaser_lost_its_core_do_not_count() {
+        let mut l = run(&[100.0, 900.0, 101.0], &[130.0, 950.0], &[20.0, 20.0]);
+        l.idle_share = vec![1.0, 0.3, 0.99];
+        l.loaded_share = vec![0.98, 0.2];
+        let v = judge(&l, Some(10.0));
+        assert_eq!(v.idle_counts, vec![true, false, true]);
+        assert_eq!(v.loaded_counts, vec![true, false]);
+        assert_eq!(v.idle.unwrap().median, 100.5);
+        assert_eq!(v.loaded.unwrap().median, 130.0);
+        l.idle_share = vec![0.1; 3];
+        assert!(
+            judge(&l, Some(10.0))
+                .why_not
+                .unwrap()
+                .contains("every idle round")
+        );
     }
 }

@@ -171,6 +171,12 @@ fn main() {
         sweep::measure(&kernels, mem_words, bytes, &plan)
     });
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
+    let repeated: usize = scan
+        .points
+        .iter()
+        .flat_map(|p| p.passes.iter().map(|m| m.repeated))
+        .sum();
+    meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
     let unstable = rows.iter().filter(|r| !r.stable()).count();
@@ -214,7 +220,7 @@ fn main() {
     }
     read2.push_str(&format!(
         "{unstable} of {} sizes are ~ (a kernel's passes differ by over {:.0}% or its rounds by \
-         over {:.0}%).",
+         over {:.0}%); {repeated} rounds were repeated because other work took the core.",
         rows.len(),
         sweep::PASS_TOLERANCE * 100.0,
         sweep::ROUND_TOLERANCE * 100.0
@@ -296,17 +302,18 @@ fn main() {
                     gbs(r.cells[e].gbs.median)
                 )
             };
-            say(
-                op.name(),
-                &format!(
-                    "{}, {}; {}",
-                    at(first),
-                    at(last).replace(" GB/s", ""),
-                    wins_from.map_or("never wins for good".into(), |b| format!(
-                        "wins from {} on",
-                        size(b as u64)
-                    ))
-                ),
+            let text = format!(
+                "{}, {}; {}",
+                at(first),
+                at(last).replace(" GB/s", ""),
+                wins_from.map_or("never wins for good".into(), |b| {
+                    format!("wins from {} on", size(b as u64))
+                })
+            );
+            let first_indent = format!("  {:<6}: ", op.name());
+            println!(
+                "{}",
+                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), 100)
             );
             meta(
                 &format!("{}_stream_wins_from_kib", op.name()),
@@ -454,7 +461,7 @@ fn main() {
                 read,
             },
         );
-        // A loaded round counts when its streamers read at least half of what one thread
+        // A loaded round counts when the streamers read at least half of what one thread
         // alone read in section 5, each: otherwise other work held them off their cores.
         let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
         report::loaded(&ll, &v, &cc, max, cores[0], streamers);
@@ -466,7 +473,13 @@ fn main() {
     let seen = verdict::Seen {
         threads: one.zip(all),
         stream_gain: nt_gain,
-        loaded: loaded.map(|v| (v.idle.median, v.loaded.map(|l| l.median), v.ratio)),
+        loaded: loaded.map(|v| {
+            (
+                v.idle.map(|i| i.median),
+                v.loaded.map(|l| l.median),
+                v.ratio,
+            )
+        }),
     };
     verdict::print(&mut exp, &rows, &kernels, lim.as_ref(), &cc, &seen);
     exp.finish();

@@ -29,13 +29,14 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn of(p: &ScanPoint<usize, Vec<Vec<f64>>>) -> Row {
-        let k = p.passes[0].len();
+    pub fn of(p: &ScanPoint<usize, crate::sweep::Measured>) -> Row {
+        let k = p.passes[0].gbs.len();
         Row {
             bytes: p.param,
             cells: (0..k)
                 .map(|i| {
-                    let passes: Vec<&[f64]> = p.passes.iter().map(|r| r[i].as_slice()).collect();
+                    let passes: Vec<&[f64]> =
+                        p.passes.iter().map(|r| r.gbs[i].as_slice()).collect();
                     Cell::of(&passes).expect("every kernel has rounds in every pass")
                 })
                 .collect(),
@@ -479,42 +480,30 @@ pub fn loaded(
             if verified { "verified" } else { "NOT verified" }
         ),
     );
-    let (i, g) = (&v.idle, &v.stream_gbs);
+    let g = &v.stream_gbs;
+    let count = |c: &[bool]| format!("{} of {} rounds", c.iter().filter(|x| **x).count(), c.len());
+    let line = |s: &Option<Summary>, extra: String, c: &[bool]| match s {
+        Some(s) => format!(
+            "{:.1} ns a step ({:.1}..{:.1}){}{extra}; {}",
+            s.median,
+            s.min,
+            s.max,
+            cyc(s.median),
+            count(c)
+        ),
+        None => format!("no round counts{extra} ({})", count(c)),
+    };
+    say("idle", &line(&v.idle, String::new(), &v.idle_counts));
     say(
-        "idle",
-        &format!(
-            "{:.1} ns a step ({:.1}..{:.1}){}",
-            i.median,
-            i.min,
-            i.max,
-            cyc(i.median)
+        "loaded",
+        &line(
+            &v.loaded,
+            format!("; streamers {} GB/s", gbs(g.median)),
+            &v.loaded_counts,
         ),
     );
-    match &v.loaded {
-        Some(l) => say(
-            "loaded",
-            &format!(
-                "{:.1} ns a step ({:.1}..{:.1}){}; streamers {} GB/s; {} of {} rounds",
-                l.median,
-                l.min,
-                l.max,
-                cyc(l.median),
-                gbs(g.median),
-                v.counted,
-                v.rounds
-            ),
-        ),
-        None => say(
-            "loaded",
-            &format!(
-                "no round counts; the streamers read {} GB/s (median of {} rounds)",
-                gbs(g.median),
-                v.rounds
-            ),
-        ),
-    }
-    let text = match (v.ratio, &v.why_not, &v.loaded) {
-        (Some(r), _, Some(l)) => format!(
+    let text = match (v.ratio, &v.why_not, &v.idle, &v.loaded) {
+        (Some(r), _, Some(i), Some(l)) => format!(
             "Under load one miss takes {r:.2}x as long as with the other cores idle{}: {}",
             if l.min > i.max {
                 " (every loaded round slower than every idle one)"
@@ -528,20 +517,21 @@ pub fn loaded(
                 "in this run the streaming neighbours did not delay the chase measurably."
             }
         ),
-        (_, Some(why), _) => format!("No verdict on latency under load: {why}."),
+        (_, Some(why), _, _) => format!("No verdict on latency under load: {why}."),
         _ => "No verdict on latency under load.".into(),
     };
     measure::fmt::conclude(&text);
-    measure::data::meta(
-        "loaded_streamers_streamed",
-        measure::fmt::yes_no(v.counted > 0),
-    );
-    measure::data::meta("loaded_rounds_counted", v.counted);
-    loaded_block(l, &v.counts, verified, chase_bytes);
+    measure::data::meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
+    loaded_block(l, v, verified, chase_bytes);
 }
 
 /// Section 6's `loaded_latency` block: every round, idle and loaded.
-fn loaded_block(l: &crate::latency::Loaded, counts: &[bool], verified: bool, chase_bytes: u64) {
+fn loaded_block(
+    l: &crate::latency::Loaded,
+    v: &crate::latency::Verdict,
+    verified: bool,
+    chase_bytes: u64,
+) {
     let mut b = Block::new(
         "loaded_latency",
         &[
@@ -549,23 +539,32 @@ fn loaded_block(l: &crate::latency::Loaded, counts: &[bool], verified: bool, cha
             "round",
             "ns",
             "stream_gbs",
+            "on_core",
             "counts:text",
             "streamers",
             "pinned:text",
             "chase_kib",
         ],
     );
-    for (state, v, g) in [
-        ("idle", &l.idle, None),
-        ("loaded", &l.loaded, Some(&l.stream_gbs)),
-    ] {
-        for (i, ns) in v.iter().enumerate() {
+    let rows = [
+        ("idle", &l.idle, &l.idle_share, None, &v.idle_counts),
+        (
+            "loaded",
+            &l.loaded,
+            &l.loaded_share,
+            Some(&l.stream_gbs),
+            &v.loaded_counts,
+        ),
+    ];
+    for (state, ns, share, g, counts) in rows {
+        for i in 0..ns.len() {
             b.row(vec![
                 state.into(),
                 (i + 1).into(),
-                (*ns).into(),
+                ns[i].into(),
                 g.map(|g| g[i]).into(),
-                g.map(|_| counts[i]).into(),
+                share[i].into(),
+                counts[i].into(),
                 l.streamers.len().into(),
                 verified.into(),
                 (chase_bytes / 1024).into(),

@@ -16,8 +16,8 @@ pub struct Seen {
     pub threads: Option<(f64, (usize, f64))>,
     /// Streaming write over ordinary write at the largest set.
     pub stream_gain: Option<f64>,
-    /// Idle ns, loaded ns (from the rounds that count), and loaded/idle when supported.
-    pub loaded: Option<(f64, Option<f64>, Option<f64>)>,
+    /// Idle ns and loaded ns (from the rounds that count), and loaded/idle when supported.
+    pub loaded: Option<(Option<f64>, Option<f64>, Option<f64>)>,
 }
 
 /// The L1 limit is "reached" within this share (the goal: within 10%).

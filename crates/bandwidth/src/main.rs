@@ -21,6 +21,7 @@ mod boundaries;
 mod kernels;
 mod latency;
 mod limit;
+mod reading;
 mod report;
 mod shape;
 mod sweep;
@@ -31,10 +32,9 @@ use kernels::{Form, Fun, Op, Width};
 use measure::cli::{self, Opt};
 use measure::data::meta;
 use measure::fmt::{bytes as size, conclude};
-
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::scan::{self, TWO_PASSES};
-use report::{Row, ThreadRow, find, gbs, say};
+use report::{Row, find, say};
 
 const OPTS: &[Opt] = &[
     Opt {
@@ -179,53 +179,7 @@ fn main() {
     meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
-    let unstable = rows.iter().filter(|r| !r.stable()).count();
-    let at = |op, form, r: &Row| find(&kernels, op, form).map(|i| r.cells[i].gbs.median);
-    let (first, last) = (&rows[0], rows.last().expect("rows"));
-    let mut read2 = String::new();
-    if let (Some(p0), Some(e0), Some(p1), Some(e1)) = (
-        at(Op::Read, Form::Plain, first),
-        at(Op::Read, Form::Explicit, first),
-        at(Op::Read, Form::Plain, last),
-        at(Op::Read, Form::Explicit, last),
-    ) {
-        read2 = format!(
-            "At {} the explicit read runs at {:.1}x the plain one, at {} at {:.2}x: {} ",
-            size(first.bytes as u64),
-            e0 / p0,
-            size(last.bytes as u64),
-            e1 / p1,
-            if e1 / p1 < 1.15 && e0 / p0 > 1.15 {
-                "wide registers pay inside the caches; from memory, the memory sets the pace."
-            } else {
-                "read the two columns before drawing a conclusion from either."
-            }
-        );
-    }
-    if let (Some(w), Some(r)) = (
-        at(Op::Write, Form::Explicit, last),
-        at(Op::Read, Form::Explicit, last),
-    ) {
-        read2.push_str(&format!(
-            "Writing {} runs at {:.2}x the read: {}",
-            size(last.bytes as u64),
-            w / r,
-            if w < r {
-                "a line is read in before it is written (write-allocate), so written lines cross \
-                 the bus twice. "
-            } else {
-                "no write-allocate penalty is visible at this size. "
-            }
-        ));
-    }
-    read2.push_str(&format!(
-        "{unstable} of {} sizes are ~ (a kernel's passes differ by over {:.0}% or its rounds by \
-         over {:.0}%); {repeated} rounds were repeated because other work took the core.",
-        rows.len(),
-        sweep::PASS_TOLERANCE * 100.0,
-        sweep::ROUND_TOLERANCE * 100.0
-    ));
-    conclude(&read2);
+    reading::bandwidth(&rows, &kernels, repeated);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
@@ -238,111 +192,14 @@ fn main() {
     let ri = find(&kernels, Op::Read, Form::Explicit).expect("an explicit read");
     let found = boundaries::find(&report::points(&rows, ri));
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);
-    // The fall into memory: the last one, if it lies beyond the level below the largest.
-    let second = reported
-        .iter()
-        .map(|r| r.1)
-        .filter(|&b| Some(b) < largest)
-        .max();
-    let into_memory = last_drop.filter(|&d| second.is_none_or(|s| d >= s));
-    conclude(&format!(
-        "{drops} fall(s) of {:.2}x or more within an octave between stable sizes, {agree} of them \
-         within a doubling of a reported size. {}",
-        boundaries::MIN_DROP,
-        match (into_memory, largest) {
-            (Some(d), Some(l)) if d * 2 < l => format!(
-                "The fall into memory starts at {}, well below the reported {}: on a shared machine \
-                 a program gets less of the last-level cache than the machine reports.",
-                size(d),
-                size(l)
-            ),
-            (Some(d), _) => format!(
-                "The fall into memory starts at {}, where the working set leaves the caches.",
-                size(d)
-            ),
-            (None, _) => "No fall beyond the second-largest cache was read in this run: the sizes \
-                          there are unstable or the bandwidth falls too gently (see the table)."
-                .into(),
-        }
-    ));
+    reading::boundaries(drops, agree, last_drop, &reported, largest);
 
     // == 4. Non-temporal stores: where they win, where they lose.
     exp.section(&format!(
         "4. non-temporal stores: where they win, where they lose (stream over {})",
         width.name()
     ));
-    let mut nt_gain = None;
-    if !width.has_stream() {
-        println!(
-            "  skipped: this program has no non-temporal store kernels for {} ({})",
-            width.name(),
-            std::env::consts::ARCH
-        );
-        meta("non_temporal", "skipped");
-    } else {
-        let mut lines = Vec::new();
-        for op in [Op::Write, Op::Copy] {
-            let (Some(e), Some(s)) = (
-                find(&kernels, op, Form::Explicit),
-                find(&kernels, op, Form::Stream),
-            ) else {
-                continue;
-            };
-            let ratio = |r: &Row| r.cells[s].gbs.median / r.cells[e].gbs.median;
-            // The smallest size from which streaming wins there and at every larger size.
-            let wins_from = (0..rows.len())
-                .find(|&i| rows[i..].iter().all(|r| ratio(r) > 1.0))
-                .map(|i| rows[i].bytes);
-            let at = |r: &Row| {
-                format!(
-                    "{} {:.2}x ({} vs {} GB/s)",
-                    size(r.bytes as u64),
-                    ratio(r),
-                    gbs(r.cells[s].gbs.median),
-                    gbs(r.cells[e].gbs.median)
-                )
-            };
-            let text = format!(
-                "{}, {}; {}",
-                at(first),
-                at(last).replace(" GB/s", ""),
-                wins_from.map_or("never wins for good".into(), |b| {
-                    format!("wins from {} on", size(b as u64))
-                })
-            );
-            let first_indent = format!("  {:<6}: ", op.name());
-            println!(
-                "{}",
-                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), 100)
-            );
-            meta(
-                &format!("{}_stream_wins_from_kib", op.name()),
-                wins_from.map_or("none".into(), |b| (b / 1024).to_string()),
-            );
-            meta(
-                &format!("verdict_stream_{}", op.name()),
-                wins_from.map_or("never won for good".into(), |b| {
-                    format!("won from {} on", size(b as u64))
-                }),
-            );
-            if op == Op::Write {
-                nt_gain = Some(ratio(last));
-            }
-            lines.push((op, ratio(first), ratio(last)));
-        }
-        if let Some(&(_, inside, beyond)) = lines.first() {
-            conclude(&format!(
-                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: it sends \
-                 every line to memory even though the next lap will want it back. Beyond them it \
-                 runs at {beyond:.2}x: {}",
-                if beyond > 1.05 {
-                    "no line is read before it is overwritten, so the bus carries each byte once, not twice."
-                } else {
-                    "in this run it did not beat the ordinary write even there."
-                }
-            ));
-        }
-    }
+    let nt_gain = report::non_temporal(&rows, &kernels, width);
 
     // == 5. All cores at the largest working set, each thread on its own region.
     exp.section(&format!(
@@ -363,77 +220,23 @@ fn main() {
         .chain(other_views.iter().copied())
         .collect();
     let available = regions.len();
-    let counts = thread_counts(available);
     let laps = ((if quick { 4e6 } else { 20e6 }) * 30.0 / per as f64)
         .ceil()
         .max(1.0) as u64;
-    let mut trows: Vec<ThreadRow> = counts
-        .iter()
-        .map(|&n| ThreadRow {
-            threads: n,
-            cores: if n <= available {
-                cores[..n].to_vec()
-            } else {
-                Vec::new()
-            },
-            total: Vec::new(),
-            verified: true,
-            off_core: 0,
-        })
-        .collect();
-    // Rows take turns (1, 2, ... threads, then again); round 0 is a warm-up, discarded.
-    for round in 0..=plan.rounds {
-        for t in trows.iter_mut().filter(|t| !t.cores.is_empty()) {
-            let (ns, seen, _) = team::team(&t.cores, |i| read(regions[i], laps));
-            if round > 0 {
-                t.total
-                    .push((t.cores.len() * per) as f64 * laps as f64 / ns);
-                t.verified &= seen.iter().all(team::Seen::verified);
-                t.off_core += usize::from(!seen.iter().all(team::Seen::on_core));
-            }
-        }
-    }
     meta("threads_laps_per_run", laps);
+    let bytes = per as f64 * laps as f64;
+    let trows = team::scaling(
+        &thread_counts(available),
+        &cores,
+        &regions,
+        plan.rounds,
+        bytes,
+        |r| read(r, laps),
+    );
     let totals = report::threads(&trows, available, region);
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
-    let held: usize = trows.iter().map(|t| t.off_core).sum();
-    let mut text = if held > 0 {
-        format!(
-            "! In {held} round(s) a worker had under {:.0}% of its time on its core (other work): \
-             those totals understate the machine. ",
-            team::ON_CORE * 100.0
-        )
-    } else {
-        String::new()
-    };
-    match (one, all) {
-        (Some(o), Some((n, t))) if n > 1 => {
-            // The first step that adds under half of its ideal gain is where scaling stops.
-            let stop = totals.windows(2).find(|w| {
-                let ideal = w[1].0 as f64 / w[0].0 as f64 - 1.0;
-                (w[1].1 / w[0].1 - 1.0) < 0.5 * ideal
-            });
-            text.push_str(&format!(
-                "With {n} threads each one reads {} GB/s, against {} GB/s alone. {}",
-                gbs(t / n as f64),
-                gbs(o),
-                match stop {
-                    Some(w) => format!(
-                        "Scaling stops at {} thread(s): {} added under half the ideal gain; the \
-                         memory system, not the cores, sets the limit.",
-                        w[0].0, w[1].0
-                    ),
-                    None => format!(
-                        "Every step added at least half of its ideal gain: up to {n} threads the \
-                         cores, not the memory system, were the limit."
-                    ),
-                }
-            ));
-        }
-        _ => text.push_str("Only one core may be used, so this run says nothing about scaling."),
-    }
-    conclude(&text);
+    reading::threads(&trows, &totals);
 
     // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
     exp.section("6. latency under load: a pointer chase while the other cores stream");
@@ -519,5 +322,34 @@ fn thread_counts(available: usize) -> Vec<usize> {
 fn fill(words: &mut [u64]) {
     for (i, w) in words.iter_mut().enumerate() {
         *w = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_sizes_per_octave_or_one_with_quick() {
+        let kib = |v: Vec<usize>| v.into_iter().map(|b| b >> 10).collect::<Vec<_>>();
+        assert_eq!(
+            kib(working_sets(64 << 10, false)),
+            vec![4, 6, 8, 12, 16, 24, 32, 48, 64]
+        );
+        assert_eq!(kib(working_sets(64 << 10, true)), vec![4, 8, 16, 32, 64]);
+        assert_eq!(kib(working_sets(100 << 10, false)).last(), Some(&96));
+        // Every size and every copy half is a whole number of the kernels' blocks.
+        for b in working_sets(1 << 30, false) {
+            assert!((b / 2).is_multiple_of(kernels::BLOCK), "{b}");
+        }
+    }
+
+    #[test]
+    fn thread_rows_reach_eight_and_every_core() {
+        assert_eq!(thread_counts(1), vec![1, 2, 4, 8]);
+        assert_eq!(thread_counts(2), vec![1, 2, 4, 8]);
+        assert_eq!(thread_counts(6), vec![1, 2, 4, 6, 8]);
+        assert_eq!(thread_counts(16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(thread_counts(24), vec![1, 2, 4, 8, 16, 24]);
     }
 }

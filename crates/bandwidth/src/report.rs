@@ -8,8 +8,8 @@ use crate::limit::Limit;
 use crate::shape::Shape;
 use crate::sweep::Cell;
 use measure::clock::CoreClock;
-use measure::data::{Block, Value};
-use measure::fmt::{bytes as size, median_min_max};
+use measure::data::{Block, Value, meta};
+use measure::fmt::{bytes as size, conclude, median_min_max};
 use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
@@ -235,6 +235,87 @@ pub fn table(
     block.print();
 }
 
+/// Section 4: streaming stores against ordinary ones at the smallest and the largest set,
+/// from which size on they win, and what that means. Returns streaming write over ordinary
+/// write at the largest set.
+pub fn non_temporal(rows: &[Row], kernels: &[Kernel], width: Width) -> Option<f64> {
+    let mut nt_gain = None;
+    let (first, last) = (&rows[0], rows.last().expect("rows"));
+    if !width.has_stream() {
+        println!(
+            "  skipped: this program has no non-temporal store kernels for {} ({})",
+            width.name(),
+            std::env::consts::ARCH
+        );
+        meta("non_temporal", "skipped");
+    } else {
+        let mut lines = Vec::new();
+        for op in [Op::Write, Op::Copy] {
+            let (Some(e), Some(s)) = (
+                find(kernels, op, Form::Explicit),
+                find(kernels, op, Form::Stream),
+            ) else {
+                continue;
+            };
+            let ratio = |r: &Row| r.cells[s].gbs.median / r.cells[e].gbs.median;
+            // The smallest size from which streaming wins there and at every larger size.
+            let wins_from = (0..rows.len())
+                .find(|&i| rows[i..].iter().all(|r| ratio(r) > 1.0))
+                .map(|i| rows[i].bytes);
+            let at = |r: &Row| {
+                format!(
+                    "{} {:.2}x ({} vs {} GB/s)",
+                    size(r.bytes as u64),
+                    ratio(r),
+                    gbs(r.cells[s].gbs.median),
+                    gbs(r.cells[e].gbs.median)
+                )
+            };
+            let text = format!(
+                "{}, {}; {}",
+                at(first),
+                at(last).replace(" GB/s", ""),
+                wins_from.map_or("never wins for good".into(), |b| {
+                    format!("wins from {} on", size(b as u64))
+                })
+            );
+            let first_indent = format!("  {:<6}: ", op.name());
+            println!(
+                "{}",
+                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), 100)
+            );
+            meta(
+                &format!("{}_stream_wins_from_kib", op.name()),
+                wins_from.map_or("none".into(), |b| (b / 1024).to_string()),
+            );
+            meta(
+                &format!("verdict_stream_{}", op.name()),
+                wins_from.map_or("never won for good".into(), |b| {
+                    format!("won from {} on", size(b as u64))
+                }),
+            );
+            if op == Op::Write {
+                nt_gain = Some(ratio(last));
+            }
+            lines.push((op, ratio(first), ratio(last)));
+        }
+        if let Some(&(_, inside, beyond)) = lines.first() {
+            conclude(&format!(
+                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: it sends \
+                 every line to memory even though the next lap will want it back. Beyond them it \
+                 runs at {beyond:.2}x: {}",
+                if beyond > 1.05 {
+                    "no line is read before it is overwritten, so the bus carries each byte once, not twice."
+                } else {
+                    "in this run it did not beat the ordinary write even there."
+                }
+            ));
+        }
+    }
+
+    nt_gain
+}
+
 /// A point of one kernel's curve for the boundary finder.
 pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
     rows.iter()
@@ -345,21 +426,12 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
     (drops, agree, last)
 }
 
-/// One row of the all-cores table.
-pub struct ThreadRow {
-    pub threads: usize,
-    /// The cores used; empty when skipped.
-    pub cores: Vec<usize>,
-    /// Total GB/s per round; empty when skipped.
-    pub total: Vec<f64>,
-    /// Every worker of every round verified on its core.
-    pub verified: bool,
-    /// Rounds in which some worker was held off its core (CPU time under 90% of wall time).
-    pub off_core: usize,
-}
-
 /// Section 5's table and its `threads` block. Returns each measured row's median total.
-pub fn threads(rows: &[ThreadRow], available: usize, region: u64) -> Vec<(usize, f64)> {
+pub fn threads(
+    rows: &[crate::team::ThreadRow],
+    available: usize,
+    region: u64,
+) -> Vec<(usize, f64)> {
     println!(
         "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds held off a core",
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"

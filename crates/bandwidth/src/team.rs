@@ -150,6 +150,59 @@ where
     )
 }
 
+/// One row of the all-cores table.
+pub struct ThreadRow {
+    pub threads: usize,
+    /// The cores used; empty when skipped (more threads than cores).
+    pub cores: Vec<usize>,
+    /// Total GB/s per round; empty when skipped.
+    pub total: Vec<f64>,
+    /// Every worker of every round verified on its core.
+    pub verified: bool,
+    /// Rounds in which some worker was held off its core.
+    pub off_core: usize,
+}
+
+/// The all-cores rows: for each thread count in `counts` that `cores` and `regions` allow,
+/// a team of that many threads, thread `i` on `cores[i]` running `work(regions[i])`, which
+/// moves `bytes` bytes. The rows take turns (1, 2, ... threads, then again), `rounds` times
+/// after one warm-up round, discarded. Rows needing more cores than there are stay empty.
+pub fn scaling(
+    counts: &[usize],
+    cores: &[usize],
+    regions: &[&[u64]],
+    rounds: usize,
+    bytes: f64,
+    work: impl Fn(&[u64]) -> u64 + Sync,
+) -> Vec<ThreadRow> {
+    let available = cores.len().min(regions.len());
+    let mut rows: Vec<ThreadRow> = counts
+        .iter()
+        .map(|&n| ThreadRow {
+            threads: n,
+            cores: if n <= available {
+                cores[..n].to_vec()
+            } else {
+                Vec::new()
+            },
+            total: Vec::new(),
+            verified: true,
+            off_core: 0,
+        })
+        .collect();
+    for round in 0..=rounds {
+        for t in rows.iter_mut().filter(|t| !t.cores.is_empty()) {
+            let (ns, seen, _) = team(&t.cores, |i| work(regions[i]));
+            if round > 0 {
+                t.total.push(t.cores.len() as f64 * bytes / ns);
+                t.verified &= seen.iter().all(Seen::verified);
+                t.off_core += usize::from(!seen.iter().all(Seen::on_core));
+            }
+        }
+    }
+    rows
+}
+
 const IDLE: u8 = 0;
 const STREAM: u8 = 1;
 const STOP: u8 = 2;
@@ -314,6 +367,26 @@ mod tests {
         assert_eq!(res, (0..c.len() as u64).map(|i| i * 10).collect::<Vec<_>>());
         assert_eq!(seen.len(), c.len());
         assert!(seen.iter().all(|s| s.granted), "{seen:?}");
+    }
+
+    #[test]
+    fn scaling_measures_what_the_cores_allow_and_skips_the_rest() {
+        let c = cores(None, Some(2));
+        let region = vec![1u64; 1024];
+        let regions: Vec<&[u64]> = c.iter().map(|_| &region[..]).collect();
+        let rows = scaling(&[1, 2, 64], &c, &regions, 2, 8192.0, |r| r.iter().sum());
+        assert_eq!(rows.len(), 3);
+        assert_eq!(
+            rows[0].total.len(),
+            2,
+            "one value per round, the warm-up left out"
+        );
+        assert!(rows[0].total.iter().all(|g| *g > 0.0));
+        assert!(
+            rows[2].cores.is_empty() && rows[2].total.is_empty(),
+            "64 threads: skipped"
+        );
+        assert_eq!(rows[1].cores.is_empty(), c.len() < 2);
     }
 
     #[test]

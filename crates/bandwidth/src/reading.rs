@@ -1,0 +1,142 @@
+//! How to read this run: the closing sentences of sections 2, 3 and 5, each computed from
+//! the numbers the section printed.
+
+use crate::boundaries;
+use crate::kernels::{Form, Kernel, Op};
+use crate::report::{Row, find, gbs};
+use crate::sweep;
+use crate::team::{self, ThreadRow};
+use measure::fmt::{bytes as size, conclude};
+
+/// Section 2: what the plain and explicit forms, the write and the stability say.
+pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize) {
+    let unstable = rows.iter().filter(|r| !r.stable()).count();
+    let at = |op, form, r: &Row| find(kernels, op, form).map(|i| r.cells[i].gbs.median);
+    let (first, last) = (&rows[0], rows.last().expect("rows"));
+    let mut read2 = String::new();
+    if let (Some(p0), Some(e0), Some(p1), Some(e1)) = (
+        at(Op::Read, Form::Plain, first),
+        at(Op::Read, Form::Explicit, first),
+        at(Op::Read, Form::Plain, last),
+        at(Op::Read, Form::Explicit, last),
+    ) {
+        read2 = format!(
+            "At {} the explicit read runs at {:.1}x the plain one, at {} at {:.2}x: {} ",
+            size(first.bytes as u64),
+            e0 / p0,
+            size(last.bytes as u64),
+            e1 / p1,
+            if e1 / p1 < 1.15 && e0 / p0 > 1.15 {
+                "wide registers pay inside the caches; from memory, the memory sets the pace."
+            } else {
+                "read the two columns before drawing a conclusion from either."
+            }
+        );
+    }
+    if let (Some(w), Some(r)) = (
+        at(Op::Write, Form::Explicit, last),
+        at(Op::Read, Form::Explicit, last),
+    ) {
+        read2.push_str(&format!(
+            "Writing {} runs at {:.2}x the read: {}",
+            size(last.bytes as u64),
+            w / r,
+            if w < r {
+                "a line is read in before it is written (write-allocate), so written lines cross \
+                 the bus twice. "
+            } else {
+                "no write-allocate penalty is visible at this size. "
+            }
+        ));
+    }
+    read2.push_str(&format!(
+        "{unstable} of {} sizes are ~ (a kernel's passes differ by over {:.0}% or its rounds by \
+         over {:.0}%); {repeated} rounds were repeated because other work took the core.",
+        rows.len(),
+        sweep::PASS_TOLERANCE * 100.0,
+        sweep::ROUND_TOLERANCE * 100.0
+    ));
+    conclude(&read2);
+}
+
+/// Section 3: how many falls, how many agree with a reported size, and where the working set
+/// leaves the caches (`last_drop`: where the last fall starts).
+pub fn boundaries(
+    drops: usize,
+    agree: usize,
+    last_drop: Option<u64>,
+    reported: &[(String, u64)],
+    largest: Option<u64>,
+) {
+    // The fall into memory: the last one, if it lies beyond the level below the largest.
+    let second = reported
+        .iter()
+        .map(|r| r.1)
+        .filter(|&b| Some(b) < largest)
+        .max();
+    let into_memory = last_drop.filter(|&d| second.is_none_or(|s| d >= s));
+    conclude(&format!(
+        "{drops} fall(s) of {:.2}x or more within an octave between stable sizes, {agree} of them \
+         within a doubling of a reported size. {}",
+        boundaries::MIN_DROP,
+        match (into_memory, largest) {
+            (Some(d), Some(l)) if d * 2 < l => format!(
+                "The fall into memory starts at {}, well below the reported {}: on a shared machine \
+                 a program gets less of the last-level cache than the machine reports.",
+                size(d),
+                size(l)
+            ),
+            (Some(d), _) => format!(
+                "The fall into memory starts at {}, where the working set leaves the caches.",
+                size(d)
+            ),
+            (None, _) => "No fall beyond the second-largest cache was read in this run: the sizes \
+                          there are unstable or the bandwidth falls too gently (see the table)."
+                .into(),
+        }
+    ));
+}
+
+/// Section 5: rounds disturbed by other work, the share per thread, where scaling stops.
+/// `totals`: each measured row's (threads, median total GB/s), in thread order.
+pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
+    let one = totals.first().map(|t| t.1);
+    let all = totals.last().copied();
+    let held: usize = rows.iter().map(|t| t.off_core).sum();
+    let mut text = if held > 0 {
+        format!(
+            "! In {held} round(s) a worker had under {:.0}% of its time on its core (other work): \
+             those totals understate the machine. ",
+            team::ON_CORE * 100.0
+        )
+    } else {
+        String::new()
+    };
+    match (one, all) {
+        (Some(o), Some((n, t))) if n > 1 => {
+            // The first step that adds under half of its ideal gain is where scaling stops.
+            let stop = totals.windows(2).find(|w| {
+                let ideal = w[1].0 as f64 / w[0].0 as f64 - 1.0;
+                (w[1].1 / w[0].1 - 1.0) < 0.5 * ideal
+            });
+            text.push_str(&format!(
+                "With {n} threads each one reads {} GB/s, against {} GB/s alone. {}",
+                gbs(t / n as f64),
+                gbs(o),
+                match stop {
+                    Some(w) => format!(
+                        "Scaling stops at {} thread(s): {} added under half the ideal gain; the \
+                         memory system, not the cores, sets the limit.",
+                        w[0].0, w[1].0
+                    ),
+                    None => format!(
+                        "Every step added at least half of its ideal gain: up to {n} threads the \
+                         cores, not the memory system, were the limit."
+                    ),
+                }
+            ));
+        }
+        _ => text.push_str("Only one core may be used, so this run says nothing about scaling."),
+    }
+    conclude(&text);
+}

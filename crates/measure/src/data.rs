@@ -275,7 +275,7 @@ pub fn meta(key: &str, value: impl fmt::Display) {
 ///
 /// On a terminal the part collapses to one line that says how to get it (`--data`, or
 /// redirect stdout to a file); piped or redirected, it is printed whole, exactly as the parser
-/// expects. Without [`open`] (unit tests, helper processes) lines go straight to stdout.
+/// expects. Without [`open`](part::open) (unit tests, helper processes) lines go straight to stdout.
 pub mod part {
     use std::io::{IsTerminal, Write};
     use std::sync::Mutex;

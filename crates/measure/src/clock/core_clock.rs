@@ -11,8 +11,8 @@
 //!   at most the true clock, and a low reading says nothing about the clock.
 //! - **Short chains, many of them.** The earlier chains lasted 2 ms, so every one spanned a
 //!   timer tick (1 to 4 ms apart), and on a busy machine a good share were preempted; with
-//!   5 or 11 of them the median itself was pulled low (on a loaded 2-core VM: 1% low as a
-//!   rule, 7% in one estimate, while the fastest chain stayed within 0.03%). A chain here is
+//!   5 or 11 of them the median itself was pulled low (ten estimates on a busy 2-core VM:
+//!   0.6% to 1% low, one 8% low, while the fastest chain never moved by 0.03%). A chain here is
 //!   2^20 additions, about 0.25 ms at 4 GHz: most chains see no interruption at all, a round
 //!   is the median of 21 of them, and the estimate is the median of the rounds.
 //! - **The timer's step.** A chain lasts at least 5,000 of the clock's smallest steps (the
@@ -23,7 +23,7 @@
 //!   (the median of the last 8 chains no more than 0.3% above the 8 before), at least 20 ms
 //!   and at most 200 ms; [`CoreClock::steady`] says whether it got there.
 //! - **The one-cycle assumption.** A dependent integer add takes one cycle on every current
-//!   x86-64 and Arm core (no core runs two dependent adds in one cycle), so the chain's rate
+//!   x86-64 and Arm core (none runs two dependent adds in one cycle), so the chain's rate
 //!   is the clock. Because nothing makes a chain faster, a high reading is a real high clock:
 //!   the clock itself moves on a shared host, which is why [`RunClock`] compares an estimate
 //!   taken before the measurements with one taken after.

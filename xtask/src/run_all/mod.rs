@@ -159,6 +159,23 @@ pub fn default_label(f: &MachineFacts) -> String {
             break;
         }
     }
+    // A model string without a number ("AMD EPYC" on a VM) names no machine: add the
+    // microarchitecture CPUID gives ("Zen 4" -> zen4), so two kinds of VM get two folders.
+    if !slug.chars().any(|c| c.is_ascii_digit())
+        && let Some(fam) = &f.cpu_family
+        && let (Some(a), Some(b)) = (fam.find('('), fam.rfind(')'))
+        && a < b
+    {
+        let u: String = fam[a + 1..b]
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !u.is_empty() && !u.contains("or") {
+            slug.push('-');
+            slug.push_str(&u);
+        }
+    }
     format!("{slug}-{}c", f.logical_cores.unwrap_or(0))
 }
 
@@ -236,6 +253,11 @@ mod tests {
         f.logical_cores = Some(2);
         assert_eq!(default_label(&f), "amd-epyc-9r14-96-2c");
         f.cpu_model = Some("AMD EPYC".into());
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-zen4-2c");
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x99 (Zen 3 or Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = None;
         assert_eq!(default_label(&f), "amd-epyc-2c");
     }
 }

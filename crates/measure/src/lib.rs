@@ -47,3 +47,27 @@ pub mod stats;
 pub mod testing;
 
 pub use std::hint::black_box;
+
+#[cfg(test)]
+mod tests {
+    /// The table at the top names every public module once, and nothing else.
+    #[test]
+    fn the_module_table_lists_every_module() {
+        let src = include_str!("lib.rs");
+        let mut modules: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+            .collect();
+        let mut rows: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | [`")?.split_once("`]").map(|(m, _)| m))
+            .collect();
+        modules.sort_unstable();
+        rows.sort_unstable();
+        assert!(!modules.is_empty());
+        assert_eq!(
+            rows, modules,
+            "lib.rs's module table and its `pub mod` lines differ"
+        );
+    }
+}

@@ -215,6 +215,10 @@ fn main() {
     exp.section("1. before measuring: is there still a branch? (this binary, read back)");
     let verdicts = read_shapes();
     let shapes = PerVersion::from_fn(|v| verdicts.get(v).as_ref().ok().map(|v| v.shape));
+    for (v, s) in shapes.iter() {
+        let key = v.symbol().replace("branch_", "shape_");
+        meta(&key, s.map_or("unchecked", Shape::word));
+    }
     report::print_shapes(&verdicts);
     report::shape_block(&verdicts).print();
     println!("\n  how to read this run:");
@@ -452,6 +456,12 @@ fn judge_pattern(p: &Pattern, time: Summary, always: f64, miss: Option<Miss>) ->
 
 /// Whether the predictor learned the periodic patterns: each compared with the random one.
 fn periodic_sentence(rows: &[PatternRow]) -> String {
+    let s = periodic_verdict(rows);
+    meta("verdict_patterns", s.split(':').next().unwrap_or(&s));
+    s
+}
+
+fn periodic_verdict(rows: &[PatternRow]) -> String {
     let regular_max = rows
         .iter()
         .filter(|r| matches!(r.pattern.kind, Regularity::Periodic(_)))

@@ -72,6 +72,7 @@ fn main() {
         .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
         .collect();
     if reported.is_empty() {
+        meta("reported_caches", "none");
         say(
             "unknown: no source reports a cache size, so the \"where\" column shows ? and only \
              the curve can tell where the levels end.",
@@ -86,6 +87,7 @@ fn main() {
             "  {} (sources above): the \"where\" column goes by these",
             r.join(", ")
         );
+        meta("reported_caches", r.join(", "));
     }
     if let Some(note) = &max.note {
         say(note, "  ");
@@ -315,6 +317,7 @@ fn read_out(
             }
             _ => "the backings are not as requested, so this is not a clean comparison.".into(),
         };
+        meta("verdict_huge", verdict.trim_end_matches('.'));
         conclude(&format!(
             "at {}{}, huge pages read {:.1} ns against {:.1} ns on 4 KiB pages ({} and {} on \
              huge pages, verified before and after the scan): {verdict}",
@@ -328,6 +331,7 @@ fn read_out(
         exp.key_figure("largest_huge_ns", h.ns.median, "ns");
     }
     let flagged = rows.iter().filter(|r| !r.stable()).count();
+    meta("flagged_sizes", format!("{flagged} of {}", rows.len()));
     if flagged > 0 {
         conclude(&format!(
             "{flagged} of {} sizes are flagged: the same working set read differently from moment \

@@ -440,6 +440,46 @@ pub fn boundaries(
             }
         }
     }
+    // The knees and unstable stretches in words, for the handout's generated summary.
+    let (mut knees_text, mut unstable_text) = (Vec::new(), Vec::new());
+    for f in &found {
+        match *f {
+            Finding::Knee {
+                from_kib,
+                to_kib,
+                ratio,
+            } => {
+                let near = match knees::nearest_reported(from_kib, to_kib, reported) {
+                    Some((n, b, true)) => format!(", agrees with {n} {}", bytes(b)),
+                    _ => String::new(),
+                };
+                knees_text.push(format!(
+                    "{ratio:.2}x from {} to {}{near}",
+                    bytes(from_kib * 1024),
+                    bytes(to_kib * 1024)
+                ));
+            }
+            Finding::Unstable {
+                from_kib, to_kib, ..
+            } => unstable_text.push(if from_kib == to_kib {
+                bytes(from_kib * 1024)
+            } else {
+                format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
+            }),
+        }
+    }
+    let or_none = |v: Vec<String>| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    meta(&format!("{}_knees", series.name()), or_none(knees_text));
+    meta(
+        &format!("{}_unstable", series.name()),
+        or_none(unstable_text),
+    );
     Boundaries {
         top_from_kib: top,
         last_knee_kib: last_knee,

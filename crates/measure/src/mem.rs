@@ -234,7 +234,7 @@ pub fn address_space_left() -> Option<u64> {
         return None;
     }
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    Some((lim.rlim_cur as u64).saturating_sub(vm_size_in(&status)?))
+    Some(lim.rlim_cur.saturating_sub(vm_size_in(&status)?))
 }
 
 /// The `VmSize` of a `/proc/<pid>/status` text, in bytes.

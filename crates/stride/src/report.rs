@@ -338,6 +338,17 @@ pub fn stride_findings(
              line size is unknown."
         ),
     };
+    meta(
+        "verdict_largest_step",
+        format!(
+            "from {from} to {to} bytes ({step:.2}x), {}",
+            match line {
+                Some(l) if to == l => "at the line size".to_string(),
+                Some(l) => format!("not at the line size ({l} bytes)"),
+                None => "the line size unknown".to_string(),
+            }
+        ),
+    );
     match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
         Some(at_line) => conclude(&format!(
             "from stride 1 to the line size ({} bytes) the cost per access grew {:.1}x; from there \
@@ -376,7 +387,12 @@ pub fn stride_findings(
     }
 
     // The wrap.
-    match rows.iter().find(|r| r.plan.wrapped()) {
+    let wrapped = rows.iter().find(|r| r.plan.wrapped());
+    meta(
+        "wrap_from_stride",
+        wrapped.map_or("none".into(), |r| r.stride.to_string()),
+    );
+    match wrapped {
         None => conclude(&format!(
             "no stride wrapped around: even at {} bytes, {} accesses cover {:.0}% of the {} \
              buffer, so every access met a position not read before.",
@@ -429,6 +445,15 @@ pub fn stride_findings(
         let (from, to) = (prev.stride, last.stride);
         let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
         let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
+        meta(
+            "verdict_dip",
+            match (wrap_dip, fresh_dip) {
+                (true, false) => "only the appendix's walk dipped",
+                (true, true) => "both walks dipped",
+                (false, true) => "only the fresh-lines walk dipped",
+                (false, false) => "no dip",
+            },
+        );
         conclude(&match (wrap_dip, fresh_dip) {
             (true, false) => format!(
                 "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the \

@@ -4,7 +4,7 @@
 use crate::walk::{self, Layout};
 use crate::{HONOURED_PCT, REFUSED_PCT, WIN_RATIO};
 use measure::clock::CoreClock;
-use measure::data::Block;
+use measure::data::{Block, meta};
 use measure::fmt::{bytes as human_bytes, conclude};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
@@ -144,6 +144,7 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
         })
         .expect("rows");
     let q = worst.offset0.median / worst.line.median;
+    meta("layouts_part_most_at_pages", worst.pages);
     if q > 1.1 {
         conclude(&format!(
             "the layouts part most at {} pages: offset 0 is {q:.1}x the line layout there. With \
@@ -268,6 +269,7 @@ pub fn huge(
             }
         };
         conclude(&format!("{}: {what}.", layout.label()));
+        meta(&format!("verdict_huge_{}", layout.name()), &what);
         let ratio = sn.median / sh.median;
         verdicts.row(vec![layout.name().into(), v.word().into(), ratio.into()]);
         exp.key_figure(&format!("huge_ratio_{}", layout.name()), ratio, "x");

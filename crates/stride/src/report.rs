@@ -74,6 +74,7 @@ pub fn buffer(
         wrap_to(&text, "  buffer         : ", "                   ", WIDTH)
     );
     meta("buffer_bytes", len);
+    meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);
     meta("accesses", accesses);
     meta("rounds", rounds);

@@ -527,9 +527,14 @@ pub fn read_boundaries(
     };
     if first.stable * 2 < first.points {
         conclude(&format!(
-            "only {} of {} sizes were stable on 4 KiB pages, so few boundaries can be read from \
+            "{} of the {} sizes were stable on 4 KiB pages, so few boundaries can be read from \
              this run: rerun it on a quiet machine.",
-            first.stable, first.points
+            if first.stable == 0 {
+                "none".to_string()
+            } else {
+                format!("only {}", first.stable)
+            },
+            first.points
         ));
     }
     let pairs = knee_pairs(&first.found);
@@ -604,7 +609,9 @@ pub fn read_boundaries(
     }
     if let Some((_, huge)) = readings.get(1) {
         let hp = knee_pairs(&huge.found);
-        conclude(&if hp == pairs {
+        conclude(&if hp.is_empty() && pairs.is_empty() {
+            "neither series shows a knee in this run.".into()
+        } else if hp == pairs {
             "huge pages show the same knees in this run.".into()
         } else {
             format!(

@@ -96,12 +96,6 @@ fn main() {
     // == 2. The clock, so nanoseconds can be shown as cycles too.
     exp.section("2. the core clock (for the cycles columns)");
     let cc = exp.core_clock();
-    if let Some(r) = cc.rounds {
-        println!(
-            "  its rounds     : {:.2} .. {:.2} GHz ({} rounds)",
-            r.min, r.max, r.n
-        );
-    }
 
     // == 3. The memory: three regions as large as the largest working set, touched now so
     // that no round pays for first touch; the huge-page backing verified, not assumed.

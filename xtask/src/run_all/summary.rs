@@ -236,7 +236,11 @@ fn experiments(s: &mut String, rows: &[Row]) {
             r.other_cores()
                 .map_or("-".into(), |c| format!("{c:.2} cores")),
             r.clock_ghz().map_or("-".into(), |g| {
-                match r.saved.as_ref().and_then(|f| f.meta_num("clock_spread_pct")) {
+                match r
+                    .saved
+                    .as_ref()
+                    .and_then(|f| f.meta_num("clock_spread_pct"))
+                {
                     Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
                     None => format!("{g:.3} GHz"),
                 }

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
 //! cargo xtask figures [--from DIR] [--out DIR]
-//! cargo xtask compare DIR_A DIR_B
+//! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! ```
@@ -50,7 +50,7 @@ pub fn fail(msg: &str) -> ! {
 const USAGE: &str = "usage:
   cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
   cargo xtask figures [--from DIR] [--out DIR]
-  cargo xtask compare DIR_A DIR_B
+  cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
   cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
   cargo xtask verify [--n COUNT] [--bin PATH]";
 

@@ -264,6 +264,7 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     assert!(csv.contains("synthetic,cache_ladder,latency,4,extra_ns,7.0,ns\n"));
     assert!(csv.contains("appendix-phone,cache_ladder,latency,131072,index_ns,305.0,ns\n"));
     assert!(!csv.contains("synthetic,tlb_walk"));
+    let _ = fs::remove_dir_all(&d);
 }
 
 /// A minimal CSV line splitter (RFC 4180 quotes), enough to check the file's shape.
@@ -320,6 +321,7 @@ fn the_csv_is_one_tidy_table_with_unique_keys() {
     assert!(csv.contains("amd-epyc-2c,clock_probe,key_figures,clock_read,value,"));
     assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,low,200.0,ns\n"));
     assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,high,265.0,ns\n"));
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -342,6 +344,7 @@ fn the_same_input_gives_the_same_bytes() {
         let fb = fs::read(b.join(n)).unwrap_or_else(|_| panic!("{n} in both"));
         assert!(fa == fb, "{n} differs between two runs");
     }
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -422,6 +425,7 @@ fn bad_input_is_one_line_and_nothing_is_written() {
         "--out",
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -453,6 +457,7 @@ fn a_malformed_file_is_reported_and_the_folders_other_experiments_count() {
     assert!(!csv.contains("\nlab,stride,"));
     let md = fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(md.contains("stride.txt: line 4: bad number"), "{md}");
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -484,6 +489,7 @@ fn the_page_references_only_files_that_exist() {
     assert!(refs >= 9, "the figures and the data are linked ({refs})");
     // Every figure is also inline, so the page stands alone.
     assert!(html.matches("<svg ").count() >= 7);
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -520,6 +526,7 @@ fn same_labels_are_told_apart_by_path_and_the_baseline_can_be_chosen() {
     ]));
     let csv = fs::read_to_string(out2.join("compare.csv")).unwrap();
     assert!(csv.contains("\namd-epyc-2c/appendix-c,cache_ladder,latency,4,index_ns,"));
+    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -552,4 +559,55 @@ fn a_class_of_thirty_finishes_in_seconds_and_stays_readable() {
         "every machine a grey line"
     );
     assert!(!lat.contains(">student-05<"), "no legend entry per machine");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn extreme_values_are_drawn_or_left_out_never_hang() {
+    let d = scratch("extreme");
+    let a = d.join("wild");
+    synthetic(&a, 1, &[], false);
+    fs::write(
+        a.join("cache_ladder.txt"),
+        "#DATA-BEGIN latency\n#COLUMNS kib index_ns pointer_ns\n#DATA 4 5e-324 1e308\n\
+         #DATA 8 0 -1\n#DATA 1e308 1e-308 1.5\n#DATA-END\n",
+    )
+    .unwrap();
+    fs::write(
+        a.join("stride.txt"),
+        "#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n#DATA 5e-324 1e308\n#DATA 1 1\n#DATA-END\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let mut child = Command::new(XTASK)
+        .args([
+            "compare",
+            s(&a),
+            &results("appendix-book"),
+            "--out",
+            s(&out),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("compare hung on extreme values");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let svg = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
+    assert!(svg.len() < 200_000);
+    assert!(
+        svg.contains("not drawn"),
+        "values that cannot go on a log axis are said to be left out"
+    );
+    let _ = fs::remove_dir_all(&d);
 }

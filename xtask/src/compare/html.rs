@@ -99,12 +99,16 @@ fn cells(line: &str) -> Vec<String> {
     let mut chars = t.chars().peekable();
     while let Some(c) = chars.next() {
         if c == '\\' && chars.peek() == Some(&'|') {
-            out.last_mut().map(|s| s.push('|'));
+            if let Some(s) = out.last_mut() {
+                s.push('|');
+            }
             chars.next();
         } else if c == '|' {
             out.push(String::new());
         } else {
-            out.last_mut().map(|s| s.push(c));
+            if let Some(s) = out.last_mut() {
+                s.push(c);
+            }
         }
     }
     out.into_iter().map(|c| c.trim().to_string()).collect()

@@ -499,7 +499,9 @@ impl Chart {
                 rows.push(Vec::new());
                 cx = left;
             }
-            rows.last_mut().map(|r| r.push((cx, e)));
+            if let Some(r) = rows.last_mut() {
+                r.push((cx, e));
+            }
             cx += w + 14.0;
         }
         let legend_h = if self.legend.is_empty() {

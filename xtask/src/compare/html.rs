@@ -23,7 +23,7 @@ pre{background:#f5f5f5;padding:0.5rem;overflow-x:auto}pre code{padding:0}\
 figure{margin:1rem 0}figure svg,figure img{max-width:100%;height:auto;display:block;\
 border:1px solid #ddd}figcaption{font-size:0.85rem;color:#444}\
 @media (max-width:600px){body{padding:0.4rem}table{font-size:0.8rem}\
-figure .scroll svg{min-width:640px}}";
+figure .scroll svg,figure .scroll img{min-width:640px}}";
 
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -293,7 +293,7 @@ pub fn write_run_index(dir: &Path) -> Result<PathBuf, String> {
     for f in &svgs {
         let _ = writeln!(
             body,
-            "<figure>\n<img src=\"figures/{f}\" alt=\"{f}\" loading=\"lazy\">\n\
+            "<figure>\n<div class=\"scroll\"><img src=\"figures/{f}\" alt=\"{f}\" loading=\"lazy\"></div>\n\
              <figcaption><a href=\"figures/{f}\">{f}</a></figcaption>\n</figure>"
         );
     }

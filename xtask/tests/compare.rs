@@ -425,6 +425,15 @@ fn bad_input_is_one_line_and_nothing_is_written() {
         "--out",
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
+    // A results folder is never written into (its own index.html would be replaced).
+    let run = d.join("run");
+    synthetic(&run, 1, &[], false);
+    let before = fs::read_dir(&run).unwrap().count();
+    refused(
+        &xtask(&["compare", &good, s(&run), "--out", s(&run)]),
+        "is a results folder",
+    );
+    assert_eq!(fs::read_dir(&run).unwrap().count(), before);
     let _ = fs::remove_dir_all(&d);
 }
 

@@ -205,6 +205,13 @@ pub fn command(args: &[String]) -> Result<Option<Written>, String> {
             out.display()
         ));
     }
+    if load::present_experiments(out).is_ok() {
+        // Its own index.html (written by run-all) would be replaced.
+        return Err(format!(
+            "--out {} is a results folder; give the comparison a folder of its own",
+            out.display()
+        ));
+    }
     fs::create_dir_all(out).map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
     write_file(out, "compare.md", &md_text)?;
     write_file(out, "compare.csv", &csv_text)?;

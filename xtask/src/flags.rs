@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub enum Command {
     RunAll(RunAll),
     Figures(Figures),
-    Compare(Vec<String>),
+    Compare(Compare),
     AppendixC(AppendixC),
     Verify(Verify),
     Handouts(Handouts),
@@ -31,6 +31,15 @@ pub struct RunAll {
 pub struct Figures {
     pub from: Option<PathBuf>,
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compare {
+    /// Two or more results folders.
+    pub dirs: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub baseline: Option<String>,
+    pub index_chase: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -115,8 +124,24 @@ const SUBS: &[Sub] = &[
     Sub {
         name: "compare",
         args: " DIR DIR...",
-        about: "compare two or more results folders",
-        opts: &[],
+        about: "compare two or more results folders: compare.md, compare.csv, figures, index.html",
+        opts: &[
+            opt(
+                "--out",
+                Some("DIR"),
+                "where to write (default: compare/ in $TMPDIR)",
+            ),
+            opt(
+                "--baseline",
+                Some("LABEL"),
+                "the machine ratios are against (default: the first)",
+            ),
+            opt(
+                "--index-chase",
+                None,
+                "also draw each run's index chase on the latency figure",
+            ),
+        ],
     },
     Sub {
         name: "appendix-c",
@@ -215,11 +240,8 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     if rest.iter().any(|a| a == "--help" || a == "-h") {
         return Ok(Command::Help(sub_usage(sub)));
     }
-    if sub.name == "compare" {
-        // compare parses its own folder list and options (see compare::command).
-        return Ok(Command::Compare(rest.to_vec()));
-    }
-    let (a, _) = cli::parse_tool("xtask", sub.opts, rest, false).map_err(bad)?;
+    let positional = sub.name == "compare";
+    let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
     let path = |n: &str| a.value(n).map(PathBuf::from);
     let text = |n: &str| a.value(n).map(String::from);
     Ok(match sub.name {
@@ -242,6 +264,21 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             label: text("--label"),
             out: path("--out"),
         }),
+        "compare" => {
+            if words.len() < 2 {
+                return Err(bad(format!(
+                    "compare needs at least two results folders, got {}: cargo xtask compare \
+                     DIR DIR... [--out DIR] [--baseline LABEL]",
+                    words.len()
+                )));
+            }
+            Command::Compare(Compare {
+                dirs: words.iter().map(PathBuf::from).collect(),
+                out: path("--out").unwrap_or_else(|| std::env::temp_dir().join("compare")),
+                baseline: text("--baseline"),
+                index_chase: a.flag("--index-chase"),
+            })
+        }
         "figures" => Command::Figures(Figures {
             from: path("--from"),
             out: path("--out"),
@@ -309,6 +346,24 @@ mod tests {
             })
         );
         assert_eq!(
+            p(&[
+                "compare",
+                "x",
+                "--out=/tmp/o",
+                "y",
+                "--baseline",
+                "y",
+                "--index-chase"
+            ])
+            .unwrap(),
+            Command::Compare(Compare {
+                dirs: vec!["x".into(), "y".into()],
+                out: "/tmp/o".into(),
+                baseline: Some("y".into()),
+                index_chase: true,
+            })
+        );
+        assert_eq!(
             p(&["verify"]).unwrap(),
             Command::Verify(Verify {
                 n: 100_000,
@@ -330,6 +385,11 @@ mod tests {
             (&["verify", "--n", "1"], "between 1000"),
             (&["verify", "--n", "x"], "whole number"),
             (&["figures", "stray"], "unknown argument"),
+            (&["compare", "x"], "at least two"),
+            (&["compare"], "got 0"),
+            (&["compare", "x", "y", "--bogus"], "unknown argument"),
+            (&["compare", "x", "y", "--out"], "needs a value"),
+            (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
         ] {
             match p(args) {
                 Err(e) => {

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
-//! cargo xtask figures [--from DIR] [--out DIR]
+//! cargo xtask figures [--from DIR --out DIR]
 //! cargo xtask compare DIR_A DIR_B
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
@@ -49,7 +49,7 @@ pub fn fail(msg: &str) -> ! {
 
 const USAGE: &str = "usage:
   cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
-  cargo xtask figures [--from DIR] [--out DIR]
+  cargo xtask figures [--from DIR --out DIR]
   cargo xtask compare DIR_A DIR_B
   cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
   cargo xtask verify [--n COUNT] [--bin PATH]";
@@ -63,7 +63,7 @@ fn main() {
     let rest = &args[1..];
     let code = match cmd.as_str() {
         "run-all" => run_all::main(rest),
-        "figures" => figures_main(rest),
+        "figures" => figures::main(rest),
         "compare" => compare::main(rest),
         "appendix-c" => appendix_c::main(rest),
         "verify" => verify::main(rest),
@@ -100,32 +100,4 @@ pub fn options(args: &[String], valued: &[&str], flags: &[&str]) -> Vec<(String,
         }
     }
     out
-}
-
-fn figures_main(args: &[String]) -> i32 {
-    let mut from = root().join(BOOK_RESULTS);
-    let mut out = root().join("book-figures");
-    for (k, v) in options(args, &["--from", "--out"], &[]) {
-        let v = PathBuf::from(v.unwrap_or_default());
-        if k == "--from" {
-            from = v;
-        } else {
-            out = v;
-        }
-    }
-    match figures::draw_all(&from, &out, None) {
-        Ok(files) => {
-            for f in &files {
-                println!("wrote {}", f.display());
-            }
-            eprintln!(
-                "{} figures drawn from {} into {}",
-                files.len(),
-                from.display(),
-                out.display()
-            );
-            0
-        }
-        Err(e) => fail(&e),
-    }
 }

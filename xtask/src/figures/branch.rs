@@ -61,7 +61,7 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             "The same sum{n}, random against sorted order ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").from_zero(),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.x_title = "variant [the code shape read back from the binary]".into();
     c.categories = names
@@ -109,7 +109,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             "The real branch by pattern: what the predictor can learn ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").from_zero(),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.x_title = "pattern of the condition (period: how often it repeats; 0 = never)".into();
     c.categories = pats
@@ -192,7 +192,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let after = 6.0;
     let total = 1.0 + lost + after;
     let (width, left, right) = (1000.0, 200.0, 975.0);
-    let spec = AxisSpec::linear("cycles after the branch is fetched").from_zero();
+    let spec = AxisSpec::linear("cycles after the branch is fetched").starting_at_zero();
     let axis = Axis::fit(&spec, &[0.0, total], right - left, &|s| {
         text_w(s, SMALL) + 14.0
     })

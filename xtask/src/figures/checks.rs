@@ -51,13 +51,11 @@ pub fn problems(f: &Figure) -> Vec<String> {
         let Some(plot) = p.plot else { continue };
         let real = |t: &[(f64, String)]| t.iter().filter(|(_, l)| !l.trim().is_empty()).count();
         // Diagrams have one labelled axis; charts have two.
-        if !p.x_ticks.is_empty() || p.x_continuous {
-            if real(&p.x_ticks) < 2 {
-                out.push(format!(
-                    "{name}: panel {k}: the x axis has {} labels",
-                    real(&p.x_ticks)
-                ));
-            }
+        if (!p.x_ticks.is_empty() || p.x_continuous) && real(&p.x_ticks) < 2 {
+            out.push(format!(
+                "{name}: panel {k}: the x axis has {} labels",
+                real(&p.x_ticks)
+            ));
         }
         if (!p.y_ticks.is_empty() || p.y_continuous) && real(&p.y_ticks) < 2 {
             out.push(format!(

@@ -169,7 +169,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .unwrap_or_else(|| "no trap was measured".into()));
     }
     let spec = AxisSpec::new("time (log scale)", Scale::Log10, Units::Nanos);
-    let (width, left, right) = (1000.0, 330.0, 970.0);
+    let (width, left, right) = (1000.0, 330.0, 925.0);
     let row_h = 30.0;
     let head = 42.0;
     let block_h: Vec<f64> = trap_list
@@ -262,7 +262,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             )?;
             if let Some(r) = &t.ratio {
                 let rb = c.text_box(
-                    &[r.clone()],
+                    std::slice::from_ref(r),
                     (left + 12.0, y + 10.0),
                     LABEL,
                     BLACK_C,

@@ -166,7 +166,14 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     heat.values = values;
     heat.unit = "median deviation (%)".into();
     heat.cell_suffix = "%".into();
-    heat.cell_fmt = |v| format!("{v:+.1}");
+    heat.cell_fmt = |v| {
+        let r = (v * 10.0).round() / 10.0;
+        if r == 0.0 {
+            "0.0".into()
+        } else {
+            format!("{r:+.1}")
+        }
+    };
     heat.width = 1100;
     heat.row_height = 40;
     heat.caption = vec![

@@ -518,7 +518,8 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             "More threads: all slots in one line against each on its own line ({})",
             saved.label
         ),
-        AxisSpec::linear("time against a perfect split of the baseline (1 = perfect)").from_zero(),
+        AxisSpec::linear("time against a perfect split of the baseline (1 = perfect)")
+            .starting_at_zero(),
     );
     c.categories = measured
         .iter()

@@ -117,7 +117,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             "Denormal against normal values, with and without flush-to-zero ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").from_zero(),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.categories = vec![
         "FTZ/DAZ off (IEEE arithmetic)".into(),
@@ -179,7 +179,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             "float against double: a dot product in strict order and with lanes ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").from_zero(),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.x_title = "order of the additions [the code shape read back from the binary]".into();
     c.categories = orders

@@ -246,7 +246,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
             "Summing x{elements}: array of structs against struct of arrays ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").from_zero(),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     let struct_bytes = run
         .meta_num("struct_bytes")

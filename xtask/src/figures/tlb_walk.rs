@@ -150,7 +150,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
                 )),
                 saved.label
             ),
-            AxisSpec::linear("time per read (ns, median)").from_zero(),
+            AxisSpec::linear("time per read (ns, median)").starting_at_zero(),
         );
         bars.categories = vec![
             "slot at offset 0 (the appendix's method)".into(),

@@ -66,7 +66,7 @@ impl AxisSpec {
     pub fn log2(title: &str, units: Units) -> AxisSpec {
         AxisSpec::new(title, Scale::Log2, units)
     }
-    pub fn from_zero(mut self) -> AxisSpec {
+    pub fn starting_at_zero(mut self) -> AxisSpec {
         self.zero = true;
         self
     }
@@ -659,7 +659,10 @@ mod tests {
             (AxisSpec::log2("b", Units::KiB), vec![4.0, 131072.0]),
             (AxisSpec::log2("b", Units::Bytes), vec![5e-324, 1.7e308]),
             (AxisSpec::linear("c"), vec![-1.7e308, 1.7e308]),
-            (AxisSpec::linear("c").from_zero(), vec![8212.0, 11607.0]),
+            (
+                AxisSpec::linear("c").starting_at_zero(),
+                vec![8212.0, 11607.0],
+            ),
             (AxisSpec::linear("c"), vec![1e16, 1e16]),
             (AxisSpec::linear("c"), vec![5e-324, 5e-324]),
         ] {

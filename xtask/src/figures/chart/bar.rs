@@ -155,7 +155,7 @@ impl BarChart {
             let (a, b) = span(r);
             let below = levels
                 .iter()
-                .filter(|(x, y, _)| *x <= b + 1 && a <= *y + 1)
+                .filter(|(x, y, _)| *x <= b && a <= *y)
                 .map(|l| l.2)
                 .max()
                 .unwrap_or(0);
@@ -464,7 +464,7 @@ impl BarChart {
                 Dash::Solid,
             )?;
             let tb_rect = c.text_box(
-                &[r.text.clone()],
+                std::slice::from_ref(&r.text),
                 ((x0 + x1) / 2.0, ly - 22.0),
                 LABEL,
                 BLACK_C,
@@ -490,7 +490,7 @@ mod tests {
 
     #[test]
     fn bars_with_whiskers_ratio_and_skipped_slot() {
-        let mut b = BarChart::new("b", AxisSpec::linear("ns").from_zero());
+        let mut b = BarChart::new("b", AxisSpec::linear("ns").starting_at_zero());
         b.categories = vec!["x".into(), "y".into()];
         b.series = vec![
             BarSeries::new(

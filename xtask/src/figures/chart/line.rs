@@ -285,10 +285,21 @@ impl LineChart {
         }
         // When values were clipped, the axis runs to the clip limits: the triangles then sit
         // on the labelled ends.
-        if let Some((lo, hi)) = self.y_clip
-            && (ys.is_empty() || self.clip_count().0 > 0)
-        {
-            ys.extend([lo, hi].into_iter().filter(|v| self.y.drawable(*v)));
+        if let Some((lo, hi)) = self.y_clip {
+            let beyond = |below: bool| {
+                self.series
+                    .iter()
+                    .flat_map(|s| s.points.iter())
+                    .any(|p| self.drawable(p.x, p.y) && if below { p.y < lo } else { p.y > hi })
+            };
+            let empty = ys.is_empty();
+            if empty || beyond(true) {
+                ys.push(lo);
+            }
+            if empty || beyond(false) {
+                ys.push(hi);
+            }
+            ys.retain(|v| self.y.drawable(*v));
         }
         xs.extend(
             self.verticals

@@ -247,6 +247,8 @@ impl Strip {
             {
                 let half = (slot * 0.42).min(60.0);
                 c.line(&[(x - half, yy), (x + half, yy)], BLACK_C, 3, Dash::Solid)?;
+                geom.points
+                    .extend([(x - half, yy), (x, yy), (x + half, yy)]);
             }
             // The column's numbers, in the head room above the plot's data.
             let lo = col.values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -298,7 +300,15 @@ impl Strip {
                 (top + bottom + h) / 2.0,
             );
             let left = Rect::new(bx - 8.0 - proto.w(), right.y0, bx - 8.0, right.y1);
-            let at = place(&[right, left], &plot, &geom.points, &c.geom.boxes);
+            let (w, h) = (proto.w(), proto.h());
+            let above = Rect::new(bx - w / 2.0, top - 6.0 - h, bx + w / 2.0, top - 6.0);
+            let below = Rect::new(bx - w / 2.0, bottom + 6.0, bx + w / 2.0, bottom + 6.0 + h);
+            let at = place(
+                &[right, left, above, below],
+                &plot,
+                &geom.points,
+                &c.geom.boxes,
+            );
             let b = c.text_box(&r.text, (at.x0, at.y0), LABEL, BLACK_C, Align::Left, true)?;
             c.geom.boxes.push(b);
         }

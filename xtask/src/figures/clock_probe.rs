@@ -4,7 +4,7 @@
 //!   three traps of measuring, each as the pair of times it compares on one log time axis,
 //!   the ratio between them, and the guard against it. The clock's smallest step is drawn
 //!   as a dotted line: a time on that line was never measured.
-//! - `clock_probe-trap3.svg`: the 201 rounds of trap three in time order (top), and the
+//! - `clock_probe-trap3.svg`: the rounds of trap three in time order (top), and the
 //!   same rounds zoomed to the bulk (bottom) where the minimum, median and mean are drawn
 //!   as lines far enough apart to be told apart, with the mean / median ratio between them.
 
@@ -72,6 +72,10 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let first = row(run, "trap_two", "fill", "first");
     let second = row(run, "trap_two", "fill", "second");
     let (median, mean, max) = (stat(run, "median"), stat(run, "mean"), stat(run, "max"));
+    let rounds = run
+        .block("trap_three_samples")
+        .map(|b| b.rows.len())
+        .filter(|n| *n > 0);
     let ratio_of = |a: Option<f64>, b: Option<f64>, what: &str| {
         a.zip(b)
             .and_then(|(a, b)| div(a, b))
@@ -104,7 +108,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             title: "Trap 2: the first round is slow",
             items: vec![
                 Item {
-                    name: "first fill of fresh 4 MiB".into(),
+                    name: "first fill of fresh memory".into(),
                     t: first,
                     color: 1,
                 },
@@ -121,7 +125,10 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             title: "Trap 3: one interruption drags the mean",
             items: vec![
                 Item {
-                    name: "median of 201 rounds".into(),
+                    name: match rounds {
+                        Some(n) => format!("median of {n} rounds"),
+                        None => "median of the rounds".into(),
+                    },
                     t: one(median),
                     color: 0,
                 },
@@ -482,7 +489,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     }
     zoom.plot_height = 300;
     let title = format!(
-        "Trap three: {} rounds of the same 256 KiB sum ({})",
+        "Trap three: {} rounds of the same sum ({})",
         vals.len(),
         saved.label
     );

@@ -81,6 +81,13 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let line = run
         .meta_num("fs_line_bytes")
         .filter(|l| l.is_finite() && *l >= 8.0 && *l <= 4096.0);
+    // The two slots as the run placed them: its smallest distance.
+    let gap = need_nums(b, "distance_bytes")?
+        .into_iter()
+        .flatten()
+        .filter(|g| g.is_finite() && *g >= 1.0)
+        .fold(f64::INFINITY, f64::min);
+    let gap = (gap.is_finite() && line.is_none_or(|l| gap < l)).then_some(gap);
     let baseline = run.block("baseline").and_then(|base| {
         let sets = base.texts("set")?;
         let i = sets.iter().position(|s| s == "distance")?;
@@ -177,9 +184,13 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             0,
             true,
         )?;
-        draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (1, b_col, "B")])?;
+        let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, cells - 1));
+        draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
         c.text(
-            &format!("{line_text}: A and B are 8 bytes apart"),
+            &match gap {
+                Some(g) => format!("{line_text}: A and B are {} bytes apart", num(g)),
+                None => format!("{line_text}: A and B share it"),
+            },
             (lx, y_top + 100.0),
             SMALL,
             GREY,
@@ -513,6 +524,13 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             }
         })
         .collect();
+    let apart = opt_nums(b, "distance_bytes");
+    let one_line_label = (0..rows)
+        .find(|&i| layout[i] == "one_line")
+        .and_then(|i| apart[i])
+        .map_or("all slots on one line".to_string(), |d| {
+            format!("all slots on one line ({} B apart)", num(d))
+        });
     let mut c = BarChart::new(
         &format!(
             "More threads: all slots in one line against each on its own line ({})",
@@ -526,7 +544,7 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .map(|k| format!("{} threads", num(*k)))
         .collect();
     c.series.push(BarSeries::new(
-        "all slots on one line (8 B apart)",
+        one_line_label,
         measured.iter().map(|&k| get(k, "one_line")).collect(),
         color(1),
     ));

@@ -98,13 +98,14 @@ fn malformed_saved_output_is_refused_and_nothing_is_lost() {
 
 #[test]
 fn missing_results_folder_is_refused() {
+    let d = scratch("missing-from");
     assert_clean_error(
         &xtask(&[
             "figures",
             "--from",
             "/nonexistent/results/x",
             "--out",
-            "/tmp/x",
+            d.join("figs").to_str().unwrap(),
         ]),
         "cannot read results folder",
     );

@@ -194,7 +194,7 @@ fn pow2_label(e: i64, units: Units) -> String {
 
 fn pow10_label(e: i64, k: i64) -> String {
     if (-3..=5).contains(&e) {
-        crate::figures::chart::tick(k as f64 * 10f64.powi(e as i32))
+        crate::figures::chart::num(k as f64 * 10f64.powi(e as i32))
     } else {
         format!("{k}e{e}")
     }
@@ -386,7 +386,7 @@ fn frame_exact(axis: &Axis, ts: &[f64]) -> Frame {
                 let v = if v.abs() < step * 1e-9 { 0.0 } else { v };
                 ticks.push(Tick {
                     t: v,
-                    label: Some(crate::figures::chart::tick(v)),
+                    label: Some(crate::figures::chart::num(v)),
                 });
                 i += 1.0;
             }

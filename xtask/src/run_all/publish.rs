@@ -29,11 +29,21 @@ pub fn publish(plan: &Plan, record: &RunRecord, bins: &Path) -> Result<String> {
 /// (copied there by [`keep::carry_over`]): a drawer that fails leaves its previous figure.
 fn figures(plan: &Plan) -> String {
     let dir = plan.tmp.join("figures");
-    match crate::figures::draw_all(&plan.tmp, &dir, Some(&plan.label)) {
-        Ok(f) => format!("{} figures drawn in `figures/`.", f.len()),
-        Err(e) => {
-            format!("**Drawing failed**: {e}. Figures not redrawn keep their previous version.")
+    match crate::figures::publish(&plan.tmp, &dir, Some(&plan.label)) {
+        Ok(r) if r.ok() => format!("{} in `figures/`.", r.summary()),
+        Ok(r) => {
+            let why: Vec<String> = r
+                .failed
+                .iter()
+                .map(|f| format!("- {}", f.message))
+                .collect();
+            format!(
+                "**{}** in `figures/`; the failed experiments keep their previous figures:\n\n{}",
+                r.summary(),
+                why.join("\n")
+            )
         }
+        Err(e) => format!("**Drawing failed**: {e}. The previous figures are kept."),
     }
 }
 

@@ -16,12 +16,9 @@ use measure::stats::Summary;
 use std::collections::BTreeSet;
 use std::fmt::Display;
 
-/// The indent of a field's continuation lines: under its value.
-const HANG: &str = "                   ";
-
 /// Prints `  name           : text`, wrapped to the report width under the value.
 pub fn field(name: &str, text: &str) {
-    println!("{}", wrap_to(text, &format!("  {name:<15}: "), HANG, WIDTH));
+    println!("{}", measure::fmt::field(name, text));
 }
 
 /// A value, or "unknown" where there is none.

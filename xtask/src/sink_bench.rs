@@ -222,7 +222,7 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
     notes.push((
         "execution",
         match m.count("execution")? {
-            2 => "the binary's second; its first was discarded, as the seed does".to_string(),
+            2 => "the binary's second; its first made the same start and was discarded".to_string(),
             n => format!("the binary's execution {n}"),
         },
     ));

@@ -23,7 +23,7 @@ pub const OPTS: &[Opt] = &[
     Opt {
         name: "--no-pin",
         value: None,
-        help: "run unpinned, as the seed had to (default: MM_CORE or the last core)",
+        help: "run unpinned, as the original study had to (default: MM_CORE or last core)",
     },
     Opt {
         name: "--show-asm",

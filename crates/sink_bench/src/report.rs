@@ -92,7 +92,8 @@ pub fn execution(first: &ChildResult) {
         "execution",
         &format!(
             "this is the binary's second; the first made the same start and one warm pass \
-             (cold {} ns, warm {} ns) and was discarded, as the seed discards it",
+             (cold {} ns, warm {} ns) and was discarded: a freshly built binary's first run can \
+             pay extra in its cold pass",
             first.cold_ns, first.warm_ns
         ),
     );

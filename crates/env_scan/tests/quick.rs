@@ -124,10 +124,10 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
             "== 8. the machine after the scan ==",
         ],
     );
-    // The report's length does not grow with the number of sizes: a full run has about as
-    // many lines (section 7 names a few more sizes).
+    // The report's length does not grow with the number of sizes: a full run has as many
+    // lines, give or take the sizes section 7 names. The budget is 160.
     let lines = measure::testing::report_lines(&text);
-    assert!(lines <= 150, "{lines} report lines");
+    assert!(lines <= 160, "{lines} report lines");
     // The machine is described before and after: two core-clock lines, two busy-CPU lines.
     assert_eq!(text.matches("  core clock     : ").count(), 2, "{text}");
     assert_eq!(text.matches("  busy CPUs      : ").count(), 2, "{text}");

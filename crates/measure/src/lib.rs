@@ -15,6 +15,7 @@
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
+//! | [`key`] | reading an experiment's key figures back from a saved run |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify) and the physical-memory guard `room_for` |
@@ -34,6 +35,7 @@ pub mod data;
 pub mod facts;
 pub mod fmt;
 pub mod keep;
+pub mod key;
 pub mod mem;
 pub mod pin;
 pub mod quiet;

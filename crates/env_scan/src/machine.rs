@@ -1,7 +1,8 @@
-//! The machine before and after the scan, as the seed records it: the core clock (measured
-//! by `measure`'s add chain, `Experiment::core_clock`) and how busy the CPUs were with other
-//! processes (`measure::quiet`: the machine's busy time from `/proc/stat` less this
-//! process's own, over a short window in which this process sleeps).
+//! The machine before and after the scan, as the seed records it. The core clock is
+//! estimated before the scan (`Experiment::core_clock`) and again when the experiment finishes,
+//! which prints both with how far apart they are; this module adds how busy the CPUs were with
+//! other processes at each end (`measure::quiet`: the machine's busy time from `/proc/stat`
+//! less this process's own, over a short window in which this process sleeps).
 
 use measure::data::meta;
 use measure::fmt::field;
@@ -9,75 +10,44 @@ use measure::quiet;
 use measure::run::Experiment;
 use std::time::Duration;
 
-/// One reading of the machine.
-#[derive(Debug, Clone, Copy)]
-pub struct Snapshot {
-    pub ghz: Option<f64>,
-    /// Other processes' CPU use over the window, in cores.
-    pub other_cores: Option<f64>,
-}
-
-/// Takes a snapshot, prints its two lines and records `#META clock_ghz_<when>` and
-/// `other_cores_<when>`.
-pub fn snapshot(exp: &Experiment, when: &str, window: Duration) -> Snapshot {
-    let cc = exp.core_clock();
+/// Other processes' CPU use over `window`, in cores: prints the `busy CPUs` line and records
+/// `#META other_cores_<when>`. `None` where `/proc/stat` cannot be read.
+pub fn busy(exp: &Experiment, when: &str, window: Duration) -> Option<f64> {
     let a = quiet::snapshot();
     std::thread::sleep(window);
     let other = quiet::between(&a, &quiet::snapshot()).map(|w| w.cores());
-    let cores = exp
+    let of = exp
         .facts
         .logical_cores
         .map_or(String::new(), |n| format!(" of {n}"));
-    println!(
-        "{}",
-        field(
-            "busy CPUs",
-            &match other {
-                Some(c) => format!(
-                    "{c:.2}{cores} cores busy with other processes (over {:.1} s)",
-                    window.as_secs_f64()
-                ),
-                None => "unknown (/proc/stat unreadable)".to_string(),
-            }
-        )
+    let text = match other {
+        Some(c) => format!(
+            "{c:.2}{of} cores busy with other processes (over {:.1} s)",
+            window.as_secs_f64()
+        ),
+        None => "unknown (/proc/stat unreadable)".to_string(),
+    };
+    println!("{}", field("busy CPUs", &text));
+    meta(
+        &format!("other_cores_{when}"),
+        other.map_or("unknown".into(), |c| format!("{c:.3}")),
     );
-    let show =
-        |v: Option<f64>, decimals: usize| v.map_or("unknown".into(), |v| format!("{v:.decimals$}"));
-    meta(&format!("clock_ghz_{when}"), show(cc.ghz, 3));
-    meta(&format!("other_cores_{when}"), show(other, 3));
-    Snapshot {
-        ghz: cc.ghz,
-        other_cores: other,
-    }
+    other
 }
 
-/// What the two snapshots say about the run, in one sentence.
-pub fn compare(before: Snapshot, after: Snapshot) -> String {
-    let clock = match (before.ghz, after.ghz) {
-        (Some(b), Some(a)) => {
-            let change = (a / b - 1.0) * 100.0;
-            if change.abs() > 2.0 {
-                format!(
-                    "The core clock moved from {b:.2} to {a:.2} GHz ({change:+.1} %) during the \
-                     run: passes taken at different clocks differ for that reason alone, which a \
-                     scan in one direction would take for an effect of PAD."
-                )
-            } else {
-                format!("The core clock held ({b:.2} GHz before, {a:.2} after, {change:+.1} %).")
-            }
-        }
-        _ => "The core clock could not be estimated here.".to_string(),
-    };
-    let busy = match (before.other_cores, after.other_cores) {
+/// What the two readings say about the run, in one sentence.
+pub fn compare(before: Option<f64>, after: Option<f64>) -> String {
+    match (before, after) {
         (Some(b), Some(a)) if b.max(a) > quiet::WARN_CORES => format!(
-            " Other processes kept {:.2} cores busy at one end of the run: their work is in \
-             these numbers.",
-            b.max(a)
+            "Other processes kept {b:.2} cores busy before the scan and {a:.2} after it: their \
+             work is in these numbers, and more in some passes than in others."
         ),
-        (Some(_), Some(_)) => " Other processes were quiet at both ends.".to_string(),
-        _ => " How busy other processes were is unknown.".to_string(),
-    };
-    clock + &busy
+        (Some(b), Some(a)) => format!(
+            "Other processes were quiet at both ends of the scan ({b:.2} and {a:.2} cores); \
+             the core clock before and after is compared at the end of the report."
+        ),
+        _ => "How busy other processes were is unknown (/proc/stat could not be read).".into(),
+    }
 }
 
 #[cfg(test)]
@@ -85,26 +55,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_moved_clock_and_a_busy_machine_are_said() {
-        let s = |ghz, other| Snapshot {
-            ghz: Some(ghz),
-            other_cores: Some(other),
-        };
-        let held = compare(s(4.20, 0.01), s(4.22, 0.02));
-        assert!(held.contains("held") && held.contains("quiet"), "{held}");
-        let moved = compare(s(4.20, 0.01), s(3.90, 0.50));
-        assert!(
-            moved.contains("moved from 4.20 to 3.90 GHz (-7.1 %)"),
-            "{moved}"
-        );
-        assert!(moved.contains("0.50 cores busy"), "{moved}");
-        let unknown = compare(
-            Snapshot {
-                ghz: None,
-                other_cores: None,
-            },
-            s(4.0, 0.0),
-        );
-        assert!(unknown.contains("could not") && unknown.contains("unknown"));
+    fn a_busy_machine_is_said_and_a_quiet_one_too() {
+        let quiet = compare(Some(0.01), Some(0.02));
+        assert!(quiet.contains("quiet at both ends"), "{quiet}");
+        let busy = compare(Some(0.01), Some(0.50));
+        assert!(busy.contains("0.01 cores busy before") && busy.contains("0.50 after"));
+        assert!(compare(None, Some(0.0)).contains("unknown"));
     }
 }

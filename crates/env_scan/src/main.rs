@@ -15,8 +15,9 @@
 //! Every measurement is a fresh child process: this binary started again with an empty
 //! environment plus `PAD` of n bytes, ASLR off and pinned to one core (see `launch.rs`),
 //! which measures one workload seven times and reports the median and where its stack
-//! array lies (see `child.rs`). The machine is recorded before and after the scan
-//! (`machine.rs`), and `--repeat N` runs the whole scan N times (`repeats.rs`).
+//! array lies (see `child.rs`). The machine is recorded before and after the scan (the core
+//! clock and the busy CPUs, `machine.rs`), and `--repeat N` runs the whole scan N times
+//! (`repeats.rs`).
 //!
 //! Start reading here: `main` runs the sections in order. The scan's mechanics are in
 //! `passes.rs`, the analysis and the verdict rule in `analysis.rs`, and the tables and
@@ -103,7 +104,8 @@ fn main() {
     exp.section("the setup");
     report::setup(&launcher, repeat);
     exp.section("the machine before the scan");
-    let before = machine::snapshot(&exp, "before", window);
+    exp.core_clock();
+    let busy_before = machine::busy(&exp, "before", window);
 
     // == 1. The mechanism, shown before anything is timed (mechanism.rs).
     exp.section("1. the mechanism: where a stack local lands as PAD grows");
@@ -165,8 +167,8 @@ fn main() {
         scans.push(s);
     }
     exp.section("8. the machine after the scan");
-    let after = machine::snapshot(&exp, "after", window);
-    conclude(&machine::compare(before, after));
+    let busy_after = machine::busy(&exp, "after", window);
+    conclude(&machine::compare(busy_before, busy_after));
     if repeat > 1 {
         exp.section(&format!(
             "9. repeats: the whole scan {repeat} times, and how the region medians moved"

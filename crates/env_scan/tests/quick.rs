@@ -74,10 +74,8 @@ fn quick_run_parses_with_every_block_in_shape() {
     assert_eq!(f.block("regions").unwrap().rows.len(), 2 * 3 * 16);
     assert_eq!(f.block("slow_share").unwrap().rows.len(), 6);
     assert_eq!(f.block("time_trend").unwrap().rows.len(), 6);
-    assert!(
-        f.meta_num("clock_ghz_before").is_some() || f.meta("clock_ghz_before") == Some("unknown")
-    );
-    assert!(f.meta("other_cores_after").is_some());
+    assert!(f.meta("clock_ghz_before").is_some() && f.meta("clock_ghz_after").is_some());
+    assert!(f.meta("other_cores_before").is_some() && f.meta("other_cores_after").is_some());
     assert!(
         raw.nums("repeat")
             .unwrap()
@@ -128,8 +126,10 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
     // lines, give or take the sizes section 7 names. The budget is 160.
     let lines = measure::testing::report_lines(&text);
     assert!(lines <= 160, "{lines} report lines");
-    // The machine is described before and after: two core-clock lines, two busy-CPU lines.
+    // The machine is described before and after: the core clock before the scan and, at the
+    // end, before against after; the busy CPUs at both ends.
     assert_eq!(text.matches("  core clock     : ").count(), 2, "{text}");
+    assert!(text.contains(" GHz after"), "{text}");
     assert_eq!(text.matches("  busy CPUs      : ").count(), 2, "{text}");
     assert!(
         !text.contains("== 9."),

@@ -40,7 +40,7 @@ pub fn compare(before: Option<f64>, after: Option<f64>) -> String {
     match (before, after) {
         (Some(b), Some(a)) if b.max(a) > quiet::WARN_CORES => format!(
             "Other processes kept {b:.2} cores busy before the scan and {a:.2} after it: their \
-             work is in these numbers, and more in some passes than in others."
+             work is in these numbers."
         ),
         (Some(b), Some(a)) => format!(
             "Other processes were quiet at both ends of the scan ({b:.2} and {a:.2} cores); \

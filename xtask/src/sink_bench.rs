@@ -76,7 +76,9 @@ pub fn summary_md(saved_output: &str) -> Result<String, String> {
         ));
     }
     let Some(series) = f.block(SERIES_BLOCK) else {
-        return Err(format!("no {SERIES_BLOCK} block: is this a finished sink_bench run?"));
+        return Err(format!(
+            "no {SERIES_BLOCK} block: is this a finished sink_bench run?"
+        ));
     };
     let Some(figures) = f.block(FIGURES_BLOCK) else {
         return Err(format!(
@@ -168,7 +170,8 @@ impl Metas<'_> {
     fn load(&self, key: &str) -> Result<String, String> {
         let t = self.text(key)?;
         let ok = t == "unknown"
-            || (t.split_whitespace().count() == 3 && t.split_whitespace().all(|w| number(w).is_some()));
+            || (t.split_whitespace().count() == 3
+                && t.split_whitespace().all(|w| number(w).is_some()));
         if ok {
             Ok(t.to_string())
         } else {
@@ -228,7 +231,10 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
     ));
     notes.push(("load before", m.load("load_before")?));
     notes.push(("load after", m.load("load_after")?));
-    if m.file.meta("other_cpu_cores").is_some_and(|v| v != "unknown") {
+    if m.file
+        .meta("other_cpu_cores")
+        .is_some_and(|v| v != "unknown")
+    {
         notes.push((
             "other work",
             format!(
@@ -406,7 +412,11 @@ mod tests {
         s.push_str(&b.render());
         let mut b = Block::new(FIGURES_BLOCK, &["figure:text", "value", "unit:text"]);
         b.row(vec!["c_over_b_median".into(), 1.002.into(), "x".into()]);
-        b.row(vec!["add_latency".into(), data::Value::Missing, "ns".into()]);
+        b.row(vec![
+            "add_latency".into(),
+            data::Value::Missing,
+            "ns".into(),
+        ]);
         s.push_str(&b.render());
         s
     }
@@ -419,18 +429,28 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("- **load before**: 0.10 0.20 0.30"), "{md}");
-        assert!(md.contains("core 1 (30 of 30 fresh pinnings verified)"), "{md}");
+        assert!(
+            md.contains("core 1 (30 of 30 fresh pinnings verified)"),
+            "{md}"
+        );
         assert!(md.contains("- **checksum**: 27525120 over 30 passes, expected 27525120: ok"));
         assert!(
             md.contains("| warm pass, one process | 3 | 100 | 101 | 110 | 4.50 | 1.100 | 66.7 | 66.7 | 0.0 |"),
             "{md}"
         );
         assert!(
-            md.contains("| cold pass, one process (one shot) | 1 | 5 | 5 | 5 | - | - | - | - | - |"),
+            md.contains(
+                "| cold pass, one process (one shot) | 1 | 5 | 5 | 5 | - | - | - | - | - |"
+            ),
             "{md}"
         );
-        assert!(md.contains("| (c) median / (b) median | 1.002 | x |"), "{md}");
-        assert!(md.contains("| one dependent scalar float add (register-only chain) | not measured | ns |"));
+        assert!(
+            md.contains("| (c) median / (b) median | 1.002 | x |"),
+            "{md}"
+        );
+        assert!(md.contains(
+            "| one dependent scalar float add (register-only chain) | not measured | ns |"
+        ));
         assert!(md.contains("- The compiler removed the loop."));
         assert!(md.contains("0.01 cores used by other processes"));
         // The same input gives the same bytes.
@@ -445,15 +465,24 @@ mod tests {
         let e = summary_md(&saved(&[("reps", "abc")])).unwrap_err();
         assert_eq!(e, "line 10: #META reps wants a whole number, not \"abc\"");
         let e = summary_md(&saved(&[("checksum", "NaN")])).unwrap_err();
-        assert!(e.starts_with("line 18: #META checksum wants a number"), "{e}");
+        assert!(
+            e.starts_with("line 18: #META checksum wants a number"),
+            "{e}"
+        );
         let e = summary_md(&saved(&[("clock_read_ns", "inf")])).unwrap_err();
         assert!(e.contains("#META clock_read_ns wants a number"), "{e}");
         let e = summary_md(&saved(&[("load_after", "0.1 NaN 0.3")])).unwrap_err();
-        assert!(e.contains("#META load_after wants three load averages"), "{e}");
+        assert!(
+            e.contains("#META load_after wants three load averages"),
+            "{e}"
+        );
         let e = summary_md(&saved(&[("quick", "maybe")])).unwrap_err();
         assert!(e.contains("#META quick wants yes or no"), "{e}");
         // A NaN in a block is the parser's business, with its line.
-        let text = saved(&[]).replace("#DATA c_over_b_median 1.002 x", "#DATA c_over_b_median NaN x");
+        let text = saved(&[]).replace(
+            "#DATA c_over_b_median 1.002 x",
+            "#DATA c_over_b_median NaN x",
+        );
         let e = summary_md(&text).unwrap_err();
         assert!(e.starts_with("line ") && e.contains("NaN"), "{e}");
     }

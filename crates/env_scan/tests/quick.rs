@@ -274,16 +274,8 @@ fn bad_input_is_one_line_and_status_2() {
 
 #[test]
 fn the_workloads_have_the_shape_they_claim() {
-    use measure::asm::{AsmError, disassemble};
-    let bin = std::path::Path::new(BIN);
-    let copy = match disassemble(bin, "env_scan_copy") {
-        Ok(f) => f,
-        Err(AsmError::ToolMissing(t)) => {
-            println!("skipped: {t} is not installed, the code's shape cannot be checked");
-            return;
-        }
-        Err(e) => panic!("{e}"),
-    };
+    use measure::testing::function;
+    let copy = function(BIN, "env_scan_copy");
     // copy: a real loop of loads and stores, no call (no memcpy).
     let calls: Vec<_> = copy.insns.iter().filter(|i| i.is_call()).collect();
     assert!(calls.is_empty(), "env_scan_copy calls out: {calls:?}");
@@ -314,7 +306,7 @@ fn the_workloads_have_the_shape_they_claim() {
         );
     }
     // fib: still a recursive function that calls itself.
-    let fib = disassemble(bin, "env_scan_fib").expect("env_scan_fib");
+    let fib = function(BIN, "env_scan_fib");
     assert!(
         fib.insns
             .iter()

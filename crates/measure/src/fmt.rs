@@ -106,6 +106,12 @@ pub fn conclude(text: &str) {
     println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
 }
 
+/// A report's `  name           : value` line (the name padded to 15 columns, as the machine
+/// facts are printed), with the value wrapped under itself to [`WIDTH`].
+pub fn field(name: &str, value: &str) -> String {
+    wrap_to(value, &format!("  {name:<15}: "), &" ".repeat(19), WIDTH)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +154,15 @@ mod tests {
     fn a_long_word_stays_whole() {
         let w = wrap_to(&format!("a {} b", "x".repeat(50)), "", "", 20);
         assert_eq!(w.lines().count(), 3);
+    }
+
+    #[test]
+    fn a_field_wraps_under_its_value() {
+        let f = field("children", &"word ".repeat(40));
+        assert!(f.starts_with("  children       : word"), "{f}");
+        assert!(f.lines().count() > 1);
+        assert!(f.lines().skip(1).all(|l| l.starts_with(&" ".repeat(19))));
+        assert!(f.lines().all(|l| l.chars().count() <= WIDTH), "{f}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod flags;
 mod handouts;
 mod project;
 mod run_all;
+mod sink_bench;
 mod verify;
 
 use flags::Command;

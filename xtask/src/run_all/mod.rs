@@ -4,7 +4,7 @@
 //! The steps, each in its own function, carry one [`RunRecord`]:
 //! [`Plan::new`] (what to run, where to) → [`build`] → [`run_each`] → [`keep::carry_over`]
 //! (the previous files of experiments not rerun, or rerun and failed) → [`publish::publish`]
-//! (CSV, figures, summary, the swap into place, the sink_bench handout refresh).
+//! (figures, summary, `index.html`, sink_bench's summary, the swap into place).
 //!
 //! Everything is written into a temporary folder beside the destination and moved into place
 //! at the end, so an interrupted run leaves the previous results untouched. Files that run-all
@@ -65,7 +65,7 @@ pub fn command(o: &flags::RunAll) -> Result<()> {
     };
     let record = run_each(&plan, &bins);
     keep::carry_over(&plan, &record);
-    let summary = publish::publish(&plan, &record, &bins)?;
+    let summary = publish::publish(&plan, &record)?;
     print!("{summary}");
     eprintln!("run-all: results in {}", plan.dest.display());
     let failed_names: Vec<&str> = record

@@ -1,16 +1,13 @@
-//! Publishing a run: figures, summary, the swap of the new folder into place (keeping files
-//! run-all did not make), and the sink_bench handout refresh.
+//! Publishing a run: figures, summary, `index.html`, sink_bench's summary, and the swap of the
+//! new folder into place (keeping files run-all did not make).
 
 use super::{Plan, RunRecord, keep, summary};
 use crate::error::{Result, failed};
-use crate::project::root;
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Draws the figures, writes `summary.md`, moves the new folder into place. Returns the
 /// summary text.
-pub fn publish(plan: &Plan, record: &RunRecord, bins: &Path) -> Result<String> {
+pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
     let figures_note = figures(plan);
     let rows = summary::rows(&plan.tmp, record);
     let text = summary::summary_md(plan, record, &rows, &figures_note);
@@ -20,8 +17,8 @@ pub fn publish(plan: &Plan, record: &RunRecord, bins: &Path) -> Result<String> {
     if let Err(e) = crate::compare::write_run_index(&plan.tmp) {
         eprintln!("run-all: warning: index.html not written: {e}");
     }
+    sink_bench_summary(plan, record);
     swap_into_place(plan, record)?;
-    refresh_sink_bench_handout(plan, record, bins);
     Ok(text)
 }
 
@@ -81,23 +78,25 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
     Ok(())
 }
 
-/// A full sink_bench run into the repository's own results refreshes the summary its lab
-/// handout carries (between its marker lines) and writes `sink_bench.summary.md` beside it.
-fn refresh_sink_bench_handout(plan: &Plan, record: &RunRecord, bins: &Path) {
-    let sink_ok = record
+/// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved text
+/// by [`crate::sink_bench`].
+fn sink_bench_summary(plan: &Plan, record: &RunRecord) {
+    if !record
         .outcomes
         .iter()
-        .any(|o| o.name == "sink_bench" && o.ok);
-    if plan.quick || !sink_ok || plan.out != root().join("results") {
+        .any(|o| o.name == "sink_bench" && o.ok)
+    {
         return;
     }
-    let st = Command::new(bins.join("sink_bench"))
-        .arg("--summarize")
-        .arg(plan.dest.join("sink_bench.txt"))
-        .arg("--update-readme")
-        .stdout(Stdio::null())
-        .status();
-    if !matches!(st, Ok(s) if s.success()) {
-        eprintln!("run-all: warning: could not refresh sink_bench's README summary");
+    let built = fs::read_to_string(plan.tmp.join("sink_bench.txt"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| crate::sink_bench::summary_md(&t));
+    if let Err(e) = built.and_then(|md| {
+        fs::write(plan.tmp.join(crate::sink_bench::SUMMARY_FILE), md).map_err(|e| e.to_string())
+    }) {
+        eprintln!(
+            "run-all: warning: {} not written: {e}",
+            crate::sink_bench::SUMMARY_FILE
+        );
     }
 }

@@ -1,13 +1,13 @@
 //! tlb_walk's figures.
 //!
-//! `tlb_walk-pages.svg` (section 2): the cost of one read by the number of pages walked
+//! `tlb_walk-pages.svg` (section 1): the cost of one read by the number of pages walked
 //! (8 bytes read per page), both layouts: every slot at offset 0 (the appendix's method,
 //! which mixes cache-set conflicts into translation) and page i's slot on line
 //! i mod lines-per-page, with min..max whiskers, unsettled points ringed, the appendix's own
 //! numbers dashed when saved, and the key ratio (most pages against fewest) as a bracket.
 //!
-//! `tlb_walk-huge.svg` (section 3): the same walk on 4 KiB pages and on huge pages, both
-//! layouts, compared within section 3 only (like with like), with the backing each region
+//! `tlb_walk-huge.svg` (section 2): the same walk on 4 KiB pages and on huge pages, both
+//! layouts, compared within section 2 only (like with like), with the backing each region
 //! was verified to have, min..max whiskers and the 4 KiB / huge ratio for each layout.
 
 use super::chart::axis::group;
@@ -233,7 +233,7 @@ mod tests {
 ";
 
     #[test]
-    fn draws_section_two_and_compares_section_three_with_itself() {
+    fn draws_section_one_and_compares_section_two_with_itself() {
         let s = saved(RUN);
         let f = draw(&s).unwrap();
         assert_eq!(f.len(), 2);
@@ -242,7 +242,7 @@ mod tests {
         assert!(f[0].svg.contains("line i mod 64"));
         assert!(
             !f[0].svg.contains("huge"),
-            "section 3 is not set beside section 2"
+            "section 2 (huge pages) is not set beside section 1"
         );
         assert!(
             f[0].svg.contains("= 84.6x"),

@@ -1,6 +1,16 @@
-//! Runs the built experiment with `--quick` and reads what it prints.
+//! Runs the built experiment with `--quick` and reads what it prints: every block, the report
+//! as a terminal shows it, bad input, and (with `--array-mib`) the appendix's failed first try.
 
 const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
+
+/// The section headings of a quick run, in the appendix's order.
+const HEADINGS: &[&str] = &[
+    "== how this is measured ==",
+    "== 1. denormals: numbers very close to zero ==",
+    "== 2. float and double ==",
+    "== 3. the operations cost differently ==",
+    "How to read this run:",
+];
 
 #[test]
 fn a_quick_run_prints_every_block() {
@@ -23,6 +33,8 @@ fn a_quick_run_prints_every_block() {
     assert_eq!(
         w.texts("variant").unwrap(),
         [
+            "double_four",
+            "float_four",
             "double_strict",
             "float_strict",
             "double_lanes",
@@ -30,8 +42,23 @@ fn a_quick_run_prints_every_block() {
         ]
     );
     let shape = w.texts("shape").unwrap();
-    assert_eq!(shape[0], "scalar");
-    assert_eq!(shape[2], "vectorised");
+    assert_eq!(&shape[..4], ["scalar"; 4]);
+    assert_eq!(&shape[4..], ["vectorised"; 2]);
+    // Four accumulators overlap four chains of additions: faster than one, in both widths.
+    let ns = w.nums("median_ns").unwrap();
+    assert!(ns[0].unwrap() < ns[2].unwrap() && ns[1].unwrap() < ns[3].unwrap());
+
+    // The appendix's per-element table, in its order, multiply = 1.0x; in quick mode only L1.
+    let pe = f.block("per_element").unwrap();
+    assert_eq!(
+        pe.texts("op").unwrap(),
+        ["multiply", "add", "divide", "sqrt", "sin"]
+    );
+    assert!(pe.texts("array").unwrap().iter().all(|a| a == "l1"));
+    let vs = pe.nums("vs_multiply").unwrap();
+    assert_eq!(vs[0], Some(1.0));
+    // Robust physical facts: a division and a sin cost more than a multiply, per element too.
+    assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
 
     let ops = f.block("ops").unwrap();
     assert_eq!(
@@ -49,11 +76,58 @@ fn a_quick_run_prints_every_block() {
     assert!(tput[4].unwrap() > tput[0].unwrap());
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.meta("cpu_family").is_some());
+    assert!(
+        f.meta("big_array_verdict").is_none(),
+        "section 4 is for full runs"
+    );
+}
+
+#[test]
+fn the_report_reads_on_a_terminal() {
+    let text = measure::testing::assert_report(BIN, &["--quick"], HEADINGS);
+    // Every section ends with what its numbers say.
+    assert_eq!(text.matches("How to read this run:").count(), 3);
+    assert!(text.contains("3a. the appendix's table"));
+    assert!(text.contains("3b. each operation in its own loop"));
+}
+
+/// Issue 13 (1c): with the arrays far beyond the last-level cache, memory sets the pace, so
+/// a divide and a multiply per element come out closer than with the arrays in L1.
+#[test]
+fn beyond_the_cache_multiply_and_divide_come_closer() {
+    // Two arrays of 64 MiB: beyond every last-level cache these machines report (32 MiB).
+    let (text, f) = measure::testing::run_and_parse(BIN, &["--quick", "--array-mib", "64"]);
+    assert!(text.contains("== 4. the first try, repeated"), "{text}");
+    let pe = f.block("per_element").unwrap();
+    let array = pe.texts("array").unwrap();
+    let ns = pe.nums("median_ns").unwrap();
+    let row = |a: &str, k: usize| {
+        let i = (0..array.len())
+            .filter(|&i| array[i] == a)
+            .nth(k)
+            .unwrap_or_else(|| panic!("no {a} row {k}"));
+        ns[i].unwrap()
+    };
+    let in_l1 = row("l1", 2) / row("l1", 0);
+    let big = row("big", 2) / row("big", 0);
+    assert!(
+        big < in_l1,
+        "divide / multiply per element: {big:.2}x beyond the cache, {in_l1:.2}x in L1"
+    );
+    assert!(f.meta("big_array_verdict").is_some());
+    assert_eq!(f.meta_num("big_array_bytes"), Some((128u64 << 20) as f64));
 }
 
 #[test]
 fn bad_arguments_get_one_line_and_exit_2() {
-    for args in [&["--rounds", "x"][..], &["--rounds", "2"], &["--what"]] {
+    for args in [
+        &["--rounds", "x"][..],
+        &["--rounds", "2"],
+        &["--what"],
+        &["--array-mib", "0"],
+        &["--array-mib", "many"],
+        &["--array-mib", "99999999"],
+    ] {
         measure::testing::assert_bad_input(BIN, "fp_cost", args);
     }
 }

@@ -96,17 +96,9 @@ fn main() {
     exp.finish();
 }
 
-/// Prints "How to read this run:" and the sentences, wrapped to the report width.
+/// Prints a section's closing "How to read this run:" paragraph.
 fn how_to_read(sentences: &[String]) {
-    println!(
-        "{}",
-        wrap_to(
-            &format!("How to read this run: {}", sentences.join(" ")),
-            "  ",
-            "  ",
-            fmt::WIDTH
-        )
-    );
+    println!("{}", fmt::how_to_read(sentences));
 }
 
 /// The working set against the reported L1, the core clock, and the shape of every timed

@@ -1,6 +1,6 @@
 //! Small formatting helpers every report uses, written once: sizes, grouped integers,
-//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, and wrapping
-//! prose at word boundaries to the report width.
+//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, wrapping
+//! prose at word boundaries to the report width, and a section's "How to read this run".
 
 use crate::data::Value;
 use crate::stats::Summary;
@@ -92,6 +92,17 @@ pub fn conclude(text: &str) {
     println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
 }
 
+/// The closing paragraph of a report section: "How to read this run:" and the sentences,
+/// computed from the section's numbers, wrapped to [`WIDTH`] under a two-space indent.
+pub fn how_to_read(sentences: &[String]) -> String {
+    wrap_to(
+        &format!("How to read this run: {}", sentences.join(" ")),
+        "  ",
+        "  ",
+        WIDTH,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +134,17 @@ mod tests {
     fn a_long_word_stays_whole() {
         let w = wrap_to(&format!("a {} b", "x".repeat(50)), "", "", 20);
         assert_eq!(w.lines().count(), 3);
+    }
+
+    #[test]
+    fn a_section_closes_with_how_to_read_it() {
+        let t = how_to_read(&["One.".to_string(), "Two ".repeat(40)]);
+        assert!(t.starts_with("  How to read this run: One. Two"));
+        assert!(
+            t.lines()
+                .all(|l| l.starts_with("  ") && l.chars().count() <= WIDTH)
+        );
+        assert!(t.lines().count() > 1);
     }
 
     #[test]

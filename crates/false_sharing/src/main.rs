@@ -158,6 +158,15 @@ fn main() {
     let (table, ratios) = report::distance(&two, line.value);
     let disturbed = table.warnings(&two);
     let mut say = false_sharing_verdict(&two, &ratios, &table.splits, line.value, &mut exp);
+    if let Some(first) = say.first() {
+        meta("fs_verdict", first);
+    }
+    meta(
+        "fs_groups_verdict",
+        say.iter()
+            .find(|x| x.contains("two groups"))
+            .map_or("one group of rounds in every row", String::as_str),
+    );
     say.extend(report::caveat(disturbed));
     how_to_read(&say);
     table.print();
@@ -219,7 +228,9 @@ fn main() {
             None => Vec::new(),
         };
         let (methods, by_method) = report::methods(&compared);
-        how_to_read(&c2c_verdict(&one_way, &by_method, &mut exp));
+        let say = c2c_verdict(&one_way, &by_method, &mut exp);
+        meta("c2c_verdict", &say[0]);
+        how_to_read(&say);
         block.print();
         methods.print();
     } else {

@@ -192,6 +192,7 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
             "Flush-to-zero could not be set and verified here: its column is not measured.".into()
         }
     });
+    meta("denormal_verdict", &say[0]);
     how_to_read(&say);
     exp.key_figure("denormal_over_normal", r, "x");
     exp.key_figure("ftz_denormal_over_normal", d.ratio_on(), "x");

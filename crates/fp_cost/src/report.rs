@@ -245,6 +245,7 @@ pub fn per_element_table(
         ];
         r.extend(median_min_max(Some(&p.ops[k])));
         r.push(vs.into());
+        r.push(format!("{array}_{name}").into());
         block.row(r);
     }
 }
@@ -262,6 +263,7 @@ pub fn per_element_block() -> Block {
             "min_ns",
             "max_ns",
             "vs_multiply",
+            "case:text",
         ],
     )
 }

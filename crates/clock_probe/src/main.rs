@@ -251,7 +251,14 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
     );
     let mut x10 = Block::new(
         "times_ten",
-        &["variant:text", "elements", "median_ns", "min_ns", "max_ns"],
+        &[
+            "variant:text",
+            "elements",
+            "median_ns",
+            "min_ns",
+            "max_ns",
+            "case:text",
+        ],
     );
     let mut grew = [0.0; 2];
     for (v, name) in ["discarded", "used"].iter().enumerate() {
@@ -267,9 +274,10 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
         row.extend(median_min_max(Some(big)));
         row.push((big.median / NA as f64).into());
         t1.row(row);
-        for (n, x) in sizes.iter().zip([small, big]) {
+        for ((n, x), times) in sizes.iter().zip([small, big]).zip(["1x", "10x"]) {
             let mut row: Vec<Value> = vec![(*name).into(), (*n).into()];
             row.extend(median_min_max(Some(x)));
+            row.push(format!("{name}_{times}").into());
             x10.row(row);
         }
     }

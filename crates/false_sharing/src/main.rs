@@ -158,9 +158,12 @@ fn main() {
     let (table, ratios) = report::distance(&two, line.value);
     let disturbed = table.warnings(&two);
     let mut say = false_sharing_verdict(&two, &ratios, &table.splits, line.value, &mut exp);
-    if let Some(first) = say.first() {
-        meta("fs_verdict", first);
-    }
+    let plain: Vec<&str> = say
+        .iter()
+        .filter(|x| !x.contains("two groups"))
+        .map(String::as_str)
+        .collect();
+    meta("fs_verdict", plain.join(" "));
     meta(
         "fs_groups_verdict",
         say.iter()

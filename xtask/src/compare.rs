@@ -3,20 +3,21 @@
 use measure::data::DataFile;
 use std::path::PathBuf;
 
-pub fn main(args: &[String]) -> i32 {
+pub fn command(args: &[String]) -> crate::error::Result<()> {
+    use crate::error::bad;
     if args.len() != 2 || args.iter().any(|a| a.starts_with("--")) {
-        crate::fail("compare wants two results folders: cargo xtask compare results/A results/B");
+        return Err(bad(
+            "compare wants two results folders: cargo xtask compare results/A results/B",
+        ));
     }
-    let a =
-        crate::figures::Saved::load(&PathBuf::from(&args[0])).unwrap_or_else(|e| crate::fail(&e));
-    let b =
-        crate::figures::Saved::load(&PathBuf::from(&args[1])).unwrap_or_else(|e| crate::fail(&e));
+    let a = crate::figures::Saved::load(&PathBuf::from(&args[0])).map_err(bad)?;
+    let b = crate::figures::Saved::load(&PathBuf::from(&args[1])).map_err(bad)?;
     println!(
         "| experiment | figure | {} | {} | {} / {} |",
         a.label, b.label, b.label, a.label
     );
     println!("|---|---|---:|---:|---:|");
-    for exp in crate::EXPERIMENTS {
+    for exp in crate::project::EXPERIMENTS {
         let (ka, kb) = (key_figures(a.run(exp)), key_figures(b.run(exp)));
         let mut names: Vec<&String> = ka.iter().map(|k| &k.0).collect();
         for k in &kb {
@@ -39,7 +40,7 @@ pub fn main(args: &[String]) -> i32 {
             println!("| {exp} | {n} | {} | {} | {ratio} |", show(va), show(vb));
         }
     }
-    0
+    Ok(())
 }
 
 /// A number with four significant digits for tables ("23.42", "0.01234", "6702").

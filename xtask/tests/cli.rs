@@ -99,7 +99,13 @@ fn malformed_saved_output_is_refused_and_nothing_is_lost() {
 #[test]
 fn missing_results_folder_is_refused() {
     assert_clean_error(
-        &xtask(&["figures", "--from", "/nonexistent/results/x"]),
+        &xtask(&[
+            "figures",
+            "--from",
+            "/nonexistent/results/x",
+            "--out",
+            "/tmp/x",
+        ]),
         "cannot read results folder",
     );
 }

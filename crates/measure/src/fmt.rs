@@ -13,6 +13,20 @@ pub fn bytes(b: u64) -> String {
     crate::facts::human_bytes(b)
 }
 
+/// `x` to `digits` significant digits, without an exponent: `sig(23.4234, 4)` = "23.42",
+/// `sig(6702.4, 3)` = "6702", `sig(0.0123456, 3)` = "0.0123"; "NA" for NaN or infinity.
+pub fn sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return "NA".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (digits as i32 - 1 - mag).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
 /// 2000000 -> "2,000,000".
 pub fn grouped(n: u64) -> String {
     let s = n.to_string();
@@ -106,6 +120,17 @@ pub fn how_to_read(sentences: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(23.4234, 4), "23.42");
+        assert_eq!(sig(6702.4, 4), "6702");
+        assert_eq!(sig(6702.4, 3), "6702");
+        assert_eq!(sig(0.0123456, 3), "0.0123");
+        assert_eq!(sig(123456.0, 4), "123456");
+        assert_eq!(sig(f64::NAN, 3), "NA");
+        assert_eq!(sig(0.0, 3), "0");
+    }
 
     #[test]
     fn grouping() {

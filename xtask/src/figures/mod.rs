@@ -10,6 +10,7 @@ mod branch;
 mod cache_ladder;
 pub mod chart;
 mod clock_probe;
+mod command;
 mod env_scan;
 mod false_sharing;
 mod fp_cost;
@@ -17,6 +18,7 @@ mod sink_bench;
 mod stride;
 mod tlb_walk;
 
+pub use command::command;
 use measure::data::{self, DataFile};
 use std::collections::BTreeMap;
 use std::fs;
@@ -53,7 +55,7 @@ impl Saved {
                 continue;
             };
             if p.extension().and_then(|e| e.to_str()) != Some("txt")
-                || !crate::EXPERIMENTS.contains(&stem)
+                || !crate::project::EXPERIMENTS.contains(&stem)
             {
                 continue;
             }

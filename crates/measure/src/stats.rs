@@ -310,8 +310,14 @@ mod tests {
     fn too_few_or_odd_samples_are_not_split() {
         assert_eq!(split(&[1.0, 5.0, 1.0], SPLIT_GAP, SPLIT_MIN_SHARE), None);
         assert_eq!(split(&[], SPLIT_GAP, SPLIT_MIN_SHARE), None);
-        assert_eq!(split(&[0.0, 0.0, 5.0, 5.0], SPLIT_GAP, SPLIT_MIN_SHARE), None);
-        assert_eq!(split(&[1.0, f64::NAN, 5.0, 5.0], SPLIT_GAP, SPLIT_MIN_SHARE), None);
+        assert_eq!(
+            split(&[0.0, 0.0, 5.0, 5.0], SPLIT_GAP, SPLIT_MIN_SHARE),
+            None
+        );
+        assert_eq!(
+            split(&[1.0, f64::NAN, 5.0, 5.0], SPLIT_GAP, SPLIT_MIN_SHARE),
+            None
+        );
     }
 
     #[test]

@@ -5,10 +5,18 @@
 use measure::asm::{self, AsmError};
 use measure::data;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_clock_probe");
 
+/// One timed run at a time: two runs side by side would measure each other.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn quick_run() -> (String, data::DataFile) {
+    let _g = one_at_a_time();
     measure::testing::run_and_parse(BIN, &["--quick"])
 }
 
@@ -86,6 +94,7 @@ fn ten_times_the_input_takes_about_ten_times_as_long() {
 
 #[test]
 fn the_report_reads_on_a_terminal() {
+    let _g = one_at_a_time();
     let text = measure::testing::assert_report(
         BIN,
         &["--quick"],

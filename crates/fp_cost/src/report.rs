@@ -293,20 +293,22 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         ],
     );
     for (op, t) in OPS.iter().zip(&o.ops) {
-        let shown = if op.plus_add {
-            format!("{:.3} (-add)", t.alone)
-        } else {
-            cell(&t.chain)
+        let shown = match (op.plus_add, t.alone) {
+            (false, _) => cell(&t.chain),
+            (true, Some(a)) => format!("{a:.3} (-add)"),
+            (true, None) => "disturbed (-add < 0)".to_string(),
         };
+        let dash = || "-".to_string();
         println!(
-            "  {:<8} {:<15} {:>22} {:>5} {:>22} {:>5} {:>7.1}",
+            "  {:<8} {:<15} {:>22} {:>5} {:>22} {:>5} {:>7}",
             op.name,
             op.step,
             shown,
-            cyc(t.alone),
+            t.alone.map_or_else(dash, cyc),
             cell(&t.throughput),
             cyc(t.throughput.median),
-            t.alone / t.throughput.median
+            t.alone
+                .map_or_else(dash, |a| format!("{:.1}", a / t.throughput.median))
         );
         let [sl, st] = [op.latency_symbol, op.throughput_symbol].map(|s| shapes.of(s));
         let shape = if sl == st {
@@ -316,7 +318,7 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         };
         let mut r: Vec<Value> = vec![op.name.into(), op.step.replace(' ', "").into()];
         r.extend(median_min_max(Some(&t.chain)));
-        r.extend([t.alone.into(), cc.cycles(t.alone).into()]);
+        r.extend([t.alone.into(), t.alone.and_then(|a| cc.cycles(a)).into()]);
         r.extend(median_min_max(Some(&t.throughput)));
         r.extend([cc.cycles(t.throughput.median).into(), shape.into()]);
         b.row(r);

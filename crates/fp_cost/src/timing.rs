@@ -316,7 +316,9 @@ pub struct OpTimes {
     /// One dependent chain, as timed (sqrt and sin: with their add).
     pub chain: Summary,
     /// The operation's latency alone: the chain's median, less the add's for sqrt and sin.
-    pub alone: f64,
+    /// `None` when that difference is not positive: the rounds were disturbed so much that
+    /// the add's median exceeded the whole chain's, and nothing can be said.
+    pub alone: Option<f64>,
     /// [`CHAINS`] independent chains, per operation.
     pub throughput: Summary,
 }
@@ -379,9 +381,9 @@ pub fn operations(min_batch_ns: f64, rounds: usize) -> Operations {
         .map(|(op, (chain, throughput))| OpTimes {
             chain,
             alone: if op.plus_add {
-                chain.median - add_latency
+                Some(chain.median - add_latency).filter(|&a| a > 0.0)
             } else {
-                chain.median
+                Some(chain.median)
             },
             throughput,
         })

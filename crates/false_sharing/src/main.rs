@@ -533,7 +533,7 @@ fn c2c_verdict(
     meta("c2c_placement", if far { "far" } else { "near" });
     let mut say = vec![if far {
         format!(
-            "a line took {} one way (median of the directions): several times what it takes \
+            "a line took {} one way (median of the directions): more than a line needs \
              between two cores of one chip on current parts (under {FAR_ONE_WAY_NS:.0} ns), \
              although sysfs reports one package. The two vCPUs were likely placed on distant \
              host cores for this run: the number is honest, but it is not this machine's \

@@ -87,7 +87,8 @@ pub const PER_ELEMENT: [(&str, &str); 5] = [
 /// accumulators, with the operation chosen *inside* the loop, as the C program's `switch (k)`
 /// chooses it; `op` indexes [`PER_ELEMENT`]. `op` passes through an opaque register barrier
 /// on every step, so the compiler cannot take the choice out of the loop and make five
-/// loops of it (GCC at `-O2` does not either). Every operation is one scalar instruction
+/// loops of it (GCC at `-O2` does not either), and the choice is the tree of comparisons GCC
+/// makes of the switch, not a jump table. Every operation is one scalar instruction
 /// ([`scalar`]) and every accumulator passes through a barrier, so the code stays scalar
 /// as GCC's is: one operation per element, plus the loop's own work.
 #[inline(never)]
@@ -97,32 +98,42 @@ pub fn fp_per_element(a: &[f64], b: &[f64], reps: usize, op: usize) -> f64 {
     let op = op as i64;
     for _ in 0..reps {
         for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-            let (p0, p1, p2, p3) = match opaque_i64(op) {
-                0 => (
-                    scalar::mul(x[0], y[0]),
-                    scalar::mul(x[1], y[1]),
-                    scalar::mul(x[2], y[2]),
-                    scalar::mul(x[3], y[3]),
-                ),
-                1 => (
-                    scalar::add(x[0], y[0]),
-                    scalar::add(x[1], y[1]),
-                    scalar::add(x[2], y[2]),
-                    scalar::add(x[3], y[3]),
-                ),
-                2 => (
+            // The choice as GCC compiles the C program's switch: a tree of comparisons
+            // (is it 2? below? 0 or 1? 3?), each on an opaque copy of `op`, so the compiler
+            // keeps the tree instead of turning it into a jump table.
+            let k = opaque_i64(op);
+            let (p0, p1, p2, p3) = if k == 2 {
+                (
                     scalar::div(x[0], y[0]),
                     scalar::div(x[1], y[1]),
                     scalar::div(x[2], y[2]),
                     scalar::div(x[3], y[3]),
-                ),
-                3 => (
+                )
+            } else if k < 2 {
+                if opaque_i64(k) != 0 {
+                    (
+                        scalar::add(x[0], y[0]),
+                        scalar::add(x[1], y[1]),
+                        scalar::add(x[2], y[2]),
+                        scalar::add(x[3], y[3]),
+                    )
+                } else {
+                    (
+                        scalar::mul(x[0], y[0]),
+                        scalar::mul(x[1], y[1]),
+                        scalar::mul(x[2], y[2]),
+                        scalar::mul(x[3], y[3]),
+                    )
+                }
+            } else if opaque_i64(k) == 3 {
+                (
                     scalar::sqrt(x[0]),
                     scalar::sqrt(x[1]),
                     scalar::sqrt(x[2]),
                     scalar::sqrt(x[3]),
-                ),
-                _ => (x[0].sin(), x[1].sin(), x[2].sin(), x[3].sin()),
+                )
+            } else {
+                (x[0].sin(), x[1].sin(), x[2].sin(), x[3].sin())
             };
             s0 = opaque_f64(s0 + p0);
             s1 = opaque_f64(s1 + p1);

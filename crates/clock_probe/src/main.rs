@@ -88,8 +88,9 @@ fn main() {
         "Here the sources that answered agree on every cache size.".into()
     } else {
         format!(
-            "Here they disagree: {}. A program that asks only sysconf would use the other value.",
-            disagree.join("; ")
+            "The {} marked ! show where they disagree and which value is used: a program that \
+             asks only sysconf, as the appendix's C program does, would use another.",
+            if disagree.len() == 1 { "line" } else { "lines" }
         )
     });
     if unknown > 0 || exp.facts.caches.is_empty() {

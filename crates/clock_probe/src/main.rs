@@ -62,17 +62,12 @@ fn main() {
 
     // == 1. The machine's numbers were printed by start!, each with its source.
     exp.section("1. this machine's numbers (read by the program itself, printed above)");
-    let mut disagree = Vec::new();
-    for c in &exp.facts.caches {
-        for (src, v) in c.size.disagreements() {
-            disagree.push(format!(
-                "{src} says {} for {}, {} is used",
-                fmt::bytes(v),
-                c.name(),
-                c.size.show_bytes()
-            ));
-        }
-    }
+    let disagree: usize = exp
+        .facts
+        .caches
+        .iter()
+        .map(|c| c.size.disagreements().len())
+        .sum();
     let unknown = exp
         .facts
         .caches
@@ -84,13 +79,14 @@ fn main() {
          glibc's sysconf."
             .to_string(),
     ];
-    say.push(if disagree.is_empty() {
+    say.push(if disagree == 0 {
         "Here the sources that answered agree on every cache size.".into()
     } else {
         format!(
-            "The {} marked ! show where they disagree and which value is used: a program that \
+            "The {} marked ! {} where they disagree and which value is used: a program that \
              asks only sysconf, as the appendix's C program does, would use another.",
-            if disagree.len() == 1 { "line" } else { "lines" }
+            if disagree == 1 { "line" } else { "lines" },
+            if disagree == 1 { "shows" } else { "show" }
         )
     });
     if unknown > 0 || exp.facts.caches.is_empty() {

@@ -453,8 +453,8 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
     }
     let mut contended = Vec::new();
     for (kind, w1, w2) in [
-        ("an atomic", atomic(1), atomic(2)),
-        ("a locked", locked(1), locked(2)),
+        ("atomic", atomic(1), atomic(2)),
+        ("mutex", locked(1), locked(2)),
     ] {
         let (Some(f), Some(m2)) = (vs(w2, w1), find(set, w2)) else {
             continue;
@@ -465,12 +465,12 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
     if !contended.is_empty() {
         let parts: Vec<String> = contended
             .iter()
-            .map(|(k, f)| format!("{k} increment {f:.2}x"))
+            .map(|(k, f)| format!("{f:.2}x ({k})"))
             .collect();
         let dearer = contended.iter().all(|(_, f)| *f > 1.0 + SAME_WITHIN);
         let faster = contended.iter().any(|(_, f)| *f < 1.0 - SAME_WITHIN);
         say.push(format!(
-            "With two threads {} what it cost alone{}",
+            "With two threads an increment cost {} what it cost alone{}",
             parts.join(" and "),
             if dearer {
                 ": the one line is owned by each core in turn."

@@ -433,8 +433,8 @@ pub fn threads(
 /// against the baseline and against its own method on one thread.
 pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
     println!(
-        "  {:<26} {:<25} {:>7} {:>10}  threads on",
-        "", "ns per increment", "x base", "x 1 thread"
+        "  {:<26} {:<25} {:>7} {:>11}  threads on",
+        "", "ns per increment", "vs base", "vs 1 thread"
     );
     let mut t = Table::new(
         "shared",
@@ -484,7 +484,7 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         let suspicious = single.is_some_and(|o| below_split(&m.ratio_to(o, w.threads() as f64)));
         t.flag(suspicious, || name.clone());
         println!(
-            "  {name:<26} {:<25} {:>6.1}x {:>10}  {}",
+            "  {name:<26} {:<25} {:>6.1}x {:>11}  {}",
             with_range(&s),
             vs_base.median,
             vs_one.map_or("-".into(), |r| format!(

@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
 //! cargo xtask figures [--from DIR --out DIR]
-//! cargo xtask compare DIR_A DIR_B
+//! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
@@ -31,7 +31,7 @@ fn main() {
     let result = flags::parse(&argv).and_then(|cmd| match cmd {
         Command::RunAll(o) => run_all::command(&o),
         Command::Figures(o) => figures::command(&o),
-        Command::Compare(args) => compare::command(&args),
+        Command::Compare(o) => compare::command(&o),
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),

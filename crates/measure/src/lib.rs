@@ -18,11 +18,11 @@
 //! | [`key`] | reading an experiment's key figures back from a saved run |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
-//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify) and the physical-memory guard `room_for` |
+//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning, the core clock before and after |
-//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused |
+//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused; read a kernel's machine code |
 //!
 //! The library measures nothing on its own except where a function says so
 //! ([`clock::probe`], [`clock::estimate_core_clock`], and [`run::Experiment::finish`], which

@@ -16,6 +16,10 @@ pub fn publish(plan: &Plan, record: &RunRecord, bins: &Path) -> Result<String> {
     let text = summary::summary_md(plan, record, &rows, &figures_note);
     fs::write(plan.tmp.join("summary.md"), &text)
         .map_err(|e| failed(format!("cannot write summary.md: {e}")))?;
+    // One page with the summary and every figure, for a student to open.
+    if let Err(e) = crate::compare::write_run_index(&plan.tmp) {
+        eprintln!("run-all: warning: index.html not written: {e}");
+    }
     swap_into_place(plan, record)?;
     refresh_sink_bench_handout(plan, record, bins);
     Ok(text)

@@ -199,8 +199,9 @@ fn conditions(s: &mut String, record: &RunRecord, rows: &[Row]) {
     ) {
         let _ = writeln!(
             s,
-            "- Core clock estimates: {:.3} GHz ({}) to {:.3} GHz ({}), {:.1}% apart; every \
-             cycles column uses its own experiment's estimate.",
+            "- Core clock estimates: {:.3} GHz ({}) to {:.3} GHz ({}), {:.2}% apart across the \
+             run; each experiment took one before and one after its measurements (the spread \
+             column), and its cycles columns use its own estimate.",
             lo.0,
             lo.1,
             hi.0,
@@ -234,7 +235,16 @@ fn experiments(s: &mut String, rows: &[Row]) {
             r.meta("load_before").unwrap_or("-"),
             r.other_cores()
                 .map_or("-".into(), |c| format!("{c:.2} cores")),
-            r.clock_ghz().map_or("-".into(), |g| format!("{g:.3} GHz")),
+            r.clock_ghz().map_or("-".into(), |g| {
+                match r
+                    .saved
+                    .as_ref()
+                    .and_then(|f| f.meta_num("clock_spread_pct"))
+                {
+                    Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
+                    None => format!("{g:.3} GHz"),
+                }
+            }),
         );
     }
     let _ = writeln!(s);

@@ -1,6 +1,6 @@
 //! Small formatting helpers every report uses, written once: sizes, grouped integers,
-//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, and wrapping
-//! prose at word boundaries to the report width.
+//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, wrapping
+//! prose at word boundaries to the report width, and a section's "How to read this run".
 
 use crate::data::Value;
 use crate::stats::Summary;
@@ -112,6 +112,17 @@ pub fn field(name: &str, value: &str) -> String {
     wrap_to(value, &format!("  {name:<15}: "), &" ".repeat(19), WIDTH)
 }
 
+/// The closing paragraph of a report section: "How to read this run:" and the sentences,
+/// computed from the section's numbers, wrapped to [`WIDTH`] under a two-space indent.
+pub fn how_to_read(sentences: &[String]) -> String {
+    wrap_to(
+        &format!("How to read this run: {}", sentences.join(" ")),
+        "  ",
+        "  ",
+        WIDTH,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +174,17 @@ mod tests {
         assert!(f.lines().count() > 1);
         assert!(f.lines().skip(1).all(|l| l.starts_with(&" ".repeat(19))));
         assert!(f.lines().all(|l| l.chars().count() <= WIDTH), "{f}");
+    }
+
+    #[test]
+    fn a_section_closes_with_how_to_read_it() {
+        let t = how_to_read(&["One.".to_string(), "Two ".repeat(40)]);
+        assert!(t.starts_with("  How to read this run: One. Two"));
+        assert!(
+            t.lines()
+                .all(|l| l.starts_with("  ") && l.chars().count() <= WIDTH)
+        );
+        assert!(t.lines().count() > 1);
     }
 
     #[test]

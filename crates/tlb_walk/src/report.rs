@@ -171,7 +171,13 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
     }
     exp.key_figure("first_pages_line_ns", first.line.median, "ns");
     exp.key_figure("most_pages_line_ns", last.line.median, "ns");
+    exp.key_figure("first_pages_offset0_ns", first.offset0.median, "ns");
     exp.key_figure("most_pages_offset0_ns", last.offset0.median, "ns");
+    exp.key_figure(
+        "pages_factor_offset0",
+        last.offset0.median / first.offset0.median,
+        "x",
+    );
     exp.key_figure(
         "pages_factor_line",
         last.line.median / first.line.median,

@@ -426,14 +426,14 @@ const TABLE_105_26: &[BookRow] = &[
     row(
         "division vs multiplication",
         "fp_cost",
-        &["div_over_mul_per_element", "div_over_mul_throughput"],
+        &["per_element_div_over_mul", "div_over_mul_throughput"],
         None,
         "3.7x (per element)",
     ),
     row(
         "sin vs multiplication",
         "fp_cost",
-        &["sin_over_mul_per_element"],
+        &["per_element_sin_over_mul"],
         None,
         "25x (per element)",
     ),

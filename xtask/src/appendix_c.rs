@@ -7,9 +7,10 @@
 //! blocks) as `results/<label>/appendix-c/<program>.txt`. Figures then draw those numbers as a
 //! reference series. Nothing of the C source is kept.
 
-use crate::{fail, options, root};
+use crate::error::{Result, bad, failed};
+use crate::project::{root, valid_label};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The programs the appendix prints, by name.
@@ -33,24 +34,40 @@ pub fn extract(seed: &str, name: &str) -> Option<String> {
     (!body.is_empty()).then(|| body.join("\n") + "\n")
 }
 
-pub fn main(args: &[String]) -> i32 {
-    let mut seed = root().join("../shared/seeds/002_50202221d9c5188a.txt");
-    let mut label: Option<String> = None;
-    let mut out = root().join("results");
-    for (k, v) in options(args, &["--seed", "--label", "--out"], &[]) {
-        let v = v.unwrap_or_default();
-        match k.as_str() {
-            "--seed" => seed = PathBuf::from(v),
-            "--label" => label = Some(v),
-            _ => out = PathBuf::from(v),
-        }
+/// `cargo xtask appendix-c`.
+pub fn command(o: &crate::flags::AppendixC) -> Result<()> {
+    let seed = o
+        .seed
+        .clone()
+        .unwrap_or_else(|| root().join("../shared/seeds/002_50202221d9c5188a.txt"));
+    let out = o.out.clone().unwrap_or_else(|| root().join("results"));
+    let label = match &o.label {
+        Some(l) => l.clone(),
+        None => crate::run_all::default_label(&measure::facts::MachineFacts::read()),
+    };
+    if !valid_label(&label) {
+        return Err(bad(format!(
+            "--label {}: use letters, digits, '-', '_' and '.' (one folder name)",
+            measure::cli::echo(&label)
+        )));
     }
-    let text = fs::read_to_string(&seed).unwrap_or_else(|e| {
-        fail(&format!(
+    let text = fs::read_to_string(&seed).map_err(|e| {
+        bad(format!(
             "cannot read the appendix text {}: {e} (give it with --seed FILE)",
             seed.display()
         ))
-    });
+    })?;
+    let listings: Vec<(&str, String)> = PROGRAMS
+        .iter()
+        .filter_map(|n| extract(&text, n).map(|src| (*n, src)))
+        .collect();
+    if listings.is_empty() {
+        return Err(bad(format!(
+            "{}: no listing of the appendix's programs found (expected lines such as \
+             examples-en/apx-measured/stride/stride.c)",
+            seed.display()
+        )));
+    }
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     if Command::new(&cc)
         .arg("--version")
@@ -58,43 +75,46 @@ pub fn main(args: &[String]) -> i32 {
         .status()
         .is_err()
     {
-        fail(&format!(
+        return Err(bad(format!(
             "no C compiler ({cc}) found: install gcc or set CC"
-        ));
+        )));
     }
-    let label = label
-        .unwrap_or_else(|| crate::run_all::default_label(&measure::facts::MachineFacts::read()));
     let dest = out.join(&label).join("appendix-c");
-    if let Err(e) = fs::create_dir_all(&dest) {
-        fail(&format!("cannot create {}: {e}", dest.display()));
-    }
+    fs::create_dir_all(&dest).map_err(|e| bad(format!("cannot create {}: {e}", dest.display())))?;
     let scratch = std::env::temp_dir().join(format!("appendix-c-{}", std::process::id()));
-    if let Err(e) = fs::create_dir_all(&scratch) {
-        fail(&format!("cannot create {}: {e}", scratch.display()));
-    }
-    let mut failed = 0;
+    fs::create_dir_all(&scratch)
+        .map_err(|e| failed(format!("cannot create {}: {e}", scratch.display())))?;
+    let mut failures = Vec::new();
     for name in PROGRAMS {
-        match build_and_run(&text, name, &cc, &scratch, &dest) {
+        let Some((_, src)) = listings.iter().find(|(n, _)| n == name) else {
+            eprintln!("appendix-c: {name}: listing not found in the appendix text");
+            failures.push(*name);
+            continue;
+        };
+        match build_and_run(src, name, &cc, &scratch, &dest) {
             Ok(n) => eprintln!("appendix-c: {name}: ok ({n} #DATA blocks)"),
             Err(e) => {
-                failed += 1;
+                failures.push(*name);
                 eprintln!("appendix-c: {name}: {e}");
             }
         }
     }
     let _ = fs::remove_dir_all(&scratch);
     eprintln!("appendix-c: outputs in {}", dest.display());
-    i32::from(failed > 0)
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failed(format!("failed: {}", failures.join(", "))))
+    }
 }
 
 fn build_and_run(
-    seed: &str,
+    src: &str,
     name: &str,
     cc: &str,
     scratch: &Path,
     dest: &Path,
-) -> Result<usize, String> {
-    let src = extract(seed, name).ok_or("listing not found in the appendix text")?;
+) -> std::result::Result<usize, String> {
     let c = scratch.join(format!("{name}.c"));
     let exe = scratch.join(name);
     fs::write(&c, src).map_err(|e| e.to_string())?;

@@ -2,131 +2,47 @@
 //!
 //! ```text
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
-//! cargo xtask figures [--from DIR] [--out DIR]
-//! cargo xtask compare DIR_A DIR_B
+//! cargo xtask figures [--from DIR --out DIR]
+//! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
+//! cargo xtask handouts [--check] [--from DIR]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
-//! figures and compare read saved output only. Bad input gets one line on stderr and exit 2.
+//! figures, compare and handouts read saved output only. Start reading at [`flags`] (the
+//! commands and their options), then the module of the command you care about. Bad input
+//! gets one line on stderr and exit status 2; a failed run exits 1.
 
 mod appendix_c;
 mod compare;
+mod error;
 mod figures;
+mod flags;
+mod handouts;
+mod project;
 mod run_all;
+mod sink_bench;
 mod verify;
 
-use std::path::PathBuf;
-
-/// Every experiment, in the order run-all runs them (the clock first).
-pub const EXPERIMENTS: &[&str] = &[
-    "clock_probe",
-    "cache_ladder",
-    "stride",
-    "tlb_walk",
-    "branch",
-    "fp_cost",
-    "false_sharing",
-    "sink_bench",
-    "env_scan",
-    "bandwidth",
-];
-
-/// The results folder the book's figures (`book-figures/`) are drawn from.
-pub const BOOK_RESULTS: &str = "results/amd-epyc-2c";
-
-/// The workspace root (xtask lives one level below it).
-pub fn root() -> PathBuf {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.parent().map(PathBuf::from).unwrap_or(here)
-}
-
-/// Prints `xtask: error: msg` and exits 2.
-pub fn fail(msg: &str) -> ! {
-    eprintln!("xtask: error: {msg}");
-    std::process::exit(2)
-}
-
-const USAGE: &str = "usage:
-  cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
-  cargo xtask figures [--from DIR] [--out DIR]
-  cargo xtask compare DIR_A DIR_B
-  cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
-  cargo xtask verify [--n COUNT] [--bin PATH]";
+use flags::Command;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else {
-        eprintln!("{USAGE}");
-        std::process::exit(2);
-    };
-    let rest = &args[1..];
-    let code = match cmd.as_str() {
-        "run-all" => run_all::main(rest),
-        "figures" => figures_main(rest),
-        "compare" => compare::main(rest),
-        "appendix-c" => appendix_c::main(rest),
-        "verify" => verify::main(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            0
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let result = flags::parse(&argv).and_then(|cmd| match cmd {
+        Command::RunAll(o) => run_all::command(&o),
+        Command::Figures(o) => figures::command(&o),
+        Command::Compare(o) => compare::command(&o),
+        Command::AppendixC(o) => appendix_c::command(&o),
+        Command::Verify(o) => verify::command(&o),
+        Command::Handouts(o) => handouts::command(&o),
+        Command::Help(text) => {
+            print!("{text}");
+            Ok(())
         }
-        other => fail(&format!("unknown command {other:?}\n{USAGE}")),
-    };
-    std::process::exit(code);
-}
-
-/// Splits `--name value` / `--name=value` options; flags listed in `flags` take no value.
-pub fn options(args: &[String], valued: &[&str], flags: &[&str]) -> Vec<(String, Option<String>)> {
-    let mut out = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-            _ => (a.clone(), None),
-        };
-        if flags.contains(&name.as_str()) {
-            if inline.is_some() {
-                fail(&format!("{name} takes no value"));
-            }
-            out.push((name, None));
-        } else if valued.contains(&name.as_str()) {
-            let v = inline
-                .or_else(|| it.next().cloned())
-                .unwrap_or_else(|| fail(&format!("{name} needs a value")));
-            out.push((name, Some(v)));
-        } else {
-            fail(&format!("unknown argument {a:?}"));
-        }
-    }
-    out
-}
-
-fn figures_main(args: &[String]) -> i32 {
-    let mut from = root().join(BOOK_RESULTS);
-    let mut out = root().join("book-figures");
-    for (k, v) in options(args, &["--from", "--out"], &[]) {
-        let v = PathBuf::from(v.unwrap_or_default());
-        if k == "--from" {
-            from = v;
-        } else {
-            out = v;
-        }
-    }
-    match figures::draw_all(&from, &out, None) {
-        Ok(files) => {
-            for f in &files {
-                println!("wrote {}", f.display());
-            }
-            eprintln!(
-                "{} figures drawn from {} into {}",
-                files.len(),
-                from.display(),
-                out.display()
-            );
-            0
-        }
-        Err(e) => fail(&e),
+    });
+    if let Err(e) = result {
+        eprintln!("xtask: error: {e}");
+        std::process::exit(e.code());
     }
 }

@@ -283,7 +283,13 @@ pub fn executable_from_json(text: &str, name: &str) -> Option<PathBuf> {
 }
 
 /// Runs the kernel under callgrind and returns the parsed profile.
-fn simulate(bin: &Path, order: &str, n: u64, dir: &Path) -> Result<Profile, String> {
+fn simulate(
+    bin: &Path,
+    order: &str,
+    n: u64,
+    dir: &Path,
+    said_out: &mut String,
+) -> Result<Profile, String> {
     let out_file = dir.join(format!("callgrind.{order}.out"));
     let out = Command::new("valgrind")
         .arg("--tool=callgrind")
@@ -295,96 +301,123 @@ fn simulate(bin: &Path, order: &str, n: u64, dir: &Path) -> Result<Profile, Stri
         .output()
         .map_err(|e| format!("cannot run valgrind: {e}"))?;
     if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         return Err(format!(
-            "valgrind ... branch --valgrind-kernel {order} failed ({}):\n{}",
+            "valgrind ... branch --valgrind-kernel {order} failed ({}): {}",
             out.status,
-            String::from_utf8_lossy(&out.stderr)
+            last.trim()
         ));
     }
     let said = String::from_utf8_lossy(&out.stdout);
-    println!("  {}", said.trim());
+    said_out.push_str(&format!("  {}\n", said.trim()));
     let text = std::fs::read_to_string(&out_file)
         .map_err(|e| format!("cannot read {}: {e}", out_file.display()))?;
     parse_callgrind(&text).map_err(|e| format!("{}: {e}", out_file.display()))
 }
 
-/// `cargo xtask verify`. Returns the exit code.
-pub fn main(args: &[String]) -> i32 {
-    let mut n: u64 = 100_000;
-    let mut bin: Option<PathBuf> = None;
-    for (k, v) in crate::options(args, &["--n", "--bin"], &[]) {
-        let v = v.unwrap_or_default();
-        match k.as_str() {
-            "--n" => {
-                n = v.parse().ok().filter(|&x| x > 0).unwrap_or_else(|| {
-                    crate::fail(&format!("--n wants a positive count, not {v:?}"))
-                })
-            }
-            _ => bin = Some(PathBuf::from(v)),
-        }
+/// What the simulation says about the branch experiment's assumption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Random about 50%, sorted about 0%: as the experiment assumes.
+    Agrees,
+    /// Not the expected contrast.
+    Contradicts,
+    /// Not simulated, and why (valgrind missing).
+    Skipped(String),
+}
+
+/// The report `verify` prints, and its verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub text: String,
+    pub verdict: Verdict,
+}
+
+/// `cargo xtask verify`: prints the report; a contradiction is a failure (exit status 1).
+pub fn command(o: &crate::flags::Verify) -> crate::error::Result<()> {
+    let r = run(o)?;
+    print!("{}", r.text);
+    match r.verdict {
+        Verdict::Contradicts => Err(crate::error::failed(
+            "the simulation does not show the contrast the branch experiment assumes",
+        )),
+        _ => Ok(()),
     }
-    println!("== verify: the real branch under callgrind's branch simulator ==");
+}
+
+/// Runs the simulation and returns the report. Bad input (a `--bin` that is not a file) is
+/// an error value; so is a simulation that could not run.
+pub fn run(o: &crate::flags::Verify) -> crate::error::Result<Report> {
+    use crate::error::{bad, failed};
+    use std::fmt::Write as _;
+    let n = o.n;
+    let mut out = String::new();
+    macro_rules! say {
+        ($($t:tt)*) => {{ let _ = writeln!(out, $($t)*); }};
+    }
+    if let Some(b) = &o.bin
+        && !b.is_file()
+    {
+        return Err(bad(format!("--bin {}: no such file", b.display())));
+    }
+    say!("== verify: the real branch under callgrind's branch simulator ==");
     match Command::new("valgrind").arg("--version").output() {
-        Ok(o) if o.status.success() => {
-            println!("  {}", String::from_utf8_lossy(&o.stdout).trim());
+        Ok(v) if v.status.success() => {
+            say!("  {}", String::from_utf8_lossy(&v.stdout).trim());
         }
         Ok(_) | Err(_) => {
-            println!("  valgrind not found: skipped");
-            return 0;
+            say!("  valgrind not found: skipped");
+            return Ok(Report {
+                text: out,
+                verdict: Verdict::Skipped("valgrind not found".into()),
+            });
         }
     }
-    let bin = match bin {
-        Some(b) => b,
-        None => match build_branch(&crate::root()) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("xtask: error: {e}");
-                return 1;
-            }
-        },
+    let bin = match &o.bin {
+        Some(b) => b.clone(),
+        None => build_branch(&crate::project::root()).map_err(failed)?,
     };
     let dir = std::env::temp_dir().join(format!("mm-verify-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("xtask: error: cannot create {}: {e}", dir.display());
-        return 1;
-    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
     let result = (|| -> Result<(Branches, Branches), String> {
-        let r = Branches::of(&simulate(&bin, "random", n, &dir)?, FUNCTION)?;
-        let s = Branches::of(&simulate(&bin, "sorted", n, &dir)?, FUNCTION)?;
+        let r = Branches::of(&simulate(&bin, "random", n, &dir, &mut out)?, FUNCTION)?;
+        let s = Branches::of(&simulate(&bin, "sorted", n, &dir, &mut out)?, FUNCTION)?;
         Ok((r, s))
     })();
     let _ = std::fs::remove_dir_all(&dir);
-    let (r, s) = match result {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("xtask: error: {e}");
-            return 1;
-        }
-    };
-    println!();
-    println!(
-        "  simulated mispredictions in {FUNCTION:<12} {:>28} {:>28}",
-        "random order", "sorted order"
+    let (r, s) = result.map_err(failed)?;
+    say!();
+    say!(
+        "  simulated mispredictions in {FUNCTION:<12} {:>22} {:>22}",
+        "random order",
+        "sorted order"
     );
-    println!(
-        "  all its conditional branches            {:>28} {:>28}",
+    say!(
+        "  all its conditional branches            {:>22} {:>22}",
         missed_of(r.missed, r.executed),
         missed_of(s.missed, s.executed),
     );
-    let Some(data) = r.most_missed() else {
-        eprintln!("xtask: error: {FUNCTION} ran no conditional branch under the simulator");
-        return 1;
-    };
+    let data = r.most_missed().ok_or_else(|| {
+        failed(format!(
+            "{FUNCTION} ran no conditional branch under the simulator"
+        ))
+    })?;
     let (re, rm) = r.at(data).unwrap_or((0, 0));
     let (se, sm) = s.at(data).unwrap_or((0, 0));
-    println!(
-        "  {:<39} {:>28} {:>28}",
+    say!(
+        "  {:<39} {:>22} {:>22}",
         format!("its most-missed jump, at 0x{data:x}"),
         missed_of(rm, re),
         missed_of(sm, se),
     );
-    println!(
-        "  {:<39} {:>28} {:>28}",
+    say!(
+        "  {:<39} {:>22} {:>22}",
         "the function's other conditional jumps",
         missed_of(r.missed - rm, r.executed - re),
         missed_of(s.missed - sm, s.executed - se),
@@ -399,38 +432,39 @@ pub fn main(args: &[String]) -> i32 {
                     .iter()
                     .find(|i| i.addr == data)
                     .map_or("?".to_string(), |i| i.mnemonic.clone());
-                println!(
-                    "  * that jump ({m} at +0x{:x}) is the conditional jump inside the loop that the disassembly check found.",
+                say!(
+                    "  * that jump ({m} at +0x{:x}) is the conditional jump inside the loop that\n    the disassembly check found.",
                     data - f.start
                 );
             } else if (f.start..f.end).contains(&data) {
-                println!(
-                    "  ! the most-missed jump is not a jump inside the loop body by the disassembly check (forks: {forks:x?})"
+                say!(
+                    "  ! the most-missed jump is not a jump inside the loop body by the disassembly\n    check (forks: {forks:x?})"
                 );
             } else {
-                println!(
+                say!(
                     "  (callgrind's addresses are not the binary's: no cross-check with the disassembly)"
                 );
             }
         }
-        Err(e) => println!("  (no cross-check with the disassembly: {e})"),
+        Err(e) => say!("  (no cross-check with the disassembly: {e})"),
     }
     let (rr, sr) = (rm as f64 / re.max(1) as f64, sm as f64 / se.max(1) as f64);
-    if (0.4..=0.6).contains(&rr) && sr < 0.01 {
-        println!(
-            "  * as the branch experiment assumes: on random data the simulated predictor misses the data\n    branch {:.1}% of the time, on sorted data {:.3}% (deterministic counts, {n} values).",
+    let verdict = if (0.4..=0.6).contains(&rr) && sr < 0.01 {
+        say!(
+            "  * as the branch experiment assumes: on random data the simulated predictor misses\n    the data branch {:.1}% of the time, on sorted data {:.3}% (deterministic counts,\n    {n} values).",
             rr * 100.0,
             sr * 100.0
         );
-        0
+        Verdict::Agrees
     } else {
-        println!(
+        say!(
             "  ! not the expected contrast (about 50% vs about 0%): random {:.1}%, sorted {:.3}%",
             rr * 100.0,
             sr * 100.0
         );
-        1
-    }
+        Verdict::Contradicts
+    };
+    Ok(Report { text: out, verdict })
 }
 
 #[cfg(test)]

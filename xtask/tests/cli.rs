@@ -98,8 +98,15 @@ fn malformed_saved_output_is_refused_and_nothing_is_lost() {
 
 #[test]
 fn missing_results_folder_is_refused() {
+    let d = scratch("missing-from");
     assert_clean_error(
-        &xtask(&["figures", "--from", "/nonexistent/results/x"]),
+        &xtask(&[
+            "figures",
+            "--from",
+            "/nonexistent/results/x",
+            "--out",
+            d.join("figs").to_str().unwrap(),
+        ]),
         "cannot read results folder",
     );
 }
@@ -138,16 +145,6 @@ fn appendix_c_without_the_seed_is_refused() {
 
 #[test]
 fn compare_needs_two_folders() {
+    // The rest of compare is tested in compare.rs.
     assert_clean_error(&xtask(&["compare", "only-one"]), "two results folders");
-    let out = xtask(&[
-        "compare",
-        fixture().to_str().unwrap(),
-        fixture().to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("| clock_probe | clock_read | 23.40 ns | 23.40 ns | 1.00 x |"),
-        "{text}"
-    );
 }

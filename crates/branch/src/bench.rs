@@ -1,7 +1,7 @@
 //! The measuring mechanics: the arrays the kernels run over, the sums they must return, and
 //! the interleaved timing of sections 2 (three variants, random and sorted) and 4 (patterns).
 
-use crate::{Kernel, N, THRESHOLD, VARIANTS};
+use crate::{Kernel, N, PerVersion, THRESHOLD, Version};
 use branch::shape::Shape;
 use measure::clock;
 use measure::keep::black_box;
@@ -40,9 +40,9 @@ fn time_interleaved(cases: &[Case], rounds: usize) -> Vec<Summary> {
         .collect()
 }
 
-/// One variant timed over random and sorted data (per-element nanoseconds).
+/// One version timed over random and sorted data (per-element nanoseconds).
 pub struct Order {
-    pub label: &'static str,
+    pub version: Version,
     pub shape: Option<Shape>,
     pub random: Summary,
     pub sorted: Summary,
@@ -55,42 +55,48 @@ impl Order {
     }
 }
 
-/// Times the three variants over random and sorted data, the six cases interleaved.
+/// Times the three versions over random and sorted data, the six cases interleaved.
 pub fn time_orders(
     random: &[i32],
     sorted: &[i32],
     expect: i64,
-    shapes: &[Option<Shape>],
+    shapes: &PerVersion<Option<Shape>>,
     rounds: usize,
-) -> Vec<Order> {
-    let cases: Vec<Case> = VARIANTS
+) -> PerVersion<Order> {
+    let cases: Vec<Case> = Version::ALL
         .iter()
-        .flat_map(|v| {
+        .flat_map(|&v| {
             [random, sorted].map(|data| Case {
-                label: v.label,
-                f: v.f,
+                label: v.label(),
+                f: v.kernel(),
                 data,
                 expect,
             })
         })
         .collect();
     let times = time_interleaved(&cases, rounds);
-    VARIANTS
-        .iter()
-        .enumerate()
-        .map(|(k, v)| Order {
-            label: v.label,
-            shape: shapes[k],
+    PerVersion::from_fn(|v| {
+        let k = Version::ALL
+            .iter()
+            .position(|&x| x == v)
+            .expect("every version is timed");
+        Order {
+            version: v,
+            shape: *shapes.get(v),
             random: times[2 * k],
             sorted: times[2 * k + 1],
-        })
-        .collect()
+        }
+    })
 }
 
-/// `n` seeded random values in 0..256.
-pub fn random_values(n: usize, seed: u64) -> Vec<i32> {
+/// `n` seeded random values in 0..256, or "not enough memory".
+pub fn random_values(n: usize, seed: u64) -> Result<Vec<i32>, String> {
     let mut r = ring::rng(seed);
-    (0..n).map(|_| ring::below(&mut r, 256) as i32).collect()
+    let mut v = measure::mem::try_vec(n, 0i32)?;
+    for x in v.iter_mut() {
+        *x = ring::below(&mut r, 256) as i32;
+    }
+    Ok(v)
 }
 
 /// The sum the kernels must return, computed the plain way.
@@ -106,45 +112,68 @@ pub fn taken_share(a: &[i32]) -> f64 {
     a.iter().filter(|&&x| x >= THRESHOLD).count() as f64 / a.len() as f64
 }
 
+/// How regular a pattern is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Regularity {
+    /// Taken every time.
+    Always,
+    /// Taken once every `n` values (`n` at least 2).
+    Periodic(usize),
+    /// Taken at random, half the time.
+    Random,
+}
+
+impl Regularity {
+    /// The period as `#DATA` writes it: 1 always, 0 random.
+    pub fn period(self) -> usize {
+        match self {
+            Regularity::Always => 1,
+            Regularity::Periodic(n) => n,
+            Regularity::Random => 0,
+        }
+    }
+}
+
 /// One pattern of taken and not-taken values for the real branch.
 pub struct Pattern {
     pub name: &'static str,
-    /// 0 for random.
-    pub period: usize,
+    pub kind: Regularity,
     pub taken: f64,
     pub values: Vec<i32>,
 }
 
 /// The five patterns, each `N` values of 200 (taken) or 10 (not taken). The first array
-/// reuses `spare`'s memory.
-pub fn pattern_arrays(spare: Vec<i32>) -> Vec<Pattern> {
+/// reuses `spare`'s memory; "not enough memory" if the others cannot be allocated.
+pub fn pattern_arrays(spare: Vec<i32>) -> Result<Vec<Pattern>, String> {
     let mut r = ring::rng(ring::DEFAULT_SEED ^ 0x5eed);
     let specs = [
-        ("always true", 1usize),
-        ("alternating", 2),
-        ("one in four", 4),
-        ("one in sixteen", 16),
-        ("random", 0),
+        ("always true", Regularity::Always),
+        ("alternating", Regularity::Periodic(2)),
+        ("one in four", Regularity::Periodic(4)),
+        ("one in sixteen", Regularity::Periodic(16)),
+        ("random", Regularity::Random),
     ];
     let mut spare = Some(spare);
     specs
         .iter()
-        .map(|&(name, period)| {
-            let mut v = spare.take().unwrap_or_else(|| vec![0; N]);
+        .map(|&(name, kind)| {
+            let mut v = match spare.take() {
+                Some(v) => v,
+                None => measure::mem::try_vec(N, 0)?,
+            };
             for (i, x) in v.iter_mut().enumerate() {
-                let take = if period == 0 {
-                    ring::below(&mut r, 2) == 1
-                } else {
-                    i % period == 0
+                let take = match kind {
+                    Regularity::Random => ring::below(&mut r, 2) == 1,
+                    k => i % k.period() == 0,
                 };
                 *x = if take { 200 } else { 10 };
             }
-            Pattern {
+            Ok(Pattern {
                 name,
-                period,
+                kind,
                 taken: taken_share(&v),
                 values: v,
-            }
+            })
         })
         .collect()
 }

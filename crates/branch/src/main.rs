@@ -23,14 +23,20 @@
 //!
 //! `--valgrind-kernel random|sorted` runs only the real-branch function once on a small
 //! input and exits: that is what `cargo xtask verify` runs under callgrind's branch simulator.
+//!
+//! Where to start reading: `main` below, which follows the appendix's section top to bottom.
+//! The three kernels are right under this comment; `bench.rs` builds the arrays and times
+//! them interleaved, `report.rs` prints the tables, and `shape.rs` (the library half, shared
+//! with the tests) reads the compiled loops back.
 
 mod bench;
 mod report;
 
-use bench::{Order, Pattern};
+use bench::{Order, Pattern, Regularity};
 use branch::shape::{self, Shape, Verdict};
 use measure::cli::{self, Opt};
 use measure::data::meta;
+use measure::fmt::{bytes, conclude, say};
 use measure::keep::{black_box, opaque_i64};
 use measure::ring;
 use measure::stats::Summary;
@@ -40,6 +46,13 @@ use report::{Miss, PatternRow};
 const N: usize = 1 << 22;
 /// Values are in 0..256; the `if` takes those of 128 or more (half of them).
 const THRESHOLD: i32 = 128;
+/// The most timed rounds: a full run of 1001 rounds takes a minute or two.
+const MAX_ROUNDS: u64 = 1001;
+/// The most values `--valgrind-kernel` runs over: four times the experiment's (64 MiB). Under
+/// callgrind that already takes minutes.
+const MAX_N: u64 = 4 * N as u64;
+/// The arrays alive at once at the most: the five pattern arrays (the random one reused).
+const PEAK_BYTES: u64 = 5 * (N * std::mem::size_of::<i32>()) as u64;
 
 /// 1. As written: the compiler may do what it likes with the `if`.
 #[inline(never)]
@@ -85,43 +98,78 @@ pub fn branch_branchless(a: &[i32], t: i32) -> i64 {
 
 type Kernel = fn(&[i32], i32) -> i64;
 
-/// One version of the sum: its label, its symbol in the binary, the function.
-struct Variant {
-    label: &'static str,
-    symbol: &'static str,
-    f: Kernel,
+/// The three versions of the sum, in the order of the appendix's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    /// The compiler chooses what to make of the `if`.
+    AsWritten,
+    /// A real branch kept.
+    RealBranch,
+    /// The condition turned into arithmetic.
+    Branchless,
 }
 
-/// The three versions, in the order of the appendix's table.
-const VARIANTS: [Variant; 3] = [
-    Variant {
-        label: "as written",
-        symbol: "branch_as_written",
-        f: branch_as_written,
-    },
-    Variant {
-        label: "real branch kept",
-        symbol: "branch_real",
-        f: branch_real,
-    },
-    Variant {
-        label: "branchless arithmetic",
-        symbol: "branch_branchless",
-        f: branch_branchless,
-    },
-];
-/// Index of the as-written sum in `VARIANTS`.
-const AS_WRITTEN: usize = 0;
-/// Index of the real branch in `VARIANTS`.
-const REAL: usize = 1;
-/// Index of the branchless arithmetic in `VARIANTS`.
-const BRANCHLESS: usize = 2;
+impl Version {
+    pub const ALL: [Version; 3] = [Version::AsWritten, Version::RealBranch, Version::Branchless];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Version::AsWritten => "as written",
+            Version::RealBranch => "real branch kept",
+            Version::Branchless => "branchless arithmetic",
+        }
+    }
+    /// Its symbol in the binary.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Version::AsWritten => "branch_as_written",
+            Version::RealBranch => "branch_real",
+            Version::Branchless => "branch_branchless",
+        }
+    }
+    pub fn kernel(self) -> Kernel {
+        match self {
+            Version::AsWritten => branch_as_written,
+            Version::RealBranch => branch_real,
+            Version::Branchless => branch_branchless,
+        }
+    }
+}
+
+/// One value for each version, by name.
+#[derive(Debug, Clone)]
+pub struct PerVersion<T> {
+    pub as_written: T,
+    pub real: T,
+    pub branchless: T,
+}
+
+impl<T> PerVersion<T> {
+    pub fn from_fn(mut f: impl FnMut(Version) -> T) -> PerVersion<T> {
+        PerVersion {
+            as_written: f(Version::AsWritten),
+            real: f(Version::RealBranch),
+            branchless: f(Version::Branchless),
+        }
+    }
+    pub fn get(&self, v: Version) -> &T {
+        match v {
+            Version::AsWritten => &self.as_written,
+            Version::RealBranch => &self.real,
+            Version::Branchless => &self.branchless,
+        }
+    }
+    /// The versions in table order, each with its value.
+    pub fn iter(&self) -> impl Iterator<Item = (Version, &T)> {
+        Version::ALL.into_iter().map(move |v| (v, self.get(v)))
+    }
+}
 
 const OPTS: &[Opt] = &[
     Opt {
         name: "--rounds",
         value: Some("COUNT"),
-        help: "timed rounds of every variant (default 31, 7 with --quick)",
+        help: "timed rounds of every variant, 3 to 1001 (default 31, 7 with --quick)",
     },
     Opt {
         name: "--valgrind-kernel",
@@ -131,7 +179,7 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "--n",
         value: Some("COUNT"),
-        help: "values for --valgrind-kernel (default 100000)",
+        help: "values for --valgrind-kernel, up to 16777216 (default 100000)",
     },
 ];
 
@@ -140,7 +188,7 @@ const ABOUT: &str = "the cost of a fork in the road: a branch on random and sort
 fn main() {
     let args = cli::parse("branch", ABOUT, OPTS);
     if let Some(order) = args.value("--valgrind-kernel") {
-        let n = args.count("--n", 100_000, 1, 100_000_000) as usize;
+        let n = args.count("--n", 100_000, 1, MAX_N) as usize;
         std::process::exit(valgrind_kernel(order, n));
     }
     if args.value("--n").is_some() {
@@ -150,33 +198,36 @@ fn main() {
     let quick = exp.args.quick;
     let rounds = exp
         .args
-        .count("--rounds", if quick { 7 } else { 31 }, 3, 10_001) as usize;
+        .count("--rounds", if quick { 7 } else { 31 }, 3, MAX_ROUNDS) as usize;
+    if let Err(e) = measure::mem::guard(PEAK_BYTES) {
+        cli::fail(
+            exp.name,
+            &format!("the arrays take up to {} at once: {e}", bytes(PEAK_BYTES)),
+        );
+    }
     exp.pin_main_thread();
     meta("n", N);
     meta("threshold", THRESHOLD);
     meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
     meta("rounds", rounds);
 
-    // == The clock, for cycles beside nanoseconds.
-    exp.section("the core clock (to speak in cycles too)");
-    let cc = exp.core_clock();
-
     // == 1. Before measuring: is there still a branch?
     exp.section("1. before measuring: is there still a branch? (this binary, read back)");
     let verdicts = read_shapes();
-    let shapes: Vec<Option<Shape>> = verdicts
-        .iter()
-        .map(|v| v.as_ref().ok().map(|v| v.shape))
-        .collect();
-    report::print_shapes(&VARIANTS, &verdicts);
-    if let Some(s) = real_branch_sentence(shapes[REAL]) {
-        println!("  {s}");
+    let shapes = PerVersion::from_fn(|v| verdicts.get(v).as_ref().ok().map(|v| v.shape));
+    for (v, s) in shapes.iter() {
+        let key = v.symbol().replace("branch_", "shape_");
+        meta(&key, s.map_or("unchecked", Shape::word));
     }
-    report::shape_block(&VARIANTS, &verdicts).print();
+    report::print_shapes(&verdicts);
+    report::shape_block(&verdicts).print();
+    println!("\n  how to read this run:");
+    conclude(&shape_sentence(&shapes));
 
     // == 2. The same data, the same computation, only the order differs.
     exp.section("2. the same data, the same computation, only the order differs");
-    let random = bench::random_values(N, ring::DEFAULT_SEED);
+    let random =
+        bench::random_values(N, ring::DEFAULT_SEED).unwrap_or_else(|e| cli::fail(exp.name, &e));
     let mut sorted = random.clone();
     sorted.sort_unstable();
     let expect = bench::reference_sum(&random);
@@ -186,42 +237,45 @@ fn main() {
         "a sorted copy has the same sum"
     );
     let taken = bench::taken_share(&random);
-    println!(
-        "  summing the values of {THRESHOLD} or more among {N} values in 0..256 (16 MiB), {rounds} rounds,\n  \
-         the six cases interleaved; {:.1}% of the values pass the test. Both arrays hold the same values.\n",
-        taken * 100.0
+    say(
+        &format!(
+            "summing the values of {THRESHOLD} or more among {N} values in 0..256 (16 MiB), \
+             {rounds} rounds, the six cases interleaved; {:.1}% of the values pass the test. Both \
+             arrays hold the same values.",
+            taken * 100.0
+        ),
+        "  ",
     );
     let orders = bench::time_orders(&random, &sorted, expect, &shapes, rounds);
     report::print_orders(&orders, expect);
-    for o in &orders {
-        println!("  * {}", order_sentence(o));
+    println!("\n  how to read this run:");
+    for (_, o) in orders.iter() {
+        conclude(&order_sentence(o));
     }
-    if let Some(s) = predicted_vs_branchless(&orders[REAL].sorted, &orders[BRANCHLESS].sorted) {
-        println!("  * {s}");
+    if let Some(s) = predicted_vs_branchless(&orders.real.sorted, &orders.branchless.sorted) {
+        conclude(&s);
     }
     exp.key_figure(
         "as_written_random_over_sorted",
-        orders[AS_WRITTEN].ratio(),
+        orders.as_written.ratio(),
         "x",
     );
-    exp.key_figure("real_branch_random_over_sorted", orders[REAL].ratio(), "x");
+    exp.key_figure("real_branch_random_over_sorted", orders.real.ratio(), "x");
 
     // == 3. The cost of one misprediction.
     exp.section("3. the cost of one misprediction (derived from the real branch)");
+    let cc = exp.core_clock();
     let miss_rate = taken.min(1.0 - taken);
-    let real = &orders[REAL];
+    let real = &orders.real;
     let extra = real.random.median - real.sorted.median;
-    let miss = match cost_of_a_miss(real, miss_rate) {
-        Ok(m) => {
-            report::print_miss(extra, miss_rate, taken, &m, &cc);
-            Some(m)
-        }
-        Err(why) => {
-            println!("  not derived: {why}");
-            None
-        }
-    };
+    let miss = cost_of_a_miss(real, miss_rate);
+    if let Ok(m) = &miss {
+        report::print_miss(extra, miss_rate, taken, m, &cc);
+    }
+    let miss = miss.ok();
     report::miss_block(extra, miss_rate, miss, &cc).print();
+    println!("\n  how to read this run:");
+    conclude(&miss_sentence(real, miss, &cc));
     exp.key_figure("mispredict", miss.map(|m| m.ns), "ns");
     exp.key_figure(
         "mispredict_cycles",
@@ -232,53 +286,75 @@ fn main() {
 
     // == 4. How regular must it be to be predicted?
     exp.section("4. how regular must it be to be predicted? (the real branch, by pattern)");
-    let patterns = bench::pattern_arrays(random);
+    let patterns = bench::pattern_arrays(random).unwrap_or_else(|e| cli::fail(exp.name, &e));
     let times = bench::time_patterns(&patterns, branch_real, rounds);
+    let always = patterns
+        .iter()
+        .zip(&times)
+        .find(|(p, _)| p.kind == Regularity::Always)
+        .map_or(f64::NAN, |(_, t)| t.median);
     let rows: Vec<PatternRow> = patterns
         .iter()
         .zip(&times)
-        .map(|(p, t)| judge_pattern(p, *t, times[0].median, miss))
+        .map(|(p, t)| judge_pattern(p, *t, always, miss))
         .collect();
     report::print_patterns(&rows);
+    println!("\n  how to read this run:");
     let worst = rows
         .iter()
         .max_by(|a, b| a.time.median.total_cmp(&b.time.median))
         .map_or("?", |r| r.pattern.name);
-    println!("  * the slowest pattern here is \"{worst}\".");
-    println!("  * {}", periodic_sentence(&times));
+    conclude(&format!("the slowest pattern here is \"{worst}\"."));
+    conclude(&periodic_sentence(&rows));
     exp.finish();
 }
 
-/// Reads this very executable back and classifies the three variants.
-fn read_shapes() -> Vec<Result<Verdict, String>> {
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            let msg = format!("cannot find this executable: {e}");
-            return VARIANTS.iter().map(|_| Err(msg.clone())).collect();
-        }
-    };
-    VARIANTS
-        .iter()
-        .map(|v| shape::check(&exe, v.symbol).map_err(|e| e.to_string()))
-        .collect()
+/// Reads this very executable back and classifies the three versions.
+fn read_shapes() -> PerVersion<Result<Verdict, String>> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"));
+    PerVersion::from_fn(|v| match &exe {
+        Ok(p) => shape::check(p, v.symbol()).map_err(|e| e.to_string()),
+        Err(e) => Err(e.clone()),
+    })
 }
 
-/// Whether the real-branch version can measure prediction at all (nothing if unchecked).
-fn real_branch_sentence(real: Option<Shape>) -> Option<&'static str> {
-    match real? {
-        Shape::Branch => {
-            Some("* the real-branch version is what branch prediction can be measured on.")
-        }
-        _ => Some(
-            "! the real-branch version has no branch in this build: its numbers below do not measure prediction.",
+/// Whether the real-branch version can measure prediction at all, and what the other two
+/// versions became.
+fn shape_sentence(shapes: &PerVersion<Option<Shape>>) -> String {
+    let others: Vec<String> = shapes
+        .iter()
+        .filter(|(v, _)| *v != Version::RealBranch)
+        .map(|(v, s)| format!("{} {}", v.label(), s.map_or("unchecked", Shape::word)))
+        .collect();
+    let branchy = shapes
+        .iter()
+        .filter(|(v, s)| *v != Version::RealBranch && **s == Some(Shape::Branch))
+        .count();
+    let others = format!(
+        "{} ({})",
+        match branchy {
+            0 => "the other two have no jump to predict",
+            1 => "one of the other two has a jump as well",
+            _ => "the other two have jumps as well",
+        },
+        others.join(", ")
+    );
+    match shapes.real {
+        Some(Shape::Branch) => format!(
+            "the real-branch version has its jump: it is what branch prediction can be measured \
+             on; {others}."
         ),
+        Some(_) => format!(
+            "! the real-branch version has no branch in this build: its numbers below do not \
+             measure prediction; {others}."
+        ),
+        None => "the binary could not be read back, so no version's shape is known.".into(),
     }
 }
 
 /// A sentence about one variant's random/sorted comparison, computed from its numbers.
 fn order_sentence(o: &Order) -> String {
-    let (label, r, s, ratio) = (o.label, &o.random, &o.sorted, o.ratio());
+    let (label, r, s, ratio) = (o.version.label(), &o.random, &o.sorted, o.ratio());
     let apart = r.min > s.max || r.max < s.min;
     let checked = o
         .shape
@@ -304,12 +380,14 @@ fn order_sentence(o: &Order) -> String {
 fn predicted_vs_branchless(real: &Summary, less: &Summary) -> Option<String> {
     if less.min > real.max {
         Some(format!(
-            "on sorted data the predicted branch beats the branchless code ({:.2} x): computing every\n    element costs more than a branch that is guessed right.",
+            "on sorted data the predicted branch beats the branchless code ({:.2} x): computing \
+             every element costs more than a branch that is guessed right.",
             less.median / real.median
         ))
     } else if less.max < real.min {
         Some(format!(
-            "even on sorted data the branchless code is faster than the predicted branch here ({:.2} x).",
+            "even on sorted data the branchless code is faster than the predicted branch here \
+             ({:.2} x).",
             real.median / less.median
         ))
     } else {
@@ -327,7 +405,8 @@ fn cost_of_a_miss(real: &Order, miss_rate: f64) -> Result<Miss, String> {
     let extra = r.median - s.median;
     if extra <= 0.0 || r.min <= s.max {
         return Err(format!(
-            "random order was not clearly slower than sorted (medians {:.3} and {:.3} ns, ranges overlap).",
+            "random order was not clearly slower than sorted (medians {:.3} and {:.3} ns, ranges \
+             overlap).",
             r.median, s.median
         ));
     }
@@ -338,19 +417,31 @@ fn cost_of_a_miss(real: &Order, miss_rate: f64) -> Result<Miss, String> {
     })
 }
 
+/// What section 3 found, in one sentence.
+fn miss_sentence(real: &Order, miss: Option<Miss>, cc: &measure::clock::CoreClock) -> String {
+    match (miss, cost_of_a_miss(real, 0.5)) {
+        (Some(m), _) => format!(
+            "each wrong guess throws away about {:.1} ns of work{}: the pipeline is emptied and \
+             refilled. The book's machine read about 6 ns.",
+            m.ns,
+            cc.cycles(m.ns)
+                .map_or(String::new(), |c| format!(", some {c:.0} cycles"))
+        ),
+        (None, Err(why)) => format!("not derived: {why}"),
+        (None, Ok(_)) => "not derived.".into(),
+    }
+}
+
 /// One pattern against always-true: predicted if within 1.3 x, else how many misses its
 /// extra time implies.
 fn judge_pattern(p: &Pattern, time: Summary, always: f64, miss: Option<Miss>) -> PatternRow<'_> {
     let vs_always = time.median / always;
     let implied_miss = miss.map(|m| ((time.median - always) / m.ns).max(0.0));
     let note = if vs_always <= 1.3 {
-        "predicted: about as cheap as always-true".to_string()
+        "predicted: as cheap as always-true".to_string()
     } else {
         match implied_miss {
-            Some(s) => format!(
-                "mispredicted: the extra time is about {:.0}% of elements paying one miss",
-                s * 100.0
-            ),
+            Some(s) => format!("missed: as if {:.0}% paid a miss", s * 100.0),
             None => format!("{vs_always:.1} x always-true"),
         }
     };
@@ -363,28 +454,58 @@ fn judge_pattern(p: &Pattern, time: Summary, always: f64, miss: Option<Miss>) ->
     }
 }
 
-/// Whether the predictor learned the periodic patterns (times in `pattern_arrays` order:
-/// always true, three periods, random).
-fn periodic_sentence(times: &[Summary]) -> &'static str {
-    let regular_max = times[1..4].iter().map(|t| t.median).fold(0.0, f64::max);
-    if times[4].median > 1.5 * regular_max {
-        "every periodic pattern is far cheaper than the random one: short periods are learned.\n    What costs is not a branch but a branch that cannot be predicted."
+/// Whether the predictor learned the periodic patterns: each compared with the random one.
+fn periodic_sentence(rows: &[PatternRow]) -> String {
+    let s = periodic_verdict(rows);
+    meta("verdict_patterns", s.split(':').next().unwrap_or(&s));
+    s
+}
+
+fn periodic_verdict(rows: &[PatternRow]) -> String {
+    let regular_max = rows
+        .iter()
+        .filter(|r| matches!(r.pattern.kind, Regularity::Periodic(_)))
+        .map(|r| r.time.median)
+        .fold(0.0, f64::max);
+    let Some(random) = rows.iter().find(|r| r.pattern.kind == Regularity::Random) else {
+        return "no random pattern was timed.".into();
+    };
+    if random.time.median > 1.5 * regular_max {
+        format!(
+            "every periodic pattern is far cheaper than the random one ({:.1}x the dearest of \
+             them): short periods are learned. What costs is not a branch but a branch that \
+             cannot be predicted.",
+            random.time.median / regular_max
+        )
     } else {
-        "some periodic pattern cost about as much as the random one here: this predictor did not learn it."
+        "some periodic pattern cost about as much as the random one here: this predictor did not \
+         learn it."
+            .into()
     }
 }
 
 /// `--valgrind-kernel`: one call of `branch_real` over `n` values, nothing else, so that a
 /// branch simulator's counts for that function are the branch's alone. Returns the exit code.
 fn valgrind_kernel(order: &str, n: usize) -> i32 {
-    let mut a = bench::random_values(n, ring::DEFAULT_SEED);
-    match order {
-        "random" => {}
-        "sorted" => a.sort_unstable(),
+    let sort = match order {
+        "random" => false,
+        "sorted" => true,
         other => cli::fail(
             "branch",
-            &format!("--valgrind-kernel wants random or sorted, not {other:?}"),
+            &format!(
+                "--valgrind-kernel wants random or sorted, not {}",
+                cli::echo(other)
+            ),
         ),
+    };
+    let mut a = bench::random_values(n, ring::DEFAULT_SEED).unwrap_or_else(|e| {
+        cli::fail(
+            "branch",
+            &format!("--n {n} values ({}): {e}", bytes(4 * n as u64)),
+        )
+    });
+    if sort {
+        a.sort_unstable();
     }
     let expect = bench::reference_sum(&a);
     let s = branch_real(black_box(&a), black_box(THRESHOLD));

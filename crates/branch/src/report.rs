@@ -1,33 +1,28 @@
 //! The run's rows and how they are printed: the human tables of each section and their
 //! `#DATA` blocks (`shape`, `variants`, `mispredict`, `patterns`).
 
-use crate::Variant;
+use crate::PerVersion;
 use crate::bench::{Order, Pattern};
 use branch::shape::{Shape, Verdict};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value};
+use measure::fmt::{WIDTH, median_min_max, wrap_to};
 use measure::stats::Summary;
 
-/// The same three figures as `#DATA` cells: median, min, max.
-fn cells(s: &Summary) -> [Value; 3] {
-    [s.median.into(), s.min.into(), s.max.into()]
-}
-
-/// Section 1: each variant's verdict read from the binary, with its sentence.
-pub fn print_shapes(variants: &[Variant], shapes: &[Result<Verdict, String>]) {
-    for (Variant { label, .. }, v) in variants.iter().zip(shapes) {
-        match v {
-            Ok(v) => {
-                println!("  {label:<22}: {}", v.shape);
-                println!("  {:<22}  {}", "", v.sentence());
-            }
-            Err(e) => println!("  {label:<22}: could not check ({e})"),
-        }
+/// Section 1: each version's verdict read from the binary, with its sentence.
+pub fn print_shapes(shapes: &PerVersion<Result<Verdict, String>>) {
+    for (v, s) in shapes.iter() {
+        let text = match s {
+            Ok(s) => format!("{}: {}", s.shape, s.sentence()),
+            Err(e) => format!("could not check ({e})"),
+        };
+        let first = format!("  {:<22}: ", v.label());
+        println!("{}", wrap_to(&text, &first, &" ".repeat(26), WIDTH));
     }
 }
 
-/// The `shape` block: one row per variant, `unchecked` where the binary could not be read.
-pub fn shape_block(variants: &[Variant], shapes: &[Result<Verdict, String>]) -> Block {
+/// The `shape` block: one row per version, `unchecked` where the binary could not be read.
+pub fn shape_block(shapes: &PerVersion<Result<Verdict, String>>) -> Block {
     let mut b = Block::new(
         "shape",
         &[
@@ -38,14 +33,14 @@ pub fn shape_block(variants: &[Variant], shapes: &[Result<Verdict, String>]) -> 
             "forks",
         ],
     );
-    for (var, v) in variants.iter().zip(shapes) {
+    for (version, v) in shapes.iter() {
         let (verdict, loops, forks): (Value, Value, Value) = match v {
             Ok(v) => (v.shape.word().into(), v.loops.into(), v.forks.len().into()),
             Err(_) => ("unchecked".into(), Value::Missing, Value::Missing),
         };
         b.row(vec![
-            var.label.into(),
-            var.symbol.into(),
+            version.label().into(),
+            version.symbol().into(),
             verdict,
             loops,
             forks,
@@ -55,9 +50,9 @@ pub fn shape_block(variants: &[Variant], shapes: &[Result<Verdict, String>]) -> 
 }
 
 /// Section 2: the random/sorted table, its footnote and the `variants` block.
-pub fn print_orders(orders: &[Order], expect: i64) {
+pub fn print_orders(orders: &PerVersion<Order>, expect: i64) {
     println!(
-        "  {:<24} {:>24} {:>24} {:>14}",
+        "\n  {:<22} {:>24} {:>24} {:>14}",
         "ns per element", "random order", "sorted order", "random/sorted"
     );
     let mut b = Block::new(
@@ -74,29 +69,26 @@ pub fn print_orders(orders: &[Order], expect: i64) {
             "random_over_sorted",
         ],
     );
-    for o in orders {
+    for (v, o) in orders.iter() {
         let (r, s) = (&o.random, &o.sorted);
         println!(
-            "  {:<24} {:>24} {:>24} {:>12.2} x",
-            o.label,
+            "  {:<22} {:>24} {:>24} {:>12.2} x",
+            v.label(),
             r.median_range(),
             s.median_range(),
             o.ratio()
         );
         let mut row = vec![
-            o.label.into(),
+            v.label().into(),
             o.shape.map_or("unchecked", Shape::word).into(),
         ];
-        row.extend(cells(r));
-        row.extend(cells(s));
+        row.extend(median_min_max(Some(r)));
+        row.extend(median_min_max(Some(s)));
         row.push(o.ratio().into());
         b.row(row);
     }
-    println!(
-        "  (median, min..max over the rounds; every sum returned {expect}, checked against a plain iterator)"
-    );
+    println!("  (median, min..max over the rounds; every sum returned {expect}, checked)");
     b.print();
-    println!();
 }
 
 /// The cost of one misprediction, with the range the rounds' extremes allow.
@@ -111,21 +103,27 @@ pub struct Miss {
 pub fn print_miss(extra: f64, miss_rate: f64, taken: f64, m: &Miss, cc: &CoreClock) {
     println!("  extra time per element, random minus sorted : {extra:.3} ns (medians)");
     println!(
-        "  share of random-order guesses that must fail: {miss_rate:.3} ({:.1}% of the values pass the test, in no order:\n  {:46}no guess beats the majority; sorted order is taken as missing almost never,\n  {:46}which `cargo xtask verify` checks in a branch simulator)",
-        taken * 100.0,
-        "",
-        ""
+        "  share of random-order guesses that must fail: {miss_rate:.3} ({:.1}% pass the test, in no order)",
+        taken * 100.0
     );
     println!(
-        "  so one misprediction costs about            : {:.1} ns  (from the rounds' extremes: {:.1} .. {:.1} ns)",
-        m.ns, m.low, m.high
+        "  so one misprediction costs about            : {:.1} ns{} (rounds' extremes: {:.1} .. {:.1})",
+        m.ns,
+        cc.cycles(m.ns)
+            .map_or(String::new(), |c| format!(", {c:.0} cycles")),
+        m.low,
+        m.high
     );
-    if let Some(c) = cc.cycles(m.ns) {
-        println!(
-            "                                                {c:.0} cycles at {:.2} GHz",
-            cc.ghz.unwrap_or(0.0)
-        );
-    }
+    println!(
+        "{}",
+        wrap_to(
+            "no guess beats the majority on random order; sorted order is taken as missing \
+             almost never, which `cargo xtask verify` checks in a branch simulator.",
+            "  ",
+            "  ",
+            WIDTH
+        )
+    );
 }
 
 /// The `mispredict` block (one row; `NA` where the cost was not derived).
@@ -165,7 +163,7 @@ pub struct PatternRow<'a> {
 /// Section 4: the table by pattern, its footnote and the `patterns` block.
 pub fn print_patterns(rows: &[PatternRow]) {
     println!(
-        "  {:<16} {:>8} {:>24} {:>12}   what the time says",
+        "  {:<14} {:>6} {:>24} {:>10}  what the time says",
         "pattern", "taken", "ns per element", "vs always"
     );
     let mut b = Block::new(
@@ -184,20 +182,27 @@ pub fn print_patterns(rows: &[PatternRow]) {
     for r in rows {
         let (p, t) = (r.pattern, &r.time);
         println!(
-            "  {:<16} {:>7.1}% {:>24} {:>10.2} x   {}",
+            "  {:<14} {:>5.1}% {:>24} {:>8.2} x  {}",
             p.name,
             p.taken * 100.0,
             t.median_range(),
             r.vs_always,
             r.note
         );
-        let mut row = vec![p.name.into(), p.period.into(), p.taken.into()];
-        row.extend(cells(t));
+        let mut row = vec![p.name.into(), p.kind.period().into(), p.taken.into()];
+        row.extend(median_min_max(Some(t)));
         row.extend([r.vs_always.into(), r.implied_miss.into()]);
         b.row(row);
     }
     println!(
-        "  (the shares taken differ by pattern; the taken arm adds one addition, so always-true is\n   the most work and still the baseline)"
+        "{}",
+        wrap_to(
+            "(the shares taken differ by pattern; the taken arm adds one addition, so always-true \
+             is the most work and still the baseline)",
+            "  ",
+            "   ",
+            WIDTH
+        )
     );
     b.print();
 }

@@ -63,14 +63,53 @@ fn the_valgrind_kernel_mode_runs_only_the_kernel() {
 }
 
 #[test]
+fn the_report_reads_top_to_bottom_within_100_columns() {
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick"],
+        &[
+            "== 1. before measuring: is there still a branch? (this binary, read back) ==",
+            "== 2. the same data, the same computation, only the order differs ==",
+            "== 3. the cost of one misprediction (derived from the real branch) ==",
+            "== 4. how regular must it be to be predicted? (the real branch, by pattern) ==",
+        ],
+    );
+    // Each section ends with its reading.
+    assert_eq!(text.matches("how to read this run:").count(), 4, "{text}");
+    let n = measure::testing::report_lines(&text);
+    assert!(n <= 120, "{n} report lines");
+}
+
+#[test]
 fn bad_arguments_get_one_line_and_exit_2() {
     for args in [
         &["--valgrind-kernel", "shuffled"][..],
         &["--rounds", "x"],
         &["--rounds", "1"],
+        &["--rounds", "1002"],
         &["--bogus"],
         &["--n", "5"],
+        &["--valgrind-kernel", "random", "--n", "99999999999"],
+        &["--valgrind-kernel", "random", "--n", "16777217"],
     ] {
         measure::testing::assert_bad_input(BIN, "branch", args);
     }
+}
+
+#[test]
+fn too_little_memory_is_one_line_and_exit_2_not_an_abort() {
+    // 64 MiB of values do not fit in 50 MB of address space.
+    let e = measure::testing::assert_bad_input_within(
+        BIN,
+        "branch",
+        &["--valgrind-kernel", "random", "--n", "16777216"],
+        50_000,
+    );
+    assert!(e.contains("not enough memory"), "{e}");
+    // Nor do the experiment's five arrays of 16 MiB in 60 MB: refused before anything runs.
+    let e = measure::testing::assert_bad_input_within(BIN, "branch", &["--quick"], 60_000);
+    assert!(
+        e.contains("not enough memory") && e.contains("ulimit -v"),
+        "{e}"
+    );
 }

@@ -3,19 +3,12 @@
 //! loops are found from the control-flow graph (see `measure::asm`).
 
 use branch::shape::{self, Shape};
-use measure::asm::{self, AsmError};
-use std::path::Path;
+use measure::asm;
 
 const BIN: &str = env!("CARGO_BIN_EXE_branch");
 
 fn function(sym: &str) -> asm::Function {
-    match asm::disassemble(Path::new(BIN), sym) {
-        Ok(f) => f,
-        Err(AsmError::ToolMissing(t)) => panic!(
-            "{t} is needed to check the code shape of {sym}: install binutils (the check cannot be skipped)"
-        ),
-        Err(e) => panic!("{sym}: {e}"),
-    }
+    measure::testing::function(BIN, sym)
 }
 
 #[test]

@@ -18,7 +18,7 @@ use measure::chase::{self, Link, Plan, Ring};
 use measure::cli;
 use measure::clock::now_ns;
 use measure::data::meta;
-use measure::facts::human_bytes;
+use measure::fmt::{WIDTH, bytes, say, wrap_to};
 use measure::keep::black_box;
 use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta, show_backing};
 use measure::ring;
@@ -31,21 +31,46 @@ pub struct Memory {
     pub pointer: Region,
     /// MADV_HUGEPAGE: the pointer ring again, when the region could be made.
     pub huge: Option<Region>,
+    /// The largest working set the regions hold.
+    pub max: u64,
+    /// Each region's verified huge-page share when it was prepared.
+    pub before: Backing,
+}
+
+/// The verified huge-page share (percent) of each region, `None` where it is unknown or
+/// there is no such region.
+#[derive(Debug, Clone, Copy)]
+pub struct Backing {
+    pub index: Option<f64>,
+    pub pointer: Option<f64>,
+    pub huge: Option<f64>,
+}
+
+impl Memory {
+    /// The backing read again from smaps (after the scan: a verdict needs it to have held).
+    pub fn backing_after(&self) -> Backing {
+        Backing {
+            index: self.index.huge_backing(),
+            pointer: self.pointer.huge_backing(),
+            huge: self.huge.as_ref().and_then(Region::huge_backing),
+        }
+    }
 }
 
 /// Maps the three regions, each as large as `max` (halved until the memory is given), asks
 /// for small pages, small pages and huge pages, touches every page so that no round pays for
-/// first touch, and prints and records each region's verified backing. Returns the memory
-/// and the largest working set it holds.
-pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> (Memory, u64) {
+/// first touch, and prints and records each region's verified backing.
+pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
     let show = |name: &str, p: &Prepared| {
-        println!(
-            "  {name:<15}: {}, {:?} {}; backed by huge pages: {}",
-            human_bytes(p.region.len() as u64),
+        let text = format!(
+            "{}, {:?} {}; on huge pages: {}",
+            bytes(p.region.len() as u64),
             p.advice,
             p.request(),
             show_backing(p.backing)
         );
+        let first = format!("  {name:<15}: ");
+        println!("{}", wrap_to(&text, &first, "                   ", WIDTH));
     };
     loop {
         let small = || mem::prepare(max as usize, HugeAdvice::NoHuge, page);
@@ -55,7 +80,7 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> (Memory, u64) {
                 if max <= 4096 {
                     cli::fail("cache_ladder", &format!("no memory for even 4 KiB: {e}"));
                 }
-                println!("  ! {e}; trying half the largest working set");
+                say(&format!("! {e}; trying half the largest working set"), "  ");
                 max /= 2;
                 continue;
             }
@@ -64,31 +89,43 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> (Memory, u64) {
         show("pointer region", &pointer);
         meta("index_backing_pct", backing_meta(index.backing));
         meta("pointer_backing_pct", backing_meta(pointer.backing));
-        let huge = match mem::prepare(max as usize, HugeAdvice::Huge, page) {
+        let (huge, huge_before) = match mem::prepare(max as usize, HugeAdvice::Huge, page) {
             Ok(h) => {
                 show("huge region", &h);
                 meta("huge_backing_pct", backing_meta(h.backing));
                 if h.backing.is_some_and(|b| b < 90.0) {
-                    println!(
-                        "  ! the huge-page request was not fully honoured (THP mode {}): the huge column\n    measures what the kernel gave, with the percentage above",
-                        thp.unwrap_or("unknown")
+                    say(
+                        &format!(
+                            "! the huge-page request was not fully honoured (THP mode {}): the \
+                             huge column measures what the kernel gave, with the share above",
+                            thp.unwrap_or("unknown")
+                        ),
+                        "  ",
                     );
                 }
-                Some(h.region)
+                (Some(h.region), h.backing)
             }
             Err(e) => {
-                println!("  huge region    : skipped: {e}; the huge-page column stays empty");
+                say(
+                    &format!("huge region    : skipped: {e}; the huge-page column stays empty"),
+                    "  ",
+                );
                 meta("huge_backing_pct", "skipped");
-                None
+                (None, None)
             }
         };
         meta("thp_mode_seen", thp.unwrap_or("unknown"));
-        let memory = Memory {
+        return Memory {
+            before: Backing {
+                index: index.backing,
+                pointer: pointer.backing,
+                huge: huge_before,
+            },
             index: index.region,
             pointer: pointer.region,
             huge,
+            max,
         };
-        return (memory, max);
     }
 }
 
@@ -192,7 +229,9 @@ fn timed_sweep(words: &[u64], sweep: fn(&[u64]) -> u64, laps: u64, expect: u64) 
 /// Measures one working set of `bytes` (a multiple of 8).
 pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan) -> Rounds {
     let n = bytes / 8;
-    let next = ring::sattolo(n, ring::DEFAULT_SEED);
+    // The guard in main has made room for this permutation; a failure here is still one line.
+    let next =
+        ring::try_sattolo(n, ring::DEFAULT_SEED).unwrap_or_else(|e| cli::fail("cache_ladder", &e));
     let mut ri = Ring::build(&mut mem.index.as_u64_mut()[..n], Link::Index, &next, |k| k);
     let mut rp = Ring::build(
         &mut mem.pointer.as_u64_mut()[..n],

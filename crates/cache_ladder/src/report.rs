@@ -1,13 +1,14 @@
 //! The run's rows and how they are printed: each working set summarised over both passes
-//! (with how well passes and rounds agree), the latency table with its `latency` block, and
-//! the rows of the `knees` block.
+//! (with how well passes and rounds agree), the latency table (the three chases) with its
+//! `latency` block, the second table (the sweeps and the spreads), and the boundaries each
+//! series shows, with the rows of the `knees` block.
 
 use crate::ROUND_TOLERANCE;
-use crate::knees::{self, Finding};
+use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
 use measure::clock::CoreClock;
-use measure::data::{Block, Value};
-use measure::facts::human_bytes;
+use measure::data::{Block, Value, meta};
+use measure::fmt::{WIDTH, bytes, conclude, say, wrap_to};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
 use measure::stats::{Summary, sorted_but_largest};
@@ -87,6 +88,20 @@ impl Row {
     pub fn agree(&self) -> bool {
         self.index.agree() && self.pointer.agree() && self.huge.is_none_or(|h| h.agree())
     }
+    /// Whether every chase is stable: passes agree, rounds within the tolerance.
+    pub fn stable(&self) -> bool {
+        self.index.stable() && self.pointer.stable() && self.huge.is_none_or(|h| h.stable())
+    }
+    /// `ok`, or `!` (passes disagree) and `~` (rounds spread): the flags column.
+    fn flags(&self) -> &'static str {
+        let spread = self.worst(|k| k.round_spread) > ROUND_TOLERANCE;
+        match (self.agree(), spread) {
+            (true, false) => "ok",
+            (false, false) => "!",
+            (true, true) => "~",
+            (false, true) => "! ~",
+        }
+    }
     /// The largest `spread` (a pass or a round spread) over the chases.
     fn worst(&self, spread: fn(&Kind) -> f64) -> f64 {
         [Some(self.index), Some(self.pointer), self.huge]
@@ -97,23 +112,58 @@ impl Row {
     }
 }
 
-/// Prints the table and its `#DATA` block.
+/// The two series whose boundaries are read from the curve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Series {
+    /// The pointer chase on 4 KiB pages.
+    Pointer,
+    /// The pointer chase on huge pages.
+    Huge,
+}
+
+impl Series {
+    pub const ALL: [Series; 2] = [Series::Pointer, Series::Huge];
+    /// The name in `#DATA` and `#META`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Series::Pointer => "pointer",
+            Series::Huge => "huge",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Series::Pointer => "pointer chase, 4 KiB pages",
+            Series::Huge => "pointer chase, huge pages",
+        }
+    }
+    /// This series' measurement of a working set, if it has one.
+    pub fn pick(self, r: &Row) -> Option<Kind> {
+        match self {
+            Series::Pointer => Some(r.pointer),
+            Series::Huge => r.huge,
+        }
+    }
+}
+
+/// `ns (cycles)` in 16 columns.
+fn ns_cycles(ns: f64, cc: &CoreClock) -> String {
+    let c = match cc.cycles(ns) {
+        Some(c) if c < 100.0 => format!("{c:5.1}"),
+        Some(c) => format!("{c:5.0}"),
+        None => "    -".into(),
+    };
+    format!("{ns:>8.2} ({c})")
+}
+
+/// Prints the latency table (the three chases) and its `#DATA` block.
 pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
-    let cyc = |ns: f64| cc.cycles(ns).map_or("   -".into(), |c| format!("{c:5.1}"));
     println!(
-        "  {:<10} {:<7} {:>18} {:>18} {:>18} {:>10} {:>10} {:>7}  passes / rounds",
-        "working",
-        "where",
-        "index chase",
-        "pointer chase",
-        "huge-page pointer",
-        "sequential",
-        "vectorised",
-        "factor",
+        "\n  {:<8} {:<7} {:>16} {:>16} {:>16} {:>7}  flags",
+        "working", "where", "index chase", "pointer chase", "on huge pages", "factor"
     );
     println!(
-        "  {:<10} {:<7} {:>18} {:>18} {:>18} {:>10} {:>10} {:>7}",
-        "set", "", "ns (cycles)", "ns (cycles)", "ns (cycles)", "ns/word", "ns/word", "index"
+        "  {:<8} {:<7} {:>16} {:>16} {:>16} {:>7}",
+        "set", "", "ns (cycles)", "ns (cycles)", "ns (cycles)", "index"
     );
     let base = rows.first().map_or(f64::NAN, |r| r.index.ns.median);
     let mut block = Block::new(
@@ -157,31 +207,15 @@ pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
     let pbase = rows.first().map_or(f64::NAN, |r| r.pointer.ns.median);
     for r in rows {
         let wh = exp.facts.where_fits(r.bytes as u64);
-        let huge = r.huge.map_or(format!("{:>18}", "-"), |h| {
-            format!("{:>10.2} ({})", h.ns.median, cyc(h.ns.median))
-        });
-        let flag = if r.agree() {
-            format!("ok {:>3.0}%", r.worst(|k| k.pass_spread) * 100.0)
-        } else {
-            format!("!  {:>3.0}%", r.worst(|k| k.pass_spread) * 100.0)
-        };
-        let rs = r.worst(|k| k.round_spread);
-        let rflag = if rs > ROUND_TOLERANCE {
-            format!("~ {:.0}%", rs * 100.0)
-        } else {
-            format!("{:.0}%", rs * 100.0)
-        };
         println!(
-            "  {:<10} {:<7} {:>10.2} ({}) {:>10.2} ({}) {huge} {:>10.2} {:>10.2} {:>6.1}x  {flag} / {rflag}",
-            human_bytes(r.bytes as u64),
+            "  {:<8} {:<7} {:>16} {:>16} {:>16} {:>6.1}x  {}",
+            bytes(r.bytes as u64),
             wh,
-            r.index.ns.median,
-            cyc(r.index.ns.median),
-            r.pointer.ns.median,
-            cyc(r.pointer.ns.median),
-            r.seq.ns.median,
-            r.seq_vec.ns.median,
-            r.index.ns.median / base
+            ns_cycles(r.index.ns.median, cc),
+            ns_cycles(r.pointer.ns.median, cc),
+            r.huge.map_or("-".into(), |h| ns_cycles(h.ns.median, cc)),
+            r.index.ns.median / base,
+            r.flags()
         );
         let hv = |f: fn(&Kind) -> f64| r.huge.map(|h| f(&h));
         block.row(vec![
@@ -220,12 +254,52 @@ pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
             r.huge.map(|h| h.stable()).into(),
         ]);
     }
-    println!(
-        "\n  passes: the largest disagreement of the two passes' medians over the chases; '!' marks\n  more than {:.0}% (that size is not a measurement of the size alone). rounds: the largest\n  max/min - 1 of the rounds within a pass, its slowest round left out; '~' marks more than\n  {:.0}% (unstable).",
-        DEFAULT_TOLERANCE * 100.0,
-        ROUND_TOLERANCE * 100.0
+    say(
+        &format!(
+            "factor: against 4 KiB, index chase. flags: ! the passes disagree by over {:.0}%, ~ \
+             the rounds spread over {:.0}% (slowest left out): not a measurement of the size alone.",
+            DEFAULT_TOLERANCE * 100.0,
+            ROUND_TOLERANCE * 100.0
+        ),
+        "  ",
     );
     block.print();
+}
+
+/// Prints the second table: the in-order sweeps, and how far each chase spread.
+pub fn sweeps(rows: &[Row]) {
+    println!("\n  the same memory read in order, and how far each chase spread (max/min - 1, %):");
+    println!(
+        "  {:<8} {:>11} {:>11} {:>8}   {:<19}   round spread",
+        "working", "sequential", "vectorised", "index/", "pass spread"
+    );
+    println!(
+        "  {:<8} {:>11} {:>11} {:>8}   {:>5} {:>6} {:>5}   {:>5} {:>6} {:>5}",
+        "set", "ns/word", "ns/word", "seq", "index", "point", "huge", "index", "point", "huge"
+    );
+    let pct = |k: Option<Kind>, f: fn(&Kind) -> f64| {
+        k.map_or("-".into(), |k| format!("{:.0}", f(&k) * 100.0))
+    };
+    for r in rows {
+        let ratio = r.index.ns.median / r.seq.ns.median;
+        let kinds = [Some(r.index), Some(r.pointer), r.huge];
+        let [pi, pp, ph] = kinds.map(|k| pct(k, |k| k.pass_spread));
+        let [ri, rp, rh] = kinds.map(|k| pct(k, |k| k.round_spread));
+        println!(
+            "  {:<8} {:>11.2} {:>11.2} {:>7}x   {pi:>5} {pp:>6} {ph:>5}   {ri:>5} {rp:>6} {rh:>5}",
+            bytes(r.bytes as u64),
+            r.seq.ns.median,
+            r.seq_vec.ns.median,
+            if ratio < 100.0 {
+                format!("{ratio:.1}")
+            } else {
+                format!("{ratio:.0}")
+            }
+        );
+    }
+    println!(
+        "  sequential: one add per word (the appendix's loop); vectorised: as the compiler writes it"
+    );
 }
 
 /// The `knees` block, filled by [`findings`] for each series.
@@ -245,17 +319,65 @@ pub fn knees_block() -> Block {
     )
 }
 
-/// Prints what the curve of one `series` shows (`found`, in size order), with each knee
-/// beside the nearest `reported` cache size, and adds the rows to the `knees` block `kb`.
-/// Returns where the last knee starts (KiB), if there is one.
-pub fn findings(
-    series: &str,
-    found: &[Finding],
+/// What one series' curve showed.
+pub struct Boundaries {
+    /// From which size (KiB) on every stable point reads near the largest set's latency.
+    pub top_from_kib: Option<u64>,
+    /// Where the last knee starts (KiB).
+    pub last_knee_kib: Option<u64>,
+    pub found: Vec<Finding>,
+    /// How many of the series' sizes were stable, of how many.
+    pub stable: usize,
+    pub points: usize,
+}
+
+/// Prints what the curve of one `series` shows: where it reaches its top level, each knee
+/// beside the nearest `reported` cache size, and the unstable stretches; adds the rows to the
+/// `knees` block `kb` and records the top level as `#META`.
+pub fn boundaries(
+    series: Series,
+    rows: &[Row],
     reported: &[(String, u64)],
+    top_within: f64,
     kb: &mut Block,
-) -> Option<u64> {
+) -> Boundaries {
+    let pts: Vec<Point> = rows
+        .iter()
+        .filter_map(|r| {
+            let k = series.pick(r)?;
+            Some(Point {
+                kib: r.bytes as u64 / 1024,
+                ns: k.ns.median,
+                stable: k.stable(),
+                spread: k.pass_spread.max(k.round_spread),
+            })
+        })
+        .collect();
+    println!("  {}:", series.label());
+    let top = knees::top_level_from(&pts, top_within);
+    match top {
+        Some(k) => println!(
+            "    top     : from {} on, every stable size reads within {top_within}x of the largest",
+            bytes(k * 1024)
+        ),
+        None => println!(
+            "    top     : none (the curve never rises to 3x its first stable point, or too few \
+             stable points)"
+        ),
+    }
+    meta(
+        &format!("{}_top_level_from_kib", series.name()),
+        top.map_or("unknown".into(), |k| k.to_string()),
+    );
+    let found = knees::find(&pts);
+    if found.is_empty() {
+        println!(
+            "    no rise of {:.1}x or more between stable neighbours, and no unstable stretch",
+            knees::MIN_RATIO
+        );
+    }
     let mut last_knee = None;
-    for f in found {
+    for f in &found {
         match *f {
             Finding::Knee {
                 from_kib,
@@ -264,21 +386,24 @@ pub fn findings(
             } => {
                 let near = knees::nearest_reported(from_kib, to_kib, reported);
                 let verdict = match near {
-                    Some((n, b, true)) => format!("agrees with {n} {}", human_bytes(b)),
-                    Some((n, b, false)) => format!(
-                        "nearest reported is {n} {}, more than a doubling away",
-                        human_bytes(b)
-                    ),
+                    Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
+                    Some((n, b, false)) => {
+                        format!("nearest is {n} {}, over a doubling away", bytes(b))
+                    }
                     None => "no reported size to compare with".into(),
                 };
+                let text = format!(
+                    "{ratio:.2}x from {} to {}: a level ends between them; {verdict}",
+                    bytes(from_kib * 1024),
+                    bytes(to_kib * 1024)
+                );
                 println!(
-                    "    knee   : {ratio:.2}x from {} to {}: a level ends between them; {verdict}",
-                    human_bytes(from_kib * 1024),
-                    human_bytes(to_kib * 1024)
+                    "{}",
+                    wrap_to(&text, "    knee    : ", "              ", WIDTH)
                 );
                 last_knee = Some(from_kib);
                 kb.row(vec![
-                    series.into(),
+                    series.name().into(),
                     "knee".into(),
                     from_kib.into(),
                     to_kib.into(),
@@ -294,20 +419,16 @@ pub fn findings(
                 spread,
             } => {
                 let stretch = if from_kib == to_kib {
-                    human_bytes(from_kib * 1024)
+                    bytes(from_kib * 1024)
                 } else {
-                    format!(
-                        "{} .. {}",
-                        human_bytes(from_kib * 1024),
-                        human_bytes(to_kib * 1024)
-                    )
+                    format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
                 };
                 println!(
-                    "    unstable: {stretch}: rounds or passes spread up to {:.0}%; the same working set\n             read differently from moment to moment, so no boundary is claimed there",
+                    "    unstable: {stretch} (spread up to {:.0}%): no boundary is claimed there",
                     spread * 100.0
                 );
                 kb.row(vec![
-                    series.into(),
+                    series.name().into(),
                     "unstable".into(),
                     from_kib.into(),
                     to_kib.into(),
@@ -319,5 +440,186 @@ pub fn findings(
             }
         }
     }
-    last_knee
+    // The knees and unstable stretches in words, for the handout's generated summary.
+    let (mut knees_text, mut unstable_text) = (Vec::new(), Vec::new());
+    for f in &found {
+        match *f {
+            Finding::Knee {
+                from_kib,
+                to_kib,
+                ratio,
+            } => {
+                let near = match knees::nearest_reported(from_kib, to_kib, reported) {
+                    Some((n, b, true)) => format!(", agrees with {n} {}", bytes(b)),
+                    _ => String::new(),
+                };
+                knees_text.push(format!(
+                    "{ratio:.2}x from {} to {}{near}",
+                    bytes(from_kib * 1024),
+                    bytes(to_kib * 1024)
+                ));
+            }
+            Finding::Unstable {
+                from_kib, to_kib, ..
+            } => unstable_text.push(if from_kib == to_kib {
+                bytes(from_kib * 1024)
+            } else {
+                format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
+            }),
+        }
+    }
+    let or_none = |v: Vec<String>| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join("; ")
+        }
+    };
+    meta(&format!("{}_knees", series.name()), or_none(knees_text));
+    meta(
+        &format!("{}_unstable", series.name()),
+        or_none(unstable_text),
+    );
+    Boundaries {
+        top_from_kib: top,
+        last_knee_kib: last_knee,
+        found,
+        stable: pts.iter().filter(|p| p.stable).count(),
+        points: pts.len(),
+    }
+}
+
+/// The knees of a series as `(from, to)` pairs in KiB.
+fn knee_pairs(found: &[Finding]) -> Vec<(u64, u64)> {
+    found
+        .iter()
+        .filter_map(|f| match *f {
+            Finding::Knee {
+                from_kib, to_kib, ..
+            } => Some((from_kib, to_kib)),
+            Finding::Unstable { .. } => None,
+        })
+        .collect()
+}
+
+/// Where the knees start: "32 KiB, 1 MiB", or "none".
+fn knee_starts(pairs: &[(u64, u64)]) -> String {
+    if pairs.is_empty() {
+        return "none".into();
+    }
+    let v: Vec<String> = pairs.iter().map(|&(a, _)| bytes(a * 1024)).collect();
+    v.join(", ")
+}
+
+/// The closing sentences of section 5, computed from what each series showed.
+pub fn read_boundaries(
+    readings: &[(Series, Boundaries)],
+    reported: &[(String, u64)],
+    max_bytes: u64,
+) {
+    conclude(&format!(
+        "a knee is the steepest rise of its stretch ({:.1}x or more) between two stable sizes; \
+         where a knee falls moves from run to run on a shared machine.",
+        knees::MIN_RATIO
+    ));
+    let Some((_, first)) = readings.first() else {
+        return;
+    };
+    if first.stable * 2 < first.points {
+        conclude(&format!(
+            "{} of the {} sizes were stable on 4 KiB pages, so few boundaries can be read from \
+             this run: rerun it on a quiet machine.",
+            if first.stable == 0 {
+                "none".to_string()
+            } else {
+                format!("only {}", first.stable)
+            },
+            first.points
+        ));
+    }
+    let pairs = knee_pairs(&first.found);
+    type Sizes<'a> = Vec<&'a (String, u64)>;
+    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
+        pairs.iter().any(|&(a, b)| {
+            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
+        })
+    });
+    let names = |v: &[&(String, u64)]| {
+        v.iter()
+            .map(|(n, b)| format!("{n} {}", bytes(*b)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !reported.is_empty() {
+        conclude(&format!(
+            "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
+            agreed.len(),
+            reported.len(),
+            if agreed.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", names(&agreed))
+            },
+            if missed.is_empty() {
+                String::new()
+            } else {
+                format!("; no knee agrees with {}", names(&missed))
+            }
+        ));
+    }
+    if let Some((_, largest)) = reported.iter().max_by_key(|(_, b)| *b) {
+        let largest = *largest;
+        conclude(&match first.top_from_kib.map(|k| k * 1024) {
+            _ if max_bytes < 2 * largest => format!(
+                "the largest working set ({}) is not twice the largest reported cache ({}): the \
+                 top of this curve is not memory yet (a full run climbs further).",
+                bytes(max_bytes),
+                bytes(largest)
+            ),
+            Some(top) if top >= max_bytes => format!(
+                "the curve was still rising at its largest working set ({}): it shows no top \
+                 level in this run.",
+                bytes(max_bytes)
+            ),
+            Some(top) if top * 2 <= largest => format!(
+                "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
+                 cache ({}): this program got less of that cache than reported.",
+                bytes(max_bytes),
+                bytes(top),
+                largest as f64 / top as f64,
+                bytes(largest)
+            ),
+            Some(top) if top >= largest * 2 => format!(
+                "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
+                 reported cache ({}): it kept rising past the caches.",
+                bytes(max_bytes),
+                bytes(top),
+                top as f64 / largest as f64,
+                bytes(largest)
+            ),
+            Some(top) => format!(
+                "the curve reaches the level of {} from {} on, within a doubling of the largest \
+                 reported cache ({}): the report and the curve agree about where memory begins.",
+                bytes(max_bytes),
+                bytes(top),
+                bytes(largest)
+            ),
+            None => "the curve has no top level in this run (too few stable sizes).".into(),
+        });
+    }
+    if let Some((_, huge)) = readings.get(1) {
+        let hp = knee_pairs(&huge.found);
+        conclude(&if hp.is_empty() && pairs.is_empty() {
+            "neither series shows a knee in this run.".into()
+        } else if hp == pairs {
+            "huge pages show the same knees in this run.".into()
+        } else {
+            format!(
+                "the knees start at {} on huge pages against {} on 4 KiB pages: where they \
+                 differ, translation or the run's noise moved a boundary.",
+                knee_starts(&hp),
+                knee_starts(&pairs)
+            )
+        });
+    }
 }

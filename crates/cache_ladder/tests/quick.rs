@@ -101,12 +101,52 @@ fn sequential_is_over_3x_faster_than_random_at_the_largest_set() {
 }
 
 #[test]
+fn the_report_reads_top_to_bottom_within_100_columns() {
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick"],
+        &[
+            "== 1. the caches of this machine, as reported ==",
+            "== 2. the core clock (for the cycles columns) ==",
+            "== 3. the memory the rings live in ==",
+            "== 4. time for one read, by working set",
+            "== 5. boundaries read from the curve, beside the reported sizes ==",
+            "how to read this run:",
+        ],
+    );
+    // Sections 4 and 5 each end with their reading; the tables keep their columns together.
+    assert_eq!(text.matches("how to read this run:").count(), 2, "{text}");
+    assert!(text.contains("index chase") && text.contains("on huge pages"));
+    assert!(text.contains("sequential") && text.contains("round spread"));
+    let n = measure::testing::report_lines(&text);
+    assert!(n <= 120, "{n} report lines");
+}
+
+#[test]
+fn a_working_set_beyond_the_address_space_is_refused_in_one_line() {
+    // Three regions of 128 MiB and a permutation do not fit in 200 MB of address space.
+    let e = measure::testing::assert_bad_input_within(
+        BIN,
+        "cache_ladder",
+        &["--quick", "--max", "128M"],
+        200_000,
+    );
+    assert!(
+        e.contains("--max 128 MiB") && e.contains("not enough memory"),
+        "{e}"
+    );
+    assert!(e.contains("ulimit -v"), "{e}");
+}
+
+#[test]
 fn bad_input_is_one_line_and_exit_2() {
     for args in [
         &["--max", "1K"][..],
         &["--max", "lots"],
         &["--bogus"],
         &["--max", "1000000G"],
+        &["--max", "2T"],
+        &["--max", "1M", "--max", "2M"],
     ] {
         measure::testing::assert_bad_input(BIN, "cache_ladder", args);
     }
@@ -117,9 +157,8 @@ fn bad_input_is_one_line_and_exit_2() {
 /// syntax: `mov (%rdi,%rax,8),%rax`), read with `nm -S` and `objdump` by `measure::asm`.
 #[cfg(target_arch = "x86_64")]
 fn loads(symbol: &str) -> Vec<(String, String, String)> {
-    let f = measure::asm::disassemble(std::path::Path::new(BIN), symbol)
-        .unwrap_or_else(|e| panic!("cannot read {symbol}: {e}"));
-    f.insns
+    measure::testing::function(BIN, symbol)
+        .insns
         .iter()
         .filter(|i| !i.mnemonic.starts_with("nop"))
         .filter_map(|i| {
@@ -164,8 +203,7 @@ fn each_chase_step_is_one_dependent_load() {
 #[test]
 fn the_sweep_really_reads_and_adds() {
     // The sum the checksum verifies must be computed from memory inside the function.
-    let f = measure::asm::disassemble(std::path::Path::new(BIN), "cache_ladder_sweep")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let f = measure::testing::function(BIN, "cache_ladder_sweep");
     assert!(
         !loads("cache_ladder_sweep").is_empty(),
         "the sweep reads no memory"
@@ -181,8 +219,7 @@ fn the_sweep_really_reads_and_adds() {
 #[test]
 fn the_appendix_sweep_is_one_scalar_add_per_word() {
     // As the appendix's C loop compiles: `add (%p),%acc`, no packed arithmetic.
-    let f = measure::asm::disassemble(std::path::Path::new(BIN), "cache_ladder_sweep_scalar")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let f = measure::testing::function(BIN, "cache_ladder_sweep_scalar");
     let adds = loads("cache_ladder_sweep_scalar");
     assert!(
         adds.iter()

@@ -1,16 +1,22 @@
 //! # clock_probe: measure the measuring instrument first
 //!
-//! Run with: `cargo run -p clock_probe` (add `-- --quick` for a two-second smoke run).
+//! Run with: `cargo run -p clock_probe` (well under a second; `-- --quick` for a smoke run).
 //!
-//! The first section of the appendix "The machine, measured", in Rust. Before anything else
-//! is timed, this program reads the machine's own numbers (with where each came from), then
-//! asks what the clock claims and measures what it costs, then walks into the three traps
-//! of measuring on purpose: the optimiser deleting the work, the first round paying for page
-//! faults, and one interruption dragging the mean. Beyond the appendix it estimates the
-//! core's clock rate so that later experiments can speak in cycles as well as nanoseconds.
+//! What it does: the first section of the appendix "The machine, measured", in Rust. Before
+//! anything else is timed it reads the machine's own numbers (each with where it came from),
+//! asks what the clocks claim and measures what a reading costs, then walks into the three
+//! traps of measuring on purpose: the optimiser deleting the work (with the appendix's guard,
+//! "multiply the input by ten"), the first round paying for page faults, and one interruption
+//! dragging the mean. Beyond the appendix it estimates the core's clock rate so that later
+//! experiments can speak in cycles as well as nanoseconds.
+//!
+//! Where to start reading: `main` below, one block per section, each ending with what its
+//! numbers say. The two sums of trap one are the first functions; the clock probe and the
+//! core-clock estimate live in the shared library (`measure::clock`, `Experiment::core_clock`).
 
 use measure::clock::{self, now_ns};
-use measure::data::{Block, meta};
+use measure::data::{Block, Value, meta};
+use measure::fmt::{self, grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
 use measure::stats::Summary;
@@ -40,6 +46,11 @@ pub fn clock_probe_sum_kept(a: &[i32]) -> i64 {
     s
 }
 
+/// Prints a section's closing "How to read this run:" paragraph.
+fn how_to_read(sentences: &[String]) {
+    println!("{}", fmt::how_to_read(sentences));
+}
+
 fn main() {
     let mut exp = measure::start!(
         "clock_probe",
@@ -49,23 +60,39 @@ fn main() {
     let quick = exp.args.quick;
     exp.pin_main_thread();
 
-    // == 1. The machine's numbers were printed by start!; restate what later sections use.
-    exp.section("1. this machine's numbers (read by the program itself)");
-    let l3 = exp.facts.cache(3);
-    match l3 {
-        Some(c) => {
-            println!("  L3 cache       : {}", c.size.show_bytes());
-            for (src, v) in c.size.disagreements() {
-                println!(
-                    "  ! {src} reports {} for L3; {} is used because sysfs comes first",
-                    measure::facts::human_bytes(v),
-                    c.size.show_bytes()
-                );
-            }
-        }
-        None => println!("  L3 cache       : unknown (no source reports one)"),
+    // == 1. The machine's numbers were printed by start!, each with its source.
+    exp.section("1. this machine's numbers (read by the program itself, printed above)");
+    let disagree: usize = exp
+        .facts
+        .caches
+        .iter()
+        .map(|c| c.size.disagreements().len())
+        .sum();
+    let unknown = exp
+        .facts
+        .caches
+        .iter()
+        .filter(|c| c.size.value.is_none())
+        .count();
+    let mut say = vec![
+        "every value above names its source: sysfs first, then the CPU itself (CPUID), then \
+         glibc's sysconf."
+            .to_string(),
+    ];
+    say.push(if disagree == 0 {
+        "Here the sources that answered agree on every cache size.".into()
+    } else {
+        format!(
+            "The {} marked ! {} where they disagree and which value is used: a program that \
+             asks only sysconf, as the appendix's C program does, would use another.",
+            if disagree == 1 { "line" } else { "lines" },
+            if disagree == 1 { "shows" } else { "show" }
+        )
+    });
+    if unknown > 0 || exp.facts.caches.is_empty() {
+        say.push("A size no source reports is printed as unknown, never as 0 bytes.".into());
     }
-    println!("  line size      : {}", exp.facts.line_size().show_plain());
+    how_to_read(&say);
 
     // == 2. Resolution: what the clocks claim.
     exp.section("2. clock resolution: what the clocks claim");
@@ -81,8 +108,15 @@ fn main() {
         }
         res.row(vec![(*name).into(), (*ns).into()]);
     }
-    println!("  * a claimed resolution is not what one reading costs: that is measured next.");
     res.print();
+    let claims: Vec<u64> = probe.claimed.iter().filter_map(|c| c.1).collect();
+    how_to_read(&[match claims.iter().min() {
+        Some(&c) => format!(
+            "the clocks claim {c} ns or better; a claimed resolution is not what one reading \
+             costs, nor the smallest step two readings show. Section 3 measures both."
+        ),
+        None => "no clock told its resolution; section 3 measures what a reading costs.".into(),
+    }]);
 
     // == 3. Cost: what one reading takes, and the smallest step two readings show.
     exp.section("3. the cost of reading the clock (median of batches, min..max)");
@@ -100,28 +134,26 @@ fn main() {
         "  smallest step two back-to-back readings show : {:.1} ns",
         probe.min_step_ns
     );
-    let batch_floor = probe.min_step_ns.max(g.median) * 100.0;
-    println!(
-        "  * so nothing shorter than about {:.0} ns is measured once; a batch must last at least\n    {:.1} us for the clock's step to be under 1% of it. Every experiment repeats and divides.",
-        probe.min_step_ns.max(g.median),
-        batch_floor / 1000.0
-    );
+    let floor = probe.min_step_ns.max(g.median);
+    let claimed = claims.iter().min().copied();
+    how_to_read(&[format!(
+        "a reading costs {:.0} ns and the smallest step is {:.0} ns{}, so nothing shorter than \
+         about {floor:.0} ns is measured once: a timed batch must last at least {:.1} us for \
+         the clock's step to be under 1% of it. Every experiment repeats and divides.",
+        g.median,
+        probe.min_step_ns,
+        claimed.map_or(String::new(), |c| format!(" (the claim was {c} ns)")),
+        floor * 100.0 / 1000.0
+    )]);
     let mut cost = Block::new(
         "clock_cost",
         &["method:text", "median_ns", "min_ns", "max_ns"],
     );
-    cost.row(vec![
-        "clock_gettime".into(),
-        g.median.into(),
-        g.min.into(),
-        g.max.into(),
-    ]);
-    cost.row(vec![
-        "instant_now".into(),
-        i.median.into(),
-        i.min.into(),
-        i.max.into(),
-    ]);
+    for (method, s) in [("clock_gettime", &g), ("instant_now", &i)] {
+        let mut row: Vec<Value> = vec![method.into()];
+        row.extend(median_min_max(Some(s)));
+        cost.row(row);
+    }
     cost.print();
     meta("clock_min_step_ns", probe.min_step_ns);
     exp.key_figure("clock_read", g.median, "ns");
@@ -129,72 +161,81 @@ fn main() {
 
     // == Beyond the appendix: the core clock, so later figures can show cycles.
     exp.section("core clock estimate (beyond the appendix)");
-    let cc = clock::estimate_core_clock(if quick { 5 } else { 21 });
-    match (cc.ghz, cc.rounds) {
-        (Some(ghz), Some(r)) => {
-            println!("  method         : {}", cc.method);
-            println!(
-                "  estimate       : {ghz:.2} GHz (rounds {:.2} .. {:.2})",
-                r.min, r.max
-            );
-            println!("  one clock read : about {:.0} cycles", g.median * ghz);
-            println!(
-                "  * an estimate: it assumes one addition per cycle, true of every current x86-64 and Arm core."
-            );
-            meta("clock_ghz_estimate", format!("{ghz:.3}"));
-        }
-        _ => {
-            println!("  estimate       : unknown ({})", cc.method);
-            meta("clock_ghz_estimate", "unknown");
-        }
+    let cc = exp.core_clock();
+    if let Some(ghz) = cc.ghz {
+        how_to_read(&[format!(
+            "one clock reading is about {:.0} cycles at this estimate. It assumes one dependent \
+             addition per cycle, true of every current x86-64 and Arm core; the other \
+             experiments print cycles with it.",
+            g.median * ghz
+        )]);
     }
     exp.key_figure("core_clock", cc.ghz, "GHz");
 
     // == 4. Trap one: the optimiser removes what you meant to measure.
     exp.section("4. trap one: the optimiser removes what you meant to measure");
+    trap_one(&mut exp, floor, if quick { 5 } else { 20 });
+
+    // == 5. Trap two: the first round is slow.
+    exp.section("5. trap two: the first round is slow (first touch of fresh memory)");
+    trap_two(&mut exp, if quick { 3 } else { 7 });
+
+    // == 6. Trap three: one interruption drags the mean.
+    exp.section("6. trap three: one interruption drags the mean");
+    trap_three(&mut exp, if quick { 51 } else { 201 });
+
+    exp.finish();
+}
+
+/// Trap one: the same sum, its result discarded or used, over N and ten times N elements
+/// (the appendix's rule "multiply the input by ten and see whether the time follows").
+/// `floor` is the shortest time one reading can show.
+fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
     let a: Vec<i32> = (0..NA as i32).collect();
+    let sizes = [NA / 10, NA];
     clock_probe_sum_discarded(black_box(&a));
     black_box(clock_probe_sum_kept(black_box(&a)));
-    let reps = if quick { 5 } else { 20 };
-    let (mut disc, mut kept) = (Vec::new(), Vec::new());
+    // [size][discarded, used]: interleaved, discarded N, used N, discarded 10N, used 10N, ...
+    let mut t: [[Vec<f64>; 2]; 2] = Default::default();
     let mut total: i64 = 0;
     for _ in 0..reps {
-        // Interleaved: discarded, kept, discarded, kept ...
-        let (t, ()) = clock::time_ns(|| clock_probe_sum_discarded(black_box(&a)));
-        disc.push(t);
-        let (t, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(&a)));
-        kept.push(t);
-        total = total.wrapping_add(s);
+        for (k, &n) in sizes.iter().enumerate() {
+            let part = &a[..n];
+            let (d, ()) = clock::time_ns(|| clock_probe_sum_discarded(black_box(part)));
+            t[k][0].push(d);
+            let (u, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(part)));
+            t[k][1].push(u);
+            total = total.wrapping_add(s);
+        }
     }
-    let expect = (NA as i64 - 1) * NA as i64 / 2;
-    assert_eq!(total, expect * reps as i64, "the kept sum must be right");
-    let d = Summary::of(&disc).expect("reps > 0");
-    let k = Summary::of(&kept).expect("reps > 0");
-    let ratio = k.median / d.median.max(1.0);
+    let expect: i64 = sizes
+        .iter()
+        .map(|&n| (n as i64 - 1) * n as i64 / 2)
+        .sum::<i64>()
+        * reps as i64;
+    assert_eq!(total, expect, "the used sums must be right");
+    let s: Vec<[Summary; 2]> = t
+        .iter()
+        .map(|v| v.each_ref().map(|x| Summary::of(x).expect("reps > 0")))
+        .collect();
     println!(
-        "  a sum whose result is discarded : {:>10.0} ns ({:.3} ns per element)",
-        d.median,
-        d.median / NA as f64
+        "  the same sum of i32, its result discarded or used; median of {reps} rounds (min..max):"
     );
     println!(
-        "  a sum whose result is used      : {:>10.0} ns ({:.3} ns per element)",
-        k.median,
-        k.median / NA as f64
+        "  {:<10} {:>26} {:>30} {:>9}",
+        "ns",
+        format!("{} elements", grouped(sizes[0] as u64)),
+        format!("x10: {} elements", grouped(sizes[1] as u64)),
+        "x10 took"
     );
-    println!("  factor                          : {ratio:.0} x   (checksum {total} verified)");
-    if d.median <= probe.min_step_ns.max(g.median) * 2.0 {
-        println!(
-            "  * the discarded sum took no longer than two clock readings: it never ran. The compiler\n    deleted a loop whose value nobody uses. A result that says \"infinitely fast\" means this."
-        );
-    } else if ratio > 2.0 {
-        println!(
-            "  * the discarded sum took time but far less than the used one: part of it was removed."
-        );
-    } else {
-        println!(
-            "  * both sums took similar time: this build kept the discarded loop. Never count on either."
-        );
-    }
+    let ns = |x: &Summary| {
+        format!(
+            "{} ({}..{})",
+            grouped(x.median.round() as u64),
+            grouped(x.min.round() as u64),
+            grouped(x.max.round() as u64)
+        )
+    };
     let mut t1 = Block::new(
         "trap_one",
         &[
@@ -205,35 +246,90 @@ fn main() {
             "per_element_ns",
         ],
     );
-    t1.row(vec![
-        "discarded".into(),
-        d.median.into(),
-        d.min.into(),
-        d.max.into(),
-        (d.median / NA as f64).into(),
-    ]);
-    t1.row(vec![
-        "used".into(),
-        k.median.into(),
-        k.min.into(),
-        k.max.into(),
-        (k.median / NA as f64).into(),
-    ]);
+    let mut x10 = Block::new(
+        "times_ten",
+        &[
+            "variant:text",
+            "elements",
+            "median_ns",
+            "min_ns",
+            "max_ns",
+            "case:text",
+        ],
+    );
+    let mut grew = [0.0; 2];
+    for (v, name) in ["discarded", "used"].iter().enumerate() {
+        let (small, big) = (&s[0][v], &s[1][v]);
+        grew[v] = big.median / small.median.max(1.0);
+        println!(
+            "  {name:<10} {:>26} {:>30} {:>8.1}x",
+            ns(small),
+            ns(big),
+            grew[v]
+        );
+        let mut row: Vec<Value> = vec![(*name).into()];
+        row.extend(median_min_max(Some(big)));
+        row.push((big.median / NA as f64).into());
+        t1.row(row);
+        for ((n, x), times) in sizes.iter().zip([small, big]).zip(["1x", "10x"]) {
+            let mut row: Vec<Value> = vec![(*name).into(), (*n).into()];
+            row.extend(median_min_max(Some(x)));
+            row.push(format!("{name}_{times}").into());
+            x10.row(row);
+        }
+    }
+    let (d, k) = (s[1][0], s[1][1]);
+    let ratio = k.median / d.median.max(1.0);
+    let mut say = vec![if d.median.max(s[0][0].median) <= floor * 2.0 {
+        format!(
+            "the discarded sum took no longer than two clock readings ({:.0} ns) at either size: \
+             it never ran. The compiler deleted a loop whose value nobody uses; a result that \
+             says \"infinitely fast\" means this.",
+            d.median
+        )
+    } else if ratio > 2.0 {
+        "the discarded sum took time, but far less than the used one: part of it was removed."
+            .to_string()
+    } else {
+        "both sums took similar time: this build kept the discarded loop. Never count on either."
+            .to_string()
+    }];
+    say.push(format!(
+        "Ten times the input: the used sum took {:.1}x as long{}, the discarded one {:.1}x. Time \
+         that follows the input is work that ran; time that stays put is a loop deleted or \
+         made constant.",
+        grew[1],
+        if (5.0..20.0).contains(&grew[1]) {
+            ", as it should"
+        } else {
+            " (not about ten: caches or other work moved it)"
+        },
+        grew[0]
+    ));
+    say.push(format!(
+        "At {} elements the used sum took {ratio:.0}x the discarded one (checksum verified).",
+        grouped(NA as u64)
+    ));
+    how_to_read(&say);
     t1.print();
+    x10.print();
     exp.key_figure("discarded_vs_used", ratio, "x");
+    exp.key_figure("used_times_ten", grew[1], "x");
+}
 
-    // == 5. Trap two: the first round is slow.
-    exp.section("5. trap two: the first round is slow (first touch of fresh memory)");
+/// Trap two: fill a fresh 4 MiB mapping twice; the first fill pays a page fault per page.
+fn trap_two(exp: &mut measure::run::Experiment, buffers: usize) {
     let bytes = NA * 4;
     let mut first = Vec::new();
     let mut second = Vec::new();
-    for _ in 0..if quick { 3 } else { 7 } {
+    let mut refused = false;
+    for _ in 0..buffers {
         let Ok(r) = Region::new(bytes) else {
             println!("  skipped: a fresh 4 MiB mapping could not be made");
             break;
         };
         // Small pages, so the first touch costs one fault per 4 KiB page as in the appendix.
-        let advised = r.advise(HugeAdvice::NoHuge).is_ok();
+        refused |= r.advise(HugeAdvice::NoHuge).is_err();
         let p = r.as_ptr();
         let fill = |v: u8| {
             let t0 = now_ns();
@@ -247,49 +343,42 @@ fn main() {
         };
         first.push(fill(1));
         second.push(fill(2));
-        if !advised {
-            println!("  (MADV_NOHUGEPAGE refused: the kernel's default page size was used)");
-        }
     }
-    if let (Some(f), Some(s)) = (Summary::of(&first), Summary::of(&second)) {
-        let pages = bytes / exp.facts.page_size.unwrap_or(4096) as usize;
-        println!(
-            "  filling the same 4 MiB, first  : {:>10.0} ns  (median of {} fresh buffers)",
-            f.median, f.n
-        );
-        println!("                          second : {:>10.0} ns", s.median);
-        println!(
-            "  factor                         : {:.1} x",
-            f.median / s.median
-        );
-        println!(
-            "  * the first fill pays for the kernel attaching {pages} pages one by one (about {:.0} ns each).\n    Warm up before measuring, and discard the warm-up.",
-            (f.median - s.median) / pages as f64
-        );
-        let mut t2 = Block::new("trap_two", &["fill:text", "median_ns", "min_ns", "max_ns"]);
-        t2.row(vec![
-            "first".into(),
-            f.median.into(),
-            f.min.into(),
-            f.max.into(),
-        ]);
-        t2.row(vec![
-            "second".into(),
-            s.median.into(),
-            s.min.into(),
-            s.max.into(),
-        ]);
-        t2.print();
-        exp.key_figure("first_vs_second_fill", f.median / s.median, "x");
+    if refused {
+        println!("  (MADV_NOHUGEPAGE refused: the kernel's default page size was used)");
     }
+    let (Some(f), Some(s)) = (Summary::of(&first), Summary::of(&second)) else {
+        return;
+    };
+    let pages = bytes / exp.facts.page_size.unwrap_or(4096) as usize;
+    println!(
+        "  filling the same 4 MiB, first  : {:>10.0} ns  (median of {} fresh buffers)",
+        f.median, f.n
+    );
+    println!("                          second : {:>10.0} ns", s.median);
+    let factor = f.median / s.median;
+    how_to_read(&[format!(
+        "the first fill took {factor:.1}x the second: it paid for the kernel attaching {pages} \
+         pages one by one, about {:.0} ns each. Warm up before measuring, and discard the \
+         warm-up.",
+        (f.median - s.median) / pages as f64
+    )]);
+    let mut t2 = Block::new("trap_two", &["fill:text", "median_ns", "min_ns", "max_ns"]);
+    for (name, x) in [("first", &f), ("second", &s)] {
+        let mut row: Vec<Value> = vec![name.into()];
+        row.extend(median_min_max(Some(x)));
+        t2.row(row);
+    }
+    t2.print();
+    exp.key_figure("first_vs_second_fill", factor, "x");
+}
 
-    // == 6. Trap three: one interruption drags the mean.
-    exp.section("6. trap three: one interruption drags the mean");
-    let rounds = if quick { 51 } else { 201 };
-    let part = &a[..NA >> 4];
+/// Trap three: many rounds of one 256 KiB sum; the minimum, median, mean, p99 and maximum.
+fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
+    let a: Vec<i32> = (0..(NA >> 4) as i32).collect();
     let mut samples = Vec::with_capacity(rounds);
     for _ in 0..rounds {
-        let (t, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(part)));
+        let (t, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(&a)));
         black_box(s);
         samples.push(t);
     }
@@ -303,22 +392,33 @@ fn main() {
     println!("  mean             {:>10.0} ns", s.mean);
     println!("  99th percentile  {:>10.0} ns", s.p99);
     println!("  maximum          {:>10.0} ns", s.max);
-    println!(
-        "  mean / median  = {:.3} x, max / median = {:.2} x",
-        s.mean_over_median(),
-        s.max / s.median
-    );
-    if s.mean_over_median() > 1.02 {
-        println!(
-            "  * the mean sits {:.1}% above the median: a few slow rounds dragged it.",
-            (s.mean_over_median() - 1.0) * 100.0
-        );
+    let mm = s.mean_over_median();
+    let slow = samples.iter().filter(|&&x| x > 1.5 * s.median).count();
+    let mut say = vec![if mm > 1.02 {
+        format!(
+            "the mean sits {:.1}% above the median: {slow} slow round(s) (over 1.5x the median) \
+             dragged it; the median barely moved.",
+            (mm - 1.0) * 100.0
+        )
+    } else if mm < 0.98 {
+        format!(
+            "the mean sits {:.1}% below the median: a group of faster rounds pulled it down, \
+             so the rounds do not form one group (compare the minimum).",
+            (1.0 - mm) * 100.0
+        )
     } else {
-        println!(
-            "  * this run was quiet: mean and median are within 2%. The slowest round was still {:.2} x the median.",
+        format!(
+            "mean and median are within 2% ({mm:.3}x): a quiet run. The slowest round still took \
+             {:.2}x the median.",
             s.max / s.median
-        );
-    }
+        )
+    }];
+    say.push(format!(
+        "The median with min ({:.0}) and max ({:.0}) beside it is what every experiment \
+         reports; in code with a deadline the maximum is the design figure.",
+        s.min, s.max
+    ));
+    how_to_read(&say);
     let mut t3 = Block::new("trap_three_samples", &["round", "ns"]);
     for (r, v) in samples.iter().enumerate() {
         t3.row(vec![r.into(), (*v).into()]);
@@ -335,7 +435,5 @@ fn main() {
         t3s.row(vec![n.into(), v.into()]);
     }
     t3s.print();
-    exp.key_figure("mean_over_median", s.mean_over_median(), "x");
-
-    exp.finish();
+    exp.key_figure("mean_over_median", mm, "x");
 }

@@ -1,13 +1,22 @@
-//! Runs `clock_probe --quick` and checks what it printed, and checks in the built binary
-//! that the "discarded" sum really was deleted while the "used" one kept its loop.
+//! Runs `clock_probe --quick` and checks what it printed (piped, every block; on a terminal,
+//! the report), and checks in the built binary that the "discarded" sum really was deleted
+//! while the "used" one kept its loop.
 
 use measure::asm::{self, AsmError};
 use measure::data;
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_clock_probe");
 
+/// One timed run at a time: two runs side by side would measure each other.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn quick_run() -> (String, data::DataFile) {
+    let _g = one_at_a_time();
     measure::testing::run_and_parse(BIN, &["--quick"])
 }
 
@@ -18,6 +27,7 @@ fn quick_run_parses_and_reports_every_section() {
         "clock_resolution",
         "clock_cost",
         "trap_one",
+        "times_ten",
         "trap_two",
         "trap_three_samples",
         "trap_three_summary",
@@ -55,6 +65,51 @@ fn quick_run_parses_and_reports_every_section() {
         !text.contains("WARNING: built without full optimisation"),
         "the dev profile must be optimised"
     );
+}
+
+/// Issue 13 (2): the appendix's guard "multiply the input by ten": the used sum's time
+/// follows its input (10N over N between 5 and 20), the discarded sum's does not.
+#[test]
+fn ten_times_the_input_takes_about_ten_times_as_long() {
+    let (_, f) = quick_run();
+    let b = f.block("times_ten").unwrap();
+    let variant = b.texts("variant").unwrap();
+    let n = b.nums("elements").unwrap();
+    let t = b.nums("median_ns").unwrap();
+    let at = |v: &str, big: bool| {
+        let rows: Vec<usize> = (0..variant.len()).filter(|&i| variant[i] == v).collect();
+        assert_eq!(rows.len(), 2, "{v}: N and 10N");
+        let (a, z) = (rows[0], rows[1]);
+        let ratio = n[z].unwrap() / n[a].unwrap();
+        assert!((ratio - 10.0).abs() < 0.01, "the input grew {ratio}x");
+        t[if big { z } else { a }].unwrap()
+    };
+    let used = at("used", true) / at("used", false);
+    assert!((5.0..=20.0).contains(&used), "used 10N / N = {used}");
+    assert!(
+        at("discarded", true) < at("used", false),
+        "the discarded sum ran"
+    );
+}
+
+#[test]
+fn the_report_reads_on_a_terminal() {
+    let _g = one_at_a_time();
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick"],
+        &[
+            "== 1. this machine's numbers",
+            "== 2. clock resolution",
+            "== 3. the cost of reading the clock",
+            "== core clock estimate (beyond the appendix) ==",
+            "== 4. trap one",
+            "== 5. trap two",
+            "== 6. trap three",
+        ],
+    );
+    assert!(text.matches("How to read this run:").count() >= 7, "{text}");
+    assert!(text.contains("Ten times the input"));
 }
 
 #[test]

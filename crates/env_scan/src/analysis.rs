@@ -92,11 +92,32 @@ pub struct Pass {
     pub position: Vec<usize>,
 }
 
+/// What the passes say about one workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Every pair of passes agrees: the pattern follows the environment size.
+    Effect,
+    /// The passes do not agree: what varied was the machine over time.
+    NoEffect,
+    /// Too few sizes were measured in every pass to compare them.
+    Unknown,
+}
+
+impl Kind {
+    /// The name written in the `verdict` block and `#META verdict_<workload>`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Effect => "effect",
+            Kind::NoEffect => "no_effect",
+            Kind::Unknown => "unknown",
+        }
+    }
+}
+
 /// The verdict for one workload, with the sentences that explain it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judgement {
-    /// `effect` (the passes agree), `no_effect` (they do not) or `unknown` (too little data).
-    pub kind: &'static str,
+    pub kind: Kind,
     pub lines: Vec<String>,
 }
 
@@ -117,7 +138,7 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
         .collect();
     if passes.len() < 2 || complete.len() < 4 {
         return Judgement {
-            kind: "unknown",
+            kind: Kind::Unknown,
             lines: vec![format!(
                 "too few sizes were measured in every pass ({}) to compare the passes: no verdict",
                 complete.len()
@@ -242,7 +263,7 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
             ));
         }
         return Judgement {
-            kind: "effect",
+            kind: Kind::Effect,
             lines,
         };
     }
@@ -375,7 +396,7 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
         }
     }
     Judgement {
-        kind: "no_effect",
+        kind: Kind::NoEffect,
         lines,
     }
 }
@@ -460,7 +481,7 @@ mod tests {
         // Every 64th byte of padding slows the loop by 40%: all passes see it.
         let (pads, passes) = scan(|p| if p % 1024 < 64 { 40.0 } else { 0.0 }, |_| 0.0);
         let j = judge(&pads, &passes);
-        assert_eq!(j.kind, "effect", "{:#?}", j.lines);
+        assert_eq!(j.kind, Kind::Effect, "{:#?}", j.lines);
         assert!(
             j.lines
                 .iter()
@@ -473,7 +494,7 @@ mod tests {
         // The machine is 90% slower for a while early in the run (the first pass's middle).
         let (pads, passes) = scan(|_| 0.0, |t| if (64..128).contains(&t) { 90.0 } else { 0.0 });
         let j = judge(&pads, &passes);
-        assert_eq!(j.kind, "no_effect", "{:#?}", j.lines);
+        assert_eq!(j.kind, Kind::NoEffect, "{:#?}", j.lines);
         let text = j.lines.join("\n");
         assert!(text.contains("drift"), "{text}");
         // The forward pass's slow regions (PAD 1024-2047) are named as misleading.
@@ -493,6 +514,6 @@ mod tests {
             position: vec![0, 1],
         };
         let j = judge(&[0, 16], &[pass.clone(), pass]);
-        assert_eq!(j.kind, "unknown");
+        assert_eq!(j.kind, Kind::Unknown);
     }
 }

@@ -15,26 +15,36 @@
 //! Every measurement is a fresh child process: this binary started again with an empty
 //! environment plus `PAD` of n bytes, ASLR off and pinned to one core (see `launch.rs`),
 //! which measures one workload seven times and reports the median and where its stack
-//! array lies (see `child.rs`). The scan's mechanics are in `passes.rs`, the analysis in
-//! `analysis.rs`, and the tables and `#DATA` blocks in `report.rs`.
+//! array lies (see `child.rs`). The machine is recorded before and after the scan (the core
+//! clock and the busy CPUs, `machine.rs`), and `--repeat N` runs the whole scan N times
+//! (`repeats.rs`).
+//!
+//! Start reading here: `main` runs the sections in order. The scan's mechanics are in
+//! `passes.rs`, the analysis and the verdict rule in `analysis.rs`, and the tables and
+//! `#DATA` blocks in `report.rs`.
 
 mod analysis;
 mod child;
 mod launch;
+mod machine;
 mod mechanism;
 mod passes;
+mod repeats;
 mod report;
 
-use analysis::{Pass, REGION_BYTES, SLOW_PCT};
+use analysis::{Kind, REGION_BYTES, SLOW_PCT};
 use child::Workload;
 use launch::Launcher;
 use measure::cli::{self, Opt};
 use measure::data::Block;
+use measure::fmt::{WIDTH, conclude, wrap_to};
 use measure::pin;
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::Order;
 use passes::{Scanned, Tally};
+use repeats::Repeat;
+use std::time::Duration;
 
 const OPTS: &[Opt] = &[
     Opt {
@@ -57,7 +67,15 @@ const OPTS: &[Opt] = &[
         value: None,
         help: "do not pin the children to one core",
     },
+    Opt {
+        name: "--repeat",
+        value: Some("N"),
+        help: "run the whole scan N times, show how the region medians move (1..10)",
+    },
 ];
+
+/// The most scans `--repeat` runs: a full scan takes about half a minute.
+const MAX_REPEAT: u64 = 10;
 
 /// The largest environment size scanned: 256 sizes of 16 bytes cover 4 KiB.
 const MAX_PAD: usize = 4080;
@@ -79,11 +97,15 @@ fn main() {
         "can the size of the environment change how fast code runs?",
         OPTS
     );
-    let (step, launcher) = options(&exp);
+    let (step, repeat, launcher) = options(&exp);
+    let window = Duration::from_millis(if exp.args.quick { 200 } else { 500 });
 
-    // == The setup: what every child gets.
+    // == The setup: what every child gets, and the machine before the scan.
     exp.section("the setup");
-    report::setup(&launcher);
+    report::setup(&launcher, repeat);
+    exp.section("the machine before the scan");
+    exp.core_clock();
+    let busy_before = machine::busy(&exp, "before", window);
 
     // == 1. The mechanism, shown before anything is timed (mechanism.rs).
     exp.section("1. the mechanism: where a stack local lands as PAD grows");
@@ -100,7 +122,7 @@ fn main() {
         passes::children(pads.len(), ORDERS.len())
     ));
     report::plan(&ORDERS, step, pads.len(), ring::DEFAULT_SEED);
-    let scanned = passes::run(&launcher, &pads, &ORDERS);
+    let scanned = passes::run(&launcher, &pads, &ORDERS, (1, repeat));
     let tally = Tally::of(&scanned);
     report::children(&scanned, &tally, launcher.core);
     let aslr_verified = mechanism.aslr_verified && tally.all_aslr_off();
@@ -117,7 +139,7 @@ fn main() {
     // == 5. Regions of 256 bytes: what a scan in one direction would have shown.
     let n_regions = MAX_PAD / REGION_BYTES + 1;
     exp.section(&format!(
-        "5. median deviation by region of {REGION_BYTES} bytes of padding ({n_regions} regions, 0-255 first)"
+        "5. median deviation (%) by region of {REGION_BYTES} bytes of padding ({n_regions} regions)"
     ));
     report::regions(&scanned, &devs, n_regions);
 
@@ -132,9 +154,28 @@ fn main() {
     exp.section("7. the verdict");
     caveats(&launcher, &tally, aslr_verified);
     verdicts(&mut exp, &scanned, &devs, &positions, aslr_verified);
-    println!(
-        "  * the rule: scan a parameter in more than one order, and believe only what every order shows."
+    conclude(
+        "The rule: scan a parameter in more than one order, and believe only what every order shows.",
     );
+
+    // == The repeats (--repeat), then the machine after the last scan.
+    let mut repeats = vec![Repeat::of(&scanned, n_regions)];
+    let mut scans = vec![scanned];
+    for r in 2..=repeat {
+        let s = passes::run(&launcher, &pads, &ORDERS, (r, repeat));
+        repeats.push(Repeat::of(&s, n_regions));
+        scans.push(s);
+    }
+    exp.section("8. the machine after the scan");
+    let busy_after = machine::busy(&exp, "after", window);
+    conclude(&machine::compare(busy_before, busy_after));
+    if repeat > 1 {
+        exp.section(&format!(
+            "9. repeats: the whole scan {repeat} times, and how the region medians moved"
+        ));
+        report::repeats(&ORDERS, &repeats);
+    }
+    report::raw(&scans);
     exp.key_figure(
         "stack_shift_at_pad_4096",
         mechanism.shift_at_4096.map(|s| s as f64),
@@ -143,14 +184,15 @@ fn main() {
     exp.finish();
 }
 
-/// The options: the size step and how the children are started. Bad values end the run
-/// with one line on stderr and status 2.
-fn options(exp: &Experiment) -> (usize, Launcher) {
+/// The options: the size step, the number of scans and how the children are started. Bad
+/// values end the run with one line on stderr and status 2.
+fn options(exp: &Experiment) -> (usize, usize, Launcher) {
     let quick = exp.args.quick;
     let step = exp
         .args
         .count("--step", if quick { 128 } else { 16 }, 1, 4096) as usize;
     let reps = exp.args.count("--reps", if quick { 3 } else { 7 }, 1, 1000) as usize;
+    let repeat = exp.args.count("--repeat", 1, 1, MAX_REPEAT) as usize;
     if step > MAX_PAD {
         cli::fail(
             "env_scan",
@@ -175,30 +217,36 @@ fn options(exp: &Experiment) -> (usize, Launcher) {
         aslr_off: !exp.args.flag("--aslr-on"),
         reps,
     };
-    (step, launcher)
+    (step, repeat, launcher)
 }
 
 /// What limits every verdict below: randomisation not verified off, children not pinned.
 fn caveats(launcher: &Launcher, tally: &Tally, aslr_verified: bool) {
+    let warn = |text: &str| println!("{}", wrap_to(text, "  ! ", "    ", WIDTH));
     if !aslr_verified {
-        println!(
-            "  ! ASLR was {} in the children: each child's stack landed where randomisation put it, not\n    where PAD put it. A size does not stand for a stack position here, so no pattern by size can\n    come from placement; agreement between passes would be a coincidence, disagreement is expected.",
+        warn(&format!(
+            "ASLR was {} in the children: each child's stack landed where randomisation put it, \
+             not where PAD put it. A size does not stand for a stack position here, so no pattern \
+             by size can come from placement; agreement between passes would be a coincidence, \
+             disagreement is expected.",
             if launcher.aslr_off {
                 "not verified off"
             } else {
                 "left on (--aslr-on)"
             }
-        );
+        ));
     }
     match (launcher.core, tally.all_pinned()) {
-        (None, _) => println!(
-            "  ! the children were not pinned (--no-pin or no core list): the scheduler could move them,\n    and moves between cores add to the spread of every pass."
+        (None, _) => warn(
+            "the children were not pinned (--no-pin or no core list): the scheduler could move \
+             them, and moves between cores add to the spread of every pass.",
         ),
-        (Some(c), false) => println!(
-            "  ! {} of {} children were not held on core {c}: their times include running elsewhere\n    or moving, which adds spread that has nothing to do with the environment.",
+        (Some(c), false) => warn(&format!(
+            "{} of {} children were not held on core {c}: their times include running elsewhere \
+             or moving, which adds spread that has nothing to do with the environment.",
             tally.ok - tally.pinned,
             tally.ok
-        ),
+        )),
         (Some(_), true) => {}
     }
 }
@@ -214,28 +262,17 @@ fn verdicts(
 ) {
     let mut verdict = Block::new("verdict", &["workload:text", "kind:text"]);
     for (w, workload) in Workload::ALL.iter().enumerate() {
-        let passes: Vec<Pass> = s
-            .orders
-            .iter()
-            .enumerate()
-            .map(|(p, o)| Pass {
-                name: o.name().to_string(),
-                one_direction: !matches!(o, Order::Shuffled(_)),
-                dev: devs[w][p].clone(),
-                position: positions[p].clone(),
-            })
-            .collect();
-        let j = analysis::judge(&s.pads, &passes);
+        let j = s.judge(&devs[w], positions);
         let headline = match (j.kind, aslr_verified) {
-            ("effect", true) => "an effect of the environment size (the passes agree)",
-            ("effect", false) => {
+            (Kind::Effect, true) => "an effect of the environment size (the passes agree)",
+            (Kind::Effect, false) => {
                 "the passes agree, but with ASLR not off this cannot be the environment's placement"
             }
-            ("no_effect", _) => "no effect of the environment size visible: the passes disagree",
-            _ => "no verdict",
+            (Kind::NoEffect, _) => "no effect of the environment size visible: the passes disagree",
+            (Kind::Unknown, _) => "no verdict",
         };
         report::verdict(*workload, headline, &j);
-        verdict.row(vec![workload.name().into(), j.kind.into()]);
+        verdict.row(vec![workload.name().into(), j.kind.name().into()]);
         let min_r = analysis::pair_correlations(&devs[w])
             .into_iter()
             .filter_map(|(_, _, r)| r)

@@ -8,6 +8,7 @@
 use crate::child::Workload;
 use crate::launch::Launcher;
 use measure::data::{Block, Value, meta};
+use measure::fmt::{WIDTH, conclude, wrap_to, yes_no};
 use std::collections::BTreeMap;
 
 /// PAD sizes for the demonstration; 0 comes again at the end, to check that the same
@@ -48,16 +49,17 @@ pub fn demonstrate(launcher: &Launcher) -> Mechanism {
                 mech_reports.push((pad, Some(o.report)));
             }
             Err(e) => {
-                println!("  ! PAD {pad}: {e}");
+                println!(
+                    "{}",
+                    wrap_to(&format!("PAD {pad}: {e}"), "  ! ", "    ", WIDTH)
+                );
                 mech_reports.push((pad, None));
             }
         }
     }
     for (l, n) in &mech_said {
-        println!(
-            "  ! the children said on stderr ({n} of {}): {l}",
-            PADS.len()
-        );
+        let said = format!("the children said on stderr ({n} of {}): {l}", PADS.len());
+        println!("{}", wrap_to(&said, "  ! ", "    ", WIDTH));
     }
     let base = mech_reports[0].1.as_ref().map(|r| r.stack_addr);
     let mut steps_hold = base.is_some();
@@ -85,7 +87,7 @@ pub fn demonstrate(launcher: &Launcher) -> Mechanism {
             exact_4k = Some(shift == Some(4096));
         }
         println!(
-            "  PAD {pad:>4}: stack array at {:#x}, {} than at PAD 0 (16-byte steps allow {lo}..{hi}){}",
+            "  PAD {pad:>4}: stack array at {:#x}, {} than at PAD 0 (allowed: {lo}..{hi}){}",
             r.stack_addr,
             match shift {
                 Some(s) if s >= 0 => format!("{s:>5} bytes lower"),
@@ -141,19 +143,18 @@ pub fn demonstrate(launcher: &Launcher) -> Mechanism {
         }
     );
     if mech_aslr_verified && steps_hold {
-        println!(
-            "  * so PAD sets the stack's position modulo 4 KiB, relative to code and globals that do not move;\n    256 sizes of 16 bytes visit every position once."
+        conclude(
+            "So PAD sets the stack's position modulo 4 KiB, relative to code and globals that do \
+             not move; 256 sizes of 16 bytes visit every position once.",
         );
     } else if !mech_aslr_verified {
-        println!(
-            "  * with randomisation on, PAD does not decide where the stack lands: the scan below cannot\n    test placement by environment size."
+        conclude(
+            "With randomisation on, PAD does not decide where the stack lands: the scan below \
+             cannot test placement by environment size.",
         );
     }
     mech.print();
-    meta(
-        "aslr_off_verified",
-        if mech_aslr_verified { "yes" } else { "no" },
-    );
+    meta("aslr_off_verified", yes_no(mech_aslr_verified));
     meta(
         "stack_16_byte_steps",
         if steps_hold { "held" } else { "did_not_hold" },

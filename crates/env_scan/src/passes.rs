@@ -5,6 +5,7 @@
 //! adds the child's place in time (`seq`), a progress line on stderr now and then, and the
 //! per-workload, per-pass views that the analysis needs.
 
+use crate::analysis::{self, Judgement, Pass};
 use crate::child::Workload;
 use crate::launch::{Launcher, Outcome};
 use measure::scan::{self, Order, Scan};
@@ -42,8 +43,14 @@ pub fn children(n_pads: usize, n_orders: usize) -> usize {
 }
 
 /// Runs the scan: in every pass, at every size, one child per workload. A progress line
-/// goes to stderr every 32 sizes and at the end of each pass.
-pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order]) -> Scanned {
+/// goes to stderr every 32 sizes and at the end of each pass; `scan` is `(this, of)` when
+/// the whole scan is repeated (`--repeat`), and named in it then.
+pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order], scan: (usize, usize)) -> Scanned {
+    let which = if scan.1 > 1 {
+        format!("scan {}/{}, ", scan.0, scan.1)
+    } else {
+        String::new()
+    };
     let total = children(pads.len(), orders.len());
     let t_scan = Instant::now();
     let mut seq = 0usize;
@@ -68,7 +75,7 @@ pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order]) -> Scanned {
         done_in_pass += 1;
         if done_in_pass.is_multiple_of(32) || done_in_pass == pads.len() {
             eprintln!(
-                "env_scan: pass {}/{} ({}): {done_in_pass}/{} sizes, {seq}/{total} children, {:.1} s",
+                "env_scan: {which}pass {}/{} ({}): {done_in_pass}/{} sizes, {seq}/{total} children, {:.1} s",
                 pass + 1,
                 orders.len(),
                 orders[pass].name(),
@@ -126,10 +133,27 @@ impl Scanned {
         (0..Workload::ALL.len())
             .map(|w| {
                 (0..self.orders.len())
-                    .map(|p| crate::analysis::deviations(&self.times(w, p)))
+                    .map(|p| analysis::deviations(&self.times(w, p)))
                     .collect()
             })
             .collect()
+    }
+
+    /// The verdict for workload `w` from its deviations (`devs[pass][size]`) and the
+    /// positions in time of every size ([`Scanned::positions`]).
+    pub fn judge(&self, devs: &[Vec<Option<f64>>], positions: &[Vec<usize>]) -> Judgement {
+        let passes: Vec<Pass> = self
+            .orders
+            .iter()
+            .enumerate()
+            .map(|(p, o)| Pass {
+                name: o.name().to_string(),
+                one_direction: !matches!(o, Order::Shuffled(_)),
+                dev: devs[p].clone(),
+                position: positions[p].clone(),
+            })
+            .collect();
+        analysis::judge(&self.pads, &passes)
     }
 
     /// `positions[pass][size]`: when each size was measured within its pass (0 = first).

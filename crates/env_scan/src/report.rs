@@ -6,7 +6,9 @@ use crate::analysis::{self, REGION_BYTES, SLOW_PCT, show_r};
 use crate::child::{self, Workload};
 use crate::launch::Launcher;
 use crate::passes::{Scanned, Tally};
+use crate::repeats::{self, Repeat};
 use measure::data::{Block, Value, meta};
+use measure::fmt::{WIDTH, field, wrap, wrap_to, yes_no};
 use measure::run::Experiment;
 use measure::scan::{self, Order};
 use measure::stats::Summary;
@@ -22,21 +24,24 @@ fn show_ns(ns: f64) -> String {
     }
 }
 
-fn yes_no(b: bool) -> &'static str {
-    if b { "yes" } else { "no" }
-}
-
-/// The setup: the system's ASLR setting, how the children are started, the workloads.
-pub fn setup(launcher: &Launcher) {
+/// The setup: the system's ASLR setting, how the children are started, the workloads, how
+/// many scans.
+pub fn setup(launcher: &Launcher, repeat: usize) {
     let system_aslr = std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
         .ok()
         .map(|s| s.trim().to_string());
     let system_aslr = system_aslr.as_deref().unwrap_or("unknown");
     println!(
-        "  system ASLR    : randomize_va_space = {system_aslr} (0 off, 1 stack and libraries, 2 also the heap)"
+        "{}",
+        field(
+            "system ASLR",
+            &format!(
+                "randomize_va_space = {system_aslr} (0 off, 1 stack and libraries, 2 also the heap)"
+            )
+        )
     );
-    println!(
-        "  children       : {} with an empty environment plus PAD; ASLR {}; {}",
+    let children = format!(
+        "{} with an empty environment plus PAD; ASLR {}; {}",
         launcher.exe.display(),
         if launcher.aslr_off {
             "switched off by personality(ADDR_NO_RANDOMIZE) in pre_exec"
@@ -48,18 +53,58 @@ pub fn setup(launcher: &Launcher) {
             None => "not pinned".to_string(),
         }
     );
+    println!("{}", field("children", &children));
     println!(
-        "  workloads      : copy = {} x (read {} f32 from a global array, write them to a stack array);\n                   fib = recursive fib({}) = {}",
-        child::COPY_TIMES,
-        child::COPY_LEN,
+        "{}",
+        field(
+            "workloads",
+            &format!(
+                "copy = {} x (read {} f32 from a global array, write them to a stack array);",
+                child::COPY_TIMES,
+                child::COPY_LEN,
+            )
+        )
+    );
+    // The second workload, under the first.
+    let fib = format!(
+        "fib = recursive fib({}) = {}",
         child::FIB_N,
         child::FIB_VALUE
     );
+    println!("{}", wrap(&fib, &" ".repeat(19)));
     println!(
-        "  per child      : one discarded warm-up run, then {} timed runs; the median is reported",
-        launcher.reps
+        "{}",
+        field(
+            "per child",
+            &format!(
+                "one discarded warm-up run, then {} timed runs; the median is reported",
+                launcher.reps
+            )
+        )
     );
-    println!("  this process   : not pinned; it only starts the children and waits for each");
+    println!(
+        "{}",
+        field(
+            "this process",
+            "not pinned; it only starts the children and waits for each"
+        )
+    );
+    println!(
+        "{}",
+        field(
+            "scans",
+            &if repeat > 1 {
+                format!(
+                    "{repeat} (--repeat {repeat}): sections 2 to 7 show the first; section 9 \
+                     compares them all"
+                )
+            } else {
+                "1 (--repeat N runs the whole scan N times and shows how its region medians move)"
+                    .to_string()
+            }
+        )
+    );
+    meta("repeat", repeat);
     meta("system_randomize_va_space", system_aslr);
     meta("aslr_off_requested", yes_no(launcher.aslr_off));
     meta(
@@ -76,8 +121,11 @@ pub fn setup(launcher: &Launcher) {
 pub fn plan(orders: &[Order], step: usize, sizes: usize, seed: u64) {
     let names: Vec<&str> = orders.iter().map(Order::name).collect();
     println!(
-        "  pass order     : {} (shuffle seed {seed:#x})",
-        names.join(", ")
+        "{}",
+        field(
+            "pass order",
+            &format!("{} (shuffle seed {seed:#x})", names.join(", "))
+        )
     );
     meta("step_bytes", step);
     meta("sizes", sizes);
@@ -85,8 +133,7 @@ pub fn plan(orders: &[Order], step: usize, sizes: usize, seed: u64) {
     meta("passes", names.join(","));
 }
 
-/// What the children reported about themselves, the `raw` block of every child in time
-/// order, and the scan's `#META` checks.
+/// What the children reported about themselves, and the scan's `#META` checks.
 pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
     let total = s.total();
     println!(
@@ -96,7 +143,7 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
         t.failures.len()
     );
     for f in t.failures.iter().take(5) {
-        println!("  ! {f}");
+        println!("{}", wrap_to(f, "  ! ", "    ", WIDTH));
     }
     println!(
         "  ASLR off (personality read back by the child) : {} of {}{}",
@@ -128,9 +175,9 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
         s.pads.len() * Workload::ALL.len()
     );
     for (l, n) in &t.said {
-        println!("  ! the children said on stderr ({n} times): {l}");
+        let said = format!("the children said on stderr ({n} times): {l}");
+        println!("{}", wrap_to(&said, "  ! ", "    ", WIDTH));
     }
-    raw_block(s).print();
     meta("children", total);
     meta("children_failed", t.failures.len());
     meta("children_aslr_off", t.aslr_off);
@@ -140,8 +187,9 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
     meta("pinned_verified", yes_no(t.all_pinned()));
 }
 
-/// Every child in time order, with what it measured and where its stack array lay.
-fn raw_block(s: &Scanned) -> Block {
+/// Every child of every scan in time order, with what it measured and where its stack
+/// array lay: the `raw` block.
+pub fn raw(scans: &[Scanned]) {
     let mut raw = Block::new(
         "raw",
         &[
@@ -159,36 +207,40 @@ fn raw_block(s: &Scanned) -> Block {
             "aslr_off:text",
             "pinned:text",
             "cpu",
+            "repeat",
         ],
     );
-    for c in s.children() {
-        let mut row = vec![
-            c.seq.into(),
-            (c.pass + 1).into(),
-            s.orders[c.pass].name().into(),
-            c.pad.into(),
-            c.workload.name().into(),
-        ];
-        match c.result {
-            Ok(o) => {
-                let r = &o.report;
-                row.extend([
-                    r.median_ns.into(),
-                    r.min_ns.into(),
-                    r.max_ns.into(),
-                    r.stack_addr.into(),
-                    (r.stack_addr % 4096).into(),
-                    (r.stack_addr.wrapping_sub(r.global_addr) % 4096).into(),
-                    r.aslr_off().into(),
-                    r.pinned().into(),
-                    r.cpu_after.into(),
-                ]);
+    for (k, s) in scans.iter().enumerate() {
+        for c in s.children() {
+            let mut row = vec![
+                c.seq.into(),
+                (c.pass + 1).into(),
+                s.orders[c.pass].name().into(),
+                c.pad.into(),
+                c.workload.name().into(),
+            ];
+            match c.result {
+                Ok(o) => {
+                    let r = &o.report;
+                    row.extend([
+                        r.median_ns.into(),
+                        r.min_ns.into(),
+                        r.max_ns.into(),
+                        r.stack_addr.into(),
+                        (r.stack_addr % 4096).into(),
+                        (r.stack_addr.wrapping_sub(r.global_addr) % 4096).into(),
+                        r.aslr_off().into(),
+                        r.pinned().into(),
+                        r.cpu_after.into(),
+                    ]);
+                }
+                Err(_) => row.extend(std::iter::repeat_n(Value::Missing, 9)),
             }
-            Err(_) => row.extend(std::iter::repeat_n(Value::Missing, 9)),
+            row.push((k + 1).into());
+            raw.row(row);
         }
-        raw.row(row);
     }
-    raw
+    raw.print();
 }
 
 /// Section 3: each pass's median and spread, how many sizes the passes agree on, and the
@@ -238,23 +290,25 @@ pub fn deviations(s: &Scanned, devs: &Devs) {
     block.print();
 }
 
-/// Section 4: the correlation of the deviations for every pair of passes, and its block.
+/// Section 4: the correlation of the deviations for every pair of passes, as a table of one
+/// row per workload, and its block.
 pub fn correlations(orders: &[Order], devs: &Devs) {
     let mut corr = Block::new(
         "correlation",
         &["workload:text", "pass_a:text", "pass_b:text", "r"],
     );
+    let mut head = format!("  {:<8}", "workload");
+    for (a, b, _) in analysis::pair_correlations(&devs[0]) {
+        head.push_str(&format!(
+            " {:>18}",
+            format!("{}/{}", orders[a].name(), orders[b].name())
+        ));
+    }
+    println!("{head}");
     for (w, workload) in Workload::ALL.iter().enumerate() {
+        let mut line = format!("  {:<8}", workload.name());
         for (a, b, r) in analysis::pair_correlations(&devs[w]) {
-            println!(
-                "  {}: pass {} ({}) against pass {} ({}): {}",
-                workload.name(),
-                a + 1,
-                orders[a].name(),
-                b + 1,
-                orders[b].name(),
-                show_r(r)
-            );
+            line.push_str(&format!(" {:>18}", show_r(r)));
             corr.row(vec![
                 workload.name().into(),
                 orders[a].name().into(),
@@ -262,11 +316,13 @@ pub fn correlations(orders: &[Order], devs: &Devs) {
                 r.into(),
             ]);
         }
+        println!("{line}");
     }
     corr.print();
 }
 
-/// Section 5: the median deviation per region of [`REGION_BYTES`], one line per pass.
+/// Section 5: the median deviation per region of [`REGION_BYTES`], one row per region and a
+/// column per workload and pass.
 pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
     let mut reg = Block::new(
         "regions",
@@ -277,20 +333,40 @@ pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
             "median_deviation_pct",
         ],
     );
+    // medians[w][pass][region]
+    let medians: Vec<Vec<Vec<Option<f64>>>> = Workload::ALL
+        .iter()
+        .enumerate()
+        .map(|(w, _)| {
+            (0..s.orders.len())
+                .map(|p| analysis::region_medians(&s.pads, &devs[w][p], n_regions))
+                .collect()
+        })
+        .collect();
+    let mut head = format!("  {:<11}", "PAD");
+    for workload in Workload::ALL {
+        head.push_str(&format!(" {:>6}", format!("{}:", workload.name())));
+        for o in &s.orders {
+            head.push_str(&format!(" {:>8}", o.name()));
+        }
+    }
+    println!("{head}");
+    for k in 0..n_regions {
+        let mut line = format!(
+            "  {:<11}",
+            format!("{}-{}", k * REGION_BYTES, (k + 1) * REGION_BYTES - 1)
+        );
+        for by_pass in &medians {
+            line.push_str(&" ".repeat(7));
+            for m in by_pass {
+                line.push_str(&m[k].map_or(format!(" {:>8}", "n/a"), |v| format!(" {v:>+8.1}")));
+            }
+        }
+        println!("{}", line.trim_end());
+    }
     for (w, workload) in Workload::ALL.iter().enumerate() {
         for (pass, o) in s.orders.iter().enumerate() {
-            let r = analysis::region_medians(&s.pads, &devs[w][pass], n_regions);
-            let cells: Vec<String> = r
-                .iter()
-                .map(|v| v.map_or("  n/a".into(), |v| format!("{v:+5.1}")))
-                .collect();
-            println!(
-                "  {:<4} {:<8}: {}",
-                workload.name(),
-                o.name(),
-                cells.join(" ")
-            );
-            for (k, v) in r.iter().enumerate() {
+            for (k, v) in medians[w][pass].iter().enumerate() {
                 reg.row(vec![
                     workload.name().into(),
                     o.name().into(),
@@ -339,9 +415,140 @@ pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions:
 
 /// One workload's verdict: its headline, the judgement's reasons, and its `#META` line.
 pub fn verdict(workload: Workload, headline: &str, j: &analysis::Judgement) {
-    println!("  {}: {headline}", workload.name());
+    println!(
+        "{}",
+        wrap(&format!("{}: {headline}", workload.name()), "  ")
+    );
     for l in &j.lines {
-        println!("    - {l}");
+        println!("{}", wrap_to(l, "    - ", "      ", WIDTH));
     }
-    meta(&format!("verdict_{}", workload.name()), j.kind);
+    meta(&format!("verdict_{}", workload.name()), j.kind.name());
+}
+
+/// Section 9: each repeat's time and verdicts, how far each region moved between repeats
+/// (the `region_repeats` and `region_moves` blocks), and what that means for one scan.
+pub fn repeats(orders: &[Order], all: &[Repeat]) {
+    let mut per = Block::new(
+        "region_repeats",
+        &[
+            "repeat",
+            "workload:text",
+            "pass:text",
+            "region_start_bytes",
+            "median_deviation_pct",
+        ],
+    );
+    let mut kinds = Block::new("repeat_verdicts", &["repeat", "workload:text", "kind:text"]);
+    for (k, r) in all.iter().enumerate() {
+        let verdicts: Vec<String> = Workload::ALL
+            .iter()
+            .zip(&r.kinds)
+            .map(|(w, kind)| format!("{} {}", w.name(), kind.name()))
+            .collect();
+        println!(
+            "{}",
+            field(
+                &format!("scan {}", k + 1),
+                &format!(
+                    "{:.1} s, {} children failed; verdicts: {}",
+                    r.seconds,
+                    r.failed,
+                    verdicts.join(", ")
+                )
+            )
+        );
+        for (w, workload) in Workload::ALL.iter().enumerate() {
+            kinds.row(vec![
+                (k + 1).into(),
+                workload.name().into(),
+                r.kinds[w].name().into(),
+            ]);
+            for (p, o) in orders.iter().enumerate() {
+                for (region, v) in r.regions[w][p].iter().enumerate() {
+                    per.row(vec![
+                        (k + 1).into(),
+                        workload.name().into(),
+                        o.name().into(),
+                        (region * REGION_BYTES).into(),
+                        (*v).into(),
+                    ]);
+                }
+            }
+        }
+    }
+    println!(
+        "\n  how far each region's median deviation moved between the {} scans (largest minus \
+         smallest,\n  percentage points):",
+        all.len()
+    );
+    println!(
+        "  {:<13}  {:>7}  {:>8}  where it moved most",
+        "workload pass", "median", "largest"
+    );
+    let mut moves = Block::new(
+        "region_moves",
+        &[
+            "workload:text",
+            "pass:text",
+            "median_move_pp",
+            "max_move_pp",
+            "max_move_region_start_bytes",
+        ],
+    );
+    let mut largest: Option<(f64, String)> = None;
+    for (w, workload) in Workload::ALL.iter().enumerate() {
+        for (p, o) in orders.iter().enumerate() {
+            let m = repeats::moved(all, w, p);
+            let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
+            let region = m.largest.map(|(_, r)| r * REGION_BYTES);
+            println!(
+                "  {:<13}  {:>7}  {:>8}  {}",
+                format!("{} {}", workload.name(), o.name()),
+                show(m.median),
+                show(m.largest.map(|l| l.0)),
+                region.map_or("n/a".to_string(), |r| format!(
+                    "PAD {r}-{}",
+                    r + REGION_BYTES - 1
+                ))
+            );
+            moves.row(vec![
+                workload.name().into(),
+                o.name().into(),
+                m.median.into(),
+                m.largest.map(|l| l.0).into(),
+                region.into(),
+            ]);
+            if let Some((v, _)) = m.largest
+                && largest.as_ref().is_none_or(|l| v > l.0)
+            {
+                largest = Some((v, format!("{} {}", workload.name(), o.name())));
+            }
+        }
+    }
+    per.print();
+    kinds.print();
+    moves.print();
+    let same: Vec<&str> = Workload::ALL
+        .iter()
+        .enumerate()
+        .filter(|(w, _)| repeats::same_verdict(all, *w))
+        .map(|(_, w)| w.name())
+        .collect();
+    let verdicts = if same.len() == Workload::ALL.len() {
+        "every scan gave the same verdict for every workload".to_string()
+    } else if same.is_empty() {
+        "no workload kept its verdict from scan to scan".to_string()
+    } else {
+        format!(
+            "only {} kept its verdict from scan to scan",
+            same.join(" and ")
+        )
+    };
+    if let Some((v, which)) = largest {
+        measure::fmt::conclude(&format!(
+            "A region's median moved by up to {v:.1} points between scans ({which}), with nothing \
+             changed but the time: a region that one scan shows that far off is not yet a finding. \
+             The verdicts: {verdicts}."
+        ));
+    }
 }

@@ -74,6 +74,14 @@ fn quick_run_parses_with_every_block_in_shape() {
     assert_eq!(f.block("regions").unwrap().rows.len(), 2 * 3 * 16);
     assert_eq!(f.block("slow_share").unwrap().rows.len(), 6);
     assert_eq!(f.block("time_trend").unwrap().rows.len(), 6);
+    assert!(f.meta("clock_ghz_before").is_some() && f.meta("clock_ghz_after").is_some());
+    assert!(f.meta("other_cores_before").is_some() && f.meta("other_cores_after").is_some());
+    assert!(
+        raw.nums("repeat")
+            .unwrap()
+            .into_iter()
+            .all(|r| r == Some(1.0))
+    );
     let v = f.block("verdict").unwrap();
     assert_eq!(v.texts("workload").unwrap(), vec!["copy", "fib"]);
     for k in v.texts("kind").unwrap() {
@@ -93,6 +101,76 @@ fn quick_run_parses_with_every_block_in_shape() {
             vals.len()
         );
     }
+}
+
+#[test]
+fn the_report_reads_top_to_bottom_within_the_rules() {
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick"],
+        &[
+            "== the machine",
+            "== the setup ==",
+            "== the machine before the scan ==",
+            "== 1. the mechanism",
+            "== 2. the scan",
+            "== 3. each size's deviation",
+            "== 4. correlation of the deviations",
+            "== 5. median deviation (%) by region",
+            "== 6. sizes at least 20% slower",
+            "== 7. the verdict ==",
+            "== 8. the machine after the scan ==",
+        ],
+    );
+    // The report's length does not grow with the number of sizes: a full run has as many
+    // lines, give or take the sizes section 7 names. The budget is 160.
+    let lines = measure::testing::report_lines(&text);
+    assert!(lines <= 160, "{lines} report lines");
+    // The machine is described before and after: the core clock before the scan and, at the
+    // end, before against after; the busy CPUs at both ends.
+    assert_eq!(text.matches("  core clock     : ").count(), 2, "{text}");
+    assert!(text.contains(" GHz after"), "{text}");
+    assert_eq!(text.matches("  busy CPUs      : ").count(), 2, "{text}");
+    assert!(
+        !text.contains("== 9."),
+        "no repeats section without --repeat"
+    );
+}
+
+#[test]
+fn repeats_report_how_the_region_medians_moved() {
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick", "--step", "1024", "--reps", "1", "--repeat", "2"],
+        &["== 9. repeats: the whole scan 2 times"],
+    );
+    assert!(text.contains("  scan 2         : "), "{text}");
+    // Piped: every scan's children in raw, a region row per repeat, a move per pass.
+    let (_, f) = measure::testing::run_and_parse(
+        BIN,
+        &["--quick", "--step", "1024", "--reps", "1", "--repeat", "2"],
+    );
+    assert_eq!(f.meta_num("repeat"), Some(2.0));
+    let raw = f.block("raw").unwrap();
+    let repeat: Vec<f64> = raw.nums("repeat").unwrap().into_iter().flatten().collect();
+    assert_eq!(
+        repeat.len(),
+        4 * 3 * 2 * 2,
+        "4 sizes x 3 passes x 2 workloads x 2 scans"
+    );
+    assert_eq!(repeat.iter().filter(|r| **r == 2.0).count(), 4 * 3 * 2);
+    assert_eq!(
+        f.block("region_repeats").unwrap().rows.len(),
+        2 * 2 * 3 * 16
+    );
+    assert_eq!(f.block("repeat_verdicts").unwrap().rows.len(), 2 * 2);
+    let moves = f.block("region_moves").unwrap();
+    assert_eq!(moves.rows.len(), 2 * 3);
+    for v in moves.nums("max_move_pp").unwrap().into_iter().flatten() {
+        assert!(v >= 0.0, "a move is a span: {v}");
+    }
+    // The sections 3 to 7 stay those of the first scan.
+    assert_eq!(f.block("deviation").unwrap().rows.len(), 4 * 2);
 }
 
 #[test]
@@ -181,6 +259,8 @@ fn bad_input_is_one_line_and_status_2() {
         &["--step", "0"][..],
         &["--step", "5000"],
         &["--reps", "x"],
+        &["--repeat", "0"],
+        &["--repeat", "11"],
         &["--bogus"],
     ] {
         measure::testing::assert_bad_input(BIN, "env_scan", args);
@@ -194,16 +274,8 @@ fn bad_input_is_one_line_and_status_2() {
 
 #[test]
 fn the_workloads_have_the_shape_they_claim() {
-    use measure::asm::{AsmError, disassemble};
-    let bin = std::path::Path::new(BIN);
-    let copy = match disassemble(bin, "env_scan_copy") {
-        Ok(f) => f,
-        Err(AsmError::ToolMissing(t)) => {
-            println!("skipped: {t} is not installed, the code's shape cannot be checked");
-            return;
-        }
-        Err(e) => panic!("{e}"),
-    };
+    use measure::testing::function;
+    let copy = function(BIN, "env_scan_copy");
     // copy: a real loop of loads and stores, no call (no memcpy).
     let calls: Vec<_> = copy.insns.iter().filter(|i| i.is_call()).collect();
     assert!(calls.is_empty(), "env_scan_copy calls out: {calls:?}");
@@ -234,7 +306,7 @@ fn the_workloads_have_the_shape_they_claim() {
         );
     }
     // fib: still a recursive function that calls itself.
-    let fib = disassemble(bin, "env_scan_fib").expect("env_scan_fib");
+    let fib = function(BIN, "env_scan_fib");
     assert!(
         fib.insns
             .iter()

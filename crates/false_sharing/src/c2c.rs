@@ -1,21 +1,28 @@
 //! Core-to-core latency: one cache line passed back and forth between two pinned threads.
 //!
-//! Beyond the appendix. The *initiator* on core `from` writes an odd number into a shared
-//! line; the *responder* on core `to` waits until it sees that number and answers with the
-//! next one; the initiator waits to see the answer, and so on. Every step needs the line to
-//! leave one core's cache for the other's, so one round trip is two transfers of ownership,
-//! and half a round trip estimates the one-way cost. The initiator times batches of round
-//! trips (long enough that the clock's step is far below 1% of a batch) after one discarded
-//! warm-up batch, and the pair is reported by the median and the minimum of its batches.
+//! Beyond the appendix. The survey uses a compare-and-swap ping-pong, the method of the
+//! public tool core-to-core-latency: one flag in a line of its own; the *initiator* on core
+//! `from` spins on an atomic compare-and-swap that turns the responder's value into its own,
+//! the *responder* on core `to` spins on the reverse. Each success needs the line to come
+//! over from the other core, so one round trip is two transfers of ownership, and half a
+//! round trip estimates the one-way cost. The initiator times batches of round trips (long
+//! enough that the clock's step is far below 1% of a batch) after one discarded warm-up
+//! batch, and the pair is reported by the median and the minimum of its batches.
 //!
-//! The waits spin without `pause`: that instruction alone can cost over a hundred cycles on
-//! some cores and would be measured as latency. A wait that grows very long (a partner
-//! descheduled by another process) yields, so two spinners never starve each other.
+//! Two other ways to pass the line are measured on one pair beside it ([`Method`]), because
+//! they are what such code often does and they read slower: spinning on plain loads until
+//! the partner's number appears, then storing the answer, with and without `pause` in the
+//! spin. A spinning load fetches the line shared and the store must then ask for it again
+//! (a second transfer); without `pause` the spin also runs ahead with loads that are thrown
+//! away when the line leaves. Batch size and the clock do not matter: batches of 200 and
+//! of 5000 round trips gave the same figure.
 //!
-//! A pair is measured only when both threads are seen on their requested cores before and
-//! after; a ping-pong between two threads sharing one core would measure the scheduler.
-//! All pairs of a big machine take long (64 cores: 2016 pairs), so pairs are visited in a
-//! seeded random order until a time budget is spent, and the report says how many were.
+//! A wait that grows very long (a partner descheduled by another process) yields, so two
+//! spinners never starve each other. A pair is measured only when both threads are seen on
+//! their requested cores before and after; a ping-pong between two threads sharing one core
+//! would measure the scheduler. All pairs of a big machine take long (64 cores: 2016 pairs),
+//! so pairs are visited in a seeded random order until a time budget is spent, and the report
+//! says how many were.
 
 use crate::cores::Core;
 use measure::clock::now_ns;
@@ -55,9 +62,21 @@ impl Plan {
     }
 }
 
-/// One direction of one pair.
+impl Plan {
+    /// The plan of the three-method comparison on one pair: fewer batches per run, as each
+    /// method runs several times, interleaved.
+    pub fn for_methods(&self) -> Plan {
+        Plan {
+            batches: (self.batches / 3).max(2),
+            ..*self
+        }
+    }
+}
+
+/// One direction of one pair, measured with one [`Method`].
 #[derive(Debug, Clone)]
 pub struct Pair {
+    pub method: Method,
     pub from: usize,
     pub to: usize,
     /// Where the initiator and the responder were seen (start of the run).
@@ -67,6 +86,8 @@ pub struct Pair {
     pub verified: bool,
     /// Nanoseconds per round trip, one value per batch; `None` if not measured.
     pub round_trip_ns: Option<Summary>,
+    /// The batches themselves (ns per round trip), empty if not measured.
+    pub batches: Vec<f64>,
 }
 
 /// The result of a survey of pairs.
@@ -100,6 +121,19 @@ fn wait_for(cond: impl Fn() -> bool) {
     }
 }
 
+/// [`wait_for`] with `pause` (`std::hint::spin_loop`) in the spin.
+#[inline(always)]
+fn wait_pausing(cond: impl Fn() -> bool) {
+    let mut spins: u32 = 0;
+    while !cond() {
+        std::hint::spin_loop();
+        spins = spins.wrapping_add(1);
+        if spins > 1 << 20 {
+            std::thread::yield_now();
+        }
+    }
+}
+
 /// Pins to `core`, says whether that worked, and waits for the partner's word.
 fn meet(core: usize, mine: &AtomicU8, theirs: &AtomicU8) -> (pin::Pinning, bool) {
     let p = pin::pin_current_thread(core);
@@ -109,8 +143,62 @@ fn meet(core: usize, mine: &AtomicU8, theirs: &AtomicU8) -> (pin::Pinning, bool)
     (p, both)
 }
 
-/// Measures the ping-pong from core `from` to core `to`.
-pub fn ping_pong(from: usize, to: usize, plan: &Plan) -> Pair {
+/// How the two threads pass the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// One atomic compare-and-swap per step, spun until it succeeds: the survey's method.
+    Cas,
+    /// Spin on loads with `pause` until the partner's number appears, then store the answer.
+    LoadStorePause,
+    /// The same without `pause`.
+    LoadStore,
+}
+
+impl Method {
+    /// Every method, the survey's first.
+    pub const ALL: [Method; 3] = [Method::Cas, Method::LoadStorePause, Method::LoadStore];
+
+    /// A short name for `#DATA`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Method::Cas => "compare_and_swap",
+            Method::LoadStorePause => "load_store_pause",
+            Method::LoadStore => "load_store",
+        }
+    }
+
+    /// The method in words, for the table.
+    pub fn words(self) -> &'static str {
+        match self {
+            Method::Cas => "compare-and-swap",
+            Method::LoadStorePause => "load, then store; pause in the spin",
+            Method::LoadStore => "load, then store; no pause",
+        }
+    }
+}
+
+/// One step of a round trip with `m`: wait until `line` holds `want` (the partner's last
+/// word), then write `next`.
+#[inline(always)]
+fn step(m: Method, line: &AtomicU64, want: u64, next: u64) {
+    match m {
+        Method::Cas => wait_for(|| {
+            line.compare_exchange(want, next, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        }),
+        Method::LoadStorePause => {
+            wait_pausing(|| line.load(Ordering::Acquire) == want);
+            line.store(next, Ordering::Release);
+        }
+        Method::LoadStore => {
+            wait_for(|| line.load(Ordering::Acquire) == want);
+            line.store(next, Ordering::Release);
+        }
+    }
+}
+
+/// Measures the ping-pong from core `from` to core `to` with `m`.
+pub fn ping_pong(m: Method, from: usize, to: usize, plan: &Plan) -> Pair {
     let line = Line(AtomicU64::new(0));
     let (from_ok, to_ok) = (AtomicU8::new(PENDING), AtomicU8::new(PENDING));
     let total = (plan.batches as u64 + 1) * plan.per_batch;
@@ -120,8 +208,7 @@ pub fn ping_pong(from: usize, to: usize, plan: &Plan) -> Pair {
             if go {
                 for i in 0..total {
                     let want = 2 * i + 1;
-                    wait_for(|| line.0.load(Ordering::Acquire) == want);
-                    line.0.store(want + 1, Ordering::Release);
+                    step(m, &line.0, want, want + 1);
                 }
             }
             (p, pin::current_cpu())
@@ -134,11 +221,13 @@ pub fn ping_pong(from: usize, to: usize, plan: &Plan) -> Pair {
                 for batch in 0..=plan.batches {
                     let t0 = now_ns();
                     for _ in 0..plan.per_batch {
-                        let v = 2 * i + 1;
-                        line.0.store(v, Ordering::Release);
-                        wait_for(|| line.0.load(Ordering::Acquire) == v + 1);
+                        // Round trip i: the initiator turns 2i into 2i+1, the responder 2i+1
+                        // into 2i+2.
+                        step(m, &line.0, 2 * i, 2 * i + 1);
                         i += 1;
                     }
+                    // The last answer must arrive before the clock is read.
+                    wait_for(|| line.0.load(Ordering::Acquire) == 2 * i);
                     let t1 = now_ns();
                     if batch > 0 {
                         batches.push((t1 - t0) as f64 / plan.per_batch as f64);
@@ -154,17 +243,16 @@ pub fn ping_pong(from: usize, to: usize, plan: &Plan) -> Pair {
     });
     let ((pa, end_a, batches), (pb, end_b)) = (a, b);
     let verified = pa.verified() && pb.verified() && end_a == Some(from) && end_b == Some(to);
+    let batches = if verified { batches } else { Vec::new() };
     Pair {
+        method: m,
         from,
         to,
         from_on: pa.running_on,
         to_on: pb.running_on,
         verified,
-        round_trip_ns: if verified {
-            Summary::of(&batches)
-        } else {
-            None
-        },
+        round_trip_ns: Summary::of(&batches),
+        batches,
     }
 }
 
@@ -182,8 +270,8 @@ pub fn pair_order(cores: &[Core], seed: u64) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Measures both directions of pairs in [`pair_order`] until the budget is spent (at least
-/// one pair is always measured).
+/// Measures both directions of pairs in [`pair_order`] with [`Method::Cas`] until the budget
+/// is spent (at least one pair is always measured).
 pub fn survey(cores: &[Core], plan: &Plan) -> Survey {
     let order = pair_order(cores, ring::DEFAULT_SEED);
     let t0 = now_ns();
@@ -193,8 +281,8 @@ pub fn survey(cores: &[Core], plan: &Plan) -> Survey {
         if visited > 0 && now_ns() - t0 >= plan.budget_ns {
             break;
         }
-        pairs.push(ping_pong(a, b, plan));
-        pairs.push(ping_pong(b, a, plan));
+        pairs.push(ping_pong(Method::Cas, a, b, plan));
+        pairs.push(ping_pong(Method::Cas, b, a, plan));
         visited += 1;
     }
     Survey {
@@ -203,6 +291,34 @@ pub fn survey(cores: &[Core], plan: &Plan) -> Survey {
         total: order.len(),
         elapsed_ns: now_ns() - t0,
     }
+}
+
+/// Every [`Method`] on both directions of the pair `a`, `b`: `rounds` rounds, the methods
+/// and directions interleaved within each, each run `plan.batches` batches after its warm-up.
+/// One entry per method and direction, its batches gathered over the rounds.
+pub fn methods(a: usize, b: usize, plan: &Plan, rounds: usize) -> Vec<Pair> {
+    let mut out: Vec<Pair> = Vec::new();
+    for _ in 0..rounds {
+        for m in Method::ALL {
+            for (from, to) in [(a, b), (b, a)] {
+                let p = ping_pong(m, from, to, plan);
+                match out.iter_mut().find(|q| q.method == m && q.from == from) {
+                    Some(q) => {
+                        q.verified &= p.verified;
+                        q.batches.extend(p.batches);
+                    }
+                    None => out.push(p),
+                }
+            }
+        }
+    }
+    for p in &mut out {
+        if !p.verified {
+            p.batches.clear();
+        }
+        p.round_trip_ns = Summary::of(&p.batches);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -235,7 +351,7 @@ mod tests {
             per_batch: 10,
             budget_ns: 0,
         };
-        let p = ping_pong(ok, 100_000, &plan);
+        let p = ping_pong(Method::Cas, ok, 100_000, &plan);
         assert!(!p.verified);
         assert!(p.round_trip_ns.is_none());
     }
@@ -251,10 +367,15 @@ mod tests {
             per_batch: 200,
             budget_ns: 0,
         };
-        let p = ping_pong(cores[0], cores[1], &plan);
-        assert!(p.verified, "{p:?}");
-        let s = p.round_trip_ns.unwrap();
-        assert_eq!(s.n, 3);
-        assert!(s.min > 0.0);
+        for m in Method::ALL {
+            let p = ping_pong(m, cores[0], cores[1], &plan);
+            assert!(p.verified, "{p:?}");
+            let s = p.round_trip_ns.unwrap();
+            assert_eq!(s.n, 3);
+            assert!(s.min > 0.0);
+        }
+        let all = methods(cores[0], cores[1], &plan, 2);
+        assert_eq!(all.len(), 6, "three methods, two directions");
+        assert!(all.iter().all(|p| p.batches.len() == 6));
     }
 }

@@ -13,7 +13,7 @@ use measure::data::Block;
 use measure::mem::Region;
 use measure::ring;
 use measure::scan::{self, Order};
-use measure::stats::Summary;
+use measure::stats::{self, Split, Summary};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
@@ -117,6 +117,22 @@ impl Measured {
             .map(|(a, b)| a / (b / split))
             .collect();
         Summary::of(&r).expect("at least one round")
+    }
+
+    /// The rounds' two groups, if they split ([`stats::split`] with its default rule).
+    pub fn split(&self) -> Option<Split> {
+        stats::split(&self.ns, stats::SPLIT_GAP, stats::SPLIT_MIN_SHARE)
+    }
+
+    /// Where the threads ran, short enough for a table cell: "0,1 verified", "0,1 NOT
+    /// verified in 2/15 rounds", or "unpinned" (the details of unpinned runs are in
+    /// [`Measured::cores_note`]).
+    pub fn cores_short(&self) -> String {
+        if self.pinning() == "unpinned" {
+            "unpinned".into()
+        } else {
+            self.cores_note()
+        }
     }
 
     /// Rounds in which some thread had less than [`ON_CORE`] of the run on its core, that

@@ -1,42 +1,55 @@
-//! What the experiment prints besides its verdicts: the set-up lines of section 0, the tables
-//! of sections 1 to 5 with their `#DATA` blocks, and the warnings under a table (rows better
-//! than a perfect split, rounds in which other work took a core). The verdict sentences are
-//! in `main.rs`, beside the sections they conclude.
+//! What the experiment prints besides what its numbers say: the set-up lines of section 0,
+//! the tables of sections 1 to 5 with their `#DATA` blocks, and the warnings under a table
+//! (rows better than a perfect split, rounds in which other work took a core, rounds that
+//! fell into two groups). The "How to read this run" sentences are in `main.rs`, beside the
+//! sections they conclude.
 
 use crate::SUSPICIOUS_BELOW;
-use crate::c2c;
+use crate::c2c::{self, Method, Pair};
 use crate::cores::{self, Core};
 use crate::lab::{self, Lab, Measured, Plan, Work, find};
 use measure::data::{Block, Value, meta};
 use measure::facts::Fact;
-use measure::stats::Summary;
+use measure::fmt::{WIDTH, grouped, median_min_max, wrap_to, yes_no_unknown};
+use measure::stats::{Split, Summary};
+
+/// Prints `text` wrapped to the report width, first line indented `first`, the rest `rest`.
+pub fn say(text: &str, first: &str, rest: &str) {
+    println!("{}", wrap_to(text, first, rest, WIDTH));
+}
 
 /// Section 0: the cores, their layout, the cache line and how the threads are placed, each
 /// also as `#META`.
 pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     let ids = cores::list(cores.iter().map(|c| c.id));
-    println!(
-        "  cores this run may use : {} ({ids}){}",
-        cores.len(),
-        if limited { " (limited by --cores)" } else { "" }
+    say(
+        &format!(
+            "{} ({ids}){}; {}",
+            cores.len(),
+            if limited { ", limited by --cores" } else { "" },
+            topology(cores)
+        ),
+        "  cores          : ",
+        "                   ",
     );
-    topology(cores);
     match line.value {
         Some(l) => println!(
-            "  cache line             : {l} bytes ({}) -> two slots closer than {l} bytes share a line",
+            "  cache line     : {l} bytes ({}): two slots closer than {l} bytes share a line",
             line.source.map_or("?".into(), |s| s.to_string())
         ),
         None => println!(
-            "  cache line             : unknown (no source reports it): which slots share a line cannot be said"
+            "  cache line     : unknown (no source reports it): which slots share a line is unknown"
         ),
     }
-    println!(
-        "  placement              : {}",
+    say(
         if pinned {
-            "each worker thread pins itself to its own core and reads back sched_getcpu (main thread unpinned)"
+            "each worker pins itself to its own core and reads back sched_getcpu before and \
+             after its work (the main thread stays unpinned: workers would inherit its core)"
         } else {
             "--no-pin: threads go where the scheduler puts them; where each one ran is read back"
-        }
+        },
+        "  placement      : ",
+        "                   ",
     );
     meta("fs_cores", ids);
     meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
@@ -46,17 +59,14 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     );
 }
 
-/// What the kernel says about the cores' physical layout.
-fn topology(cores: &[Core]) {
+/// What the kernel says about the cores' physical layout, in words (and as `#META`).
+fn topology(cores: &[Core]) -> String {
     let known = cores
         .iter()
         .all(|c| c.package.is_some() && c.core.is_some());
     if !known {
-        println!(
-            "  topology               : unknown (sysfs does not say which cores are SMT siblings)"
-        );
         meta("fs_topology", "unknown");
-        return;
+        return "sysfs does not say which cores are SMT siblings".into();
     }
     let mut sib = Vec::new();
     for (i, a) in cores.iter().enumerate() {
@@ -76,15 +86,6 @@ fn topology(cores: &[Core]) {
             sib.join(sep)
         }
     };
-    println!(
-        "  topology (sysfs)       : {} package(s); SMT siblings: {}",
-        packages.len(),
-        pairs("none among these cores", " ")
-    );
-    println!(
-        "  team order             : {} (one logical CPU per physical core first)",
-        cores::list(cores.iter().map(|c| c.id))
-    );
     meta(
         "fs_topology",
         format!(
@@ -93,31 +94,48 @@ fn topology(cores: &[Core]) {
             pairs("none", ",")
         ),
     );
+    format!(
+        "sysfs: {} package{}, SMT siblings {}; teams take them in the order {} (one logical \
+         CPU per physical core first)",
+        packages.len(),
+        if packages.len() == 1 { "" } else { "s" },
+        pairs("none", " "),
+        cores::list(cores.iter().map(|c| c.id))
+    )
 }
 
-/// How much work each run of sections 1 to 4 does.
-pub fn plan(plan: &Plan) {
-    println!(
-        "  work per run           : {} increments per thread (sections 1-2), {} (section 3),\n  \
-         {:25}{} atomic, {} under the mutex; {} rounds per set, interleaved, after a warm-up",
-        plan.slot_iters, plan.team_iters, "", plan.atomic_iters, plan.mutex_iters, plan.rounds
+/// How much work each run of sections 1 to 4 does, and why so much.
+pub fn plan(plan: &Plan, quick: bool) {
+    say(
+        &format!(
+            "{} increments per thread (sections 1-2), {} (section 3), {} atomic, {} under the \
+             mutex; {} rounds per set, interleaved, after a warm-up. {}",
+            grouped(plan.slot_iters),
+            grouped(plan.team_iters),
+            grouped(plan.atomic_iters),
+            grouped(plan.mutex_iters),
+            plan.rounds,
+            if quick {
+                "(--quick: fewer and shorter runs than the full run's.)"
+            } else {
+                "The appendix's 20M, 2M and 200k (3 rounds) suited its 1.6 ns increment; here \
+                 the counts are raised so that the cheapest run of each kind lasts over 10 ms, \
+                 far beyond the start line's release and the clock's step."
+            }
+        ),
+        "  work per run   : ",
+        "                   ",
     );
 }
 
-/// Section 1: the baseline, the core it ran on, and why it is comparable with section 2.
+/// Section 1: the baseline and the core it ran on.
 pub fn baseline(base: &Measured) -> Summary {
     let b = base.summary();
     println!(
-        "  one thread, volatile load + store each time : {} each (min {} .. max {}) over {} rounds\n  \
-         core: {}",
-        ns(b.median),
-        ns(b.min),
-        ns(b.max),
+        "  one thread: {} per increment, {} rounds, core {}",
+        with_range(&b),
         b.n,
-        base.cores_note()
-    );
-    println!(
-        "  * measured in the same rounds as section 2, between its runs, so drift hits both alike."
+        base.cores_short()
     );
     b
 }
@@ -137,7 +155,7 @@ impl Baselines {
     pub fn add(&mut self, set: &str, lab: &Lab, m: &Measured) {
         let b = m.summary();
         let mut row = vec![set.into(), b.n.into(), lab.team_cores(1).into()];
-        row.extend(spread(&b));
+        row.extend(median_min_max(Some(&b)));
         self.0.row(row);
     }
 
@@ -146,11 +164,13 @@ impl Baselines {
     }
 }
 
-/// A table printed row by row: its `#DATA` block (printed after the verdicts) and the rows
-/// flagged as better than a perfect split.
+/// A table printed row by row: its `#DATA` block (printed after the report), the rows
+/// flagged as better than a perfect split, and the rows whose rounds split in two groups.
 pub struct Table {
     block: Block,
     flags: Vec<String>,
+    /// `(row name, the two groups)` of every row whose rounds split.
+    pub splits: Vec<(String, Split)>,
 }
 
 impl Table {
@@ -159,13 +179,15 @@ impl Table {
         Table {
             block: Block::new(name, &columns.concat()),
             flags: Vec::new(),
+            splits: Vec::new(),
         }
     }
 
     /// A row of a member this run has too few cores for: its leading cells, NA, the reason.
-    fn skipped(&mut self, mut cells: Vec<Value>, why: &str) {
-        cells.resize(self.block.columns.len() - 1, Value::Missing);
+    fn skipped(&mut self, mut cells: Vec<Value>, why: &str, after: usize) {
+        cells.resize(self.block.columns.len() - 1 - after, Value::Missing);
         cells.push(why.into());
+        cells.resize(self.block.columns.len(), Value::Missing);
         self.block.row(cells);
     }
 
@@ -175,14 +197,74 @@ impl Table {
         }
     }
 
-    /// The warnings under the table: the flagged rows, then the rounds in which other work
-    /// took a core. Returns the share of disturbed rounds in `set`.
+    /// The split cells of row `name` (measured `m`), remembering a split for the lines under
+    /// the table.
+    fn groups(&mut self, name: String, m: &Measured) -> [Value; 5] {
+        match m.split() {
+            Some(s) => {
+                self.splits.push((name, s));
+                [
+                    2.into(),
+                    s.low.n.into(),
+                    s.low.median.into(),
+                    s.high.n.into(),
+                    s.high.median.into(),
+                ]
+            }
+            None => [
+                1.into(),
+                m.ns.len().into(),
+                m.summary().median.into(),
+                Value::Missing,
+                Value::Missing,
+            ],
+        }
+    }
+
+    /// The lines under the table: the flagged rows, the rows whose rounds split in two
+    /// groups (both groups with their counts), the rounds in which other work took a core,
+    /// and where unpinned threads landed. Returns the share of disturbed rounds in `set`.
     pub fn warnings(&self, set: &[Measured]) -> f64 {
-        for f in &self.flags {
-            println!(
-                "  !! {f}: BETTER than a perfect split of its one-thread reference. That is not scaling:\n     \
-                 the reference or this row was disturbed (a clock change, a co-tenant, threads on unequal\n     \
-                 cores). Suspicious: do not read this row as a result."
+        for (name, s) in &self.splits {
+            say(
+                &format!(
+                    "{name} in two groups of rounds: {} at {}, {} at {}",
+                    s.low.n,
+                    with_range(&s.low),
+                    s.high.n,
+                    with_range(&s.high)
+                ),
+                "  ! ",
+                "    ",
+            );
+        }
+        if !self.flags.is_empty() {
+            say(
+                &format!(
+                    "{}: BETTER than a perfect split of the one-thread reference. That is not \
+                     scaling: the reference or the row was disturbed (a clock change, a \
+                     co-tenant, threads on unequal cores). Do not read {} as a result.",
+                    self.flags.join("; "),
+                    if self.flags.len() == 1 {
+                        "this row"
+                    } else {
+                        "these rows"
+                    }
+                ),
+                "  !! ",
+                "     ",
+            );
+        }
+        let unpinned: Vec<String> = set
+            .iter()
+            .filter(|m| m.pinning() == "unpinned")
+            .map(|m| format!("{} {}", m.work.label(), m.cores_note()))
+            .collect();
+        if !unpinned.is_empty() {
+            say(
+                &format!("where the unpinned threads ran: {}.", unpinned.join("; ")),
+                "  ",
+                "    ",
             );
         }
         disturbed(set)
@@ -196,15 +278,19 @@ impl Table {
 /// Section 2's table: two threads at each distance, against a perfect split of the baseline
 /// of their own round (`two[0]`). Returns the table and each distance's ratios.
 pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summary)>) {
-    let (base, b) = (&two[0], two[0].summary());
-    println!(
-        "  a perfect split of the baseline would cost {} per increment; the ratio is per round\n  \
-         against that round's baseline (median, min..max)",
-        ns(b.median / 2.0)
+    let b = two[0].summary();
+    say(
+        &format!(
+            "a perfect split of the baseline would cost {} per increment; each round is divided \
+             by its own round's baseline split two ways (median, min..max):",
+            ns(b.median / 2.0)
+        ),
+        "  ",
+        "  ",
     );
     println!(
-        "\n  {:>9}  {:<32} {:<24} {:<14} threads on",
-        "distance", "per increment (min..max)", "vs perfect split", "line"
+        "\n  {:>8}  {:<26} {:<22} {:<9} threads on",
+        "distance", "ns per increment", "vs perfect split", "line"
     );
     let mut t = Table::new(
         "distance",
@@ -215,6 +301,7 @@ pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summ
             &VS_SPLIT,
             &CHECKS,
             &["cores:text"],
+            &GROUPS,
         ],
     );
     let mut ratios = Vec::new();
@@ -222,43 +309,52 @@ pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summ
         let Work::Slots { gap, .. } = m.work else {
             continue;
         };
-        let (s, r) = (m.summary(), m.ratio_to(base, 2.0));
+        let (s, r) = (m.summary(), m.ratio_to(&two[0], 2.0));
         let same = line.map(|l| (gap as u64) < l);
         let suspicious = below_split(&r);
         t.flag(suspicious, || format!("2 threads {gap} bytes apart"));
         let where_ = match same {
-            Some(true) => "same line",
-            Some(false) => "different lines",
+            Some(true) => "same",
+            Some(false) => "different",
             None => "unknown",
         };
         println!(
-            "  {:>7} B  {:<32} {:<24} {:<16} {}",
+            "  {:>6} B  {:<26} {:<22} {:<9} {}",
             gap,
             with_range(&s),
             ratio_text(&r, suspicious),
             where_,
-            m.cores_note()
+            m.cores_short()
         );
-        let mut row = vec![gap.into(), yes_no(same).into()];
-        row.extend(spread(&s));
+        let mut row = vec![gap.into(), yes_no_unknown(same).into()];
+        row.extend(median_min_max(Some(&s)));
         row.push((b.median / 2.0).into());
-        row.extend(spread(&r));
+        row.extend(median_min_max(Some(&r)));
         row.extend(checks(m, suspicious));
         row.push(m.cores_note().into());
+        row.extend(t.groups(format!("{gap} B"), m));
         t.block.row(row);
         ratios.push((gap, r));
     }
     (t, ratios)
 }
 
-/// Section 3's layouts: slots 8 bytes apart (one line) or `apart` bytes apart.
-pub fn layouts(apart: usize, line: Option<u64>) {
-    println!(
-        "  one line: slots 8 bytes apart; separate: {apart} bytes apart ({}).",
-        match line {
-            Some(l) => format!("twice the {l}-byte line, so no neighbouring line is shared either"),
-            None => "the line size is unknown, so the widest distance of section 2".into(),
-        }
+/// Section 3's layouts: slots 8 bytes apart (one line) or `apart` bytes apart, and the
+/// baseline of the set.
+pub fn layouts(apart: usize, line: Option<u64>, base: &Measured) {
+    say(
+        &format!(
+            "one line: slots 8 bytes apart; separate: {apart} bytes apart ({}). Baseline of \
+             this set: {} per increment.",
+            match line {
+                Some(l) =>
+                    format!("twice the {l}-byte line, so no neighbouring line is shared either"),
+                None => "the line size is unknown, so the widest distance of section 2".into(),
+            },
+            with_range(&base.summary())
+        ),
+        "  ",
+        "  ",
     );
 }
 
@@ -271,15 +367,8 @@ pub fn threads(
     line: Option<u64>,
     lab: &Lab,
 ) -> Table {
-    let tb = teams[0].summary();
     println!(
-        "  baseline of this set: {} per increment (min {} .. max {})\n",
-        ns(tb.median),
-        ns(tb.min),
-        ns(tb.max)
-    );
-    println!(
-        "  {:>7}  {:<30} {:<30} {:>7}  threads on",
+        "\n  {:>7}  {:<24} {:<24} {:>7}  threads on",
         "threads", "one line: ns (vs split)", "separate: ns (vs split)", "factor"
     );
     let mut t = Table::new(
@@ -290,6 +379,7 @@ pub fn threads(
             &VS_SPLIT,
             &CHECKS,
             &["note:text"],
+            &GROUPS,
         ],
     );
     for &n in counts {
@@ -303,7 +393,7 @@ pub fn threads(
             let why = too_few_cores(n, lab);
             println!("  {n:>7}  {why}");
             for (layout, gap) in layouts {
-                t.skipped(lead(layout, gap), &why);
+                t.skipped(lead(layout, gap), &why, GROUPS.len());
             }
             continue;
         };
@@ -311,9 +401,8 @@ pub fn threads(
         for ((layout, gap), m) in layouts.into_iter().zip([one, sep]) {
             let (s, r) = (m.summary(), m.ratio_to(&teams[0], n as f64));
             let suspicious = below_split(&r);
-            t.flag(suspicious, || {
-                format!("{n} threads, {}", layout.replace('_', " "))
-            });
+            let name = format!("{n} threads, {}", layout.replace('_', " "));
+            t.flag(suspicious, || name.clone());
             cells.push(format!(
                 "{} ({:.2}x{})",
                 ns(s.median),
@@ -321,19 +410,20 @@ pub fn threads(
                 mark(suspicious)
             ));
             let mut row = lead(layout, gap);
-            row.extend(spread(&s));
-            row.extend(spread(&r));
+            row.extend(median_min_max(Some(&s)));
+            row.extend(median_min_max(Some(&r)));
             row.extend(checks(m, suspicious));
             row.push("measured".into());
+            row.extend(t.groups(name, m));
             t.block.row(row);
         }
         let factor = one.summary().median / sep.summary().median;
         println!(
-            "  {n:>7}  {:<30} {:<30} {:>6.2}x  {}",
+            "  {n:>7}  {:<24} {:<24} {:>6.2}x  {}",
             cells[0],
             cells[1],
             factor,
-            one.cores_note()
+            one.cores_short()
         );
     }
     t
@@ -343,8 +433,8 @@ pub fn threads(
 /// against the baseline and against its own method on one thread.
 pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
     println!(
-        "  {:<38} {:<30} {:>11} {:>13}  threads on",
-        "", "per increment (min..max)", "x baseline", "x 1 thread"
+        "  {:<26} {:<25} {:>7} {:>11}  threads on",
+        "", "ns per increment", "vs base", "vs 1 thread"
     );
     let mut t = Table::new(
         "shared",
@@ -370,20 +460,15 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
     });
     for w in all {
         let (method, name) = match w {
-            Work::Slots { .. } => ("plain", "uncontended increment (baseline)".to_string()),
-            Work::Atomic { threads } => {
-                ("atomic", format!("relaxed atomic, {}", n_threads(threads)))
-            }
-            Work::Locked { threads } => (
-                "mutex",
-                format!("under std::sync::Mutex, {}", n_threads(threads)),
-            ),
+            Work::Slots { .. } => ("plain", "plain increment (baseline)".to_string()),
+            Work::Atomic { threads } => ("atomic", format!("relaxed atomic, {threads}t")),
+            Work::Locked { threads } => ("mutex", format!("std::sync::Mutex, {threads}t")),
         };
         let lead = vec![method.into(), w.threads().into(), lab.iters(w).into()];
         let Some(m) = find(set, w) else {
             let why = too_few_cores(w.threads(), lab);
-            println!("  {name:<38} {why}");
-            t.skipped(lead, &why);
+            println!("  {name:<26} {why}");
+            t.skipped(lead, &why, 0);
             continue;
         };
         let s = m.summary();
@@ -399,7 +484,7 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         let suspicious = single.is_some_and(|o| below_split(&m.ratio_to(o, w.threads() as f64)));
         t.flag(suspicious, || name.clone());
         println!(
-            "  {name:<38} {:<30} {:>10.1}x {:>13}  {}",
+            "  {name:<26} {:<25} {:>6.1}x {:>11}  {}",
             with_range(&s),
             vs_base.median,
             vs_one.map_or("-".into(), |r| format!(
@@ -407,10 +492,10 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
                 r.median,
                 mark(suspicious)
             )),
-            m.cores_note()
+            m.cores_short()
         );
         let mut row = lead;
-        row.extend(spread(&s));
+        row.extend(median_min_max(Some(&s)));
         row.extend([vs_base.median.into(), vs_one.map(|r| r.median).into()]);
         row.extend(checks(m, suspicious));
         row.push("measured".into());
@@ -421,11 +506,15 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
 
 /// Section 5's method, before the survey.
 pub fn c2c_plan(plan: &c2c::Plan) {
-    println!(
-        "  the initiator writes a number into one line, the responder waits to see it and answers;\n  \
-         a round trip is two handovers of the line, one-way is half a round trip. {} batches of\n  \
-         {} round trips per direction after a warm-up batch; median and min of the batches.",
-        plan.batches, plan.per_batch
+    say(
+        &format!(
+            "each thread spins on a compare-and-swap that turns the other's value in one line \
+             into its own, so every success needs the line to come over; one-way is half a \
+             round trip. {} batches of {} round trips per direction after a warm-up batch.",
+            plan.batches, plan.per_batch
+        ),
+        "  ",
+        "  ",
     );
 }
 
@@ -437,31 +526,34 @@ pub struct OneWay {
     pub ns: f64,
     /// Whether the two cores are SMT siblings; `None` if unknown.
     pub smt: Option<bool>,
+    /// Whether the two cores sit in one package; `None` if unknown.
+    pub same_package: Option<bool>,
 }
 
 /// Section 5's record of the survey `s`: how much was measured (also as `#META`), the matrix
 /// of one-way latencies (up to 12 cores), and the `c2c` block. Returns the block and the
 /// measured directions.
 pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<OneWay>) {
-    println!(
-        "  measured {} of {} core pairs (both directions){}, in {:.2} s",
-        s.visited,
-        s.total,
-        if s.visited < s.total {
-            format!(
-                ", visited in a seeded random order until the {} s budget was spent",
-                plan.budget_ns / 1_000_000_000
-            )
-        } else {
-            String::new()
-        },
-        s.elapsed_ns as f64 / 1e9
-    );
+    if s.visited < s.total {
+        say(
+            &format!(
+                "measured {} of {} core pairs (both directions), visited in a seeded random \
+                 order until the {} s budget was spent, in {:.2} s",
+                s.visited,
+                s.total,
+                plan.budget_ns / 1_000_000_000,
+                s.elapsed_ns as f64 / 1e9
+            ),
+            "  ",
+            "  ",
+        );
+    }
     meta("c2c_cores", cores::list(cores.iter().map(|c| c.id)));
     meta("c2c_pairs_visited", s.visited);
     meta("c2c_pairs_total", s.total);
     meta("c2c_batches", plan.batches);
     meta("c2c_round_trips_per_batch", plan.per_batch);
+    meta("c2c_method", Method::Cas.label());
     let by_id = |id: usize| cores.iter().find(|c| c.id == id).copied();
     let mut blk = Block::new(
         "c2c",
@@ -487,16 +579,21 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
         let pkg = a.zip(b).and_then(|(a, b)| a.same_package(&b));
         let rt = p.round_trip_ns;
         if let Some(r) = rt {
-            let (from, to, ns) = (p.from, p.to, r.median / 2.0);
-            one_way.push(OneWay { from, to, ns, smt });
+            one_way.push(OneWay {
+                from: p.from,
+                to: p.to,
+                ns: r.median / 2.0,
+                smt,
+                same_package: pkg,
+            });
         }
         blk.row(vec![
             p.from.into(),
             p.to.into(),
             p.from_on.into(),
             p.to_on.into(),
-            yes_no(smt).into(),
-            yes_no(pkg).into(),
+            yes_no_unknown(smt).into(),
+            yes_no_unknown(pkg).into(),
             rt.map(|r| r.median).into(),
             rt.map(|r| r.min).into(),
             rt.map(|r| r.median / 2.0).into(),
@@ -522,10 +619,10 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
 
 /// The one-way latencies as a matrix: rows from, columns to.
 fn matrix(cores: &[Core], one_way: &[OneWay]) {
-    println!("\n  one-way latency, median (ns): rows from, columns to");
+    println!("  one-way latency, median (ns), compare-and-swap: rows from, columns to");
     print!("  {:>6}", "");
     for c in cores {
-        print!(" {:>7}", c.id);
+        print!(" {:>6}", c.id);
     }
     println!();
     for a in cores {
@@ -536,14 +633,72 @@ fn matrix(cores: &[Core], one_way: &[OneWay]) {
                 None if a.id == b.id => "-".into(),
                 None => "NA".into(),
             };
-            print!(" {v:>7}");
+            print!(" {v:>6}");
         }
         println!();
     }
 }
 
+/// The three ways of passing the line on one pair, both directions: the table, and the
+/// `c2c_methods` block. Returns each method's one-way median over both directions.
+pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
+    let mut blk = Block::new(
+        "c2c_methods",
+        &[
+            "method:text",
+            "from",
+            "to",
+            "batches",
+            "one_way_median_ns",
+            "one_way_min_ns",
+            "one_way_max_ns",
+        ],
+    );
+    let mut out = Vec::new();
+    let Some(first) = pairs.first() else {
+        return (blk, out);
+    };
+    println!(
+        "\n  the same pair ({} <-> {}) passed three ways, interleaved; one-way, ns:",
+        first.from, first.to
+    );
+    println!(
+        "  {:<36} {:>24} {:>8}",
+        "how each side waits and answers", "median (min..max)", "vs CAS"
+    );
+    for m in Method::ALL {
+        let mine: Vec<&Pair> = pairs.iter().filter(|p| p.method == m).collect();
+        for p in &mine {
+            let half = p.round_trip_ns.map(|s| s.scaled(2.0));
+            let mut row: Vec<Value> = vec![m.label().into(), p.from.into(), p.to.into()];
+            row.push(p.batches.len().into());
+            row.extend(median_min_max(half.as_ref()));
+            blk.row(row);
+        }
+        let all: Vec<f64> = mine
+            .iter()
+            .flat_map(|p| p.batches.iter().map(|b| b / 2.0))
+            .collect();
+        out.push((m, Summary::of(&all).map(|s| s.median)));
+        let cas = out[0].1;
+        match Summary::of(&all) {
+            Some(s) => println!(
+                "  {:<36} {:>24} {:>7.2}x",
+                m.words(),
+                format!("{:.1} ({:.1}..{:.1})", s.median, s.min, s.max),
+                cas.map_or(f64::NAN, |c| s.median / c)
+            ),
+            None => println!(
+                "  {:<36} not measured (a thread was not seen on its core)",
+                m.words()
+            ),
+        }
+    }
+    (blk, out)
+}
+
 /// Says in which rounds other work took a thread's core (its CPU time under 95% of its
-/// wall time), or that none did. Returns the share of disturbed rounds over the set.
+/// wall time), if any did. Returns the share of disturbed rounds over the set.
 fn disturbed(set: &[Measured]) -> f64 {
     let (mut hit, mut all, mut rounds) = (Vec::new(), false, 0usize);
     let mut disturbed = 0usize;
@@ -558,22 +713,22 @@ fn disturbed(set: &[Measured]) -> f64 {
             all |= d == m.ns.len();
         }
     }
-    if hit.is_empty() {
-        println!(
-            "  * every spinning thread had its core to itself in every round (CPU time >= {:.0}% of wall time).",
-            lab::ON_CORE * 100.0
-        );
-    } else {
-        println!(
-            "  ! other work took a core during some rounds (a thread's CPU time < {:.0}% of its wall time):\n    \
-             {}.\n    {}",
-            lab::ON_CORE * 100.0,
-            hit.join(", "),
-            if all {
-                "Some rows were disturbed in EVERY round: their medians measure a shared machine, not this effect."
-            } else {
-                "The medians lean on the undisturbed rounds; min..max shows the damage."
-            }
+    if !hit.is_empty() {
+        say(
+            &format!(
+                "other work took a core in some rounds (a thread's CPU time under {:.0}% of its \
+                 wall time): {}. {}",
+                lab::ON_CORE * 100.0,
+                hit.join(", "),
+                if all {
+                    "Some rows were disturbed in EVERY round: their medians measure a shared \
+                     machine, not this effect."
+                } else {
+                    "The medians lean on the undisturbed rounds; min..max shows the damage."
+                }
+            ),
+            "  ! ",
+            "    ",
         );
     }
     if rounds == 0 {
@@ -583,15 +738,15 @@ fn disturbed(set: &[Measured]) -> f64 {
     }
 }
 
-/// The caveat a verdict carries when most of its rounds were disturbed.
-pub fn caveat(disturbed: f64) {
-    if disturbed > 0.5 {
-        println!(
-            "  ! {:.0}% of the rounds behind this verdict were disturbed by other work: treat it as\n    \
+/// The sentence a verdict carries when most of its rounds were disturbed, if they were.
+pub fn caveat(disturbed: f64) -> Option<String> {
+    (disturbed > 0.5).then(|| {
+        format!(
+            "{:.0}% of the rounds behind this were disturbed by other work: treat it as \
              provisional and rerun on a quiet machine.",
             disturbed * 100.0
-        );
-    }
+        )
+    })
 }
 
 /// Better than a perfect split: not scaling but a disturbed measurement.
@@ -612,17 +767,20 @@ fn too_few_cores(n: usize, lab: &Lab) -> String {
     )
 }
 
-/// The columns of [`spread`]: the time per increment.
+/// The columns of the time per increment.
 const SPREAD: [&str; 3] = ["ns_median", "ns_min", "ns_max"];
-/// The columns of [`spread`] over the ratios against a perfect split.
+/// The columns of the ratios against a perfect split.
 const VS_SPLIT: [&str; 3] = ["vs_split_median", "vs_split_min", "vs_split_max"];
 /// The columns of [`checks`].
 const CHECKS: [&str; 3] = ["suspicious:text", "disturbed_rounds", "pinned:text"];
-
-/// Median, min and max as three cells.
-fn spread(s: &Summary) -> [Value; 3] {
-    [s.median.into(), s.min.into(), s.max.into()]
-}
+/// The columns of [`Table::groups`]: one group (all rounds, `high_*` NA) or two.
+const GROUPS: [&str; 5] = [
+    "groups",
+    "low_rounds",
+    "low_median_ns",
+    "high_rounds",
+    "high_median_ns",
+];
 
 /// Whether a row is suspicious, its disturbed rounds and how its threads were placed.
 fn checks(m: &Measured, suspicious: bool) -> [Value; 3] {
@@ -633,10 +791,6 @@ fn checks(m: &Measured, suspicious: bool) -> [Value; 3] {
     ]
 }
 
-fn yes_no(v: Option<bool>) -> &'static str {
-    v.map_or("unknown", |b| if b { "yes" } else { "no" })
-}
-
 /// How many lines `n` slots `gap` bytes apart touch, from a line-aligned start.
 fn lines_touched(n: usize, gap: usize, line: Option<u64>) -> Option<u64> {
     let l = line?;
@@ -645,14 +799,6 @@ fn lines_touched(n: usize, gap: usize, line: Option<u64>) -> Option<u64> {
     } else {
         ((n - 1) * gap) as u64 / l + 1
     })
-}
-
-fn n_threads(n: usize) -> String {
-    if n == 1 {
-        "1 thread".into()
-    } else {
-        format!("{n} threads")
-    }
 }
 
 /// A time in nanoseconds with three significant digits or more.
@@ -666,7 +812,8 @@ pub fn ns(x: f64) -> String {
     }
 }
 
-fn with_range(s: &Summary) -> String {
+/// "1.041 ns (0.922..1.440)".
+pub fn with_range(s: &Summary) -> String {
     let short = |x: f64| ns(x).trim_end_matches(" ns").to_string();
     format!("{} ({}..{})", ns(s.median), short(s.min), short(s.max))
 }

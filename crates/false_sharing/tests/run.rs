@@ -63,9 +63,25 @@ fn quick_run_parses_with_every_block() {
         "rounds",
         "placement",
         "c2c",
+        "c2c_methods",
         "key_figures",
     ] {
         assert!(f.block(b).is_some(), "missing block {b}");
+    }
+    // Every measured row of the false-sharing tables says whether its rounds split in two
+    // groups, and the counts add up to the rounds.
+    for b in ["distance", "threads"] {
+        let groups = col(f, b, "groups");
+        let (lo, hi) = (col(f, b, "low_rounds"), col(f, b, "high_rounds"));
+        let ns = col(f, b, "ns_median");
+        for i in 0..groups.len() {
+            if ns[i].is_none() {
+                continue; // a skipped row
+            }
+            let n = lo[i].unwrap() + hi[i].unwrap_or(0.0);
+            assert_eq!(n, 5.0, "{b} row {i}: the groups hold every round");
+            assert_eq!(groups[i] == Some(2.0), hi[i].is_some(), "{b} row {i}");
+        }
     }
     let gaps: Vec<f64> = col(f, "distance", "distance_bytes")
         .into_iter()
@@ -202,6 +218,38 @@ fn core_to_core_covers_the_pair_both_ways() {
     }
     assert_eq!(f.meta_num("c2c_pairs_visited"), Some(1.0));
     assert_eq!(f.meta_num("c2c_pairs_total"), Some(1.0));
+    assert_eq!(f.meta("c2c_method"), Some("compare_and_swap"));
+    assert!(matches!(f.meta("c2c_placement"), Some("near" | "far")));
+    // The same pair passed three ways, both directions each.
+    let methods = texts(f, "c2c_methods", "method");
+    for m in ["compare_and_swap", "load_store_pause", "load_store"] {
+        assert_eq!(methods.iter().filter(|x| *x == m).count(), 2, "{m}");
+    }
+    assert!(
+        col(f, "c2c_methods", "one_way_median_ns")
+            .iter()
+            .all(|v| v.is_some_and(|v| v > 0.0))
+    );
+}
+
+#[test]
+fn the_report_reads_on_a_terminal() {
+    let _g = one_at_a_time();
+    let text = testing::assert_report(
+        BIN,
+        &["--quick", "--cores", "2"],
+        &[
+            "== 0. the cores, the cache line, and where the threads run ==",
+            "== 1. the baseline",
+            "== 2. two threads",
+            "== 3. more threads",
+            "== 4. when several threads really do change one value ==",
+            "== 5. core-to-core latency",
+            "How to read this run:",
+        ],
+    );
+    assert_eq!(text.matches("How to read this run:").count(), 5, "{text}");
+    assert!(text.contains("compare-and-swap"));
 }
 
 #[test]

@@ -1,22 +1,26 @@
 //! # fp_cost: the cost of numbers
 //!
-//! Run with: `cargo run -p fp_cost` (add `-- --quick` for a smoke run of a few seconds).
+//! Run with: `cargo run -p fp_cost` (about six seconds; add `-- --quick` for a smoke run).
 //!
-//! The appendix's section on floating point, in Rust. Can the same multiplication cost
-//! different amounts? The appendix's first try said no, because its arrays were 16 MiB and
-//! memory bandwidth hid the arithmetic; so the working set here is two arrays of 2048 `f64`
-//! (32 KiB, inside L1), repeated. Three questions:
+//! What it does: the appendix's section on floating point, in Rust. Can the same
+//! multiplication cost different amounts? It measures, over two arrays of 2048 `f64` held in
+//! L1 and repeated:
 //!
-//! 1. denormals: the same loop over values near zero (`f64::MIN_POSITIVE / 8`) and over
-//!    1.0, and beyond the appendix the same again with flush-to-zero and denormals-are-zero
-//!    switched on (MXCSR on x86-64, FPCR on AArch64), restored afterwards and checked;
-//! 2. float against double, first in strict order (scalar: the compiler may not reorder
-//!    floating-point additions), then with the reordering granted by writing independent lanes
-//!    of accumulators (Rust has no `-ffast-math`), which the compiler vectorises;
-//! 3. what each operation costs (multiply, add, divide, sqrt, sin), each in its own loop, as
-//!    latency (one dependent chain) and throughput (independent chains), in ns and in cycles.
+//! 1. denormals: the same loop over values near zero (`f64::MIN_POSITIVE / 8`) and over 1.0,
+//!    and beyond the appendix again with flush-to-zero and denormals-are-zero switched on
+//!    (MXCSR on x86-64, FPCR on AArch64), restored afterwards and checked;
+//! 2. float against double: with four scalar accumulators (the appendix's loop), with one
+//!    (strict order), and with the reordering granted as lanes the compiler vectorises;
+//! 3. what each operation costs: first the appendix's own table (one operation per element,
+//!    the operation chosen inside the loop, a multiply = 1.0x), then each operation in its
+//!    own loop as latency (one chain) and throughput (independent chains), in ns and cycles;
+//! 4. the appendix's failed first try, on purpose: the per-element table again on arrays far
+//!    beyond the last-level cache, where memory, not arithmetic, sets the pace.
 //!
-//! The shape of every loop (vectorised or scalar) is read back from this binary, not assumed.
+//! Where to start reading: `main` below, top to bottom, with what each section's numbers say.
+//! The timed loops are in [`kernels`] (each under a fixed symbol, its shape read back from
+//! this binary by [`shape`]), their interleaved rounds in [`timing`], the tables and `#DATA`
+//! blocks in [`report`], the flush-to-zero switch in [`fpenv`].
 
 mod fpenv;
 mod kernels;
@@ -24,46 +28,55 @@ mod report;
 mod shape;
 mod timing;
 
-use kernels::{CHAINS, OPS};
+use kernels::{CHAINS, OPS, PER_ELEMENT};
 use measure::clock::CoreClock;
-use measure::data::meta;
+use measure::data::{Block, meta};
+use measure::fmt::{self, bytes, wrap_to};
 use measure::run::Experiment;
 use shape::Shapes;
-use timing::N;
+use timing::{N, PerElement};
+
+/// Two times closer than this share are "the same" in the sentences below.
+const SAME_WITHIN: f64 = 0.18;
+/// In section 4, operations within this share of the cheapest are "buried in memory".
+const BURIED_WITHIN: f64 = 0.25;
 
 fn main() {
     let mut exp = measure::start!(
         "fp_cost",
-        "the cost of numbers: denormals, float vs double, and each operation's latency and throughput",
-        &[measure::cli::Opt {
-            name: "--rounds",
-            value: Some("COUNT"),
-            help: "timed rounds of every variant (default 31, 5 with --quick)",
-        }]
+        "the cost of numbers: denormals, float vs double, what each operation costs, and \
+         arithmetic buried in memory bandwidth",
+        &[
+            measure::cli::Opt {
+                name: "--rounds",
+                value: Some("COUNT"),
+                help: "timed rounds of every variant (default 31, 5 with --quick)",
+            },
+            measure::cli::Opt {
+                name: "--array-mib",
+                value: Some("N"),
+                help: "section 4 (arrays beyond the last-level cache): each array N MiB \
+                       (default twice the last-level cache; section 4 runs in --quick only \
+                       when given)",
+            },
+        ]
     );
     let quick = exp.args.quick;
     let rounds = exp
         .args
         .count("--rounds", if quick { 5 } else { 31 }, 3, 10_001) as usize;
+    let llc = exp.facts.largest_cache();
+    let default_mib = llc.map_or(64, |b| (2 * b).div_ceil(1 << 20)).max(64);
+    let big_mib = exp.args.count("--array-mib", default_mib, 1, 65_536);
+    let big_asked = exp.args.value("--array-mib").is_some();
     // Repetitions of the array loops: 2048 x 2000 = 4M elements per timed batch, as in the appendix.
     let reps = if quick { 500 } else { 2000 };
     exp.pin_main_thread();
-    measure::data::meta("rounds", rounds);
-    measure::data::meta("array_reps", reps);
-
-    exp.section("the core clock and the CPU (to speak in cycles)");
-    let cc = exp.core_clock();
-    println!(
-        "  cpu            : {} / {}",
-        exp.facts.cpu_model.as_deref().unwrap_or("unknown model"),
-        exp.facts.cpu_family.as_deref().unwrap_or("unknown")
-    );
-    println!(
-        "  * latencies in cycles below can be compared with published instruction tables for this\n    family (uops.info, Agner Fog's instruction tables)."
-    );
+    meta("rounds", rounds);
+    meta("array_reps", reps);
 
     exp.section("how this is measured");
-    let shapes = how_this_is_measured(&exp, reps, rounds);
+    let (cc, shapes) = how_this_is_measured(&exp, reps, rounds);
 
     exp.section("1. denormals: numbers very close to zero");
     denormals(&mut exp, reps, rounds, &shapes);
@@ -71,28 +84,39 @@ fn main() {
     exp.section("2. float and double");
     float_and_double(&mut exp, reps, rounds, &shapes);
 
-    exp.section("3. the operations cost differently (each in its own loop)");
-    let min_batch_ns = if quick { 1e6 } else { 3e6 };
-    operations(&mut exp, &cc, min_batch_ns, rounds, &shapes);
+    exp.section("3. the operations cost differently");
+    let (in_l1, mut per_element) = operations(&mut exp, &cc, reps, rounds, &shapes);
 
+    if !quick || big_asked {
+        exp.section("4. the first try, repeated: arrays far beyond the last-level cache");
+        let rounds = if quick { 3 } else { 11 };
+        beyond_the_cache(&mut exp, big_mib, llc, rounds, &in_l1, &mut per_element);
+    }
+    per_element.print();
     exp.finish();
 }
 
-/// The working set against the reported L1, and the shape of every timed loop as compiled.
-fn how_this_is_measured(exp: &Experiment, reps: usize, rounds: usize) -> Shapes {
-    let bytes = (2 * N * std::mem::size_of::<f64>()) as u64;
+/// Prints a section's closing "How to read this run:" paragraph.
+fn how_to_read(sentences: &[String]) {
+    println!("{}", fmt::how_to_read(sentences));
+}
+
+/// The working set against the reported L1, the core clock, and the shape of every timed
+/// loop as compiled.
+fn how_this_is_measured(exp: &Experiment, reps: usize, rounds: usize) -> (CoreClock, Shapes) {
+    let set = (2 * N * std::mem::size_of::<f64>()) as u64;
     let l1 = exp.facts.cache(1).and_then(|c| c.size.value);
-    println!(
-        "  two arrays of {N} f64: {} KiB together; by the reported sizes that fits in {}{}.",
-        bytes / 1024,
-        exp.facts.where_fits(bytes),
-        l1.map_or(String::new(), |s| format!(" (L1d {} KiB)", s / 1024))
+    let text = format!(
+        "two arrays of {N} f64, {} together; by the reported sizes that fits in {}{}. Every loop \
+         repeats over them {reps} times per timed batch; {rounds} rounds of every comparison, \
+         the variants interleaved, after a discarded warm-up round; median (min..max).",
+        bytes(set),
+        exp.facts.where_fits(set),
+        l1.map_or(String::new(), |s| format!(" (L1d {})", bytes(s)))
     );
-    println!(
-        "  each loop repeats over them {reps} times per timed batch; {rounds} interleaved rounds."
-    );
-    println!("  the code of every timed loop, read back from this binary:");
-    let dots = ["fp_dot4_f64"]
+    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    let cc = exp.core_clock();
+    let dots = ["fp_dot4_f64", "fp_per_element"]
         .into_iter()
         .chain(timing::DOTS.iter().map(|d| d.symbol));
     let ops = OPS
@@ -100,163 +124,319 @@ fn how_this_is_measured(exp: &Experiment, reps: usize, rounds: usize) -> Shapes 
         .flat_map(|o| [o.latency_symbol, o.throughput_symbol]);
     let shapes = Shapes::read_back(dots.chain(ops));
     report::shapes(&shapes);
-    shapes
+    (cc, shapes)
 }
 
-/// 1. The same loop over normals and denormals; then again with flush-to-zero.
+/// Section 1: the same loop over normals and denormals; then again with flush-to-zero.
 fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) {
     let tiny = f64::MIN_POSITIVE / 8.0;
-    println!(
-        "  the smallest normal f64 is {:.4e}; a[] below holds {tiny:.4e} (MIN_POSITIVE / 8), b[] 1.0,",
-        f64::MIN_POSITIVE
-    );
-    println!(
-        "  so every product is a denormal too. The loop: the appendix's, four accumulators\n  (in this binary: {}).",
-        shapes.of("fp_dot4_f64")
-    );
     // Where the loop landed: identical machine code at another offset from a 64-byte boundary
-    // has timed differently on this machine (see the handout), so the placement is recorded.
-    match shapes.loop_addr("fp_dot4_f64") {
+    // has timed differently on this machine (see docs/NOTES.md), so the placement is recorded.
+    let placed = match shapes.loop_addr("fp_dot4_f64") {
         Some(a) => {
-            println!(
-                "  placement: its loop begins at {a:#x}, {} bytes past a 64-byte boundary.",
-                a % 64
-            );
             meta("dot4_loop_addr", format!("{a:#x}"));
             meta("dot4_loop_offset_mod64", a % 64);
+            format!(", its loop {} bytes past a 64-byte boundary", a % 64)
         }
-        None => meta("dot4_loop_offset_mod64", "unknown"),
-    }
+        None => {
+            meta("dot4_loop_offset_mod64", "unknown");
+            String::new()
+        }
+    };
+    let text = format!(
+        "a[] holds 1.0 or MIN_POSITIVE/8 = {tiny:.4e} (the smallest normal f64 is {:.4e}), \
+         b[] 1.0, so every product is a denormal too. The loop is the appendix's: a[i] * b[i] \
+         into four accumulators (in this binary: {}{placed}).",
+        f64::MIN_POSITIVE,
+        shapes.of("fp_dot4_f64"),
+    );
+    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
     let d = timing::denormals(tiny, reps, rounds);
     report::flush_switch(&d);
     report::denormal_table(&d);
 
-    let (ratio_off, ratio_on, apart) = (d.ratio_off(), d.ratio_on(), d.apart());
-    if apart && ratio_off > 1.5 {
-        println!(
-            "  -> denormals are {ratio_off:.1} x slower on this machine: the same instructions, the same count,\n     only the size of the values changed, and the hardware fell off its fast path."
-        );
-    } else if apart && ratio_off > 1.0 {
-        println!(
-            "  -> denormals cost a little here ({ratio_off:.2} x, every denormal round slower than every normal one),\n     far from the tens of times some chips show: measure before speaking."
-        );
+    let (r, apart) = (d.ratio_off(), d.apart());
+    let mut say = vec![if apart && r > 1.5 {
+        format!(
+            "denormals made the same loop {r:.1}x slower: the same instructions, the same \
+             count, only the size of the values changed, and the hardware fell off its fast path."
+        )
+    } else if apart && r > 1.0 {
+        format!(
+            "denormals cost a little here ({r:.2}x, every denormal round slower than every \
+             normal one), far from the tens of times some chips show."
+        )
     } else {
-        println!(
-            "  -> no measurable penalty on this machine ({ratio_off:.2} x, the rounds overlap): any cost of the\n     denormals is lost in the spread of the rounds. On other chips the same loop is tens of times slower:\n     measure before speaking."
-        );
-    }
-    if let Some(r) = ratio_on {
-        if apart && ratio_off > 1.5 && r < 1.2 {
-            println!(
-                "  -> with flush-to-zero the penalty is gone ({ratio_off:.1} x -> {r:.2} x), and so are the values: the\n     denormal sum came out 0. A little accuracy traded for the worst-case time."
-            );
-        } else {
-            println!(
-                "  -> with flush-to-zero: {r:.2} x. The denormal sum came out 0 (the values were read as zero);\n     {}",
-                if ratio_off <= 1.2 {
-                    "there was no penalty to remove here."
-                } else {
-                    "the penalty did not fully go away."
-                }
-            );
+        format!(
+            "no measurable penalty here: {r:.2}x, and the denormal rounds ({:.3}..{:.3} ns) \
+             overlap the normal ones ({:.3}..{:.3} ns). Other chips run this loop tens of times \
+             slower: measure before speaking.",
+            d.denormal_off.min, d.denormal_off.max, d.normal_off.min, d.normal_off.max
+        )
+    }];
+    say.push(match d.ratio_on() {
+        Some(on) if apart && r > 1.5 && on < 1.2 => format!(
+            "Flush-to-zero removed the penalty ({r:.1}x -> {on:.2}x), and with it the values: \
+             the denormal sum came out 0. A little accuracy traded for the worst-case time."
+        ),
+        Some(on) => format!(
+            "With flush-to-zero the ratio is {on:.2}x and the denormal sum came out 0 (the values \
+             were read as zero); {}",
+            if r <= 1.2 {
+                "there was no penalty to remove."
+            } else {
+                "the penalty did not fully go away."
+            }
+        ),
+        None => {
+            "Flush-to-zero could not be set and verified here: its column is not measured.".into()
         }
-    }
-    exp.key_figure("denormal_over_normal", ratio_off, "x");
-    exp.key_figure("ftz_denormal_over_normal", ratio_on, "x");
+    });
+    meta("denormal_verdict", &say[0]);
+    how_to_read(&say);
+    exp.key_figure("denormal_over_normal", r, "x");
+    exp.key_figure("ftz_denormal_over_normal", d.ratio_on(), "x");
 }
 
-/// 2. A dot product in float and in double: in strict order, then with the reordering granted.
+/// Section 2: a dot product in float and in double, with four scalar accumulators (the
+/// appendix), with one, and with the reordering granted.
 fn float_and_double(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) {
     let w = timing::widths(reps, rounds);
-    println!(
-        "  the dot product of two {N}-element arrays, {reps} times; per element (median, min..max):"
-    );
+    println!("  a . b over two {N}-element arrays, {reps} times; gain = double / float:");
     report::width_table(&w, shapes);
 
-    let strict = w.times[0].median / w.times[1].median;
-    let lanes = w.times[2].median / w.times[3].median;
-    println!(
-        "  -> in strict order float is {strict:.2} x as fast as double; with lanes {lanes:.2} x."
+    let (four, strict, lanes) = (
+        w.float_gain("four"),
+        w.float_gain("strict"),
+        w.float_gain("lanes"),
     );
-    if (0.85..1.18).contains(&strict) {
-        println!(
-            "  * in strict order the width buys nothing: one element at a time, each addition waiting\n    for the last, takes as long in float as in double."
-        );
+    let same = |x: f64| (1.0 - SAME_WITHIN..1.0 + SAME_WITHIN).contains(&x);
+    let mut say = vec![format!(
+        "without vector instructions float is {four:.2}x as fast as double with four \
+         accumulators and {strict:.2}x with one: {}",
+        if same(four) && same(strict) {
+            "the narrower type buys nothing while each element takes one instruction."
+        } else {
+            "the two types differ even in scalar code here."
+        }
+    )];
+    let vectorised = ["fp_dot_lanes_f32", "fp_dot_lanes_f64"]
+        .iter()
+        .all(|s| shapes.of(s) == "vectorised");
+    say.push(if vectorised {
+        format!(
+            "With the reordering granted the loops are vectorised and float is {lanes:.2}x as \
+             fast: \"float is twice as fast\" has conditions."
+        )
     } else {
-        println!("  * in strict order the two types already differ here ({strict:.2} x).");
-    }
-    let lanes_vec = shapes.of("fp_dot_lanes_f32") == "vectorised"
-        && shapes.of("fp_dot_lanes_f64") == "vectorised";
-    if lanes > 1.5 && lanes_vec {
-        println!(
-            "  * with the reordering granted the loops are vectorised, and float is {lanes:.2} x faster:\n    a vector register holds twice as many floats. \"float is twice as fast\" has conditions."
-        );
-    } else if lanes_vec {
-        println!(
-            "  * the laned loops are vectorised, yet float is only {lanes:.2} x as fast here."
-        );
-    } else {
-        println!(
-            "  * the laned loops were not (all) found vectorised in this binary: see the code check above."
-        );
-    }
-    println!(
-        "  * read the ratio within each pair, not across pairs: the lanes also remove the wait for the\n    previous addition, which helps both types alike."
-    );
-    let (s, l) = (w.sums[0], w.sums[2]);
-    if s.to_bits() != l.to_bits() {
-        println!(
-            "  * the reordering is not free: in double the laned sum differs from the strict one by {:.1e}\n    (relative). Floating-point addition is not associative.",
+        format!("The laned loops were not all vectorised, so their {lanes:.2}x says nothing about vectors.")
+    });
+    let (d4, d1) = (w.median("double", "four"), w.median("double", "strict"));
+    say.push(format!(
+        "One accumulator is {:.1}x slower than four (each addition waits for the last), so \
+         read the gain within a row, not across rows.",
+        d1 / d4
+    ));
+    let (s, l) = (w.sum("double", "strict"), w.sum("double", "lanes"));
+    say.push(if s.to_bits() != l.to_bits() {
+        format!(
+            "The laned double sum differs from the strict one by {:.1e}: addition is not \
+             associative.",
             ((l - s) / s).abs()
-        );
+        )
     } else {
-        println!(
-            "  * in double the laned sum came out bit for bit equal to the strict one this time."
-        );
-    }
+        "The laned double sum equals the strict one bit for bit this time.".into()
+    });
+    how_to_read(&say);
+    exp.key_figure("float_speedup_four", four, "x");
     exp.key_figure("float_speedup_strict", strict, "x");
     exp.key_figure("float_speedup_lanes", lanes, "x");
 }
 
-/// 3. Each operation in its own loop: latency (one chain) and throughput (independent chains).
+/// Section 3: the appendix's per-element table first, then latency and throughput.
+/// Returns the per-element table and its block, for section 4.
 fn operations(
     exp: &mut Experiment,
     cc: &CoreClock,
-    min_batch_ns: f64,
+    reps: usize,
     rounds: usize,
     shapes: &Shapes,
-) {
-    let o = timing::operations(min_batch_ns, rounds);
-    println!(
-        "  latency: one chain, each step waiting for the last. throughput: {CHAINS} independent chains.\n  ns per operation (median, min..max), and cycles at the clock estimate:\n"
+) -> (PerElement, Block) {
+    let text = format!(
+        "3a. the appendix's table: one operation per element over the same two arrays, into \
+         four accumulators, the operation chosen inside the loop as the C program's switch \
+         does (in this binary: {}); ns per element:",
+        shapes.of("fp_per_element")
     );
+    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    let pe = timing::per_element(N, reps, rounds);
+    let mut block = report::per_element_block();
+    report::per_element_table(&pe, None, "l1", &mut block);
+
+    let min_batch_ns = if exp.args.quick { 1e6 } else { 3e6 };
+    let o = timing::operations(min_batch_ns, rounds);
+    let text = format!(
+        "3b. each operation in its own loop: latency is one chain, each step waiting for the \
+         last; throughput is {CHAINS} independent chains. ns per operation, cycles at the clock \
+         estimate (compare uops.info for this CPU family) and how many are in flight at once \
+         (latency / throughput):"
+    );
+    println!("\n{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
     report::ops_table(&o, cc, shapes);
     println!(
-        "  (sqrt and sin: their chains add 1 each step; the add's latency, {:.3} ns, is subtracted.\n   \"in flight\" = latency / throughput: how many such operations the core overlaps.)",
+        "  (the sqrt and sin chains add 1 each step; the add's latency, {:.3} ns, is subtracted)",
         o.add_latency
     );
 
-    let (mul_t, mul_l) = (o.ops[0].throughput.median, o.ops[0].alone);
-    for (op, t) in OPS.iter().zip(&o.ops).skip(1) {
-        println!(
-            "  * {:<8}: {:>5.1} x a multiply in throughput, {:>5.1} x in latency",
-            op.name,
-            t.throughput.median / mul_t,
-            t.alone / mul_l
-        );
+    let mul_t = o.ops[0].throughput.median;
+    let mul_l = o.ops[0].chain.median;
+    let div_t = o.ops[2].throughput.median / mul_t;
+    let div_l = o.ops[2].chain.median / mul_l;
+    let (div_pe, sin_pe) = (pe.vs_multiply(2), pe.vs_multiply(4));
+    let mut say = vec![format!(
+        "per element (3a) is the appendix's question, what a loop doing this to every element \
+         costs: divide {div_pe:.1}x, sqrt {:.1}x, sin {sin_pe:.1}x a multiply. Latency (3b) is \
+         how long one result takes when the next needs it (divide {div_l:.1}x); throughput, \
+         how often one finishes when they are independent (divide {div_t:.1}x).",
+        pe.vs_multiply(3)
+    )];
+    let pe_mul = pe.ops[0].median;
+    if pe_mul > (1.0 + SAME_WITHIN) * mul_t {
+        say.push(format!(
+            "A multiply per element costs {:.1}x its throughput: the loop's own work sets the \
+             pace of the cheap operations, so the dear ones look smaller multiples there.",
+            pe_mul / mul_t
+        ));
     }
-    let div = o.ops[2].throughput.median / mul_t;
-    if div > 1.5 {
-        println!(
-            "  * dividing by the same number many times? One division for the reciprocal, then multiplies:\n    here a division costs {div:.1} multiplies."
-        );
+    say.push(if div_t > 1.5 {
+        format!(
+            "Dividing by one number often? Multiply by its reciprocal: a division costs \
+             {div_t:.1} multiplies in throughput."
+        )
     } else {
-        println!("  * a division costs about as much as a multiply here ({div:.1} x).");
-    }
+        format!("A division costs about a multiply here ({div_t:.1}x in throughput).")
+    });
+    how_to_read(&say);
+    exp.key_figure("per_element_div_over_mul", div_pe, "x");
+    exp.key_figure("per_element_sin_over_mul", sin_pe, "x");
     for (n, t) in ["mul", "add", "div", "sqrt", "sin"].iter().zip(&o.ops) {
         exp.key_figure(&format!("{n}_latency"), t.alone, "ns");
     }
-    exp.key_figure("mul_latency_cycles", cc.cycles(o.ops[0].alone), "cycles");
-    exp.key_figure("div_latency_cycles", cc.cycles(o.ops[2].alone), "cycles");
-    exp.key_figure("div_over_mul_throughput", div, "x");
+    exp.key_figure("mul_latency_cycles", cc.cycles(mul_l), "cycles");
+    exp.key_figure(
+        "div_latency_cycles",
+        cc.cycles(o.ops[2].chain.median),
+        "cycles",
+    );
+    exp.key_figure("div_over_mul_throughput", div_t, "x");
+    (pe, block)
+}
+
+/// Section 4: the per-element table again, over arrays of `mib` MiB each (far beyond the
+/// last-level cache unless the reader asked otherwise), and a verdict on what was measured.
+/// Its rows go into `block` beside section 3's.
+fn beyond_the_cache(
+    exp: &mut Experiment,
+    mib: u64,
+    llc: Option<u64>,
+    rounds: usize,
+    in_l1: &PerElement,
+    block: &mut Block,
+) {
+    let each = mib << 20;
+    let total = 2 * each;
+    let llc_text = match llc {
+        Some(l) => format!(
+            "{:.1}x the {} last-level cache the machine reports",
+            total as f64 / l as f64,
+            bytes(l)
+        ),
+        None => "the last-level cache size is unknown".into(),
+    };
+    let text = format!(
+        "the appendix's first try used 16 MiB arrays and found every operation at the same \
+         1.24 ns. Here: two arrays of {} each, {} together ({llc_text}; by the reported sizes: \
+         {}), one pass per timed batch, {rounds} rounds; the loop of 3a:",
+        bytes(each),
+        bytes(total),
+        exp.facts.where_fits(total)
+    );
+    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    if let Err(e) = measure::mem::room_for(total) {
+        println!("  skipped: {e}.");
+        meta("big_array_verdict", format!("skipped: {e}"));
+        return;
+    }
+    let len = (each / 8) as usize;
+    let big = timing::per_element(len, 1, rounds);
+    report::per_element_table(&big, Some(in_l1), "big", block);
+    meta("big_array_bytes", total);
+
+    // The operations within BURIED_WITHIN of the cheapest took the same time: memory's.
+    let t: Vec<f64> = big.ops.iter().map(|s| s.median).collect();
+    let cheapest = t.iter().copied().fold(f64::INFINITY, f64::min);
+    let buried: Vec<usize> = (0..t.len())
+        .filter(|&k| t[k] <= cheapest * (1.0 + BURIED_WITHIN))
+        .collect();
+    let spread = |ks: &[usize], v: &dyn Fn(usize) -> f64| {
+        let xs: Vec<f64> = ks.iter().map(|&k| v(k)).collect();
+        let (lo, hi) = xs
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        hi / lo
+    };
+    let names = |ks: &[usize]| {
+        let n: Vec<&str> = ks.iter().map(|&k| PER_ELEMENT[k].0).collect();
+        match n.len() {
+            0 => String::new(),
+            1 => n[0].to_string(),
+            _ => format!("{} and {}", n[..n.len() - 1].join(", "), n[n.len() - 1]),
+        }
+    };
+    let big_spread = spread(&buried, &|k| t[k]);
+    let l1_spread = spread(&buried, &|k| in_l1.ops[k].median);
+    let within = (big_spread - 1.0) * 100.0;
+    let stand_out: Vec<usize> = (0..t.len()).filter(|k| !buried.contains(k)).collect();
+    let mut say = Vec::new();
+    let verdict = if buried.len() == t.len() {
+        format!(
+            "every operation within {within:.0}% of the others (in L1 they spanned \
+             {l1_spread:.1}x): the memory, not the arithmetic, was measured."
+        )
+    } else if buried.len() >= 2 && l1_spread > 1.5 {
+        format!(
+            "{} within {within:.0}% of each other (in L1 they spanned {l1_spread:.1}x): for them \
+             the memory, not the arithmetic, was measured; {} still {} out, slower per element \
+             than memory delivers one.",
+            names(&buried),
+            names(&stand_out),
+            if stand_out.len() == 1 {
+                "stands"
+            } else {
+                "stand"
+            }
+        )
+    } else {
+        format!(
+            "the operations still differ ({:.1}x from the cheapest to the dearest, {:.1}x in \
+             L1): memory slowed the elements down but hid none of the arithmetic here.",
+            t.iter().copied().fold(0.0, f64::max) / cheapest,
+            spread(&(0..t.len()).collect::<Vec<_>>(), &|k| in_l1.ops[k].median)
+        )
+    };
+    say.push(verdict.clone());
+    say.push(format!(
+        "A multiply per element took {:.3} ns here against {:.3} ns in L1 ({:.1}x): to measure \
+         arithmetic keep the data in cache; to measure bandwidth, keep it out.",
+        t[0],
+        in_l1.ops[0].median,
+        t[0] / in_l1.ops[0].median
+    ));
+    how_to_read(&say);
+    meta("big_array_verdict", verdict);
+    exp.key_figure(
+        "big_array_spread",
+        t.iter().copied().fold(0.0, f64::max) / cheapest,
+        "x",
+    );
 }

@@ -1,89 +1,134 @@
 //! The tables of fp_cost: the human lines and the `#DATA` blocks (and `#META` facts) beside
-//! them, so that `main.rs` keeps to the questions and the verdicts.
+//! them, so that `main.rs` keeps to the questions and what the numbers say.
 
 use crate::fpenv;
-use crate::kernels::OPS;
+use crate::kernels::{OPS, PER_ELEMENT};
 use crate::shape::Shapes;
-use crate::timing::{DOTS, Denormals, Operations, Widths};
+use crate::timing::{DOTS, Denormals, Operations, PerElement, Widths};
 use measure::clock::CoreClock;
-use measure::data::{Block, meta};
+use measure::data::{Block, Value, meta};
+use measure::fmt::{median_min_max, wrap_to};
 use measure::stats::Summary;
 
-/// Every kernel's shape, one line each, and the `shape` block.
+/// "0.127 (0.126..0.140)": a median with its range, three decimals.
+fn cell(s: &Summary) -> String {
+    s.median_range()
+}
+
+/// Every kernel's shape in the `shape` block, and for people what was not as intended:
+/// the laned loops must be vectorised, every other timed loop scalar (the appendix's
+/// denormal loop may be either: it is the compiler's choice, and it is reported).
 pub fn shapes(shapes: &Shapes) {
     let mut b = Block::new("shape", &["kernel:text", "verdict:text"]);
     for s in &shapes.0 {
-        println!("    {:<20} {}", s.symbol, s.text);
         b.row(vec![s.symbol.into(), s.word.into()]);
     }
     b.print();
+    let want = |sym: &str| {
+        if sym == "fp_dot4_f64" {
+            None
+        } else if sym.starts_with("fp_dot_lanes") {
+            Some("vectorised")
+        } else {
+            Some("scalar")
+        }
+    };
+    let mnemonics = |word: &str| {
+        let mut m: Vec<&str> = shapes
+            .0
+            .iter()
+            .filter(|s| s.word == word && want(s.symbol).is_some())
+            .flat_map(|s| s.mnemonics.iter().map(String::as_str))
+            .collect();
+        m.sort_unstable();
+        m.dedup();
+        m.join(", ")
+    };
+    let wrong: Vec<String> = shapes
+        .0
+        .iter()
+        .filter_map(|s| {
+            let w = want(s.symbol)?;
+            (s.word != w).then(|| format!("{} ({}, wanted {w})", s.symbol, s.text))
+        })
+        .collect();
+    let text = if wrong.is_empty() {
+        format!(
+            "the code of every timed loop, read back from this binary: the laned dot products are \
+             vectorised ({}); every other loop is scalar ({}); the appendix's denormal loop \
+             (fp_dot4_f64) came out {}.",
+            mnemonics("vectorised"),
+            mnemonics("scalar"),
+            shapes.of("fp_dot4_f64")
+        )
+    } else {
+        format!(
+            "the code read back from this binary is NOT as intended: {}. The rows of those loops \
+             do not measure what their names say.",
+            wrong.join("; ")
+        )
+    };
+    println!("{}", wrap_to(&text, "  ", "  ", measure::fmt::WIDTH));
 }
 
 /// The control register before, during and after the flush-to-zero rounds, and whether the
 /// switch was verified; as a line and as `#META fp_control_*`.
 pub fn flush_switch(d: &Denormals) {
     let ok = d.switch_ok();
-    match (d.register, d.switches.first()) {
+    let text = match (d.register, d.switches.first()) {
         (None, _) => {
-            println!("  flush-to-zero: skipped (no known control register on this architecture)")
+            "flush-to-zero: skipped (no known control register on this architecture)".to_string()
         }
+        (Some(_), None) => "flush-to-zero: not run".to_string(),
         (Some(reg), Some(sw)) => {
-            println!(
-                "  flush-to-zero: {reg} {:#x} -> {:#x} while timing ({}), then {:#x}: {}",
-                sw.before,
-                sw.during,
-                fpenv::NAMES,
-                sw.after,
-                if ok {
-                    format!(
-                        "set and restored, verified on all {} switches",
-                        d.switches.len()
-                    )
-                } else if d.switches.iter().any(|s| !s.took()) {
-                    "the bits did not take: FTZ/DAZ columns not measured".into()
-                } else {
-                    "! the register was NOT restored".into()
-                }
-            );
             meta("fp_control_register", reg);
             meta("fp_flush_bits", fpenv::NAMES);
             meta("fp_control_before", format!("{:#x}", sw.before));
             meta("fp_control_during", format!("{:#x}", sw.during));
             meta("fp_control_after", format!("{:#x}", sw.after));
             meta("fp_control_restored", if ok { "yes" } else { "no" });
+            format!(
+                "flush-to-zero: {reg} {:#x} -> {:#x} while timing ({}), then {:#x}: {}",
+                sw.before,
+                sw.during,
+                fpenv::NAMES,
+                sw.after,
+                if ok {
+                    format!(
+                        "set and restored, verified on all {} switches.",
+                        d.switches.len()
+                    )
+                } else if d.switches.iter().any(|s| !s.took()) {
+                    "the bits did not take: FTZ/DAZ columns not measured.".into()
+                } else {
+                    "! the register was NOT restored.".into()
+                }
+            )
         }
-        (Some(_), None) => println!("  flush-to-zero: not run"),
-    }
+    };
+    println!("{}", wrap_to(&text, "  ", "    ", measure::fmt::WIDTH));
 }
 
 /// Normal and denormal, FTZ/DAZ off and on: the table, the ratio row, the `denormal` block.
 pub fn denormal_table(d: &Denormals) {
-    let row = |name: &str, off: String, on: String| println!("  {name:<30} {off:>26} {on:>26}");
-    let opt = |s: &Option<Summary>| {
-        s.as_ref()
-            .map_or("not measured".to_string(), Summary::median_range)
-    };
+    let row = |name: &str, off: String, on: String| println!("  {name:<26} {off:>22}  {on:>22}");
+    let opt = |s: &Option<Summary>| s.as_ref().map_or("not measured".to_string(), cell);
     println!();
     row(
         "ns per element",
         "FTZ/DAZ off (IEEE)".into(),
         "FTZ/DAZ on".into(),
     );
+    row("a[] = 1.0 (normal)", cell(&d.normal_off), opt(&d.normal_on));
     row(
-        "a[] = 1.0 (normal)",
-        d.normal_off.median_range(),
-        opt(&d.normal_on),
-    );
-    row(
-        "a[] = MIN_POSITIVE/8 (denormal)",
-        d.denormal_off.median_range(),
+        "a[] = MIN_POSITIVE/8",
+        cell(&d.denormal_off),
         opt(&d.denormal_on),
     );
     row(
         "denormal / normal",
-        format!("{:.2} x", d.ratio_off()),
-        d.ratio_on()
-            .map_or("-".to_string(), |r| format!("{r:.2} x")),
+        format!("{:.2}x", d.ratio_off()),
+        d.ratio_on().map_or("-".to_string(), |r| format!("{r:.2}x")),
     );
     let mut b = Block::new(
         "denormal",
@@ -101,23 +146,45 @@ pub fn denormal_table(d: &Denormals) {
         ("normal", "on", d.normal_on),
         ("denormal", "on", d.denormal_on),
     ] {
-        b.row(vec![
-            values.into(),
-            mode.into(),
-            s.map(|s| s.median).into(),
-            s.map(|s| s.min).into(),
-            s.map(|s| s.max).into(),
-        ]);
+        let mut r: Vec<Value> = vec![values.into(), mode.into()];
+        r.extend(median_min_max(s.as_ref()));
+        b.row(r);
     }
     b.print();
 }
 
-/// The four dot products with the shape of their code, and the `width` block.
+/// The dot products, one row per accumulation order with double and float side by side, the
+/// float's gain and the shape of the code; and the `width` block.
 pub fn width_table(w: &Widths, shapes: &Shapes) {
     println!(
-        "  {:<22} {:>26}   code in this binary",
-        "", "ns per element"
+        "  {:<28} {:>20}  {:>20}  {:>6}  code",
+        "ns per element", "double", "float", "gain"
     );
+    for order in ["four", "strict", "lanes"] {
+        let k = |ty: &str| {
+            DOTS.iter()
+                .position(|d| d.ty == ty && d.order == order)
+                .expect("a variant")
+        };
+        let (kd, kf) = (k("double"), k("float"));
+        let label = match order {
+            "four" => "four accumulators (appendix)",
+            "strict" => "one accumulator",
+            _ => "lanes (reordering granted)",
+        };
+        let (sd, sf) = (shapes.of(DOTS[kd].symbol), shapes.of(DOTS[kf].symbol));
+        println!(
+            "  {label:<28} {:>20}  {:>20}  {:>5.2}x  {}",
+            cell(&w.times[kd]),
+            cell(&w.times[kf]),
+            w.float_gain(order),
+            if sd == sf {
+                sd.to_string()
+            } else {
+                format!("{sd}/{sf}")
+            }
+        );
+    }
     let mut b = Block::new(
         "width",
         &[
@@ -131,27 +198,82 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
         ],
     );
     for (dot, t) in DOTS.iter().zip(&w.times) {
-        let shape = shapes.of(dot.symbol);
-        println!("  {:<22} {:>26}   {shape}", dot.label, t.median_range());
-        b.row(vec![
+        let mut r: Vec<Value> = vec![
             format!("{}_{}", dot.ty, dot.order).into(),
             dot.ty.into(),
             dot.order.into(),
-            shape.into(),
-            t.median.into(),
-            t.min.into(),
-            t.max.into(),
-        ]);
+            shapes.of(dot.symbol).into(),
+        ];
+        r.extend(median_min_max(Some(t)));
+        b.row(r);
     }
     b.print();
+}
+
+/// The appendix's per-element table: ns per element and the ratio to the multiply; with
+/// `beside`, a last column with the same ratio from that other table (the in-L1 one).
+/// Adds the rows to `block` under `array`.
+pub fn per_element_table(
+    p: &PerElement,
+    beside: Option<&PerElement>,
+    array: &str,
+    block: &mut Block,
+) {
+    let tail = if beside.is_some() {
+        "   in L1 (3a)"
+    } else {
+        ""
+    };
+    println!(
+        "  {:<18} {:>24}  {:>11}{tail}",
+        "operation", "ns per element", "vs multiply"
+    );
+    for (k, (name, expr)) in PER_ELEMENT.iter().enumerate() {
+        let vs = p.vs_multiply(k);
+        let other = beside.map_or(String::new(), |o| format!("  {:>11.1}x", o.vs_multiply(k)));
+        println!(
+            "  {:<18} {:>24}  {:>10.1}x{other}",
+            format!("{name} {expr}"),
+            cell(&p.ops[k]),
+            vs
+        );
+        let mut r: Vec<Value> = vec![
+            (*name).into(),
+            (*expr).into(),
+            array.into(),
+            p.bytes().into(),
+        ];
+        r.extend(median_min_max(Some(&p.ops[k])));
+        r.push(vs.into());
+        r.push(format!("{array}_{name}").into());
+        block.row(r);
+    }
+}
+
+/// The block of [`per_element_table`]'s rows.
+pub fn per_element_block() -> Block {
+    Block::new(
+        "per_element",
+        &[
+            "op:text",
+            "expr:text",
+            "array:text",
+            "array_bytes",
+            "median_ns",
+            "min_ns",
+            "max_ns",
+            "vs_multiply",
+            "case:text",
+        ],
+    )
 }
 
 /// Latency and throughput of every operation, in ns and cycles, and the `ops` block.
 pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
     let cyc = |ns: f64| cc.cycles(ns).map_or("-".to_string(), |c| format!("{c:.1}"));
     println!(
-        "  {:<9} {:<16} {:>24} {:>7} {:>24} {:>7} {:>9}",
-        "operation", "one step", "latency ns", "cycles", "throughput ns", "cycles", "in flight"
+        "  {:<8} {:<15} {:>22} {:>5} {:>22} {:>5} {:>7}",
+        "op", "one step", "latency ns", "cyc", "throughput ns", "cyc", "flight"
     );
     let mut b = Block::new(
         "ops",
@@ -171,20 +293,22 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         ],
     );
     for (op, t) in OPS.iter().zip(&o.ops) {
-        let shown = if op.plus_add {
-            format!("{:.3} (-add)", t.alone)
-        } else {
-            t.chain.median_range()
+        let shown = match (op.plus_add, t.alone) {
+            (false, _) => cell(&t.chain),
+            (true, Some(a)) => format!("{a:.3} (-add)"),
+            (true, None) => "disturbed (-add < 0)".to_string(),
         };
+        let dash = || "-".to_string();
         println!(
-            "  {:<9} {:<16} {:>24} {:>7} {:>24} {:>7} {:>9.1}",
+            "  {:<8} {:<15} {:>22} {:>5} {:>22} {:>5} {:>7}",
             op.name,
             op.step,
             shown,
-            cyc(t.alone),
-            t.throughput.median_range(),
+            t.alone.map_or_else(dash, cyc),
+            cell(&t.throughput),
             cyc(t.throughput.median),
-            t.alone / t.throughput.median
+            t.alone
+                .map_or_else(dash, |a| format!("{:.1}", a / t.throughput.median))
         );
         let [sl, st] = [op.latency_symbol, op.throughput_symbol].map(|s| shapes.of(s));
         let shape = if sl == st {
@@ -192,20 +316,12 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         } else {
             format!("{sl}/{st}")
         };
-        b.row(vec![
-            op.name.into(),
-            op.step.replace(' ', "").into(),
-            t.chain.median.into(),
-            t.chain.min.into(),
-            t.chain.max.into(),
-            t.alone.into(),
-            cc.cycles(t.alone).into(),
-            t.throughput.median.into(),
-            t.throughput.min.into(),
-            t.throughput.max.into(),
-            cc.cycles(t.throughput.median).into(),
-            shape.into(),
-        ]);
+        let mut r: Vec<Value> = vec![op.name.into(), op.step.replace(' ', "").into()];
+        r.extend(median_min_max(Some(&t.chain)));
+        r.extend([t.alone.into(), t.alone.and_then(|a| cc.cycles(a)).into()]);
+        r.extend(median_min_max(Some(&t.throughput)));
+        r.extend([cc.cycles(t.throughput.median).into(), shape.into()]);
+        b.row(r);
     }
     b.print();
 }

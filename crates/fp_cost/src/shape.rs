@@ -11,6 +11,8 @@ pub struct Shape {
     pub word: &'static str,
     /// The same for people, with the arithmetic mnemonics found in its loops.
     pub text: String,
+    /// The arithmetic mnemonics found in its loops (packed ones if vectorised).
+    pub mnemonics: Vec<String>,
     /// Where its main loop (the vectorised one, if any) begins in the binary.
     pub loop_addr: Option<u64>,
 }
@@ -26,11 +28,12 @@ impl Shapes {
             symbols
                 .into_iter()
                 .map(|symbol| {
-                    let (word, text, loop_addr) = match &exe {
+                    let (word, text, mnemonics, loop_addr) = match &exe {
                         Some(p) => code_shape(p, symbol),
                         None => (
                             "unchecked",
                             "could not check (no path to this executable)".to_string(),
+                            Vec::new(),
                             None,
                         ),
                     };
@@ -38,6 +41,7 @@ impl Shapes {
                         symbol,
                         word,
                         text,
+                        mnemonics,
                         loop_addr,
                     }
                 })
@@ -59,16 +63,24 @@ impl Shapes {
     }
 }
 
-/// What the compiler made of `sym`'s loops: a word for `#DATA`, a line for people, and
-/// where the main loop (the first vectorised one, else the first) begins.
-fn code_shape(exe: &Path, sym: &str) -> (&'static str, String, Option<u64>) {
+/// What the compiler made of `sym`'s loops: a word for `#DATA`, a line for people, the
+/// arithmetic mnemonics, and where the main loop (the first vectorised one, else the first)
+/// begins.
+fn code_shape(exe: &Path, sym: &str) -> (&'static str, String, Vec<String>, Option<u64>) {
     let f = match asm::disassemble(exe, sym) {
         Ok(f) => f,
-        Err(e) => return ("unchecked", format!("could not check ({e})"), None),
+        Err(e) => {
+            return (
+                "unchecked",
+                format!("could not check ({e})"),
+                Vec::new(),
+                None,
+            );
+        }
     };
     let loops = f.loops();
     if loops.is_empty() {
-        return ("no_loop", "no loop found".into(), None);
+        return ("no_loop", "no loop found".into(), Vec::new(), None);
     }
     let main = loops
         .iter()
@@ -85,6 +97,7 @@ fn code_shape(exe: &Path, sym: &str) -> (&'static str, String, Option<u64>) {
         return (
             "vectorised",
             format!("vectorised ({})", simd.join(", ")),
+            simd,
             start,
         );
     }
@@ -96,7 +109,7 @@ fn code_shape(exe: &Path, sym: &str) -> (&'static str, String, Option<u64>) {
         .collect();
     fp.sort();
     fp.dedup();
-    ("scalar", format!("scalar ({})", fp.join(", ")), start)
+    ("scalar", format!("scalar ({})", fp.join(", ")), fp, start)
 }
 
 /// Scalar floating-point arithmetic mnemonics (x86-64 SSE/AVX, AArch64).

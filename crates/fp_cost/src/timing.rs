@@ -4,7 +4,7 @@
 //! timed for stops the program (exit 1) instead of printing a number.
 
 use crate::fpenv::{self, Switch};
-use crate::kernels::{self, CHAINS, OPS};
+use crate::kernels::{self, CHAINS, OPS, PER_ELEMENT};
 use measure::clock;
 use measure::keep::black_box;
 use measure::stats::Summary;
@@ -110,9 +110,60 @@ pub fn denormals(tiny: f64, reps: usize, rounds: usize) -> Denormals {
     d
 }
 
+/// The appendix's per-element table: ns per element of each of [`PER_ELEMENT`] over two
+/// arrays of `len` elements.
+pub struct PerElement {
+    /// Elements in each of the two arrays.
+    pub len: usize,
+    /// One per operation of [`PER_ELEMENT`], in its order.
+    pub ops: Vec<Summary>,
+}
+
+impl PerElement {
+    /// Operation `k`'s median over the multiply's: the appendix's "vs multiply" column.
+    pub fn vs_multiply(&self, k: usize) -> f64 {
+        self.ops[k].median / self.ops[0].median
+    }
+
+    /// The bytes of the two arrays together.
+    pub fn bytes(&self) -> u64 {
+        (2 * self.len * std::mem::size_of::<f64>()) as u64
+    }
+}
+
+/// Times [`kernels::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
+/// over `a[i] = 1 + i * 1e-6` and `b[i] = 1.000001` (the appendix's values), `len` elements
+/// each, `reps` passes per timed batch. Every call must return bit for bit the plainly
+/// written sum.
+pub fn per_element(len: usize, reps: usize, rounds: usize) -> PerElement {
+    let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
+    let b = vec![1.000_001f64; len];
+    let want: Vec<f64> = (0..PER_ELEMENT.len())
+        .map(|k| kernels::per_element_expected(&a, &b, reps, k))
+        .collect();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); PER_ELEMENT.len()];
+    for round in 0..=rounds {
+        for (k, s) in samples.iter_mut().enumerate() {
+            let (t, got) = clock::time_ns(|| {
+                kernels::fp_per_element(black_box(&a), black_box(&b), black_box(reps), black_box(k))
+            });
+            if got.to_bits() != want[k].to_bits() {
+                eprintln!("fp_cost: error: operation {}", PER_ELEMENT[k].0);
+                fail_sum("fp_per_element", got, want[k]);
+            }
+            if round > 0 {
+                s.push(t / (len * reps) as f64);
+            }
+        }
+    }
+    PerElement {
+        len,
+        ops: summaries(&samples),
+    }
+}
+
 /// One dot-product variant of question 2.
 pub struct Dot {
-    pub label: &'static str,
     pub symbol: &'static str,
     /// `double` or `float`.
     pub ty: &'static str,
@@ -120,28 +171,35 @@ pub struct Dot {
     pub order: &'static str,
 }
 
-/// Question 2's variants, in the order they are timed and printed.
-pub const DOTS: [Dot; 4] = [
+/// Question 2's variants, in the order they are timed and printed: the appendix's pair
+/// first (four scalar accumulators), then one accumulator in strict order, then lanes.
+pub const DOTS: [Dot; 6] = [
     Dot {
-        label: "double, strict order",
+        symbol: "fp_dot_four_f64",
+        ty: "double",
+        order: "four",
+    },
+    Dot {
+        symbol: "fp_dot_four_f32",
+        ty: "float",
+        order: "four",
+    },
+    Dot {
         symbol: "fp_dot_strict_f64",
         ty: "double",
         order: "strict",
     },
     Dot {
-        label: "float, strict order",
         symbol: "fp_dot_strict_f32",
         ty: "float",
         order: "strict",
     },
     Dot {
-        label: "double, lanes",
         symbol: "fp_dot_lanes_f64",
         ty: "double",
         order: "lanes",
     },
     Dot {
-        label: "float, lanes",
         symbol: "fp_dot_lanes_f32",
         ty: "float",
         order: "lanes",
@@ -151,7 +209,32 @@ pub const DOTS: [Dot; 4] = [
 /// Question 2: ns per element of each of [`DOTS`], and the sum each returned.
 pub struct Widths {
     pub times: Vec<Summary>,
-    pub sums: [f64; 4],
+    pub sums: [f64; DOTS.len()],
+}
+
+impl Widths {
+    /// The median of the variant of `ty` ("double", "float") and `order`.
+    pub fn median(&self, ty: &str, order: &str) -> f64 {
+        let k = DOTS
+            .iter()
+            .position(|d| d.ty == ty && d.order == order)
+            .expect("a variant of DOTS");
+        self.times[k].median
+    }
+
+    /// How many times faster float ran than double in `order`.
+    pub fn float_gain(&self, order: &str) -> f64 {
+        self.median("double", order) / self.median("float", order)
+    }
+
+    /// The sum the variant of `ty` and `order` returned.
+    pub fn sum(&self, ty: &str, order: &str) -> f64 {
+        let k = DOTS
+            .iter()
+            .position(|d| d.ty == ty && d.order == order)
+            .expect("a variant of DOTS");
+        self.sums[k]
+    }
 }
 
 /// The arrays of question 2, in both widths.
@@ -166,19 +249,20 @@ impl Arrays {
     /// Variant `k` of [`DOTS`] over these arrays, `reps` times.
     fn dot(&self, k: usize, reps: usize) -> f64 {
         let (a64, b64, a32, b32) = (&self.a64, &self.b64, &self.a32, &self.b32);
-        match k {
-            0 => kernels::fp_dot_strict_f64(black_box(a64), black_box(b64), black_box(reps)),
-            1 => f64::from(kernels::fp_dot_strict_f32(
-                black_box(a32),
-                black_box(b32),
-                black_box(reps),
-            )),
-            2 => kernels::fp_dot_lanes_f64(black_box(a64), black_box(b64), black_box(reps)),
-            _ => f64::from(kernels::fp_dot_lanes_f32(
-                black_box(a32),
-                black_box(b32),
-                black_box(reps),
-            )),
+        let (a64, b64, a32, b32) = (
+            black_box(a64),
+            black_box(b64),
+            black_box(a32),
+            black_box(b32),
+        );
+        let reps = black_box(reps);
+        match DOTS[k].symbol {
+            "fp_dot_four_f64" => kernels::fp_dot_four_f64(a64, b64, reps),
+            "fp_dot_four_f32" => f64::from(kernels::fp_dot_four_f32(a32, b32, reps)),
+            "fp_dot_strict_f64" => kernels::fp_dot_strict_f64(a64, b64, reps),
+            "fp_dot_strict_f32" => f64::from(kernels::fp_dot_strict_f32(a32, b32, reps)),
+            "fp_dot_lanes_f64" => kernels::fp_dot_lanes_f64(a64, b64, reps),
+            _ => f64::from(kernels::fp_dot_lanes_f32(a32, b32, reps)),
         }
     }
 }
@@ -200,8 +284,8 @@ pub fn widths(reps: usize, rounds: usize) -> Widths {
         .map(|(x, y)| x * y)
         .sum::<f64>()
         * reps as f64;
-    let mut first: [Option<f64>; 4] = [None; 4];
-    let mut samples: [Vec<f64>; 4] = Default::default();
+    let mut first: [Option<f64>; DOTS.len()] = [None; DOTS.len()];
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); DOTS.len()];
     for round in 0..=rounds {
         for (k, dot) in DOTS.iter().enumerate() {
             let (t, s) = clock::time_ns(|| arrays.dot(k, reps));
@@ -232,7 +316,9 @@ pub struct OpTimes {
     /// One dependent chain, as timed (sqrt and sin: with their add).
     pub chain: Summary,
     /// The operation's latency alone: the chain's median, less the add's for sqrt and sin.
-    pub alone: f64,
+    /// `None` when that difference is not positive: the rounds were disturbed so much that
+    /// the add's median exceeded the whole chain's, and nothing can be said.
+    pub alone: Option<f64>,
     /// [`CHAINS`] independent chains, per operation.
     pub throughput: Summary,
 }
@@ -295,9 +381,9 @@ pub fn operations(min_batch_ns: f64, rounds: usize) -> Operations {
         .map(|(op, (chain, throughput))| OpTimes {
             chain,
             alone: if op.plus_add {
-                chain.median - add_latency
+                Some(chain.median - add_latency).filter(|&a| a > 0.0)
             } else {
-                chain.median
+                Some(chain.median)
             },
             throughput,
         })

@@ -1,10 +1,31 @@
-//! Runs the built experiment with `--quick` and reads what it prints.
+//! Runs the built experiment with `--quick` and reads what it prints: every block, the report
+//! as a terminal shows it, bad input, and (with `--array-mib`) the appendix's failed first try.
+
+use std::sync::{Mutex, MutexGuard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
 
+/// One timed run at a time: two runs side by side would measure each other.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The section headings of a quick run, in the appendix's order.
+const HEADINGS: &[&str] = &[
+    "== how this is measured ==",
+    "== 1. denormals: numbers very close to zero ==",
+    "== 2. float and double ==",
+    "== 3. the operations cost differently ==",
+    "How to read this run:",
+];
+
 #[test]
 fn a_quick_run_prints_every_block() {
-    let (_, f) = measure::testing::run_and_parse(BIN, &["--quick"]);
+    let (_, f) = {
+        let _g = one_at_a_time();
+        measure::testing::run_and_parse(BIN, &["--quick"])
+    };
 
     let d = f.block("denormal").unwrap();
     assert_eq!(
@@ -23,6 +44,8 @@ fn a_quick_run_prints_every_block() {
     assert_eq!(
         w.texts("variant").unwrap(),
         [
+            "double_four",
+            "float_four",
             "double_strict",
             "float_strict",
             "double_lanes",
@@ -30,8 +53,23 @@ fn a_quick_run_prints_every_block() {
         ]
     );
     let shape = w.texts("shape").unwrap();
-    assert_eq!(shape[0], "scalar");
-    assert_eq!(shape[2], "vectorised");
+    assert_eq!(&shape[..4], ["scalar"; 4]);
+    assert_eq!(&shape[4..], ["vectorised"; 2]);
+    // Four accumulators overlap four chains of additions: faster than one, in both widths.
+    let ns = w.nums("median_ns").unwrap();
+    assert!(ns[0].unwrap() < ns[2].unwrap() && ns[1].unwrap() < ns[3].unwrap());
+
+    // The appendix's per-element table, in its order, multiply = 1.0x; in quick mode only L1.
+    let pe = f.block("per_element").unwrap();
+    assert_eq!(
+        pe.texts("op").unwrap(),
+        ["multiply", "add", "divide", "sqrt", "sin"]
+    );
+    assert!(pe.texts("array").unwrap().iter().all(|a| a == "l1"));
+    let vs = pe.nums("vs_multiply").unwrap();
+    assert_eq!(vs[0], Some(1.0));
+    // Robust physical facts: a division and a sin cost more than a multiply, per element too.
+    assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
 
     let ops = f.block("ops").unwrap();
     assert_eq!(
@@ -39,21 +77,82 @@ fn a_quick_run_prints_every_block() {
         ["multiply", "add", "divide", "sqrt", "sin"]
     );
     let lat = ops.nums("latency_ns").unwrap();
+    let chain = ops.nums("chain_ns").unwrap();
     let tput = ops.nums("throughput_ns").unwrap();
     for k in 0..5 {
-        assert!(lat[k].unwrap() > 0.0 && tput[k].unwrap() > 0.0, "row {k}");
+        assert!(chain[k].unwrap() > 0.0 && tput[k].unwrap() > 0.0, "row {k}");
+        // sqrt and sin less the add: positive, or NA when disturbance made it meaningless.
+        assert!(lat[k].is_none_or(|l| l > 0.0), "row {k}");
     }
+    assert!(
+        lat[..3].iter().all(Option::is_some),
+        "multiply, add, divide subtract nothing"
+    );
     // A robust physical fact: sin, a library call of dozens of instructions, takes longer than
     // one multiply, both as a chain and with independent chains.
-    assert!(lat[4].unwrap() > lat[0].unwrap());
+    assert!(chain[4].unwrap() > chain[0].unwrap());
     assert!(tput[4].unwrap() > tput[0].unwrap());
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.meta("cpu_family").is_some());
+    assert!(
+        f.meta("big_array_verdict").is_none(),
+        "section 4 is for full runs"
+    );
+}
+
+#[test]
+fn the_report_reads_on_a_terminal() {
+    let text = {
+        let _g = one_at_a_time();
+        measure::testing::assert_report(BIN, &["--quick"], HEADINGS)
+    };
+    // Every section ends with what its numbers say.
+    assert_eq!(text.matches("How to read this run:").count(), 3);
+    assert!(text.contains("3a. the appendix's table"));
+    assert!(text.contains("3b. each operation in its own loop"));
+}
+
+/// Issue 13 (1c): with the arrays far beyond the last-level cache, memory sets the pace, so
+/// a divide and a multiply per element come out closer than with the arrays in L1.
+#[test]
+fn beyond_the_cache_multiply_and_divide_come_closer() {
+    // Two arrays of 64 MiB: beyond every last-level cache these machines report (32 MiB).
+    let (text, f) = {
+        let _g = one_at_a_time();
+        measure::testing::run_and_parse(BIN, &["--quick", "--array-mib", "64"])
+    };
+    assert!(text.contains("== 4. the first try, repeated"), "{text}");
+    let pe = f.block("per_element").unwrap();
+    let array = pe.texts("array").unwrap();
+    // The fastest round of each: the least disturbed by other work on a shared machine.
+    let ns = pe.nums("min_ns").unwrap();
+    let row = |a: &str, k: usize| {
+        let i = (0..array.len())
+            .filter(|&i| array[i] == a)
+            .nth(k)
+            .unwrap_or_else(|| panic!("no {a} row {k}"));
+        ns[i].unwrap()
+    };
+    let in_l1 = row("l1", 2) / row("l1", 0);
+    let big = row("big", 2) / row("big", 0);
+    assert!(
+        big < in_l1,
+        "divide / multiply per element: {big:.2}x beyond the cache, {in_l1:.2}x in L1"
+    );
+    assert!(f.meta("big_array_verdict").is_some());
+    assert_eq!(f.meta_num("big_array_bytes"), Some((128u64 << 20) as f64));
 }
 
 #[test]
 fn bad_arguments_get_one_line_and_exit_2() {
-    for args in [&["--rounds", "x"][..], &["--rounds", "2"], &["--what"]] {
+    for args in [
+        &["--rounds", "x"][..],
+        &["--rounds", "2"],
+        &["--what"],
+        &["--array-mib", "0"],
+        &["--array-mib", "many"],
+        &["--array-mib", "99999999"],
+    ] {
         measure::testing::assert_bad_input(BIN, "fp_cost", args);
     }
 }

@@ -49,24 +49,68 @@ fn the_laned_loops_are_vectorised() {
 }
 
 #[test]
-fn the_strict_loops_stay_scalar() {
-    for sym in ["fp_dot_strict_f64", "fp_dot_strict_f32"] {
+fn the_strict_and_four_accumulator_loops_stay_scalar() {
+    for sym in [
+        "fp_dot_strict_f64",
+        "fp_dot_strict_f32",
+        "fp_dot_four_f64",
+        "fp_dot_four_f32",
+    ] {
         assert!(simd(sym).is_empty(), "{sym} was vectorised");
     }
     #[cfg(target_arch = "x86_64")]
     {
-        for (sym, add) in [
-            ("fp_dot_strict_f64", "addsd"),
-            ("fp_dot_strict_f32", "addss"),
+        for (sym, add, at_least) in [
+            ("fp_dot_strict_f64", "addsd", 1),
+            ("fp_dot_strict_f32", "addss", 1),
+            ("fp_dot_four_f64", "addsd", 4),
+            ("fp_dot_four_f32", "addss", 4),
         ] {
-            let f = function(sym);
-            assert!(
-                f.loops()
-                    .iter()
-                    .any(|l| l.has_mnemonic(&[add, &format!("v{add}")])),
-                "{sym} has no {add} in a loop"
-            );
+            let most = most_per_iteration(sym, &[add, &format!("v{add}")]);
+            assert!(most >= at_least, "{sym}: {most} {add} per iteration");
         }
+    }
+}
+
+/// The most instructions named `names` in one loop of `sym`.
+#[cfg(target_arch = "x86_64")]
+fn most_per_iteration(sym: &str, names: &[&str]) -> usize {
+    function(sym)
+        .loops()
+        .iter()
+        .map(|l| {
+            l.insns
+                .iter()
+                .filter(|i| names.contains(&i.mnemonic.as_str()))
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_per_element_loop_is_the_appendix_s() {
+    // Scalar, one operation per element: every operation appears four times in the loop
+    // (four accumulators), and the choice among them stays inside the loop.
+    assert!(
+        simd("fp_per_element").is_empty(),
+        "fp_per_element was vectorised"
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        for op in ["mulsd", "addsd", "divsd", "sqrtsd"] {
+            let n: usize = function("fp_per_element")
+                .insns
+                .iter()
+                .filter(|i| i.mnemonic == op || i.mnemonic == format!("v{op}"))
+                .count();
+            assert!(n >= 4, "fp_per_element: {n} {op}, not one per element");
+        }
+        let f = function("fp_per_element");
+        assert!(
+            f.loops().iter().any(|l| !l.calls().is_empty()),
+            "fp_per_element calls no sin inside its loop"
+        );
     }
 }
 

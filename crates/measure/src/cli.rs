@@ -58,22 +58,50 @@ pub fn echo(s: &str) -> String {
 }
 
 /// Parses `argv` (without the program name) against `opts`; `Err` carries the message.
+/// Every experiment also accepts `--quick`, `--data` and `--no-data`; no positional words.
 pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, String> {
+    parse_words(program, opts, argv, true, false).map(|(a, _)| a)
+}
+
+/// Parses `argv` against `opts` only (no built-in `--quick`/`--data`), returning the options
+/// and, where `positional` allows them, the words that are not options (in order). For tools
+/// with subcommands, such as xtask.
+pub fn parse_tool(
+    program: &str,
+    opts: &[Opt],
+    argv: &[String],
+    positional: bool,
+) -> Result<(Args, Vec<String>), String> {
+    parse_words(program, opts, argv, false, positional)
+}
+
+fn parse_words(
+    program: &str,
+    opts: &[Opt],
+    argv: &[String],
+    builtins: bool,
+    positional: bool,
+) -> Result<(Args, Vec<String>), String> {
     let mut a = Args {
         program: program.to_string(),
         ..Default::default()
     };
+    let mut words = Vec::new();
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
         let (name, inline) = match arg.split_once('=') {
             Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
             _ => (arg.as_str(), None),
         };
-        if name == "--quick" && inline.is_none() {
+        if positional && !name.starts_with('-') {
+            words.push(arg.clone());
+            continue;
+        }
+        if builtins && name == "--quick" && inline.is_none() {
             a.quick = true;
             continue;
         }
-        if (name == DATA.name || name == NO_DATA.name) && inline.is_none() {
+        if builtins && (name == DATA.name || name == NO_DATA.name) && inline.is_none() {
             if a.data != Show::Auto {
                 return Err("give --data or --no-data once, not both or twice".into());
             }
@@ -104,7 +132,21 @@ pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, 
             }
         }
     }
-    Ok(a)
+    Ok((a, words))
+}
+
+/// The options part of a usage text: one line per option, `--help` last.
+pub fn usage_lines(opts: &[Opt]) -> String {
+    let mut s = String::new();
+    for o in opts {
+        let n = match o.value {
+            Some(v) => format!("{} {v}", o.name),
+            None => o.name.to_string(),
+        };
+        s.push_str(&format!("  {n:<22} {}\n", o.help));
+    }
+    s.push_str(&format!("  {:<22} this text\n", "--help"));
+    s
 }
 
 /// Parses the process's arguments; prints usage for `--help` (exit 0) and one error line for
@@ -112,15 +154,11 @@ pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, 
 pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{program}: {about}\n\nOptions:");
-        for o in [&QUICK, &DATA, &NO_DATA].into_iter().chain(opts) {
-            let n = match o.value {
-                Some(v) => format!("{} {v}", o.name),
-                None => o.name.to_string(),
-            };
-            println!("  {n:<22} {}", o.help);
-        }
-        println!("  {:<22} this text", "--help");
+        let all: Vec<Opt> = [QUICK, DATA, NO_DATA]
+            .into_iter()
+            .chain(opts.iter().copied())
+            .collect();
+        print!("{program}: {about}\n\nOptions:\n{}", usage_lines(&all));
         std::process::exit(0);
     }
     parse_from(program, opts, &argv).unwrap_or_else(|e| fail(program, &e))
@@ -158,9 +196,15 @@ impl Args {
     /// range. Every count has an upper bound that a reasonable run never meets, so a typo
     /// cannot start a run that lasts for months; the message names the bound.
     pub fn count(&self, name: &str, default: u64, min: u64, max: u64) -> u64 {
+        self.try_count(name, default, min, max)
+            .unwrap_or_else(|e| fail(&self.program, &e))
+    }
+    /// [`Args::count`] returning the error instead of exiting (for tools that report errors
+    /// as values).
+    pub fn try_count(&self, name: &str, default: u64, min: u64, max: u64) -> Result<u64, String> {
         match self.value(name) {
-            None => default,
-            Some(v) => parse_count(name, v, min, max).unwrap_or_else(|e| fail(&self.program, &e)),
+            None => Ok(default),
+            Some(v) => parse_count(name, v, min, max),
         }
     }
     /// A byte size option in `min..=max` bytes, or `default`; exits 2 otherwise.

@@ -3,13 +3,21 @@
 //! [`now_ns`] is the clock every experiment uses: `CLOCK_MONOTONIC`, which never goes
 //! backwards. [`probe`] reports what the clocks *claim* (`clock_getres`) beside what reading
 //! one *costs* and the smallest non-zero step two readings ever show: a claimed resolution
-//! of 1 ns does not mean 1 ns can be measured. [`estimate_core_clock`] times a long chain of
-//! dependent integer additions (one cycle each on every current core) so that later
-//! experiments can print cycles beside nanoseconds.
+//! of 1 ns does not mean 1 ns can be measured. [`estimate_core_clock`] times many short
+//! chains of dependent integer additions (one cycle each on every current core) so that
+//! later experiments can print cycles beside nanoseconds; [`RunClock`] compares an estimate
+//! taken before the measurements with one taken after (the method and its reasons are in
+//! the `core_clock` submodule).
 
 use crate::stats::Summary;
 use std::hint::black_box;
 use std::time::Instant;
+
+mod core_clock;
+pub use core_clock::{
+    CLOCK_CHAIN_ADDS, CLOCK_CHAIN_STEPS, CLOCK_CHAINS_PER_ROUND, CLOCK_MOVED_PCT, CoreClock,
+    RunClock, Spread, chain_long_enough, estimate_core_clock, ramp_finished,
+};
 
 /// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary fixed point.
 #[inline(always)]
@@ -134,24 +142,6 @@ pub fn calibrate_reps(min_batch_ns: f64, mut one: impl FnMut()) -> u64 {
     }
 }
 
-/// An estimate of the core's clock rate.
-#[derive(Debug, Clone)]
-pub struct CoreClock {
-    /// Median estimate in GHz over the rounds, if the method exists on this architecture.
-    pub ghz: Option<f64>,
-    /// The spread of the rounds (in GHz), for honesty.
-    pub rounds: Option<Summary>,
-    /// How it was obtained, in words.
-    pub method: &'static str,
-}
-
-impl CoreClock {
-    /// Converts nanoseconds into cycles with the estimate, if there is one.
-    pub fn cycles(&self, ns: f64) -> Option<f64> {
-        self.ghz.map(|g| ns * g)
-    }
-}
-
 /// Number of dependent additions per loop iteration of [`add_chain`] and [`fadd_chain_f32`].
 pub const CHAIN_UNROLL: u64 = 16;
 
@@ -250,37 +240,6 @@ pub fn fadd_chain_f32(iters: u64, step: f32) -> Option<f32> {
     }
     #[allow(unreachable_code)]
     None
-}
-
-/// Estimates the core clock from [`add_chain`]: `rounds` timed chains of about 2 ms each
-/// after a discarded warm-up of about 20 ms (which also lets the core reach its clock).
-pub fn estimate_core_clock(rounds: usize) -> CoreClock {
-    const METHOD: &str = "a chain of dependent integer additions, one cycle each";
-    let iters: u64 = 500_000; // 8M additions: about 2 ms at 4 GHz
-    if add_chain(1).is_none() {
-        return CoreClock {
-            ghz: None,
-            rounds: None,
-            method: "no add-chain kernel for this architecture: cycles unknown",
-        };
-    }
-    let warm_until = now_ns() + 20_000_000;
-    while now_ns() < warm_until {
-        black_box(add_chain(black_box(iters / 8)));
-    }
-    let mut ghz = Vec::with_capacity(rounds);
-    for _ in 0..rounds.max(1) {
-        let (ns, r) = time_ns(|| add_chain(black_box(iters)));
-        let adds = r.expect("checked above");
-        debug_assert_eq!(adds, iters * CHAIN_UNROLL);
-        ghz.push((iters * CHAIN_UNROLL) as f64 / ns);
-    }
-    let s = Summary::of(&ghz).expect("rounds >= 1");
-    CoreClock {
-        ghz: Some(s.median),
-        rounds: Some(s),
-        method: METHOD,
-    }
 }
 
 /// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), if readable.

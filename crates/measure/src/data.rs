@@ -275,7 +275,7 @@ pub fn meta(key: &str, value: impl fmt::Display) {
 ///
 /// On a terminal the part collapses to one line that says how to get it (`--data`, or
 /// redirect stdout to a file); piped or redirected, it is printed whole, exactly as the parser
-/// expects. Without [`open`] (unit tests, helper processes) lines go straight to stdout.
+/// expects. Without [`open`](part::open) (unit tests, helper processes) lines go straight to stdout.
 pub mod part {
     use std::io::{IsTerminal, Write};
     use std::sync::Mutex;
@@ -423,219 +423,280 @@ fn parse_num(tok: &str) -> Option<f64> {
     tok.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-struct Open {
-    block: Block,
-    /// Named block still waiting for its #COLUMNS line.
-    needs_columns: bool,
+/// What one line of text is, to the parser: the first word decides, the rest is its argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Line<'a> {
+    /// Human text (not starting with '#'), skipped even between the rows of a block: the
+    /// appendix's C programs print each table line just before its `#DATA` row.
+    Human,
+    /// `#META key value`: the rest after the tag.
+    Meta(&'a str),
+    /// `#DATA-BEGIN [name]`.
+    Begin(&'a str),
+    /// `#COLUMNS name name:text ...`.
+    Columns(&'a str),
+    /// `#DATA v v v ...`.
+    Row(&'a str),
+    /// `#DATA-END`.
+    End,
+    /// A tag that starts like a directive but is none (`#DATAX`): always an error.
+    Unknown(&'a str),
+    /// Any other line starting with '#'.
+    Comment,
+}
+
+/// Classifies one line (trailing whitespace already removed or not: it is ignored).
+fn classify(raw: &str) -> Line<'_> {
+    let line = raw.trim_end();
+    if !line.starts_with('#') {
+        return Line::Human;
+    }
+    let (tag, rest) = match line.find(char::is_whitespace) {
+        Some(p) => (&line[..p], line[p..].trim()),
+        None => (line, ""),
+    };
+    match tag {
+        "#META" => Line::Meta(rest),
+        "#DATA-BEGIN" => Line::Begin(rest),
+        "#COLUMNS" => Line::Columns(rest),
+        "#DATA" => Line::Row(rest),
+        "#DATA-END" => Line::End,
+        t if t.starts_with("#DATA") || t.starts_with("#META") || t.starts_with("#COLUMNS") => {
+            Line::Unknown(t)
+        }
+        _ => Line::Comment,
+    }
+}
+
+/// Where the parser is: between blocks, in a named block waiting for its `#COLUMNS`, or in
+/// a block taking rows.
+enum State {
+    Outside,
+    NeedsColumns(Block),
+    Rows(Block),
+}
+
+/// The parser: the file so far and its state. Each line moves it, or stops it with the
+/// reason (the caller adds the line number).
+struct Parser {
+    file: DataFile,
+    state: State,
+}
+
+impl Parser {
+    fn step(&mut self, n: usize, line: Line) -> Result<(), String> {
+        let state = std::mem::replace(&mut self.state, State::Outside);
+        self.state = match (state, line) {
+            (s, Line::Human) => s,
+            (State::Outside, Line::Meta(rest)) => {
+                self.file.meta.push(meta_pair(rest)?);
+                State::Outside
+            }
+            (_, Line::Meta(_)) => return Err("#META inside a #DATA block".into()),
+            (State::Outside, Line::Begin(rest)) => self.begin(n, rest)?,
+            (State::NeedsColumns(b) | State::Rows(b), Line::Begin(_)) => {
+                return Err(format!(
+                    "#DATA-BEGIN inside the unterminated block started on line {}",
+                    b.line
+                ));
+            }
+            (State::Outside, Line::Columns(_)) => return Err("#COLUMNS outside a block".into()),
+            (State::NeedsColumns(mut b), Line::Columns(rest)) => {
+                b.columns = columns(rest)?;
+                State::Rows(b)
+            }
+            (State::Rows(_), Line::Columns(_)) => {
+                return Err("#COLUMNS must directly follow a named #DATA-BEGIN".into());
+            }
+            (State::Outside, Line::Row(_)) => return Err("#DATA row outside a block".into()),
+            (State::NeedsColumns(b), Line::Row(_)) => {
+                return Err(format!(
+                    "named block {:?} has no #COLUMNS line",
+                    b.name.as_deref().unwrap_or("")
+                ));
+            }
+            (State::Rows(mut b), Line::Row(rest)) => {
+                add_row(&mut b, rest)?;
+                State::Rows(b)
+            }
+            (State::Outside, Line::End) => return Err("#DATA-END without #DATA-BEGIN".into()),
+            (State::NeedsColumns(_), Line::End) => {
+                return Err("named block ended without a #COLUMNS line".into());
+            }
+            (State::Rows(b), Line::End) => {
+                self.file.blocks.push(b);
+                State::Outside
+            }
+            (_, Line::Unknown(t)) => return Err(format!("unknown directive {t:?}")),
+            (State::Outside, Line::Comment) => State::Outside,
+            (_, Line::Comment) => return Err("comment line inside a #DATA block".into()),
+        };
+        Ok(())
+    }
+
+    /// Opens a block at line `n`: named ones wait for their `#COLUMNS`, bare ones take rows.
+    fn begin(&self, n: usize, rest: &str) -> Result<State, String> {
+        let mut block = Block {
+            name: None,
+            columns: Vec::new(),
+            rows: Vec::new(),
+            line: n,
+        };
+        if rest.is_empty() {
+            return Ok(State::Rows(block));
+        }
+        if !valid_ident(rest) {
+            return Err(format!("bad block name {rest:?}"));
+        }
+        if self.file.block(rest).is_some() {
+            return Err(format!("duplicate block name {rest:?}"));
+        }
+        block.name = Some(rest.to_string());
+        Ok(State::NeedsColumns(block))
+    }
+
+    /// The end of the text: a block still open is an error at its `#DATA-BEGIN` line.
+    fn finish(self) -> Result<DataFile, ParseError> {
+        match self.state {
+            State::Outside => Ok(self.file),
+            State::NeedsColumns(b) | State::Rows(b) => Err(ParseError {
+                line: b.line,
+                message: "unterminated block: #DATA-BEGIN without #DATA-END".into(),
+            }),
+        }
+    }
 }
 
 /// Parses text holding `#META` lines and `#DATA` blocks among human text.
 pub fn parse(text: &str) -> Result<DataFile, ParseError> {
-    let mut file = DataFile::default();
-    let mut open: Option<Open> = None;
-    let err = |line: usize, m: String| Err(ParseError { line, message: m });
+    let mut p = Parser {
+        file: DataFile::default(),
+        state: State::Outside,
+    };
     for (i, raw) in text.lines().enumerate() {
-        let n = i + 1;
-        let line = raw.trim_end();
-        if !line.starts_with('#') {
-            // Human text, even between the rows of a block: the appendix's C programs print
-            // each table line just before its #DATA row.
-            continue;
-        }
-        let (tag, rest) = match line.find(char::is_whitespace) {
-            Some(p) => (&line[..p], line[p..].trim()),
-            None => (line, ""),
-        };
-        match tag {
-            "#META" => {
-                if open.is_some() {
-                    return err(n, "#META inside a #DATA block".into());
-                }
-                let (k, v) = match rest.find(char::is_whitespace) {
-                    Some(p) => (&rest[..p], rest[p..].trim()),
-                    None => (rest, ""),
-                };
-                if !valid_ident(k) {
-                    return err(
-                        n,
-                        format!("#META needs a key of letters, digits, '_', '-' or '.', got {k:?}"),
-                    );
-                }
-                file.meta.push((k.to_string(), v.to_string()));
-            }
-            "#DATA-BEGIN" => {
-                if let Some(o) = &open {
-                    return err(
-                        n,
-                        format!(
-                            "#DATA-BEGIN inside the unterminated block started on line {}",
-                            o.block.line
-                        ),
-                    );
-                }
-                let name = if rest.is_empty() {
-                    None
-                } else {
-                    if !valid_ident(rest) {
-                        return err(n, format!("bad block name {rest:?}"));
-                    }
-                    if file.blocks.iter().any(|b| b.name.as_deref() == Some(rest)) {
-                        return err(n, format!("duplicate block name {rest:?}"));
-                    }
-                    Some(rest.to_string())
-                };
-                let needs_columns = name.is_some();
-                open = Some(Open {
-                    block: Block {
-                        name,
-                        columns: Vec::new(),
-                        rows: Vec::new(),
-                        line: n,
-                    },
-                    needs_columns,
-                });
-            }
-            "#COLUMNS" => {
-                let Some(o) = open.as_mut() else {
-                    return err(n, "#COLUMNS outside a block".into());
-                };
-                if !o.needs_columns {
-                    return err(
-                        n,
-                        "#COLUMNS must directly follow a named #DATA-BEGIN".into(),
-                    );
-                }
-                let mut cols: Vec<Column> = Vec::new();
-                for spec in rest.split_whitespace() {
-                    let (name, text) = match spec.strip_suffix(":text") {
-                        Some(s) => (s, true),
-                        None => (spec, false),
-                    };
-                    if !valid_ident(name) {
-                        return err(n, format!("bad column name {spec:?}"));
-                    }
-                    if cols.iter().any(|c| c.name == name) {
-                        return err(n, format!("duplicate column name {name:?}"));
-                    }
-                    cols.push(Column {
-                        name: name.to_string(),
-                        text,
-                    });
-                }
-                if cols.is_empty() {
-                    return err(n, "#COLUMNS names no column".into());
-                }
-                o.block.columns = cols;
-                o.needs_columns = false;
-            }
-            "#DATA" => {
-                let Some(o) = open.as_mut() else {
-                    return err(n, "#DATA row outside a block".into());
-                };
-                if o.needs_columns {
-                    return err(
-                        n,
-                        format!(
-                            "named block {:?} has no #COLUMNS line",
-                            o.block.name.as_deref().unwrap_or("")
-                        ),
-                    );
-                }
-                let toks: Vec<&str> = rest.split_whitespace().collect();
-                let row = if o.block.name.is_some() {
-                    if toks.len() != o.block.columns.len() {
-                        return err(
-                            n,
-                            format!(
-                                "wrong column count: {} values for {} columns",
-                                toks.len(),
-                                o.block.columns.len()
-                            ),
-                        );
-                    }
-                    let mut row = Vec::with_capacity(toks.len());
-                    for (t, c) in toks.iter().zip(&o.block.columns) {
-                        row.push(if *t == "NA" {
-                            Value::Missing
-                        } else if c.text {
-                            Value::Text(t.to_string())
-                        } else {
-                            match parse_num(t) {
-                                Some(v) => Value::Num(v),
-                                None => {
-                                    return err(
-                                        n,
-                                        format!("bad number {t:?} in column {}", c.name),
-                                    );
-                                }
-                            }
-                        });
-                    }
-                    row
-                } else {
-                    bare_row(&toks)
-                };
-                if row.is_empty() {
-                    return err(n, "empty #DATA row".into());
-                }
-                if o.block.name.is_none() {
-                    if o.block.rows.is_empty() {
-                        o.block.columns = row
-                            .iter()
-                            .enumerate()
-                            .map(|(k, v)| Column {
-                                name: format!("c{}", k + 1),
-                                text: matches!(v, Value::Text(_)),
-                            })
-                            .collect();
-                    } else {
-                        let shape: Vec<bool> =
-                            row.iter().map(|v| matches!(v, Value::Text(_))).collect();
-                        let want: Vec<bool> = o.block.columns.iter().map(|c| c.text).collect();
-                        if shape.len() != want.len() {
-                            return err(
-                                n,
-                                format!(
-                                    "wrong column count: {} values for {} columns",
-                                    shape.len(),
-                                    want.len()
-                                ),
-                            );
-                        }
-                        if shape != want {
-                            return err(n, "bad number: row's numeric and text columns differ from the first row's".into());
-                        }
-                    }
-                }
-                o.block.rows.push(row);
-            }
-            "#DATA-END" => {
-                let Some(o) = open.take() else {
-                    return err(n, "#DATA-END without #DATA-BEGIN".into());
-                };
-                if o.needs_columns {
-                    return err(n, "named block ended without a #COLUMNS line".into());
-                }
-                file.blocks.push(o.block);
-            }
-            t if t.starts_with("#DATA") || t.starts_with("#META") || t.starts_with("#COLUMNS") => {
-                return err(n, format!("unknown directive {t:?}"));
-            }
-            _ => {
-                // Any other '#' line is a comment.
-                if open.is_some() {
-                    return err(n, "comment line inside a #DATA block".into());
-                }
-            }
-        }
+        p.step(i + 1, classify(raw)).map_err(|message| ParseError {
+            line: i + 1,
+            message,
+        })?;
     }
-    if let Some(o) = open {
-        return err(
-            o.block.line,
-            "unterminated block: #DATA-BEGIN without #DATA-END".into(),
+    p.finish()
+}
+
+/// The key and value of a `#META` line's rest.
+fn meta_pair(rest: &str) -> Result<(String, String), String> {
+    let (k, v) = match rest.find(char::is_whitespace) {
+        Some(p) => (&rest[..p], rest[p..].trim()),
+        None => (rest, ""),
+    };
+    if !valid_ident(k) {
+        return Err(format!(
+            "#META needs a key of letters, digits, '_', '-' or '.', got {k:?}"
+        ));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+/// The columns a `#COLUMNS` line names: distinct identifiers, `:text` marking text columns.
+fn columns(rest: &str) -> Result<Vec<Column>, String> {
+    let mut cols: Vec<Column> = Vec::new();
+    for spec in rest.split_whitespace() {
+        let (name, text) = match spec.strip_suffix(":text") {
+            Some(s) => (s, true),
+            None => (spec, false),
+        };
+        if !valid_ident(name) {
+            return Err(format!("bad column name {spec:?}"));
+        }
+        if cols.iter().any(|c| c.name == name) {
+            return Err(format!("duplicate column name {name:?}"));
+        }
+        cols.push(Column {
+            name: name.to_string(),
+            text,
+        });
+    }
+    if cols.is_empty() {
+        return Err("#COLUMNS names no column".into());
+    }
+    Ok(cols)
+}
+
+/// One row of a named block: exactly one value per column, numbers where the column is
+/// numeric, `NA` anywhere.
+fn named_row(cols: &[Column], toks: &[&str]) -> Result<Vec<Value>, String> {
+    if toks.len() != cols.len() {
+        return Err(format!(
+            "wrong column count: {} values for {} columns",
+            toks.len(),
+            cols.len()
+        ));
+    }
+    toks.iter()
+        .zip(cols)
+        .map(|(t, c)| {
+            if *t == "NA" {
+                Ok(Value::Missing)
+            } else if c.text {
+                Ok(Value::Text(t.to_string()))
+            } else {
+                parse_num(t)
+                    .map(Value::Num)
+                    .ok_or_else(|| format!("bad number {t:?} in column {}", c.name))
+            }
+        })
+        .collect()
+}
+
+/// Whether a bare block's later row has the first row's shape (the same count, and text
+/// where the first row had text).
+fn bare_shape(cols: &[Column], row: &[Value]) -> Result<(), String> {
+    if row.len() != cols.len() {
+        return Err(format!(
+            "wrong column count: {} values for {} columns",
+            row.len(),
+            cols.len()
+        ));
+    }
+    if row
+        .iter()
+        .zip(cols)
+        .any(|(v, c)| matches!(v, Value::Text(_)) != c.text)
+    {
+        return Err(
+            "bad number: row's numeric and text columns differ from the first row's".into(),
         );
     }
-    Ok(file)
+    Ok(())
+}
+
+/// Adds a `#DATA` row to an open block. A bare block's first row names its columns
+/// (`c1`, `c2`, ...); every later row must have the same shape.
+fn add_row(block: &mut Block, rest: &str) -> Result<(), String> {
+    let toks: Vec<&str> = rest.split_whitespace().collect();
+    let row = if block.name.is_some() {
+        named_row(&block.columns, &toks)?
+    } else {
+        bare_row(&toks)
+    };
+    if row.is_empty() {
+        return Err("empty #DATA row".into());
+    }
+    if block.name.is_none() {
+        if block.rows.is_empty() {
+            block.columns = row
+                .iter()
+                .enumerate()
+                .map(|(k, v)| Column {
+                    name: format!("c{}", k + 1),
+                    text: matches!(v, Value::Text(_)),
+                })
+                .collect();
+        } else {
+            bare_shape(&block.columns, &row)?;
+        }
+    }
+    block.rows.push(row);
+    Ok(())
 }
 
 /// A bare (appendix C) row: leading numbers, then the rest joined as one text cell.
@@ -778,6 +839,134 @@ mod tests {
             "bad number",
         );
         fails("#DATA-BEGIN\n#DATA\n#DATA-END\n", 2, "empty");
+    }
+
+    #[test]
+    fn lines_are_classified_by_their_first_word() {
+        assert_eq!(classify("  4 KiB  L1  1.44 ns"), Line::Human);
+        assert_eq!(classify(""), Line::Human);
+        assert_eq!(classify("#META k  v w "), Line::Meta("k  v w"));
+        assert_eq!(classify("#DATA-BEGIN"), Line::Begin(""));
+        assert_eq!(classify("#DATA-BEGIN lat"), Line::Begin("lat"));
+        assert_eq!(classify("#COLUMNS a b:text"), Line::Columns("a b:text"));
+        assert_eq!(classify("#DATA 1 2"), Line::Row("1 2"));
+        assert_eq!(classify("#DATA\t1"), Line::Row("1"));
+        assert_eq!(classify("#DATA-END  "), Line::End);
+        assert_eq!(classify("#DATAX 1"), Line::Unknown("#DATAX"));
+        assert_eq!(classify("#METADATA"), Line::Unknown("#METADATA"));
+        assert_eq!(classify("#COLUMNS2"), Line::Unknown("#COLUMNS2"));
+        assert_eq!(classify("# a comment"), Line::Comment);
+        assert_eq!(classify("#!"), Line::Comment);
+    }
+
+    #[test]
+    fn meta_pairs_and_column_lists() {
+        assert_eq!(meta_pair("k a  b"), Ok(("k".into(), "a  b".into())));
+        assert_eq!(meta_pair("k"), Ok(("k".into(), "".into())));
+        assert!(meta_pair("").unwrap_err().contains("key"));
+        assert!(meta_pair("k/x v").unwrap_err().contains("\"k/x\""));
+        let c = columns("kib ns where:text").unwrap();
+        assert_eq!(c.len(), 3);
+        assert!(!c[0].text && c[2].text && c[2].name == "where");
+        assert!(columns("").unwrap_err().contains("no column"));
+        assert!(columns("a a:text").unwrap_err().contains("duplicate"));
+        assert!(columns("a b/c").unwrap_err().contains("bad column name"));
+    }
+
+    #[test]
+    fn named_and_bare_rows_are_checked() {
+        let cols = columns("x where:text").unwrap();
+        assert_eq!(
+            named_row(&cols, &["1.5", "L1"]),
+            Ok(vec![Value::Num(1.5), Value::Text("L1".into())])
+        );
+        assert_eq!(
+            named_row(&cols, &["NA", "NA"]),
+            Ok(vec![Value::Missing, Value::Missing])
+        );
+        assert!(
+            named_row(&cols, &["1"])
+                .unwrap_err()
+                .contains("1 values for 2")
+        );
+        assert!(
+            named_row(&cols, &["x", "L1"])
+                .unwrap_err()
+                .contains("column x")
+        );
+        let first = vec![Column {
+            name: "c1".into(),
+            text: false,
+        }];
+        assert_eq!(bare_shape(&first, &[Value::Num(2.0)]), Ok(()));
+        assert!(
+            bare_shape(&first, &[])
+                .unwrap_err()
+                .contains("0 values for 1")
+        );
+        let text = [Value::Text("x".into())];
+        assert!(bare_shape(&first, &text).unwrap_err().contains("differ"));
+    }
+
+    #[test]
+    fn rows_are_added_to_open_blocks() {
+        let mut bare = Block {
+            name: None,
+            columns: Vec::new(),
+            rows: Vec::new(),
+            line: 1,
+        };
+        add_row(&mut bare, "4 1.44 main memory").unwrap();
+        assert_eq!(bare.columns.len(), 3);
+        assert!(bare.columns[2].text);
+        add_row(&mut bare, "8 1.45 L1").unwrap();
+        assert!(add_row(&mut bare, "8 1.45").is_err());
+        assert!(add_row(&mut bare, "").unwrap_err().contains("empty"));
+        assert_eq!(bare.rows.len(), 2);
+        let mut named = Block::new("a", &["x"]);
+        add_row(&mut named, "NA").unwrap();
+        assert!(
+            add_row(&mut named, "")
+                .unwrap_err()
+                .contains("wrong column count")
+        );
+        assert_eq!(named.rows, vec![vec![Value::Missing]]);
+    }
+
+    #[test]
+    fn the_state_machine_moves_as_the_format_says() {
+        let mut p = Parser {
+            file: DataFile::default(),
+            state: State::Outside,
+        };
+        p.step(1, Line::Begin("a")).unwrap();
+        assert!(matches!(p.state, State::NeedsColumns(_)));
+        p.step(2, Line::Human).unwrap();
+        assert!(matches!(p.state, State::NeedsColumns(_)));
+        p.step(3, Line::Columns("x")).unwrap();
+        assert!(matches!(p.state, State::Rows(_)));
+        p.step(4, Line::Row("1")).unwrap();
+        assert!(
+            p.step(5, Line::Begin("b"))
+                .unwrap_err()
+                .contains("started on line 1")
+        );
+        // an error leaves the parser outside: parse() stops at the first one anyway
+        assert!(matches!(p.state, State::Outside));
+        p.step(6, Line::Begin("b")).unwrap();
+        assert!(p.step(7, Line::Comment).unwrap_err().contains("comment"));
+        p.step(8, Line::Begin("")).unwrap();
+        assert!(matches!(p.state, State::Rows(_)));
+        assert_eq!(p.finish().unwrap_err().line, 8);
+        let mut p = Parser {
+            file: DataFile::default(),
+            state: State::Outside,
+        };
+        p.step(1, Line::Begin("a")).unwrap();
+        p.step(2, Line::Columns("x")).unwrap();
+        p.step(3, Line::End).unwrap();
+        assert!(p.begin(4, "a").is_err_and(|e| e.contains("duplicate")));
+        assert_eq!(p.finish().unwrap().blocks.len(), 1);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Small formatting helpers every report uses, written once: sizes, grouped integers,
-//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, and wrapping
-//! prose at word boundaries to the report width.
+//! yes/no, load averages, the `[median, min, max]` cells of a `#DATA` row, wrapping
+//! prose at word boundaries to the report width, and a section's "How to read this run".
 
 use crate::data::Value;
 use crate::stats::Summary;
@@ -11,6 +11,20 @@ pub const WIDTH: usize = 100;
 /// A byte count the way the appendix writes sizes: `4 KiB`, `48 KiB`, `1 MiB`, `1.5 GiB`.
 pub fn bytes(b: u64) -> String {
     crate::facts::human_bytes(b)
+}
+
+/// `x` to `digits` significant digits, without an exponent: `sig(23.4234, 4)` = "23.42",
+/// `sig(6702.4, 3)` = "6702", `sig(0.0123456, 3)` = "0.0123"; "NA" for NaN or infinity.
+pub fn sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return "NA".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (digits as i32 - 1 - mag).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
 }
 
 /// 2000000 -> "2,000,000".
@@ -92,9 +106,37 @@ pub fn conclude(text: &str) {
     println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
 }
 
+/// A report's `  name           : value` line (the name padded to 15 columns, as the machine
+/// facts are printed), with the value wrapped under itself to [`WIDTH`].
+pub fn field(name: &str, value: &str) -> String {
+    wrap_to(value, &format!("  {name:<15}: "), &" ".repeat(19), WIDTH)
+}
+
+/// The closing paragraph of a report section: "How to read this run:" and the sentences,
+/// computed from the section's numbers, wrapped to [`WIDTH`] under a two-space indent.
+pub fn how_to_read(sentences: &[String]) -> String {
+    wrap_to(
+        &format!("How to read this run: {}", sentences.join(" ")),
+        "  ",
+        "  ",
+        WIDTH,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(sig(23.4234, 4), "23.42");
+        assert_eq!(sig(6702.4, 4), "6702");
+        assert_eq!(sig(6702.4, 3), "6702");
+        assert_eq!(sig(0.0123456, 3), "0.0123");
+        assert_eq!(sig(123456.0, 4), "123456");
+        assert_eq!(sig(f64::NAN, 3), "NA");
+        assert_eq!(sig(0.0, 3), "0");
+    }
 
     #[test]
     fn grouping() {
@@ -123,6 +165,26 @@ mod tests {
     fn a_long_word_stays_whole() {
         let w = wrap_to(&format!("a {} b", "x".repeat(50)), "", "", 20);
         assert_eq!(w.lines().count(), 3);
+    }
+
+    #[test]
+    fn a_field_wraps_under_its_value() {
+        let f = field("children", &"word ".repeat(40));
+        assert!(f.starts_with("  children       : word"), "{f}");
+        assert!(f.lines().count() > 1);
+        assert!(f.lines().skip(1).all(|l| l.starts_with(&" ".repeat(19))));
+        assert!(f.lines().all(|l| l.chars().count() <= WIDTH), "{f}");
+    }
+
+    #[test]
+    fn a_section_closes_with_how_to_read_it() {
+        let t = how_to_read(&["One.".to_string(), "Two ".repeat(40)]);
+        assert!(t.starts_with("  How to read this run: One. Two"));
+        assert!(
+            t.lines()
+                .all(|l| l.starts_with("  ") && l.chars().count() <= WIDTH)
+        );
+        assert!(t.lines().count() > 1);
     }
 
     #[test]

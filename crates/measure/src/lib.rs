@@ -6,25 +6,27 @@
 //!
 //! | module | what it gives |
 //! |---|---|
-//! | [`clock`] | the monotonic nanosecond clock, what it claims, what it costs, its smallest step, and a core-clock estimate |
+//! | [`clock`] | the monotonic nanosecond clock, what it claims, what it costs, its smallest step; the core-clock estimate, its spread, and before against after (`clock/core_clock.rs`) |
 //! | [`stats`] | min, median, mean, p99, max, coefficient of variation, max/min |
 //! | [`keep`] | keeping results alive: `black_box` and checksums |
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
-//! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`) |
+//! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
+//! | [`key`] | reading an experiment's key figures back from a saved run |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
-//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify) and the physical-memory guard `room_for` |
+//! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
-//! | [`run`] | the start and end of an experiment: build check, machine, load, pinning |
-//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused |
+//! | [`run`] | the start and end of an experiment: build check, machine, load, pinning, the core clock before and after |
+//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused; read a kernel's machine code |
 //!
 //! The library measures nothing on its own except where a function says so
-//! ([`clock::probe`], [`clock::estimate_core_clock`]).
+//! ([`clock::probe`], [`clock::estimate_core_clock`], and [`run::Experiment::finish`], which
+//! estimates the core clock again when the experiment asked for it at the start).
 
 pub mod asm;
 pub mod chase;
@@ -34,6 +36,7 @@ pub mod data;
 pub mod facts;
 pub mod fmt;
 pub mod keep;
+pub mod key;
 pub mod mem;
 pub mod pin;
 pub mod quiet;
@@ -44,3 +47,27 @@ pub mod stats;
 pub mod testing;
 
 pub use std::hint::black_box;
+
+#[cfg(test)]
+mod tests {
+    /// The table at the top names every public module once, and nothing else.
+    #[test]
+    fn the_module_table_lists_every_module() {
+        let src = include_str!("lib.rs");
+        let mut modules: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+            .collect();
+        let mut rows: Vec<&str> = src
+            .lines()
+            .filter_map(|l| l.strip_prefix("//! | [`")?.split_once("`]").map(|(m, _)| m))
+            .collect();
+        modules.sort_unstable();
+        rows.sort_unstable();
+        assert!(!modules.is_empty());
+        assert_eq!(
+            rows, modules,
+            "lib.rs's module table and its `pub mod` lines differ"
+        );
+    }
+}

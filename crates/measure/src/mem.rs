@@ -9,7 +9,8 @@
 //! pays for first touch), then read the backing. [`show_backing`] and [`backing_meta`] print
 //! that backing the same way everywhere. [`room_for`] keeps an experiment from mapping more
 //! than the machine can hold, so a small machine gets a "not enough memory" line, not an
-//! out-of-memory kill.
+//! out-of-memory kill; [`guard`] adds this process's address-space limit (`ulimit -v`), and
+//! [`try_vec`] turns a failed allocation into an error instead of an abort.
 
 use std::ptr::NonNull;
 
@@ -218,6 +219,68 @@ pub fn room_for(bytes: u64) -> Result<(), String> {
     room_in(bytes, physical_memory())
 }
 
+/// How many more bytes this process may map under its address-space limit (`ulimit -v`,
+/// `RLIMIT_AS`): the soft limit less what is mapped now (`VmSize` in `/proc/self/status`).
+/// `None` when there is no limit (or it cannot be read): then only [`room_for`] applies.
+pub fn address_space_left() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into the struct we own.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    Some(lim.rlim_cur.saturating_sub(vm_size_in(&status)?))
+}
+
+/// The `VmSize` of a `/proc/<pid>/status` text, in bytes.
+pub fn vm_size_in(status: &str) -> Option<u64> {
+    let rest = status.lines().find_map(|l| l.strip_prefix("VmSize:"))?;
+    let kib: u64 = rest.split_whitespace().next()?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Whether `bytes` more fit in `left`, the address space still free under `ulimit -v`
+/// ([`address_space_left`]); `None` (no limit) lets everything through. `Err` says why not,
+/// starting "not enough memory", like [`room_in`].
+pub fn map_room_in(bytes: u64, left: Option<u64>) -> Result<(), String> {
+    match left {
+        Some(left) if bytes > left => Err(format!(
+            "not enough memory: {} would be more than the {} this process may still map (ulimit -v)",
+            crate::facts::human_bytes(bytes),
+            crate::facts::human_bytes(left)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Whether an experiment may map and touch `bytes` now: [`room_for`] (half of the physical
+/// memory) and [`map_room_in`] this process's address-space limit. Check a whole plan with it
+/// before allocating, so that a small machine or a `ulimit -v` gets one clear line instead of
+/// an out-of-memory abort.
+pub fn guard(bytes: u64) -> Result<(), String> {
+    room_for(bytes)?;
+    map_room_in(bytes, address_space_left())
+}
+
+/// A vector of `n` copies of `value`, or "not enough memory" instead of the abort a plain
+/// `vec!` gives when the allocation fails.
+pub fn try_vec<T: Clone>(n: usize, value: T) -> Result<Vec<T>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        format!(
+            "not enough memory: {} could not be allocated",
+            crate::facts::human_bytes((n as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+        )
+    })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// Sums `AnonHugePages` (KiB) over the smaps entries that overlap `[start, start + len)`.
 pub fn anon_huge_kib_in(smaps: &str, start: usize, len: usize) -> u64 {
     let end = start + len;
@@ -273,6 +336,30 @@ AnonHugePages:      2048 kB
         assert!(phys >= 1 << 20);
         assert!(room_for(4096).is_ok());
         assert!(room_for(phys).is_err());
+    }
+
+    #[test]
+    fn the_address_space_limit_is_read_and_checked() {
+        assert_eq!(
+            vm_size_in("Name:\tx\nVmSize:\t  123456 kB\n"),
+            Some(123_456 * 1024)
+        );
+        assert_eq!(vm_size_in("Name:\tx\n"), None);
+        assert!(map_room_in(10 << 20, Some(20 << 20)).is_ok());
+        let e = map_room_in(30 << 20, Some(20 << 20)).unwrap_err();
+        assert!(
+            e.starts_with("not enough memory") && e.contains("ulimit -v"),
+            "{e}"
+        );
+        assert!(map_room_in(u64::MAX, None).is_ok());
+        assert!(guard(4096).is_ok());
+    }
+
+    #[test]
+    fn a_failed_allocation_is_an_error_not_an_abort() {
+        assert_eq!(try_vec(3, 7u8).unwrap(), vec![7, 7, 7]);
+        let e = try_vec(usize::MAX / 8, 0u64).unwrap_err();
+        assert!(e.starts_with("not enough memory"), "{e}");
     }
 
     #[test]

@@ -41,13 +41,22 @@ pub fn shuffle<T>(rng: &mut Rng, v: &mut [T]) {
 /// returns. That is what keeps a pointer chase from closing early into a small ring that
 /// fits in cache.
 pub fn sattolo(n: usize, seed: u64) -> Vec<usize> {
+    try_sattolo(n, seed).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`sattolo`], with "not enough memory" as an error where the permutation's `n` words
+/// cannot be allocated (a large ring on a small machine), instead of an abort.
+pub fn try_sattolo(n: usize, seed: u64) -> Result<Vec<usize>, String> {
     let mut rng = rng(seed);
-    let mut next: Vec<usize> = (0..n).collect();
+    let mut next = crate::mem::try_vec(n, 0usize)?;
+    for (i, x) in next.iter_mut().enumerate() {
+        *x = i;
+    }
     for i in (1..n).rev() {
         let j = below(&mut rng, i); // j < i, never i itself: this is what makes one cycle
         next.swap(i, j);
     }
-    next
+    Ok(next)
 }
 
 /// Follows `next` from 0 and returns the length of the cycle through 0.
@@ -84,6 +93,13 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_ring_too_large_to_allocate_is_an_error() {
+        assert_eq!(try_sattolo(1000, 7).unwrap(), sattolo(1000, 7));
+        let e = try_sattolo(usize::MAX / 16, 7).unwrap_err();
+        assert!(e.starts_with("not enough memory"), "{e}");
     }
 
     #[test]

@@ -4,15 +4,18 @@
 //! `#META` line is held back until the human report is done), warns loudly if the binary was
 //! built without optimisation, prints the machine's facts, and records the load average and a
 //! CPU-time snapshot; [`Experiment::pin_main_thread`] pins and verifies;
-//! [`Experiment::finish`] prints how much *other* work ran beside the experiment (from
-//! `/proc/stat` against its own CPU time), the wall time, and then the data part.
+//! [`Experiment::core_clock`] estimates the core clock before the measurements;
+//! [`Experiment::finish`] estimates it again after them and compares the two, prints how much
+//! *other* work ran beside the experiment (from `/proc/stat` against its own CPU time), the
+//! wall time, and then the data part.
 
 use crate::cli::{self, Args, Opt};
-use crate::clock::{self, CoreClock};
+use crate::clock::{self, CoreClock, RunClock};
 use crate::data::{Block, Value, meta, part};
 use crate::facts::{self, MachineFacts};
 use crate::pin::{self, Pinning};
 use crate::quiet;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The optimisation level `measure` was built with (the workspace profile sets every crate alike).
@@ -39,6 +42,8 @@ pub struct Experiment {
     cpu_before: quiet::Snapshot,
     t0: Instant,
     key_figures: Block,
+    /// The first [`Experiment::core_clock`] estimate, compared with one taken at the finish.
+    clock_before: OnceLock<CoreClock>,
 }
 
 /// Whether a build with these settings is the optimised one this project needs.
@@ -100,6 +105,7 @@ impl Experiment {
             cpu_before,
             t0: Instant::now(),
             key_figures,
+            clock_before: OnceLock::new(),
         }
     }
 
@@ -127,26 +133,42 @@ impl Experiment {
         }
     }
 
-    /// Estimates the core clock ([`clock::estimate_core_clock`], 5 rounds in a quick run,
-    /// 11 otherwise), prints one line and records `#META clock_ghz_estimate`, so that the
-    /// experiment can print cycles beside nanoseconds. An architecture without the
-    /// add-chain kernel gets "unknown", and no cycles are printed.
+    /// Estimates the core clock before the measurements ([`clock::estimate_core_clock`], 5
+    /// rounds in a quick run, 11 otherwise), prints one line and records
+    /// `#META clock_ghz_estimate`, so that the experiment can print cycles beside nanoseconds.
+    /// [`Experiment::finish`] then estimates it again and compares the two. An architecture
+    /// without the add-chain kernel gets "unknown", and no cycles are printed.
     pub fn core_clock(&self) -> CoreClock {
-        let cc = clock::estimate_core_clock(if self.args.quick { 5 } else { 11 });
-        match cc.ghz {
-            Some(g) => {
-                println!("  core clock     : about {g:.2} GHz ({})", cc.method);
-                meta("clock_ghz_estimate", format!("{g:.3}"));
-            }
-            None => {
-                println!(
-                    "  core clock     : unknown ({}); no cycles are printed",
-                    cc.method
-                );
-                meta("clock_ghz_estimate", "unknown");
+        let cc = clock::estimate_core_clock(self.clock_rounds());
+        println!("  core clock     : {}", cc.describe());
+        meta(
+            "clock_ghz_estimate",
+            cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),
+        );
+        let _ = self.clock_before.set(cc.clone());
+        cc
+    }
+
+    /// Rounds of a core-clock estimate: 5 in a quick run, 11 otherwise.
+    fn clock_rounds(&self) -> usize {
+        if self.args.quick { 5 } else { 11 }
+    }
+
+    /// When [`Experiment::core_clock`] was called: estimates the clock again, prints the
+    /// before and after figures with the spread of every round, says so where they differ by
+    /// more than 2%, and records `#META clock_ghz_before`, `clock_ghz_after`,
+    /// `clock_spread_pct` and `clock_moved`.
+    fn clock_after(&self) {
+        let Some(before) = self.clock_before.get() else {
+            return;
+        };
+        let after = clock::estimate_core_clock(self.clock_rounds());
+        if let Some(r) = RunClock::between(before, &after) {
+            println!("{}", clock_line(&r));
+            for (k, v) in r.meta() {
+                meta(k, v);
             }
         }
-        cc
     }
 
     /// Prints a section heading.
@@ -168,6 +190,7 @@ impl Experiment {
         if !self.key_figures.rows.is_empty() {
             self.key_figures.print();
         }
+        self.clock_after();
         match quiet::between(&self.cpu_before, &quiet::snapshot()) {
             Some(w) => {
                 println!("  other work     : {}", w.describe());
@@ -185,6 +208,16 @@ impl Experiment {
         meta("wall_s", format!("{wall:.2}"));
         part::close(self.name, self.args.data);
     }
+}
+
+/// The before-and-after line, wrapped to the report's width when the clock moved.
+fn clock_line(r: &RunClock) -> String {
+    crate::fmt::wrap_to(
+        &r.describe(),
+        "  core clock     : ",
+        "                   ",
+        crate::fmt::WIDTH,
+    )
 }
 
 /// Prints and records a load average. It is not judged here: a pinned experiment raises the
@@ -211,6 +244,36 @@ mod tests {
         assert!(is_optimised("3", false));
         assert!(!is_optimised("0", false));
         assert!(!is_optimised("3", true));
+    }
+
+    #[test]
+    fn the_clock_line_is_labelled_and_fits() {
+        let at = |g: f64| clock::CoreClock {
+            ghz: Some(g),
+            round_ghz: vec![g],
+            ..Default::default()
+        };
+        let calm = clock_line(&RunClock::between(&at(4.275), &at(4.281)).unwrap());
+        assert_eq!(
+            calm,
+            "  core clock     : 4.275 GHz before, 4.281 GHz after: 0.14% apart (every round within 0.14%)"
+        );
+        let moved = clock_line(&RunClock::between(&at(3.94), &at(4.43)).unwrap());
+        assert!(moved.lines().count() > 1);
+        assert!(
+            moved
+                .lines()
+                .all(|l| l.chars().count() <= crate::fmt::WIDTH)
+        );
+        assert!(
+            moved
+                .lines()
+                .skip(1)
+                .all(|l| l.starts_with("                   "))
+        );
+        let words = moved.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains("the clock moved during the run"), "{moved}");
+        println!("{moved}");
     }
 
     #[test]

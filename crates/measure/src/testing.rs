@@ -30,6 +30,25 @@ pub fn assert_bad_input(bin: &str, program: &str, args: &[&str]) {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    check_bad_input(&out, program, args);
+}
+
+/// [`assert_bad_input`] for a run under `ulimit -v kib` (started as `sh -c "ulimit -v KIB;
+/// exec BIN ARGS"`): a plan that does not fit the address space is refused with one line and
+/// exit status 2, not an out-of-memory abort. Returns the line.
+pub fn assert_bad_input_within(bin: &str, program: &str, args: &[&str], kib: u64) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(bin)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run sh for {bin}: {e}"));
+    check_bad_input(&out, program, args);
+    String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+}
+
+fn check_bad_input(out: &std::process::Output, program: &str, args: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
@@ -38,6 +57,20 @@ pub fn assert_bad_input(bin: &str, program: &str, args: &[&str]) {
         "{args:?}: {err}"
     );
     assert!(!err.contains("panicked"), "{err}");
+}
+
+/// The machine code of the `#[unsafe(no_mangle)]` function `symbol` in the built binary
+/// `bin`, read by [`asm::disassemble`](crate::asm::disassemble), for the tests that check a
+/// kernel's shape. Panics where it cannot be read: a missing `nm` or `objdump` is named (the
+/// check needs binutils and is not skipped), as is a missing symbol.
+pub fn function(bin: &str, symbol: &str) -> crate::asm::Function {
+    match crate::asm::disassemble(std::path::Path::new(bin), symbol) {
+        Ok(f) => f,
+        Err(crate::asm::AsmError::ToolMissing(t)) => panic!(
+            "{t} is needed to check the code shape of {symbol}: install binutils (the check cannot be skipped)"
+        ),
+        Err(e) => panic!("{symbol}: {e}"),
+    }
 }
 
 /// Runs `bin args --no-data` (the report as a terminal shows it) and asserts the report

@@ -5,10 +5,10 @@
 //! questions the seed answers about these three functions: in the discarded variant nothing
 //! but the two clock reads, in the sink and checksum variants a chain of dependent scalar
 //! float adds between them, and in the checksum variant the store through the caller's
-//! pointer. The program prints the listings and these findings; the integration test asserts
-//! them. x86-64 (AT&T syntax) and AArch64 listings are understood.
+//! pointer. The program prints the verdict in one line (and the listings with `--show-asm`);
+//! the integration test asserts the findings. x86-64 (AT&T syntax) and AArch64 listings are
+//! understood. Nothing here prints.
 
-use crate::output::Says;
 use measure::asm::{AsmError, Function, Insn};
 use std::path::Path;
 
@@ -322,38 +322,99 @@ pub fn findings(variant: usize, s: &Shape) -> Vec<(bool, String)> {
     f
 }
 
-/// Prints the three timing functions' machine code and what it shows, says the verdict, and returns a one-line note for the summary.
-pub fn show(exe: &Path, says: &mut Says) -> String {
-    let listings = match disassemble(exe) {
-        Ok(l) => l,
-        Err(e) => {
-            println!("  skipped: {e}");
-            return format!("not checked ({e})");
+/// The names of the variants, in the order of [`FUNCTIONS`].
+pub const VARIANT_NAMES: [&str; 3] = ["(a) discarded", "(b) black_box sink", "(c) checksum"];
+
+/// One function read back: its listing lines and the findings about it.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub variant: &'static str,
+    pub function: &'static str,
+    pub listing: Vec<String>,
+    pub shape: Shape,
+    pub findings: Vec<(bool, String)>,
+}
+
+/// The check of the three timing functions in a built binary.
+#[derive(Debug, Clone)]
+pub enum CodeCheck {
+    /// The tools or the symbols were missing: why.
+    Skipped(String),
+    Done(Vec<Checked>),
+}
+
+impl CodeCheck {
+    /// Reads the three timing functions out of `binary` and checks each.
+    pub fn of(binary: &Path) -> CodeCheck {
+        match disassemble(binary) {
+            Err(e) => CodeCheck::Skipped(e.to_string()),
+            Ok(fs) => CodeCheck::Done(
+                fs.iter()
+                    .enumerate()
+                    .map(|(v, f)| {
+                        let shape = analyse(f);
+                        Checked {
+                            variant: VARIANT_NAMES[v],
+                            function: FUNCTIONS[v],
+                            listing: listing(f),
+                            findings: findings(v, &shape),
+                            shape,
+                        }
+                    })
+                    .collect(),
+            ),
         }
-    };
-    let names = ["(a) discarded", "(b) black_box sink", "(c) checksum"];
-    let mut failed = Vec::new();
-    let mut target = String::new();
-    for (v, l) in listings.iter().enumerate() {
-        println!("\n  {} : {}", names[v], l.name);
-        for line in listing(l) {
-            println!("    {line}");
+    }
+
+    /// The findings that do not hold, each as "(b) black_box sink: what".
+    pub fn failures(&self) -> Vec<String> {
+        match self {
+            CodeCheck::Skipped(_) => Vec::new(),
+            CodeCheck::Done(fs) => fs
+                .iter()
+                .flat_map(|c| {
+                    c.findings
+                        .iter()
+                        .filter(|f| !f.0)
+                        .map(move |f| format!("{}: {}", c.variant, f.1))
+                })
+                .collect(),
         }
-        let shape = analyse(l);
-        if target.is_empty() {
-            target = shape.clock_target.clone();
+    }
+
+    /// The clock function the timing functions call, as objdump names it.
+    pub fn clock_target(&self) -> Option<&str> {
+        match self {
+            CodeCheck::Done(fs) => fs
+                .iter()
+                .map(|c| c.shape.clock_target.as_str())
+                .find(|t| !t.is_empty()),
+            CodeCheck::Skipped(_) => None,
         }
-        for (ok, what) in findings(v, &shape) {
-            println!(
-                "    -> {} {what}",
-                if ok { "yes:" } else { "NOT AS CLAIMED:" }
-            );
-            if !ok {
-                failed.push(format!("{} {what}", names[v]));
+    }
+
+    /// The verdict in one short line, computed from the findings.
+    pub fn verdict(&self) -> String {
+        match self {
+            CodeCheck::Skipped(why) => format!("skipped: {why}"),
+            CodeCheck::Done(fs) => {
+                let failed = self.failures().len();
+                if failed > 0 {
+                    return format!("NOT as claimed: {failed} finding(s) do not hold");
+                }
+                let chain = fs[1..].iter().map(|c| c.shape.chain_run).min().unwrap_or(0);
+                format!(
+                    "as claimed: (a) no float add; (b), (c) a loop of {chain} dependent scalar adds"
+                )
             }
         }
     }
-    // How the clock is read: glibc's clock_gettime, answered from the vDSO when there is one.
+}
+
+/// How the clock is read: `Some(true)` when glibc can answer from the vDSO without a system
+/// call (a vDSO is mapped and the clock source is one it reads directly), `Some(false)`
+/// when no vDSO is mapped, `None` when it cannot be told; with the clock source's name.
+pub fn clock_read() -> (Option<bool>, Option<String>) {
     // SAFETY: getauxval only reads the process's auxiliary vector.
     let vdso = unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) };
     let source =
@@ -364,40 +425,12 @@ pub fn show(exe: &Path, says: &mut Says) -> String {
         source.as_deref(),
         Some("tsc" | "kvm-clock" | "arch_sys_counter" | "hyperv_clocksource_tsc_page")
     );
-    println!(
-        "\n  the clock read : a call to {}; {}",
-        if target.is_empty() {
-            "an unidentified target"
-        } else {
-            &target
-        },
-        match (vdso != 0, &source) {
-            (true, Some(src)) if fast => format!(
-                "the kernel maps a vDSO into this process (at 0x{vdso:x}) and the clock source is {src}, so glibc answers CLOCK_MONOTONIC there, without a system call"
-            ),
-            (true, Some(src)) => format!(
-                "the kernel maps a vDSO (at 0x{vdso:x}), but whether the clock source {src} lets it answer without a system call is not known here"
-            ),
-            (true, None) => format!(
-                "the kernel maps a vDSO (at 0x{vdso:x}); the clock source could not be read"
-            ),
-            (false, _) => "no vDSO is mapped, so every read is a system call".to_string(),
-        }
-    );
-    if failed.is_empty() {
-        let s = format!(
-            "The machine code agrees: in (a) the two calls to {target} follow each other with no float add anywhere in the function; (b) and (c) keep a loop of dependent scalar adds between the clock reads; (c) stores the sum through the caller's pointer before its second read."
-        );
-        says.say(s);
-        "every claim about the three functions holds (see the listings in the raw output)".into()
-    } else {
-        let s = format!(
-            "The machine code does NOT look as the seed describes: {}.",
-            failed.join("; ")
-        );
-        says.say(s);
-        format!("claims failing: {}", failed.join("; "))
-    }
+    let answer = match (vdso != 0, fast) {
+        (false, _) => Some(false),
+        (true, true) => Some(true),
+        (true, false) => None,
+    };
+    (answer, source)
 }
 
 #[cfg(test)]

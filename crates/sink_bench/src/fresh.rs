@@ -1,8 +1,16 @@
-//! What every process does before it measures, and the fresh processes of parts 2 and 3.
+//! The processes: what every process does before it measures, the binary's discarded first
+//! execution, and the fresh processes of parts 2 and 3.
 //!
-//! Every process, the main one and each fresh one alike, runs [`begin`]: it maps a fresh
-//! 4 MiB array, times its first pass over it (the cold pass, with the page faults inside the
-//! timed region), fills it, repeats the loop for `SETTLE_MS` and discards one more pass.
+//! Every process, the measuring one and each fresh one alike, runs [`begin`]: it maps a
+//! fresh 4 MiB array, times its first pass over it (the cold pass, with the page faults
+//! inside the timed region), fills it, repeats the loop for `SETTLE_MS` and discards one
+//! more pass.
+//!
+//! The seed discards the binary's first execution, which pays for the kernel's first look at
+//! a freshly written file. So a plain run is two executions: the first ([`first_execution`])
+//! makes the start and one warm pass, as a fresh process would, then starts the binary
+//! again with [`FIRST_ENV`] holding its result line, and passes on its exit status; the
+//! second one measures and reports the first as discarded ([`discarded_first`]).
 //!
 //! A fresh process is this same binary, started again with the environment variable
 //! [`CHILD_ENV`] set; it takes one cold and one warm pass and prints one line that the parent
@@ -15,6 +23,9 @@ use std::process::{Command, Stdio};
 
 /// Set (to a [`ChildSpec`]) in a fresh process's environment.
 pub const CHILD_ENV: &str = "SINK_BENCH_CHILD";
+/// Set (to the first execution's [`ChildResult::line`]) in the measuring execution's
+/// environment.
+pub const FIRST_ENV: &str = "SINK_BENCH_FIRST";
 /// When set, a fresh process fails at once: the test of how a failure is reported uses it.
 pub const FAIL_ENV: &str = "SINK_BENCH_TEST_CHILD_FAILS";
 /// The first word of the line a fresh process prints.
@@ -173,8 +184,30 @@ impl ChildResult {
     }
 }
 
-/// The life of a fresh process: pin if told, [`begin`], one timed warm pass, one untimed
-/// check pass, one result line. Never returns.
+/// What a fresh process measures: pin if told, [`begin`], one timed warm pass, one untimed
+/// check pass.
+pub fn measure_one(spec: ChildSpec) -> Result<ChildResult, String> {
+    let pinned = spec
+        .core
+        .map(|c| measure::pin::pin_current_thread(c).verified());
+    let mut p = begin(spec.settle_ms)?;
+    let a = p.array();
+    let (warm_ns, warm_faults) = kernel::sink_pass_with_faults(a);
+    let cpu = measure::pin::current_cpu();
+    let mut check_sum = 0.0;
+    kernel::sink_bench_time_checksum(a, &mut check_sum);
+    Ok(ChildResult {
+        cold_ns: p.cold_ns,
+        warm_ns,
+        cold_faults: p.cold_faults,
+        warm_faults,
+        check_sum,
+        pinned,
+        cpu,
+    })
+}
+
+/// The life of a fresh process: [`measure_one`], then one result line. Never returns.
 pub fn child_main(spec: &str) -> ! {
     if std::env::var_os(FAIL_ENV).is_some() {
         eprintln!("sink_bench (fresh process): error: failing on purpose ({FAIL_ENV} is set)");
@@ -187,38 +220,69 @@ pub fn child_main(spec: &str) -> ! {
             std::process::exit(2);
         }
     };
-    let pinned = spec
-        .core
-        .map(|c| measure::pin::pin_current_thread(c).verified());
-    let mut p = match begin(spec.settle_ms) {
-        Ok(p) => p,
+    match measure_one(spec) {
+        Ok(r) => {
+            println!("{}", r.line());
+            std::process::exit(if r.check_sum == PASS_SUM { 0 } else { 1 })
+        }
         Err(e) => {
             eprintln!("sink_bench (fresh process): error: {e}");
             std::process::exit(1);
         }
+    }
+}
+
+/// The binary's first execution: the start and one warm pass, as a fresh process makes them
+/// (on a thread pinned to `spec.core`, so that the measuring execution inherits no pinning),
+/// then the measuring execution, started with `args` and [`FIRST_ENV`] set. Exits with the
+/// measuring execution's status. Never returns.
+pub fn first_execution(spec: ChildSpec, args: &[String]) -> ! {
+    let first = std::thread::spawn(move || measure_one(spec))
+        .join()
+        .unwrap_or_else(|_| Err("its measuring thread panicked".into()));
+    let first = match first {
+        Ok(r) if r.check_sum == PASS_SUM => r,
+        Ok(r) => fail_1(&format!(
+            "the first execution's check pass summed to {} instead of {PASS_SUM}",
+            r.check_sum
+        )),
+        Err(e) => fail_1(&format!(
+            "the first execution could not make its start: {e}"
+        )),
     };
-    let a = p.array();
-    let (warm_ns, warm_faults) = kernel::sink_pass_with_faults(a);
-    let cpu = measure::pin::current_cpu();
-    let mut check_sum = 0.0;
-    kernel::sink_bench_time_checksum(a, &mut check_sum);
-    let r = ChildResult {
-        cold_ns: p.cold_ns,
-        warm_ns,
-        cold_faults: p.cold_faults,
-        warm_faults,
-        check_sum,
-        pinned,
-        cpu,
-    };
-    println!("{}", r.line());
-    std::process::exit(if check_sum == PASS_SUM { 0 } else { 1 })
+    let status = Command::new(own_exe())
+        .args(args)
+        .env(FIRST_ENV, first.line())
+        .status()
+        .unwrap_or_else(|e| fail_1(&format!("cannot start the measuring execution: {e}")));
+    match status.code() {
+        Some(c) => std::process::exit(c),
+        None => fail_1(&format!("the measuring execution was killed ({status})")),
+    }
+}
+
+/// In the measuring execution: the discarded first execution's result, from [`FIRST_ENV`];
+/// `Ok(None)` when this is the first execution.
+pub fn discarded_first() -> Result<Option<ChildResult>, String> {
+    match std::env::var(FIRST_ENV) {
+        Ok(line) => ChildResult::parse(&line)
+            .map(Some)
+            .map_err(|e| format!("{FIRST_ENV}: {e}")),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(e) => Err(format!("{FIRST_ENV}: {e}")),
+    }
+}
+
+fn fail_1(message: &str) -> ! {
+    eprintln!("sink_bench: error: {message}");
+    std::process::exit(1)
 }
 
 /// Starts one fresh process of `exe` and returns its result, or why there is none.
 pub fn run_child(exe: &Path, spec: ChildSpec) -> Result<ChildResult, String> {
     let out = Command::new(exe)
         .env(CHILD_ENV, spec.to_env())
+        .env_remove(FIRST_ENV)
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("could not start {}: {e}", exe.display()))?;
@@ -256,21 +320,18 @@ pub fn own_exe() -> PathBuf {
     })
 }
 
-/// The first execution of a process of this binary, run and discarded as the binary's own
-/// warm-up, then `runs` fresh processes, one after the other. A fresh process that fails
-/// ends the run (exit 1), named on stdout and stderr. `core`: where they pin themselves.
+/// `runs` fresh processes, one after the other. A fresh process that fails ends the run
+/// (exit 1), named on stdout and stderr. `core`: where they pin themselves.
 pub fn run_series(
     exe: &Path,
     settle_ms: u64,
     core: Option<usize>,
     runs: usize,
-) -> (ChildResult, Vec<ChildResult>) {
+) -> Vec<ChildResult> {
     let spec = ChildSpec { settle_ms, core };
-    let first = run_child(exe, spec).unwrap_or_else(|e| child_failed(0, runs, &e));
-    let kids = (1..=runs)
+    (1..=runs)
         .map(|k| run_child(exe, spec).unwrap_or_else(|e| child_failed(k, runs, &e)))
-        .collect();
-    (first, kids)
+        .collect()
 }
 
 /// The page faults of the fresh processes: the median over their cold passes, and the most
@@ -285,12 +346,11 @@ pub fn fault_counts(kids: &[ChildResult]) -> (Option<f64>, Option<u64>) {
 }
 
 fn child_failed(k: usize, runs: usize, why: &str) -> ! {
-    let which = if k == 0 {
-        "the first (discarded) fresh process".to_string()
-    } else {
-        format!("fresh process {k} of {runs}")
-    };
-    println!("  ! {which} failed: {why}");
+    let which = format!("fresh process {k} of {runs}");
+    println!(
+        "{}",
+        measure::fmt::wrap(&format!("! {which} failed: {why}"), "  ")
+    );
     eprintln!("sink_bench: error: {which} failed: {why}");
     std::process::exit(1)
 }

@@ -1,49 +1,46 @@
 //! The options, as flags or as the seed's environment variables (`REPS`, `RUNS`,
-//! `SETTLE_MS`, `QUICK=1`). A flag wins over its environment variable.
+//! `SETTLE_MS`, `QUICK=1`). A flag wins over its environment variable. Every count has an
+//! upper bound that a reasonable run never meets, so a typo cannot start a run of months.
 
-use measure::cli::{Args, Opt};
-use std::path::PathBuf;
+use measure::cli::{Args, Opt, parse_count};
 
 pub const OPTS: &[Opt] = &[
     Opt {
         name: "--reps",
         value: Some("N"),
-        help: "timed passes per variant in part 1 (or REPS=N; default 30, quick 10, at least 10)",
+        help: "timed passes per variant in part 1 (or REPS; 30, quick 10; 10..100000)",
     },
     Opt {
         name: "--runs",
         value: Some("N"),
-        help: "passes in one process and fresh processes in parts 2-3 (or RUNS=N; default 30, quick 10, at least 10)",
+        help: "passes here and fresh processes, parts 2-3 (or RUNS; 30, quick 10; 10..1000)",
     },
     Opt {
         name: "--settle-ms",
         value: Some("MS"),
-        help: "how long every process repeats the loop before measuring (or SETTLE_MS=MS; default 100)",
+        help: "settle time of every process before it measures (or SETTLE_MS; 100)",
     },
     Opt {
         name: "--no-pin",
         value: None,
-        help: "run unpinned, as the seed had to (default: pin to MM_CORE or the last core)",
+        help: "run unpinned, as the original study had to (default: MM_CORE or last core)",
     },
     Opt {
-        name: "--out",
-        value: Some("DIR"),
-        help: "also save DIR/sink_bench.txt and DIR/sink_bench.summary.md (QUICK=1 / --quick: ${TMPDIR:-/tmp}/sink_bench-quick)",
-    },
-    Opt {
-        name: "--summarize",
-        value: Some("FILE"),
-        help: "measure nothing: build sink_bench.summary.md beside a saved output FILE from its RESULT lines",
-    },
-    Opt {
-        name: "--update-readme",
+        name: "--show-asm",
         value: None,
-        help: "with --summarize FILE or a full run with --out: paste the summary into the crate's README",
+        help: "print the three timing functions' machine code (the check is always shown)",
     },
 ];
 
 /// Passes per variant and runs below this cannot show a spread worth the name.
 pub const MIN_COUNT: u64 = 10;
+/// The most passes per variant in part 1: three passes of about half a millisecond each per
+/// round, so about three minutes.
+pub const MAX_REPS: u64 = 100_000;
+/// The most runs in parts 2 and 3: each is a fresh process that settles for `SETTLE_MS`.
+pub const MAX_RUNS: u64 = 1_000;
+/// The longest settle: a minute per process.
+pub const MAX_SETTLE_MS: u64 = 60_000;
 
 /// What a run will do.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,32 +50,30 @@ pub struct Settings {
     pub settle_ms: u64,
     pub quick: bool,
     pub pin: bool,
-    /// Where to save the raw output and summary (always set for a quick run).
-    pub out: Option<PathBuf>,
-    pub update_readme: bool,
-    pub summarize: Option<PathBuf>,
+    pub show_asm: bool,
 }
 
+/// One count, from its flag or else its environment variable, in `min..=max`.
 fn count(
-    flag: Option<&str>,
-    flag_name: &str,
-    env: Option<String>,
-    env_name: &str,
+    flag: (&str, Option<&str>),
+    env: (&str, Option<String>),
     default: u64,
     min: u64,
+    max: u64,
 ) -> Result<u64, String> {
-    let (given, from) = match (flag, env) {
-        (Some(v), _) => (v.to_string(), format!("{flag_name} {v}")),
-        (None, Some(v)) => (v.clone(), format!("{env_name}={v}")),
+    let (name, given) = match (flag.1, env.1) {
+        (Some(v), _) => (flag.0.to_string(), v.to_string()),
+        (None, Some(v)) => (env.0.to_string(), v),
         (None, None) => return Ok(default),
     };
-    match given.trim().parse::<u64>() {
-        Ok(n) if n >= min => Ok(n),
-        Ok(_) if min == MIN_COUNT => Err(format!(
-            "{from} is below {min}: fewer than {min} passes cannot show a spread (the default is 30)"
-        )),
-        _ => Err(format!("{from}: wants a whole number of at least {min}")),
-    }
+    parse_count(&name, &given, min, max).map_err(|e| {
+        let below = given.trim().parse::<u64>().is_ok_and(|n| n < min);
+        if below && min == MIN_COUNT {
+            format!("{e}: fewer than {min} passes cannot show a spread")
+        } else {
+            e
+        }
+    })
 }
 
 /// Whether `QUICK` asks for a quick run: `1`/`yes`/`true` yes, unset/empty/`0`/`no`/`false` no.
@@ -86,7 +81,10 @@ pub fn quick_env(v: Option<String>) -> Result<bool, String> {
     match v.as_deref().map(str::trim) {
         None | Some("" | "0" | "no" | "false") => Ok(false),
         Some("1" | "yes" | "true") => Ok(true),
-        Some(x) => Err(format!("QUICK={x:?}: use QUICK=1, or leave it unset")),
+        Some(x) => Err(format!(
+            "QUICK={}: use QUICK=1, or leave it unset",
+            measure::cli::echo(x)
+        )),
     }
 }
 
@@ -95,60 +93,33 @@ pub fn settings(a: &Args, env: impl Fn(&str) -> Option<String>) -> Result<Settin
     let quick = a.quick || quick_env(env("QUICK"))?;
     let default = if quick { 10 } else { 30 };
     let reps = count(
-        a.value("--reps"),
-        "--reps",
-        env("REPS"),
-        "REPS",
+        ("--reps", a.value("--reps")),
+        ("REPS", env("REPS")),
         default,
         MIN_COUNT,
+        MAX_REPS,
     )?;
     let runs = count(
-        a.value("--runs"),
-        "--runs",
-        env("RUNS"),
-        "RUNS",
+        ("--runs", a.value("--runs")),
+        ("RUNS", env("RUNS")),
         default,
         MIN_COUNT,
+        MAX_RUNS,
     )?;
     let settle_ms = count(
-        a.value("--settle-ms"),
-        "--settle-ms",
-        env("SETTLE_MS"),
-        "SETTLE_MS",
+        ("--settle-ms", a.value("--settle-ms")),
+        ("SETTLE_MS", env("SETTLE_MS")),
         100,
         0,
+        MAX_SETTLE_MS,
     )?;
-    if settle_ms > 60_000 {
-        return Err(format!(
-            "SETTLE_MS {settle_ms} is more than a minute per process; use at most 60000"
-        ));
-    }
-    let update_readme = a.flag("--update-readme");
-    let summarize = a.value("--summarize").map(PathBuf::from);
-    let mut out = a.value("--out").map(PathBuf::from);
-    if summarize.is_some() && (out.is_some() || quick) {
-        return Err("--summarize measures nothing: it takes no --out or --quick".into());
-    }
-    if update_readme && quick {
-        return Err(
-            "--update-readme refuses a quick run: the README carries full runs only".into(),
-        );
-    }
-    if update_readme && out.is_none() && summarize.is_none() {
-        return Err("--update-readme needs --out DIR (save this run) or --summarize FILE".into());
-    }
-    if quick && out.is_none() {
-        out = Some(std::env::temp_dir().join("sink_bench-quick"));
-    }
     Ok(Settings {
         reps: reps as usize,
         runs: runs as usize,
         settle_ms,
         quick,
         pin: !a.flag("--no-pin"),
-        out,
-        update_readme,
-        summarize,
+        show_asm: a.flag("--show-asm"),
     })
 }
 
@@ -171,15 +142,14 @@ mod tests {
     fn defaults_and_quick() {
         let s = with(&[], &[]).unwrap();
         assert_eq!(
-            (s.reps, s.runs, s.settle_ms, s.quick, s.pin),
-            (30, 30, 100, false, true)
+            (s.reps, s.runs, s.settle_ms, s.quick, s.pin, s.show_asm),
+            (30, 30, 100, false, true, false)
         );
-        assert_eq!(s.out, None);
         let q = with(&[], &[("QUICK", "1")]).unwrap();
         assert_eq!((q.reps, q.runs, q.quick), (10, 10, true));
-        assert!(q.out.unwrap().ends_with("sink_bench-quick"));
         assert!(with(&["--quick"], &[]).unwrap().quick);
         assert!(!with(&[], &[("QUICK", "0")]).unwrap().quick);
+        assert!(with(&["--show-asm"], &[]).unwrap().show_asm);
     }
 
     #[test]
@@ -196,19 +166,31 @@ mod tests {
     #[test]
     fn refusals_are_clear() {
         let e = with(&[], &[("RUNS", "9")]).unwrap_err();
-        assert!(e.starts_with("RUNS=9 is below 10"), "{e}");
+        assert!(e.starts_with("RUNS must lie between 10 and 1000"), "{e}");
+        assert!(e.ends_with("cannot show a spread"), "{e}");
         let e = with(&["--reps", "3"], &[]).unwrap_err();
-        assert!(e.starts_with("--reps 3 is below 10"), "{e}");
-        assert!(
-            with(&[], &[("REPS", "many")])
-                .unwrap_err()
-                .contains("whole number")
-        );
+        assert!(e.starts_with("--reps must lie between 10"), "{e}");
+        let e = with(&[], &[("REPS", "many")]).unwrap_err();
+        assert!(e.contains("whole number"), "{e}");
         assert!(with(&[], &[("QUICK", "maybe")]).is_err());
-        assert!(with(&["--quick", "--update-readme"], &[]).is_err());
-        assert!(with(&["--update-readme"], &[]).is_err());
-        assert!(with(&["--update-readme", "--out", "/x"], &[]).is_ok());
-        assert!(with(&["--summarize", "f", "--quick"], &[]).is_err());
         assert!(with(&[], &[("SETTLE_MS", "100000")]).is_err());
+        assert!(
+            with(&["--out", "/x"], &[]).is_err(),
+            "saving moved to xtask"
+        );
+    }
+
+    #[test]
+    fn counts_have_upper_bounds() {
+        // RUNS=99999999 would start a hundred million processes: refused, the bound named.
+        let e = with(&[], &[("RUNS", "99999999")]).unwrap_err();
+        assert!(e.contains("between 10 and 1000"), "{e}");
+        assert!(!e.contains("spread"), "{e}");
+        let e = with(&["--reps", "100001"], &[]).unwrap_err();
+        assert!(e.contains("between 10 and 100000"), "{e}");
+        assert_eq!(with(&[], &[("RUNS", "1000")]).unwrap().runs, 1000);
+        assert_eq!(with(&[], &[("REPS", "100000")]).unwrap().reps, 100_000);
+        let e = with(&[], &[("REPS", "1e9")]).unwrap_err();
+        assert!(e.contains("whole number"), "{e}");
     }
 }

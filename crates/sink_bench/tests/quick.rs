@@ -1,34 +1,31 @@
-//! Runs `sink_bench` as a reader would (a quick run, bad input, `--summarize`) and checks in
-//! the built binary that the three timing functions have the shape the seed claims.
+//! Runs `sink_bench` as a reader would (a quick run on a terminal and piped, bad input) and
+//! checks in the built binary that the three timing functions have the shape the seed claims.
 
 use measure::data;
+use measure::testing::{assert_report, report_lines};
 use sink_bench::asm;
 use sink_bench::kernel::PASS_SUM;
-use sink_bench::report::{self, Entry};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_sink_bench");
 
-/// A scratch folder of this test's own, removed first if left over.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("sink_bench-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+/// The environment variables the program reads, removed so the test's own cannot leak in.
+const ENV: [&str; 8] = [
+    "QUICK",
+    "REPS",
+    "RUNS",
+    "SETTLE_MS",
+    "MM_CORE",
+    "SINK_BENCH_CHILD",
+    "SINK_BENCH_FIRST",
+    "SINK_BENCH_TEST_CHILD_FAILS",
+];
 
-fn run(args: &[&str], env: &[(&str, &str)], tmp: &Path) -> Output {
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(BIN);
-    c.args(args).env("TMPDIR", tmp);
-    for v in [
-        "QUICK",
-        "REPS",
-        "RUNS",
-        "SETTLE_MS",
-        "SINK_BENCH_INNER",
-        "SINK_BENCH_CHILD",
-    ] {
+    c.args(args);
+    for v in ENV {
         c.env_remove(v);
     }
     for (k, v) in env {
@@ -48,40 +45,76 @@ fn nums(f: &data::DataFile, block: &str, col: &str) -> Vec<f64> {
 }
 
 #[test]
-fn quick_run_saves_parses_and_summarises() {
-    let tmp = scratch("quick");
-    // QUICK=1, the seed's way of asking for a smoke run.
-    let out = run(&[], &[("QUICK", "1"), ("SETTLE_MS", "20")], &tmp);
+fn the_report_reads_top_to_bottom_within_the_rules() {
+    let text = assert_report(
+        BIN,
+        &["--quick", "--show-asm", "--settle-ms", "20"],
+        &[
+            "== the machine",
+            "== the start every process makes",
+            "== the clock, and the latency of one float add ==",
+            "== part 1: three ways to treat the result",
+            "== part 2: one run is not a measurement",
+            "== part 3: the cold pass",
+            "== the code that was timed",
+        ],
+    );
+    // The listings are the long part, and only there with --show-asm.
+    assert!(report_lines(&text) > 200, "{} lines", report_lines(&text));
+    // The plain run is the binary's second execution, and says so.
+    assert!(text.contains("this is the binary's second"), "{text}");
+    // The shape check's verdict in one line, and with --show-asm the listings.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  shape check    : as claimed: (a) no float add")),
+        "{text}"
+    );
+    for sym in asm::FUNCTIONS {
+        assert!(text.contains(&format!("<{sym}>:")), "no listing of {sym}");
+    }
+    // Each verdict once: the report has no RESULT lines any more.
+    assert!(!text.contains("RESULT"), "{text}");
+    assert_eq!(text.matches("removed the loop").count(), 1, "{text}");
+}
+
+#[test]
+fn quick_run_piped_parses_every_block() {
+    // QUICK=1, the seed's way of asking for a smoke run; piped, so the data part is whole.
+    let out = run(&[], &[("QUICK", "1"), ("SETTLE_MS", "20")]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
     let text = String::from_utf8(out.stdout).unwrap();
     let f = data::parse(&text).unwrap_or_else(|e| panic!("output does not parse: {e}"));
     assert_eq!(f.meta("quick"), Some("yes"), "QUICK=1 is a quick run");
     assert_eq!(f.meta_num("runs"), Some(10.0));
+    assert_eq!(
+        f.meta("execution"),
+        Some("2"),
+        "the second execution measures"
+    );
     assert!(!text.contains("WARNING: built without full optimisation"));
-
-    // It wrote its files under ${TMPDIR}, and the raw file is exactly what it printed.
-    let dir = tmp.join("sink_bench-quick");
-    let raw = std::fs::read_to_string(dir.join("sink_bench.txt")).unwrap();
-    assert_eq!(raw, text);
-    let summary = std::fs::read_to_string(dir.join("sink_bench.summary.md")).unwrap();
-    assert!(
-        summary.contains("| (b) sum passed to black_box | 10 |"),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("| cold pass, fresh processes | 10 |"),
-        "{summary}"
-    );
+    // Without --show-asm the listings stay out; the one-line verdict does not.
+    assert!(!text.contains("<sink_bench_time_sink>:"));
+    assert!(text.contains("  shape check    : "));
+    // The report's length does not depend on REPS or RUNS: a full run has as many lines.
+    let human = text.lines().filter(|l| !l.starts_with('#')).count();
+    assert!(human <= 160, "{human} report lines");
+    for name in [
+        "part1_passes",
+        "warm_in_process",
+        "fresh_processes",
+        "fresh_first_discarded",
+        "cold_in_process",
+        "series_summary",
+        "summary_figures",
+        "key_figures",
+    ] {
+        assert!(f.block(name).is_some(), "no block {name}");
+    }
 
     // Part 1: the checksum is right, and the discarded variant costs nothing next to the loop.
     let expected = 10.0 * f64::from(PASS_SUM);
     assert_eq!(f.meta_num("checksum"), Some(expected));
-    assert!(
-        text.contains(
-            "checksum 9175040.0 over 10 passes, expected 9175040.0 (917504.0 per pass): ok"
-        )
-    );
     let med = |col: &str| measure::stats::median(&nums(&f, "part1_passes", col)).unwrap();
     assert_eq!(nums(&f, "part1_passes", "sink_ns").len(), 10);
     assert!(
@@ -94,10 +127,12 @@ fn quick_run_saves_parses_and_summarises() {
     let r = med("checksum_ns") / med("sink_ns");
     assert!((1.0 / 1.5..1.5).contains(&r), "(c)/(b) = {r}");
 
-    // Parts 2 and 3: ten passes in one process, ten fresh processes, one cold shot.
+    // Parts 2 and 3: ten passes in one process, ten fresh processes, one cold shot, and the
+    // discarded first execution.
     assert_eq!(nums(&f, "warm_in_process", "ns").len(), 10);
     assert_eq!(nums(&f, "fresh_processes", "warm_ns").len(), 10);
     assert_eq!(nums(&f, "cold_in_process", "ns").len(), 1);
+    assert_eq!(nums(&f, "fresh_first_discarded", "cold_ns").len(), 1);
     // The cold pass takes the page faults of a fresh mapping; the warm pass takes fewer.
     let cold_faults = nums(&f, "fresh_processes", "cold_faults");
     let warm_faults = nums(&f, "fresh_processes", "warm_faults");
@@ -106,15 +141,8 @@ fn quick_run_saves_parses_and_summarises() {
     }
     assert!(nums(&f, "cold_in_process", "faults")[0] > 0.0);
 
-    // The RESULT lines hold every series and a computed conclusion for each part.
-    let entries = report::parse_results(&text).unwrap();
-    let series: Vec<&str> = entries
-        .iter()
-        .filter_map(|e| match e {
-            Entry::Series { key, .. } => Some(key.as_str()),
-            _ => None,
-        })
-        .collect();
+    // What the summary is built from: every series, every figure, a verdict per part.
+    let series = f.block("series_summary").unwrap().texts("series").unwrap();
     assert_eq!(
         series,
         [
@@ -127,104 +155,56 @@ fn quick_run_saves_parses_and_summarises() {
             "cold_fresh"
         ]
     );
-    let conclusions = entries
+    assert_eq!(f.block("summary_figures").unwrap().rows.len(), 12);
+    let verdicts = f
+        .meta
         .iter()
-        .filter(|e| matches!(e, Entry::Conclusion(_)))
+        .filter(|(k, _)| k.starts_with("verdict_"))
         .count();
-    assert!(conclusions >= 7, "{conclusions} conclusions");
-    for key in ["load_before", "load_after", "clock", "checksum", "code"] {
-        assert!(
-            entries
-                .iter()
-                .any(|e| matches!(e, Entry::Note { key: k, .. } if k == key)),
-            "no note {key}"
-        );
+    assert!(verdicts >= 7, "{verdicts} verdicts");
+    for key in ["load_before", "load_after", "clock_read_ns", "code_check"] {
+        assert!(f.meta(key).is_some(), "no #META {key}");
     }
-    // The listing of the three functions is in the output, as human text.
-    for sym in asm::FUNCTIONS {
-        assert!(text.contains(&format!("<{sym}>:")), "no listing of {sym}");
-    }
-
-    // --summarize rebuilds the summary from a copy of the saved output, measuring nothing.
-    let again = scratch("summarize");
-    std::fs::write(again.join("sink_bench.txt"), &raw).unwrap();
-    let s = run(
-        &[
-            "--summarize",
-            again.join("sink_bench.txt").to_str().unwrap(),
-        ],
-        &[],
-        &tmp,
-    );
-    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
-    let rebuilt = std::fs::read_to_string(again.join("sink_bench.summary.md")).unwrap();
-    assert_eq!(rebuilt, summary);
-    // A quick run never goes into the README.
-    let readme = std::fs::read_to_string(sink_bench::save::readme_path()).unwrap();
-    let refused = run(
-        &[
-            "--summarize",
-            again.join("sink_bench.txt").to_str().unwrap(),
-            "--update-readme",
-        ],
-        &[],
-        &tmp,
-    );
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("is a quick run"));
-    assert_eq!(
-        std::fs::read_to_string(sink_bench::save::readme_path()).unwrap(),
-        readme
-    );
-    let _ = std::fs::remove_dir_all(&again);
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]
 fn bad_input_gets_one_line_and_exit_2() {
-    let tmp = scratch("bad");
     /// Arguments, environment, and what the one line on stderr must say.
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
-    let cases: [Case; 8] = [
+    let cases: [Case; 10] = [
         (&["--bogus"], &[], "unknown argument"),
-        (&["--reps", "5"], &[], "below 10"),
-        (&[], &[("RUNS", "3")], "RUNS=3 is below 10"),
+        (&["--reps", "5"], &[], "cannot show a spread"),
+        (&[], &[("RUNS", "3")], "RUNS must lie between 10 and 1000"),
+        (
+            &[],
+            &[("RUNS", "99999999")],
+            "RUNS must lie between 10 and 1000",
+        ),
         (&[], &[("REPS", "lots")], "whole number"),
         (&[], &[("QUICK", "perhaps")], "QUICK"),
-        (&["--quick", "--update-readme"], &[], "refuses a quick run"),
-        (
-            &["--summarize", "/nonexistent/sink_bench.txt"],
-            &[],
-            "cannot read",
-        ),
+        (&["--out", "/tmp/x"], &[], "unknown argument"),
+        (&["--summarize", "x"], &[], "unknown argument"),
         (&[], &[("SINK_BENCH_CHILD", "nonsense")], "SINK_BENCH_CHILD"),
+        (&[], &[("SINK_BENCH_FIRST", "nonsense")], "SINK_BENCH_FIRST"),
     ];
     for (args, env, want) in cases {
-        let out = run(args, env, &tmp);
+        let out = run(args, env);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?} {env:?}: {err}");
         assert!(err.contains(want), "{args:?} {env:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        assert!(out.stdout.is_empty(), "nothing measured: {args:?} {env:?}");
     }
-    // A refused quick run wrote nothing.
-    assert!(!tmp.join("sink_bench-quick").exists());
-    let _ = std::fs::remove_dir_all(&tmp);
-}
-
-fn tools_present() -> bool {
-    ["nm", "objdump"]
-        .iter()
-        .all(|t| Command::new(t).arg("--version").output().is_ok())
 }
 
 #[test]
 fn the_timing_functions_have_the_shape_the_seed_claims() {
-    if !tools_present() {
-        eprintln!("nm or objdump not installed: shape check skipped");
-        return;
-    }
-    let listings = asm::disassemble(Path::new(BIN)).unwrap();
+    // Missing binutils fails the test: the shape cannot be taken on trust.
+    let listings: Vec<_> = asm::FUNCTIONS
+        .iter()
+        .map(|f| measure::testing::function(BIN, f))
+        .collect();
     let shapes: Vec<asm::Shape> = listings.iter().map(asm::analyse).collect();
     let listing = |v: usize| asm::listing(&listings[v]).join("\n");
     for (v, s) in shapes.iter().enumerate() {
@@ -273,29 +253,33 @@ fn the_timing_functions_have_the_shape_the_seed_claims() {
         "no store through the out pointer:\n{}",
         listing(2)
     );
-    // Every finding the program prints holds.
+    // Every finding the program prints holds, and so its one-line verdict says so.
     for (v, s) in shapes.iter().enumerate() {
         for (ok, what) in asm::findings(v, s) {
             assert!(ok, "variant {v}: {what}");
         }
     }
+    let check = asm::CodeCheck::of(Path::new(BIN));
+    assert!(check.failures().is_empty());
+    assert!(
+        check.verdict().starts_with("as claimed"),
+        "{}",
+        check.verdict()
+    );
 }
 
 #[test]
 fn a_failing_fresh_process_is_reported_and_fails_the_run() {
-    let tmp = scratch("child");
     let out = run(
         &["--reps", "10", "--runs", "10", "--settle-ms", "0"],
         &[("SINK_BENCH_TEST_CHILD_FAILS", "1")],
-        &tmp,
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("the first (discarded) fresh process failed: it exited with status 3")
+        err.contains("fresh process 1 of 10 failed: it exited with status 3")
             && err.contains("failing on purpose"),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
-    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -27,10 +27,26 @@ const _: () = assert!(std::mem::offset_of!(Particle, x) == 0);
 /// The bytes of one particle the sum actually uses (`x`).
 pub const USED_BYTES: usize = std::mem::size_of::<f64>();
 
-/// Builds both layouts of `n` particles with `x = i / 2` (as the appendix does).
-pub fn build(n: usize) -> (Vec<Particle>, Vec<f64>) {
-    let mut aos = Vec::with_capacity(n);
-    let mut xs = Vec::with_capacity(n);
+/// The bytes both layouts of `n` particles take together.
+pub fn bytes(n: usize) -> usize {
+    n * (PARTICLE_BYTES + USED_BYTES)
+}
+
+/// Builds both layouts of `n` particles with `x = i / 2` (as the appendix does), or says
+/// "not enough memory" where they cannot be allocated.
+pub fn build(n: usize) -> Result<(Vec<Particle>, Vec<f64>), String> {
+    let mut aos = Vec::new();
+    let mut xs = Vec::new();
+    let no_room = |what: &str, b: usize| {
+        format!(
+            "not enough memory: {} for the {what} could not be allocated",
+            measure::fmt::bytes(b as u64)
+        )
+    };
+    aos.try_reserve_exact(n)
+        .map_err(|_| no_room("array of structs", n * PARTICLE_BYTES))?;
+    xs.try_reserve_exact(n)
+        .map_err(|_| no_room("x array", n * USED_BYTES))?;
     for i in 0..n {
         let x = i as f64 * 0.5;
         aos.push(Particle {
@@ -45,7 +61,7 @@ pub fn build(n: usize) -> (Vec<Particle>, Vec<f64>) {
         });
         xs.push(x);
     }
-    (aos, xs)
+    Ok((aos, xs))
 }
 
 /// The exact sum of `x` over the first `n` particles: `0.5 * n(n-1)/2`. Every partial sum
@@ -95,7 +111,7 @@ mod tests {
 
     #[test]
     fn both_layouts_hold_the_same_values_and_sum_exactly() {
-        let (aos, xs) = build(10_000);
+        let (aos, xs) = build(10_000).unwrap();
         assert!(aos.iter().zip(&xs).all(|(p, x)| p.x == *x));
         assert!(
             aos.iter()
@@ -104,6 +120,11 @@ mod tests {
         assert_eq!(aos[9_999].id, 9_999);
         assert_eq!(stride_sum_aos_x(&aos), expected_sum(10_000));
         assert_eq!(stride_sum_soa_x(&xs), expected_sum(10_000));
+        assert_eq!(bytes(10), 640);
+        assert!(
+            build(usize::MAX / 64).is_err(),
+            "too many particles is an error, not an abort"
+        );
         // 4M particles stay exact as well.
         assert_eq!(expected_sum(4 << 20), (4_194_304u64 * 4_194_303 / 4) as f64);
     }

@@ -2,10 +2,9 @@
 //! and the sentences. Every sentence branches on this run's numbers.
 
 use crate::layout::{self, PARTICLE_BYTES, USED_BYTES};
-use crate::report::grouped;
 use crate::timing::LayoutTimes;
 use measure::data::{Block, meta};
-use measure::facts::human_bytes;
+use measure::fmt::{bytes, conclude, grouped, say};
 use measure::scan::DEFAULT_TOLERANCE;
 use measure::stats::Summary;
 
@@ -18,8 +17,8 @@ pub fn sizes(n: usize, line: Option<u64>) {
     println!(
         "  {} elements: {} as structs, {} as the x array alone",
         grouped(n as u64),
-        human_bytes((n * PARTICLE_BYTES) as u64),
-        human_bytes((n * 8) as u64)
+        bytes((n * PARTICLE_BYTES) as u64),
+        bytes((n * 8) as u64)
     );
     meta("elements", n);
     meta("struct_bytes", PARTICLE_BYTES);
@@ -27,19 +26,23 @@ pub fn sizes(n: usize, line: Option<u64>) {
 
 /// The checksums every round returned, the table, and the `layout` block.
 pub fn table(t: &LayoutTimes, line: Option<u64>) {
-    println!(
-        "  every sum checked: {} rounds x 3 loops; both big arrays returned exactly {}, the small one\n  {} ({} times over {} values)",
-        t.rounds, t.want, t.want_small, t.reps, t.small_n
+    say(
+        &format!(
+            "every sum checked: {} rounds x 3 loops; both big arrays returned exactly {}, the \
+             small one {} ({} times over {} values).",
+            t.rounds, t.want, t.want_small, t.reps, t.small_n
+        ),
+        "  ",
     );
     let aos_used = line.map(layout::used_per_line);
     let aos_fetched = line.map(layout::fetched_per_element);
     println!(
-        "\n  {:<52} {:<27} {:>7}  bytes used per line",
-        "layout", "per element (min .. max)", "factor"
+        "\n  {:<36} {:<28} {:>6}  bytes used per line",
+        "layout", "per element, ns (min .. max)", "factor"
     );
     let show = |name: &str, x: &Summary, used: String| {
         println!(
-            "  {name:<52} {:>7.3} ns ({:.3} .. {:.3}) {:>6.1}x  {used}",
+            "  {name:<36} {:>7.3} ({:.3} .. {:.3}) {:>9.1}x  {used}",
             x.median,
             x.min,
             x.max,
@@ -47,28 +50,25 @@ pub fn table(t: &LayoutTimes, line: Option<u64>) {
         );
     };
     show(
-        "array of structs (AoS), reading x only",
+        "array of structs (AoS), x only",
         &t.aos,
         match (aos_used, line) {
             (Some(u), Some(l)) => format!(
-                "{u:.1} of {l} ({USED_BYTES} of every {} fetched)",
+                "{u:.1} of {l} ({USED_BYTES} of {})",
                 layout::fetched_per_element(l)
             ),
             _ => format!("{USED_BYTES} of every {PARTICLE_BYTES} (line size unknown)"),
         },
     );
     show(
-        "struct of arrays (SoA), the x array only",
+        "struct of arrays (SoA), the x array",
         &t.soa,
         line.map_or("all of every line (line size unknown)".into(), |l| {
             format!("{l} of {l}")
         }),
     );
     show(
-        &format!(
-            "the same loop over {} KiB of x, in L1 (floor)",
-            t.small_n * 8 / 1024
-        ),
+        &format!("the same over {} KiB of x, in L1", t.small_n * 8 / 1024),
         &t.floor,
         "-".into(),
     );
@@ -116,38 +116,44 @@ pub fn findings(t: &LayoutTimes, line: Option<u64>) {
     let brings = match aos_fetched {
         Some(b) => format!("It brings {b} bytes through the cache for every {USED_BYTES} it uses."),
         None => format!(
-            "With lines of at least {PARTICLE_BYTES} bytes it brings {PARTICLE_BYTES} bytes for every {USED_BYTES} it uses."
+            "With lines of at least {PARTICLE_BYTES} bytes it brings {PARTICLE_BYTES} bytes for \
+             every {USED_BYTES} it uses."
         ),
     };
-    println!();
+    println!("\n  how to read this run:");
     if r > 1.0 + DEFAULT_TOLERANCE {
-        println!(
-            "  * the same values were added in the same order; only the layout changed, and the array of\n    structs cost {r:.1}x the separate array. {brings}"
-        );
+        conclude(&format!(
+            "the same values were added in the same order; only the layout changed, and the \
+             array of structs cost {r:.1}x the separate array. {brings}"
+        ));
     } else if r < 1.0 - DEFAULT_TOLERANCE {
-        println!(
-            "  * the array of structs was FASTER here ({r:.2}x): not what the bytes predict; look at the rounds."
-        );
+        conclude(&format!(
+            "the array of structs was FASTER here ({r:.2}x): not what the bytes predict; look at \
+             the rounds."
+        ));
     } else {
-        println!(
-            "  * the two layouts cost the same within {:.0}% ({r:.2}x) on this run. {brings}",
+        conclude(&format!(
+            "the two layouts cost the same within {:.0}% ({r:.2}x) on this run. {brings}",
             DEFAULT_TOLERANCE * 100.0
-        );
+        ));
     }
     let fr = t.soa.median / t.floor.median;
     if fr < 1.0 + DEFAULT_TOLERANCE {
-        println!(
-            "  * the separate array from memory costs {fr:.2}x the same loop in L1: its speed is set by the chain\n    of dependent additions, not by memory.{}",
+        conclude(&format!(
+            "the separate array from memory costs {fr:.2}x the same loop in L1: its speed is set \
+             by the chain of dependent additions, not by memory.{}",
             traffic.map_or(String::new(), |t| format!(
                 " So the time ratio ({r:.1}x) understates the ratio of bytes moved ({t:.0}x)."
             ))
-        );
+        ));
     } else {
-        println!(
-            "  * the separate array from memory costs {fr:.2}x the same loop in L1: memory still shows in it."
-        );
+        conclude(&format!(
+            "the separate array from memory costs {fr:.2}x the same loop in L1: memory still \
+             shows in it."
+        ));
     }
-    println!(
-        "  * the reverse holds too: code that reads several fields of each element uses the whole line of a\n    struct, and then the array of structs is the better layout. The access pattern decides."
+    conclude(
+        "the reverse holds too: code that reads several fields of each element uses the whole \
+         line of a struct, and then the array of structs is the better layout.",
     );
 }

@@ -15,6 +15,11 @@
 //! set), a second walk that starts every lap one line further on so that it cannot, two
 //! passes over the strides in different orders with a per-point agreement check, and a
 //! compute floor for the struct-of-arrays sum (the same sum over an array that sits in L1).
+//!
+//! Where to start reading: `main` below, which follows the appendix's section top to bottom.
+//! `walk.rs` holds the two stride walks and what each visits, `layout.rs` the two layouts,
+//! `timing.rs` how they are timed; `report.rs` and `layout_report.rs` print sections 1-3
+//! and 4.
 
 mod layout;
 mod layout_report;
@@ -24,11 +29,11 @@ mod walk;
 
 use measure::clock;
 use measure::data::meta;
-use measure::facts::human_bytes;
-use measure::mem::Region;
+use measure::fmt::{bytes, grouped, say};
+use measure::mem::{self, Region};
 use measure::run::Experiment;
 use measure::scan;
-use report::{Row, grouped};
+use report::Row;
 
 /// The appendix's buffer: 64 MiB, "larger than the L3".
 const DEFAULT_BUFFER: u64 = 64 << 20;
@@ -39,16 +44,25 @@ const STRIDES: [usize; 13] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048,
 /// The appendix's 4M particles.
 const ELEMENTS: usize = 4 << 20;
 
+/// The smallest `--buffer`: the widest stride must fit many times over.
+const MIN_BUFFER: u64 = 1 << 20;
+/// The largest `--buffer` accepted at all (memory is checked besides).
+const MAX_BUFFER: u64 = 1 << 40;
+/// The most `--accesses`: 50 times the appendix's count (a full run then takes minutes).
+const MAX_ACCESSES: u64 = 100_000_000;
+/// The mapping's slack beyond the buffer (the region is aligned to 2 MiB).
+const SLACK: u64 = 4 << 20;
+
 const OPTS: &[measure::cli::Opt] = &[
     measure::cli::Opt {
         name: "--buffer",
         value: Some("SIZE"),
-        help: "the buffer the strides walk (rounded up to a power of two; default: 64 MiB or twice the largest cache)",
+        help: "the buffer the strides walk, 1M or more (rounded up to a power of two; default: 64 MiB or twice the largest cache)",
     },
     measure::cli::Opt {
         name: "--accesses",
         value: Some("N"),
-        help: "accesses per stride and round (default 2000000, as in the appendix)",
+        help: "accesses per stride and round, 1000 to 100000000 (default 2000000, as in the appendix)",
     },
 ];
 
@@ -63,16 +77,29 @@ fn main() {
     let asked_buffer = exp
         .args
         .value("--buffer")
-        .map(|_| exp.args.size("--buffer", DEFAULT_BUFFER));
-    if asked_buffer.is_some_and(|b| b > 1 << 40) {
-        measure::cli::fail(
-            "stride",
-            "--buffer above 1 TiB is not a buffer this program can map",
-        );
-    }
+        .map(|_| exp.args.size_in("--buffer", 0, MIN_BUFFER, MAX_BUFFER));
     let accesses = exp
         .args
-        .count("--accesses", DEFAULT_ACCESSES, 1000, 1 << 32) as usize;
+        .count("--accesses", DEFAULT_ACCESSES, 1000, MAX_ACCESSES) as usize;
+    let largest = exp.facts.largest_cache();
+    let (asked, why) = buffer_size(asked_buffer, largest);
+    let len = asked.next_power_of_two() as usize;
+    // The plan against memory: the buffer, then (after it is unmapped) the two layouts.
+    if asked_buffer.is_some()
+        && let Err(e) = mem::guard(len as u64 + SLACK)
+    {
+        measure::cli::fail(exp.name, &format!("--buffer {}: {e}", bytes(len as u64)));
+    }
+    if let Err(e) = mem::guard(layout::bytes(ELEMENTS) as u64) {
+        measure::cli::fail(
+            exp.name,
+            &format!(
+                "section 4 sums {} particles, {} in both layouts: {e}",
+                grouped(ELEMENTS as u64),
+                bytes(layout::bytes(ELEMENTS) as u64)
+            ),
+        );
+    }
     exp.pin_main_thread();
     let rounds = if quick { 3 } else { 5 };
 
@@ -92,16 +119,17 @@ fn main() {
 
     // == 2. The buffer: larger than the last-level cache, with every page attached.
     exp.section("2. the buffer: larger than the largest cache, touched beforehand");
-    let largest = exp.facts.largest_cache();
-    let (asked, why) = buffer_size(asked_buffer, largest);
-    let len = asked.next_power_of_two().max(1 << 20) as usize;
     report::buffer(len, asked, &why, largest, accesses, rounds);
-    let mut region = match Region::new(len) {
+    let region = mem::guard(len as u64 + SLACK).and_then(|()| Region::new(len));
+    let mut region = match region {
         Ok(r) => r,
         Err(e) => {
-            println!(
-                "  skipped: the stride walk needs a {} buffer: {e}",
-                human_bytes(len as u64)
+            say(
+                &format!(
+                    "skipped: the stride walk needs a {} buffer: {e}",
+                    bytes(len as u64)
+                ),
+                "  ",
             );
             meta("stride_walk", format!("skipped: {e}"));
             layout_section(&mut exp, line, rounds);
@@ -109,7 +137,7 @@ fn main() {
             return;
         }
     };
-    walk::fill(timing::bytes(&mut region));
+    walk::fill(timing::bytes(&mut region, len));
     report::backing(region.huge_backing(), exp.facts.thp_mode.as_deref());
 
     // == 3. Varying the stride, the number of accesses fixed.
@@ -123,7 +151,7 @@ fn main() {
     exp.section(&format!(
         "3. varying the stride: {} accesses each, over {}",
         grouped(accesses as u64),
-        human_bytes(len as u64)
+        bytes(len as u64)
     ));
     let plans = timing::plans(len, &STRIDES, accesses, shift, line, page);
     // At least forward and shuffled; the full run adds a backward pass.
@@ -137,15 +165,15 @@ fn main() {
         ]
     };
     report::passes(&orders, rounds);
-    let buf: &[u8] = timing::bytes(&mut region);
+    let buf: &[u8] = timing::bytes(&mut region, len);
     let rows = timing::sweep(buf, &STRIDES, &plans, &orders, accesses, shift, rounds);
     drop(region);
 
-    report::print_cost_table(&rows, line, &cc);
+    report::print_cost_table(&rows, line, &cc, accesses, probe.min_step_ns);
     report::print_visit_table(&rows, line, &exp.facts);
     report::stride_blocks(&rows, line, &cc);
+    println!("\n  how to read this run:");
     report::stride_findings(&rows, line, len, accesses, &exp.facts);
-    report::shortest_batch(&rows, accesses, probe.min_step_ns);
     stride_key_figures(&mut exp, &rows, line);
 
     // == 4. The same data, laid out differently.
@@ -158,20 +186,13 @@ fn main() {
 fn buffer_size(asked: Option<u64>, largest: Option<u64>) -> (u64, String) {
     match (asked, largest) {
         (Some(b), _) => (b, "--buffer".to_string()),
-        (None, Some(c)) if 2 * c > DEFAULT_BUFFER => (
-            2 * c,
-            format!("twice the largest reported cache ({})", human_bytes(c)),
-        ),
-        (None, Some(c)) => (
-            DEFAULT_BUFFER,
-            format!(
-                "the appendix's 64 MiB, already at least twice the largest reported cache ({})",
-                human_bytes(c)
-            ),
-        ),
+        (None, Some(c)) if 2 * c > DEFAULT_BUFFER => {
+            (2 * c, "twice the largest reported cache".to_string())
+        }
+        (None, Some(_)) => (DEFAULT_BUFFER, "the appendix's size".to_string()),
         (None, None) => (
             DEFAULT_BUFFER,
-            "the appendix's 64 MiB: a default, because no cache size is known".to_string(),
+            "the appendix's size: a default, because no cache size is known".to_string(),
         ),
     }
 }
@@ -200,7 +221,7 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
 /// loop over an x array small enough for L1, summed repeatedly).
 fn layout_section(exp: &mut Experiment, line: Option<u64>, rounds: usize) {
     exp.section("4. the same data, laid out differently");
-    let (aos, xs) = layout::build(ELEMENTS);
+    let (aos, xs) = layout::build(ELEMENTS).unwrap_or_else(|e| measure::cli::fail("stride", &e));
     let l1 = exp
         .facts
         .cache(1)

@@ -5,7 +5,8 @@
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
 use measure::data::{Block, meta};
-use measure::facts::{Fact, MachineFacts, human_bytes};
+use measure::facts::{Fact, MachineFacts};
+use measure::fmt::{WIDTH, bytes, conclude, grouped, say, wrap_to};
 use measure::mem::backing_meta;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
 use measure::stats::Summary;
@@ -18,7 +19,7 @@ pub fn line(fact: &Fact) {
             fact.source.map_or("?".into(), |s| s.to_string())
         ),
         None => println!(
-            "  cache line     : unknown (no source reports it): the lines-per-access, bytes-in-vain\n                   and distinct-lines columns are NA below"
+            "  cache line     : unknown (no source reports it): lines, bytes in vain and distinct\n                   lines are NA below"
         ),
     }
     meta(
@@ -50,28 +51,30 @@ pub fn buffer(
     accesses: usize,
     rounds: usize,
 ) {
+    let rounded = if len as u64 != asked {
+        ", rounded up to a power of two so that the walk can wrap with a mask"
+    } else {
+        ""
+    };
+    let against = match largest {
+        Some(c) if (len as u64) <= c => format!(
+            "; ! not larger than the largest reported cache ({}): stride 1 may run from cache",
+            bytes(c)
+        ),
+        Some(c) => format!(
+            "; {:.0}x the largest reported cache ({})",
+            len as f64 / c as f64,
+            bytes(c)
+        ),
+        None => "; the largest cache is unknown".into(),
+    };
+    let text = format!("{} ({why}{rounded}){against}", bytes(len as u64));
     println!(
-        "  buffer         : {} ({why}{})",
-        human_bytes(len as u64),
-        if len as u64 != asked {
-            ", rounded up to a power of two so the walk can wrap with a mask"
-        } else {
-            ""
-        }
+        "{}",
+        wrap_to(&text, "  buffer         : ", "                   ", WIDTH)
     );
-    match largest {
-        Some(c) if (len as u64) <= c => println!(
-            "  ! the buffer is not larger than the largest reported cache ({}): stride 1 may run from cache",
-            human_bytes(c)
-        ),
-        Some(c) => println!(
-            "  largest cache  : {} (by its reported size; the buffer is {:.0}x larger)",
-            human_bytes(c),
-            len as f64 / c as f64
-        ),
-        None => println!("  largest cache  : unknown"),
-    }
     meta("buffer_bytes", len);
+    meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);
     meta("accesses", accesses);
     meta("rounds", rounds);
@@ -81,7 +84,7 @@ pub fn buffer(
 pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
     match pct {
         Some(p) => println!(
-            "  pages          : {p:.0}% of the buffer backed by transparent huge pages (AnonHugePages in\n                   /proc/self/smaps; nothing was requested, THP mode {})",
+            "  pages          : {p:.0}% on huge pages (verified in /proc/self/smaps; none asked for, THP {})",
             thp_mode.unwrap_or("unknown")
         ),
         None => println!("  pages          : backing unknown (/proc/self/smaps unreadable)"),
@@ -93,10 +96,14 @@ pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
 pub fn passes(orders: &[Order], rounds: usize) {
     let names: Vec<&str> = orders.iter().map(|o| o.name()).collect();
     meta("passes", names.join(","));
-    println!(
-        "  {} passes over the strides ({}), {rounds} rounds per stride after a discarded warm-up;\n  in each round the appendix's walk and the fresh-lines walk alternate.",
-        orders.len(),
-        names.join(", then ")
+    say(
+        &format!(
+            "{} passes over the strides ({}), {rounds} rounds per stride after a discarded \
+             warm-up; in each round the appendix's walk and the fresh-lines walk alternate.",
+            orders.len(),
+            names.join(", then ")
+        ),
+        "  ",
     );
 }
 
@@ -114,74 +121,102 @@ pub struct Row {
     pub passes: Vec<(&'static str, f64, f64)>,
 }
 
-pub fn print_cost_table(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
+/// The cost table: each stride's time per access, with the lines it touches and the bytes it
+/// fetches in vain (ours and the appendix's), and whether the passes agreed.
+pub fn print_cost_table(
+    rows: &[Row],
+    line: Option<u64>,
+    cc: &CoreClock,
+    accesses: usize,
+    clock_step_ns: f64,
+) {
     println!(
-        "\n  {:<8} {:<28} {:>7} {:>7}  {:<14} {:<14} passes",
-        "stride", "each (min .. max)", "factor", "cycles", "lines touched", "bytes in vain"
+        "\n  {:<7} {:<27} {:>7} {:>7} {:>10} {:^16}  passes",
+        "stride", "each, ns (min .. max)", "factor", "cycles", "lines per", "bytes in vain"
+    );
+    println!(
+        "  {:<7} {:<27} {:>7} {:>7} {:>10} {:>6} {:>9}",
+        "bytes", "", "", "", "access", "ours", "appendix"
     );
     let base = rows[0].wrap.median;
+    let na = || "NA".to_string();
     for r in rows {
         let w = &r.wrap;
         println!(
-            "  {:<8} {:>8.2} ns ({:>6.2} .. {:>6.2}) {:>6.1}x {:>7}  {:<14} {:<14} {}",
+            "  {:<7} {:>8.2} ({:>6.2} .. {:>6.2}) {:>6.1}x {:>7} {:>10} {:>6} {:>9}  {}",
             r.stride,
             w.median,
             w.min,
             w.max,
             w.median / base,
-            cc.cycles(w.median)
-                .map_or("NA".into(), |c| format!("{c:.1}")),
-            line.map_or("NA".into(), |l| format!(
+            cc.cycles(w.median).map_or_else(na, |c| format!("{c:.1}")),
+            line.map_or_else(na, |l| format!(
                 "{:.3}",
                 walk::lines_per_access(r.stride, l)
             )),
-            line.map_or("NA".into(), |l| format!(
-                "{} bytes",
-                walk::bytes_in_vain(r.stride, l)
-            )),
+            line.map_or_else(na, |l| walk::bytes_in_vain(r.stride, l).to_string()),
+            line.map_or_else(na, |l| walk::appendix_vain_bytes(r.stride, l).to_string()),
             agreement_word(r),
         );
     }
+    let shortest = rows
+        .iter()
+        .flat_map(|r| [r.wrap.min, r.fresh.min])
+        .fold(f64::INFINITY, f64::min)
+        * accesses as f64;
+    say(
+        &format!(
+            "each access reads one byte; min .. max over the rounds of all passes; ! the passes \
+             disagree by over {:.0}%; the shortest batch lasted {:.0} us (the clock's step is \
+             {:.3}% of it).",
+            DEFAULT_TOLERANCE * 100.0,
+            shortest / 1000.0,
+            clock_step_ns / shortest * 100.0
+        ),
+        "  ",
+    );
     println!(
-        "  (each access reads one byte; \"bytes in vain\" are the bytes of fetched line per access that\n   no access ever read. min .. max over the rounds of all passes.)"
+        "  in vain: ours counts fetched bytes no access reads; the appendix only lines used for one access"
     );
 }
 
 fn agreement_word(r: &Row) -> String {
     let worst = r.wrap_spread.max(r.fresh_spread) * 100.0;
     if r.agree {
-        format!("agree ({worst:.0}%)")
+        format!("ok {worst:.0}%")
     } else {
-        format!("DISAGREE ({worst:.0}%)")
+        format!("!  {worst:.0}%")
     }
 }
 
+/// What each walk visited: laps, distinct lines and where that working set fits, for the
+/// appendix's walk and the fresh-lines walk, with the fresh walk's time against the other's.
 pub fn print_visit_table(rows: &[Row], line: Option<u64>, facts: &MachineFacts) {
-    println!("\n  what each walk actually visited:");
+    println!("\n  what each walk actually visited (the appendix's walk | the fresh-lines walk):");
     println!(
-        "  {:<8} {:>7} {:>14} {:>12} {:<8} | {:>10} {:>14} {:>12} {:<8} {:>9}",
+        "  {:<6} {:>7} {:>10} {:>9} {:<7} | {:>8} {:>10} {:>9} {:<7} {:>7}",
         "stride",
         "laps",
-        "distinct lines",
-        "working set",
+        "lines",
+        "set",
         "fits in",
-        "fresh walk",
-        "distinct lines",
-        "working set",
+        "fresh ns",
+        "lines",
+        "set",
         "fits in",
-        "vs wraps"
+        "/ wrap"
     );
     for r in rows {
         let show_lines = |p: &Plan| p.lines.map_or("NA".into(), grouped);
-        let show_set = |p: &Plan| p.working_set(line).map_or("NA".into(), human_bytes);
+        let show_set = |p: &Plan| p.working_set(line).map_or("NA".into(), bytes);
         let fits = |p: &Plan| {
             p.working_set(line)
                 .map_or("?".into(), |b| facts.where_fits(b))
         };
         println!(
-            "  {:<8} {:>7} {:>14} {:>12} {:<8} | {:>7.2} ns {:>14} {:>12} {:<8} {:>8.2}x",
+            "  {:<6} {:>7.2} {:>10} {:>9} {:<7} | {:>8.2} {:>10} {:>9} {:<7} {:>6.2}x",
             r.stride,
-            format!("{:.2}", r.plan.laps),
+            r.plan.laps,
             show_lines(&r.plan),
             show_set(&r.plan),
             fits(&r.plan),
@@ -192,8 +227,10 @@ pub fn print_visit_table(rows: &[Row], line: Option<u64>, facts: &MachineFacts) 
             r.fresh.median / r.wrap.median
         );
     }
-    println!(
-        "  (laps above 1: the walk wrapped to the start and re-read what it had read. \"fits in\" goes by the\n   reported cache sizes. The fresh walk starts every lap one line further on.)"
+    say(
+        "laps above 1: the walk wrapped to the start and re-read what it had read. fits in: by the \
+         reported cache sizes. The fresh walk starts every lap one line further on.",
+        "  ",
     );
 }
 
@@ -222,6 +259,7 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
             "appendix_spread",
             "fresh_spread",
             "agree:text",
+            "appendix_vain_bytes",
         ],
     );
     let base = rows[0].wrap.median;
@@ -248,6 +286,7 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
             r.wrap_spread.into(),
             r.fresh_spread.into(),
             r.agree.into(),
+            line.map(|l| walk::appendix_vain_bytes(r.stride, l)).into(),
         ]);
     }
     b.print();
@@ -278,112 +317,123 @@ pub fn stride_findings(
 ) {
     let first = &rows[0];
     let last = &rows[rows.len() - 1];
-    println!();
-    // The line in the time.
-    match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
-        Some(at_line) => println!(
-            "  * from stride 1 to the line size ({} bytes) the cost per access grew {:.1}x; from there to\n    {} bytes it changed another {:.2}x.",
-            at_line.stride,
-            at_line.wrap.median / first.wrap.median,
-            last.stride,
-            last.wrap.median / at_line.wrap.median
-        ),
-        None => println!(
-            "  * the line size is unknown (or not among the strides), so the curve is the only witness of it."
-        ),
-    }
+    // The line in the time, and the largest step.
     let (k, step) = rows
         .windows(2)
         .enumerate()
         .map(|(k, w)| (k, w[1].wrap.median / w[0].wrap.median))
         .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
     let (from, to) = (rows[k].stride, rows[k + 1].stride);
-    let coincide = match line {
-        Some(l) if to == l => {
-            "which is where every access starts needing a line of its own: the line shows in the time.".to_string()
-        }
-        Some(l) => format!(
-            "which is not the line size ({l} bytes): ask which of the machine's numbers {to} equals."
+    let (the, the_cap) = ("the", "The");
+    let largest_step = |the: &str| match line {
+        Some(l) if to == l => format!(
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x): where \
+             every access starts needing a line of its own, the line shows in the time."
         ),
-        None => "(the line size is unknown).".to_string(),
+        Some(l) => format!(
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x), not at \
+             the line size ({l} bytes): ask which of the machine's numbers {to} equals."
+        ),
+        None => format!(
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x); the \
+             line size is unknown."
+        ),
     };
-    println!(
-        "  * the largest step between neighbouring strides is from {from} to {to} bytes ({step:.2}x),\n    {coincide}"
+    meta(
+        "verdict_largest_step",
+        format!(
+            "from {from} to {to} bytes ({step:.2}x), {}",
+            match line {
+                Some(l) if to == l => "at the line size".to_string(),
+                Some(l) => format!("not at the line size ({l} bytes)"),
+                None => "the line size unknown".to_string(),
+            }
+        ),
     );
+    match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
+        Some(at_line) => conclude(&format!(
+            "from stride 1 to the line size ({} bytes) the cost per access grew {:.1}x; from there \
+             to {} bytes it changed another {:.2}x. {}",
+            at_line.stride,
+            at_line.wrap.median / first.wrap.median,
+            last.stride,
+            last.wrap.median / at_line.wrap.median,
+            largest_step(the_cap)
+        )),
+        None => conclude(&largest_step(the)),
+    }
 
     // The narrow strides: a fixed count of short steps never leaves the start of the buffer.
     if let Some(set) = first.plan.working_set(line) {
         let fits = facts.where_fits(set);
         if fits != "memory" && fits != "?" {
-            let cached: Vec<&Row> = rows
+            let cached = rows
                 .iter()
                 .take_while(|r| {
                     r.plan
                         .working_set(line)
                         .is_some_and(|b| facts.where_fits(b) != "memory")
                 })
-                .collect();
-            println!(
-                "  * the narrow strides stay in the cache: at stride 1 the {} accesses read only the first {} of\n    the buffer (in {fits} by the reported sizes), and every round starts again at 0. Up to stride {} bytes\n    the working set fits in a reported cache: those points time cache hits and prefetching, not memory.",
+                .last()
+                .map_or(first.stride, |r| r.stride);
+            conclude(&format!(
+                "the narrow strides stay in the cache: at stride 1 the {} accesses read only the \
+                 first {} of the buffer (in {fits} by the reported sizes), and up to stride {cached} \
+                 the working set fits in a reported cache: those points time cache hits and \
+                 prefetching, not memory.",
                 grouped(accesses as u64),
-                human_bytes(set),
-                cached.last().map_or(first.stride, |r| r.stride)
-            );
+                bytes(set)
+            ));
         }
     }
 
     // The wrap.
-    let wrapped: Vec<&Row> = rows.iter().filter(|r| r.plan.wrapped()).collect();
-    match wrapped.first() {
-        None => println!(
-            "  * no stride wrapped around: even at {} bytes, {} accesses cover {:.0}% of the {} buffer, so\n    every access met a position not read before.",
+    let wrapped = rows.iter().find(|r| r.plan.wrapped());
+    meta(
+        "wrap_from_stride",
+        wrapped.map_or("none".into(), |r| r.stride.to_string()),
+    );
+    match wrapped {
+        None => conclude(&format!(
+            "no stride wrapped around: even at {} bytes, {} accesses cover {:.0}% of the {} \
+             buffer, so every access met a position not read before.",
             last.stride,
             grouped(accesses as u64),
             last.plan.laps * 100.0,
-            human_bytes(len as u64)
-        ),
+            bytes(len as u64)
+        )),
         Some(w0) => {
-            let set = last.plan.working_set(line);
-            println!(
-                "  * the walk WRAPPED for every stride from {} bytes up: {} accesses run past the end of the\n    {} buffer, start again at 0 and re-read the same positions. At {} bytes it made {:.0} laps over\n    only {} distinct lines{}:\n    the widest strides of the appendix's method time a small, re-read working set.",
-                w0.stride,
-                grouped(accesses as u64),
-                human_bytes(len as u64),
-                last.stride,
-                last.plan.laps,
-                last.plan
-                    .lines
-                    .map_or("(line size unknown)".into(), grouped),
-                match set {
-                    Some(b) => format!(
-                        " ({}, in {} by the reported sizes)",
-                        human_bytes(b),
-                        facts.where_fits(b)
-                    ),
-                    None => String::new(),
-                }
-            );
+            let set = last.plan.working_set(line).map_or(String::new(), |b| {
+                format!(" ({}, in {})", bytes(b), facts.where_fits(b))
+            });
             let r = last.fresh.median / last.wrap.median;
             let verdict = if r > 1.0 + DEFAULT_TOLERANCE {
                 format!(
-                    "it costs {:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look cheaper.",
+                    "{:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look \
+                     cheaper.",
                     last.fresh.median, last.wrap.median
                 )
             } else if r < 1.0 - DEFAULT_TOLERANCE {
                 format!(
-                    "it was cheaper ({:.2} ns against {:.2} ns, {r:.2}x): re-reading did not help here.",
+                    "{:.2} ns against {:.2} ns ({r:.2}x): re-reading did not help here.",
                     last.fresh.median, last.wrap.median
                 )
             } else {
-                format!(
-                    "it costs about the same ({r:.2}x): on this run the re-read working set did not change the cost."
-                )
+                format!("about the same ({r:.2}x): here the re-read working set did not matter.")
             };
-            println!(
-                "    The fresh-lines walk starts each lap one line further on and visits {} distinct lines at\n    {} bytes; {verdict}",
+            conclude(&format!(
+                "the appendix's walk WRAPPED from stride {} up: at {} bytes it made {:.0} laps of \
+                 the {} buffer over only {} distinct lines{set}, a small, re-read working set. The \
+                 fresh-lines walk, which visits {} lines there, costs {verdict}",
+                w0.stride,
+                last.stride,
+                last.plan.laps,
+                bytes(len as u64),
+                last.plan
+                    .lines
+                    .map_or("(line size unknown)".into(), grouped),
                 last.fresh_plan.lines.map_or("NA".into(), grouped),
-                last.stride
-            );
+            ));
         }
     }
 
@@ -396,80 +446,33 @@ pub fn stride_findings(
         let (from, to) = (prev.stride, last.stride);
         let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
         let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
-        let s = match (wrap_dip, fresh_dip) {
+        meta(
+            "verdict_dip",
+            match (wrap_dip, fresh_dip) {
+                (true, false) => "only the appendix's walk dipped",
+                (true, true) => "both walks dipped",
+                (false, true) => "only the fresh-lines walk dipped",
+                (false, false) => "no dip",
+            },
+        );
+        conclude(&match (wrap_dip, fresh_dip) {
             (true, false) => format!(
-                "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the fresh-lines walk did not\n    ({fresh} ns): the dip goes with the smaller working set of the wrapped walk."
+                "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the \
+                 fresh-lines walk did not ({fresh} ns): the dip goes with the smaller working set \
+                 of the wrapped walk."
             ),
             (true, true) => format!(
-                "both walks dipped from {from} to {to} bytes ({wrap} and {fresh} ns): not only the wrap."
+                "both walks dipped from {from} to {to} bytes ({wrap} and {fresh} ns): not only the \
+                 wrap."
             ),
             (false, true) => {
                 format!("only the fresh-lines walk dipped from {from} to {to} bytes ({fresh} ns).")
             }
             (false, false) => format!(
-                "no dip at {} bytes here: {:.2}x the cost at {} bytes (the appendix saw 0.86x).",
-                last.stride,
-                last.wrap.median / prev.wrap.median,
-                prev.stride
+                "no dip at {to} bytes here: {:.2}x the cost at {from} bytes (the appendix saw \
+                 0.86x).",
+                last.wrap.median / prev.wrap.median
             ),
-        };
-        println!("  * {s}");
-    }
-
-    // The two passes.
-    let bad: Vec<String> = rows
-        .iter()
-        .filter(|r| !r.agree)
-        .map(|r| r.stride.to_string())
-        .collect();
-    if bad.is_empty() {
-        println!(
-            "  * the passes in different orders agree within {:.0}% at every stride.",
-            DEFAULT_TOLERANCE * 100.0
-        );
-    } else {
-        println!(
-            "  * the passes in different orders DISAGREE by more than {:.0}% at these strides (bytes): {}.\n    Those points moved with time, not only with the stride: read them as unsettled (agree = no).",
-            DEFAULT_TOLERANCE * 100.0,
-            bad.join(", ")
-        );
-    }
-}
-
-/// How long the shortest timed batch lasted, against the clock's step.
-pub fn shortest_batch(rows: &[Row], accesses: usize, clock_step_ns: f64) {
-    let shortest = rows
-        .iter()
-        .flat_map(|r| [r.wrap.min, r.fresh.min])
-        .fold(f64::INFINITY, f64::min)
-        * accesses as f64;
-    println!(
-        "  * the shortest timed batch lasted {:.0} us; the clock's step ({:.0} ns) is {:.3}% of it.",
-        shortest / 1000.0,
-        clock_step_ns,
-        clock_step_ns / shortest * 100.0
-    );
-}
-
-/// 2000000 -> "2,000,000".
-pub fn grouped(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn grouping() {
-        assert_eq!(super::grouped(2_000_000), "2,000,000");
-        assert_eq!(super::grouped(999), "999");
-        assert_eq!(super::grouped(1000), "1,000");
+        });
     }
 }

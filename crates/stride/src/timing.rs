@@ -11,11 +11,14 @@ use measure::mem::Region;
 use measure::scan::{self, DEFAULT_TOLERANCE, Order};
 use measure::stats::Summary;
 
-/// The region's bytes, borrowed from it (so they cannot outlive the mapping).
-pub fn bytes(region: &mut Region) -> &mut [u8] {
-    // SAFETY: the region is a private read-write mapping of exactly `len()` bytes, alive and
+/// The first `len` bytes of the region, borrowed from it (so they cannot outlive the
+/// mapping). The region may be longer (it is mapped in whole 2 MiB pages); the walks and
+/// their plans use exactly `len`. Panics if the region is shorter.
+pub fn bytes(region: &mut Region, len: usize) -> &mut [u8] {
+    assert!(len <= region.len(), "the buffer is longer than its region");
+    // SAFETY: the region is a private read-write mapping of at least `len` bytes, alive and
     // not otherwise accessed for as long as this exclusive borrow lasts.
-    unsafe { std::slice::from_raw_parts_mut(region.as_ptr(), region.len()) }
+    unsafe { std::slice::from_raw_parts_mut(region.as_ptr(), len) }
 }
 
 /// What the appendix's walk and the fresh-lines walk visit at each stride (and must sum to).

@@ -188,6 +188,14 @@ pub fn bytes_in_vain(stride: u64, line: u64) -> u64 {
     stride.min(line) - 1
 }
 
+/// The appendix's "bytes fetched in vain": `line - 1` from the line size on (a whole line
+/// fetched for one byte), and 0 below it, because there a fetched line is shared by several
+/// accesses and the C program counts it as used. [`bytes_in_vain`] counts the bytes no
+/// access ever reads instead, so the two differ only below the line size.
+pub fn appendix_vain_bytes(stride: u64, line: u64) -> u64 {
+    if stride >= line { line - 1 } else { 0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,5 +268,9 @@ mod tests {
         assert_eq!(bytes_in_vain(1, 64), 0);
         assert_eq!(bytes_in_vain(16, 64), 15);
         assert_eq!(bytes_in_vain(4096, 64), 63);
+        // The appendix prints 0 below the line size, as its C program does, and agrees above.
+        assert_eq!(appendix_vain_bytes(16, 64), 0);
+        assert_eq!(appendix_vain_bytes(64, 64), 63);
+        assert_eq!(appendix_vain_bytes(4096, 64), bytes_in_vain(4096, 64));
     }
 }

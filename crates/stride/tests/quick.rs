@@ -2,10 +2,8 @@
 //! input is refused with one line, and the kernels have the shape the program claims.
 
 #[cfg(target_arch = "x86_64")]
-use measure::asm::{self, AsmError};
+use measure::asm;
 use measure::data::DataFile;
-#[cfg(target_arch = "x86_64")]
-use std::path::Path;
 use std::sync::OnceLock;
 
 const EXE: &str = env!("CARGO_BIN_EXE_stride");
@@ -130,33 +128,99 @@ fn robust_physical_effects() {
 fn bad_input_gets_one_line_and_exit_2() {
     for args in [
         &["--buffer", "12Q"][..],
+        &["--buffer", "512K"],
+        &["--buffer", "2T"],
         &["--accesses", "0"],
         &["--accesses", "many"],
+        &["--accesses", "100000001"],
         &["--bogus"],
     ] {
         measure::testing::assert_bad_input(EXE, "stride", args);
     }
 }
 
-/// The kernel's innermost loops, or `None` where binutils are missing (said on stderr).
-#[cfg(target_arch = "x86_64")]
-fn loops(name: &str) -> Option<Vec<asm::Loop>> {
-    match asm::disassemble(Path::new(EXE), name) {
-        Ok(f) => Some(f.loops()),
-        Err(AsmError::ToolMissing(t)) => {
-            eprintln!("skipped: {t} is not installed, the shape of {name} was not checked");
-            None
-        }
-        Err(e) => panic!("{name}: {e}"),
+#[test]
+fn a_buffer_beyond_memory_is_refused_before_anything_runs() {
+    // Half the physical memory is the bound; 512 GiB is beyond it on any machine this runs on.
+    let phys = measure::mem::physical_memory().expect("physical memory");
+    if phys < 1 << 40 {
+        measure::testing::assert_bad_input(EXE, "stride", &["--quick", "--buffer", "512G"]);
     }
+}
+
+#[test]
+fn a_run_beyond_the_address_space_is_refused_in_one_line() {
+    // The layout section needs 256 MiB; `ulimit -v 200000` leaves less than that.
+    let e = measure::testing::assert_bad_input_within(EXE, "stride", &["--quick"], 200_000);
+    assert!(
+        e.contains("not enough memory") && e.contains("ulimit -v"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_buffer_below_the_huge_page_size_walks_what_it_plans() {
+    // The region is mapped in whole 2 MiB; the walk and its checksums use exactly 1 MiB.
+    let (_, d) =
+        measure::testing::run_and_parse(EXE, &["--quick", "--buffer", "1M", "--accesses", "1000"]);
+    assert_eq!(d.meta_num("buffer_bytes"), Some(1048576.0));
+    assert_eq!(col(&d, "stride", "stride_bytes").len(), 13);
+}
+
+#[test]
+fn the_report_reads_top_to_bottom_within_100_columns() {
+    let text = measure::testing::assert_report(
+        EXE,
+        &["--quick"],
+        &[
+            "== 1. the cache line of this machine, and the clock ==",
+            "== 2. the buffer: larger than the largest cache, touched beforehand ==",
+            "== 3. varying the stride: 2,000,000 accesses each, over",
+            "== 4. the same data, laid out differently ==",
+            "how to read this run:",
+        ],
+    );
+    assert_eq!(text.matches("how to read this run:").count(), 2, "{text}");
+    // The appendix's "bytes fetched in vain" beside ours, with the reason they differ.
+    assert!(
+        text.contains("appendix") && text.contains("in vain: ours"),
+        "{text}"
+    );
+    let n = measure::testing::report_lines(&text);
+    assert!(n <= 120, "{n} report lines");
+}
+
+#[test]
+fn the_appendix_in_vain_column_is_0_below_the_line_and_ours_is_not() {
+    let (_, d) = quick();
+    let Some(line) = d.meta_num("line_bytes") else {
+        return;
+    };
+    let strides = col(d, "stride", "stride_bytes");
+    let ours = col(d, "stride", "vain_bytes");
+    let book = col(d, "stride", "appendix_vain_bytes");
+    for i in 0..strides.len() {
+        let s = strides[i].unwrap();
+        if s < line {
+            assert_eq!(book[i], Some(0.0), "stride {s}");
+            assert_eq!(ours[i], Some(s - 1.0), "stride {s}");
+        } else {
+            assert_eq!(book[i], Some(line - 1.0));
+            assert_eq!(ours[i], book[i]);
+        }
+    }
+}
+
+/// The kernel's innermost loops.
+#[cfg(target_arch = "x86_64")]
+fn loops(name: &str) -> Vec<asm::Loop> {
+    measure::testing::function(EXE, name).loops()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn the_walks_load_one_byte_per_access_with_the_same_inner_loop() {
-    let (Some(wrap), Some(fresh)) = (loops("stride_walk_wrap"), loops("stride_walk_fresh")) else {
-        return;
-    };
+    let (wrap, fresh) = (loops("stride_walk_wrap"), loops("stride_walk_fresh"));
     let shape = |ls: &[asm::Loop]| -> Vec<Vec<String>> {
         ls.iter()
             .map(|l| l.insns.iter().map(|i| i.mnemonic.clone()).collect())
@@ -193,9 +257,7 @@ fn the_walks_load_one_byte_per_access_with_the_same_inner_loop() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn the_layout_sums_are_scalar_chains_with_56_and_8_byte_steps() {
-    let (Some(aos), Some(soa)) = (loops("stride_sum_aos_x"), loops("stride_sum_soa_x")) else {
-        return;
-    };
+    let (aos, soa) = (loops("stride_sum_aos_x"), loops("stride_sum_soa_x"));
     // Displacements of the addsd loads: multiples of 56 for structs, of 8 for the array.
     let disp = |i: &asm::Insn| -> i64 {
         let d = i.operands.split('(').next().unwrap_or("");

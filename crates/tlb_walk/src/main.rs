@@ -14,6 +14,11 @@
 //! passes over the page counts in different orders with their agreement checked; the
 //! huge-page comparison run with verified backing on both sides and interleaved rounds, its
 //! verdict derived from what was verified and what was timed; cycles beside nanoseconds.
+//!
+//! Where to start reading: `main` below, which follows the appendix's section top to bottom
+//! (its sections 1 to 3). `walk.rs` places the slots and times the rings, `report.rs` prints
+//! the tables and derives the huge-page verdict's words; the chase kernels themselves are
+//! `measure::chase`, shared with cache_ladder.
 
 mod report;
 mod walk;
@@ -21,7 +26,7 @@ mod walk;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
-use measure::facts::human_bytes;
+use measure::fmt::{WIDTH, bytes as human_bytes, conclude, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta, show_backing};
 use measure::ring;
 use measure::run::Experiment;
@@ -46,51 +51,44 @@ fn main() {
     let quick = exp.args.quick;
     exp.pin_main_thread();
 
-    // == 0. The clock, for the cycles columns.
-    let cc = exp.core_clock();
-
-    // == 1. Page and line: what the layouts are built from.
-    exp.section("1. the page size and the line size of this machine");
-    let page = match exp.facts.page_size {
-        Some(p) => {
-            println!("  page size      : {} (sysconf)", human_bytes(p));
-            p as usize
-        }
-        None => {
-            println!(
-                "  page size      : unknown; 4 KiB assumed for the layout (not a measurement)"
-            );
-            4096
-        }
-    };
+    // == The page, the line and the clock: what the layouts and the cycles columns use.
+    exp.section("the page, the line and the core clock of this machine");
+    let page = exp.facts.page_size.map_or(4096, |p| p as usize);
     let line_fact = exp.facts.line_size();
     let line = match line_fact.value {
-        Some(l) if l >= 8 && (l as usize) <= page => {
-            println!(
-                "  line size      : {l} bytes ({})",
-                line_fact.source.map_or("unknown".into(), |s| s.to_string())
-            );
-            l as usize
-        }
-        _ => {
-            println!("  line size      : unknown; 64 bytes assumed for the line layout");
-            64
-        }
+        Some(l) if l >= 8 && (l as usize) <= page => l as usize,
+        _ => 64,
     };
     let g = Geometry {
         page_words: page / 8,
         line_words: line / 8,
     };
     let lines_per_page = page / line;
+    let text = format!(
+        "{} pages ({}), {line}-byte lines ({}): {lines_per_page} lines per page, so the second \
+         layout puts page i's slot on line i mod {lines_per_page}",
+        human_bytes(page as u64),
+        if exp.facts.page_size.is_some() {
+            "sysconf".to_string()
+        } else {
+            "unknown: 4 KiB assumed, not a measurement".to_string()
+        },
+        match (line_fact.value, line_fact.source) {
+            (Some(l), Some(src)) if l as usize == line => src.to_string(),
+            _ => "unknown: 64 bytes assumed".to_string(),
+        }
+    );
     println!(
-        "  lines per page : {lines_per_page} (the second column puts page i's slot on line i mod {lines_per_page})"
+        "{}",
+        wrap_to(&text, "  page and line  : ", "                   ", WIDTH)
     );
     meta("page_bytes", page);
     meta("line_bytes", line);
     meta("lines_per_page", lines_per_page);
+    let cc = exp.core_clock();
 
-    // == 2. How many pages before translation becomes the bottleneck.
-    exp.section("2. how many pages before translation becomes the bottleneck");
+    // == 1. How many pages before translation becomes the bottleneck.
+    exp.section("1. how many pages before translation becomes the bottleneck");
     let mut counts: Vec<usize> = if quick {
         vec![16, 64, 256, 1024, 4096]
     } else {
@@ -98,9 +96,9 @@ fn main() {
     };
     // Two regions of the largest count's pages are mapped and touched at once.
     while let Some(&most) = counts.last()
-        && let Err(e) = mem::room_for(2 * (most * page) as u64)
+        && let Err(e) = mem::guard(2 * (most * page) as u64)
     {
-        println!("  skipped: {most} pages: {e}");
+        say(&format!("skipped: {most} pages: {e}"), "  ");
         counts.pop();
     }
     let plan = if quick {
@@ -117,8 +115,8 @@ fn main() {
         report::pages(&rows, page, lines_per_page, &cc, &mut exp);
     }
 
-    // == 3. Huge pages: the same walk on a region backed by 2 MiB pages, verified.
-    exp.section("3. what happens with huge pages");
+    // == 2. Huge pages: the same walk on a region backed by 2 MiB pages, verified.
+    exp.section("2. what happens with huge pages");
     huge_pages(
         &mut exp,
         if quick { 16384 } else { 65536 },
@@ -128,8 +126,8 @@ fn main() {
         &cc,
     );
 
-    // == 4. The first touch of a page.
-    exp.section("4. the cost of touching a page for the first time");
+    // == 3. The first touch of a page.
+    exp.section("3. the cost of touching a page for the first time");
     first_touch(
         if quick { 32 << 20 } else { 128 << 20 },
         page,
@@ -140,17 +138,22 @@ fn main() {
     exp.finish();
 }
 
-/// Section 2: the page counts in two passes, both layouts interleaved in every round, on two
+/// Section 1: the page counts in two passes, both layouts interleaved in every round, on two
 /// regions of `most` pages asked for 4 KiB pages (the backing verified).
 fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Plan) -> Vec<Row> {
-    println!(
-        "  8 bytes are read per page; the pages grow from {} to {most}. Two regions of {} (4 KiB pages\n  asked for), one per layout; {} rounds of about {} ms per count, layouts interleaved, each\n  round after its own warm-up lap; passes {} then {}.",
-        counts[0],
-        human_bytes((most * page) as u64),
-        plan.rounds,
-        plan.round_ns / 1e6,
-        TWO_PASSES[0].name(),
-        TWO_PASSES[1].name()
+    say(
+        &format!(
+            "8 bytes are read per page; the pages grow from {} to {most}. Two regions of {} (4 KiB \
+             pages asked for), one per layout; {} rounds of about {} ms per count, layouts \
+             interleaved, each round after its own warm-up lap; passes {} then {}.",
+            counts[0],
+            human_bytes((most * page) as u64),
+            plan.rounds,
+            plan.round_ns / 1e6,
+            TWO_PASSES[0].name(),
+            TWO_PASSES[1].name()
+        ),
+        "  ",
     );
     let (mut a, mut b) = match (
         mem::prepare(most * page, HugeAdvice::NoHuge, page),
@@ -158,16 +161,21 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
     ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {
-            println!("  skipped: {e}; no page-count scan in this run");
+            say(
+                &format!("skipped: {e}; no page-count scan in this run"),
+                "  ",
+            );
             return Vec::new();
         }
     };
     for (name, p) in [("offset-0", &a), ("line", &b)] {
-        println!(
-            "  {name:<8} region: MADV_NOHUGEPAGE {}; backed by huge pages: {}",
+        let text = format!(
+            "MADV_NOHUGEPAGE {}; on huge pages: {}",
             p.request(),
             show_backing(p.backing)
         );
+        let first = format!("  {name:<8} region : ");
+        println!("{}", wrap_to(&text, &first, "                   ", WIDTH));
     }
     meta(
         "scan_backing_pct",
@@ -177,8 +185,9 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
         .iter()
         .any(|p| p.is_some_and(|p| p > REFUSED_PCT))
     {
-        println!(
-            "  ! part of these regions is on huge pages after all: fewer translations than pages"
+        say(
+            "! part of these regions is on huge pages after all: fewer translations than pages",
+            "  ",
         );
     }
     let scan = scan::run(counts, &TWO_PASSES, |&pages, _| {
@@ -202,7 +211,7 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
     scan.points.iter().map(Row::of).collect()
 }
 
-/// Section 3: the same ring on a region asked for huge pages and one asked against them,
+/// Section 2: the same ring on a region asked for huge pages and one asked against them,
 /// both verified, rounds interleaved, for both layouts.
 fn huge_pages(
     exp: &mut Experiment,
@@ -214,12 +223,12 @@ fn huge_pages(
 ) {
     let bytes = pages * page;
     meta("huge_walk_pages", pages);
-    match exp.facts.thp_mode.as_deref() {
-        None => println!(
-            "  transparent huge pages : not offered by this kernel (no sysfs switch): the request\n  cannot be taken, and the comparison below can only show that"
-        ),
-        Some(m) => println!(
-            "  transparent huge pages : mode {m} (sysfs){}",
+    let mode = match exp.facts.thp_mode.as_deref() {
+        None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
+                 the comparison below can only show that"
+            .to_string(),
+        Some(m) => format!(
+            "mode {m} (sysfs){}",
             match m {
                 "never" => ": every huge-page request is refused system-wide",
                 "always" => ": regions get huge pages without asking; MADV_NOHUGEPAGE opts out",
@@ -227,12 +236,21 @@ fn huge_pages(
                 _ => "",
             }
         ),
-    }
+    };
     println!(
-        "  the same ring over {pages} pages ({}) in two regions aligned to 2 MiB, one advised\n  MADV_NOHUGEPAGE and one MADV_HUGEPAGE, touched beforehand; rounds alternate between them.",
-        human_bytes(bytes as u64)
+        "{}",
+        wrap_to(&mode, "  transparent huge pages : ", "    ", WIDTH)
     );
-    let prepared = mem::room_for(2 * bytes as u64).and_then(|()| {
+    say(
+        &format!(
+            "the same ring over {pages} pages ({}) in two regions aligned to 2 MiB, one advised \
+             MADV_NOHUGEPAGE and one MADV_HUGEPAGE, touched beforehand; rounds alternate between \
+             them.",
+            human_bytes(bytes as u64)
+        ),
+        "  ",
+    );
+    let prepared = mem::guard(2 * bytes as u64).and_then(|()| {
         Ok((
             mem::prepare(bytes, HugeAdvice::NoHuge, page)?,
             mem::prepare(bytes, HugeAdvice::Huge, page)?,
@@ -241,17 +259,19 @@ fn huge_pages(
     let (mut normal, mut huge) = match prepared {
         Ok(p) => p,
         Err(e) => {
-            println!("  skipped: {e}");
+            say(&format!("skipped: {e}"), "  ");
             meta("huge_verdict", "skipped");
             return;
         }
     };
     for (name, p) in [("MADV_NOHUGEPAGE", &normal), ("MADV_HUGEPAGE", &huge)] {
-        println!(
-            "  {name:<16}: {}; backed by huge pages: {}",
+        let text = format!(
+            "{}; on huge pages: {}",
             p.request(),
             show_backing(p.backing)
         );
+        let first = format!("  {name:<16}: ");
+        println!("{}", wrap_to(&text, &first, "                    ", WIDTH));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
     let mut results = Vec::new();
@@ -282,10 +302,10 @@ fn huge_pages(
     report::huge(&results, hp, np, cc, exp);
 }
 
-/// Section 4: a fresh region touched once per page, then again; fresh regions per round.
+/// Section 3: a fresh region touched once per page, then again; fresh regions per round.
 fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
-    if let Err(e) = mem::room_for(bytes as u64) {
-        println!("  skipped: {e}");
+    if let Err(e) = mem::guard(bytes as u64) {
+        say(&format!("skipped: {e}"), "  ");
         return;
     }
     let (mut first, mut again) = (Vec::new(), Vec::new());
@@ -294,7 +314,7 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
         let mut r = match Region::new(bytes) {
             Ok(r) => r,
             Err(e) => {
-                println!("  skipped: {e}");
+                say(&format!("skipped: {e}"), "  ");
                 break;
             }
         };
@@ -328,14 +348,14 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
     );
     let factor = f.median / a.median;
     println!("  factor                          : {factor:.0}x");
-    println!(
-        "  * {}",
-        if factor > 3.0 {
-            "the address mmap returned is not memory yet: at each first touch the kernel attaches\n    (and zeroes) a page. Allocate and measure at once and this cost is mixed in whole."
-        } else {
-            "first touch was not much dearer than a second one here; the kernel may have attached\n    the pages ahead (fault-around or huge pages). Check the backing above."
-        }
-    );
+    println!("\n  how to read this run:");
+    conclude(if factor > 3.0 {
+        "the address mmap returned is not memory yet: at each first touch the kernel attaches \
+         (and zeroes) a page. Allocate and measure at once and this cost is mixed in whole."
+    } else {
+        "first touch was not much dearer than a second one here; the kernel may have attached \
+         the pages ahead (fault-around or huge pages). Check the backing above."
+    });
     let mut b = Block::new(
         "first_touch",
         &["touch:text", "ns_per_page", "min_ns", "max_ns"],

@@ -1,11 +1,11 @@
-//! The tables, the `#DATA` blocks and the closing sentences of sections 2 and 3, each
+//! The tables, the `#DATA` blocks and the closing sentences of sections 1 and 2, each
 //! sentence computed from the run's own rows.
 
 use crate::walk::{self, Layout};
 use crate::{HONOURED_PCT, REFUSED_PCT, WIN_RATIO};
 use measure::clock::CoreClock;
-use measure::data::Block;
-use measure::facts::human_bytes;
+use measure::data::{Block, meta};
+use measure::fmt::{bytes as human_bytes, conclude};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
 use measure::stats::{Summary, median};
@@ -49,7 +49,7 @@ fn cycles(cc: &CoreClock, ns: f64) -> String {
     cc.cycles(ns).map_or("-".into(), |c| format!("{c:.0}"))
 }
 
-/// Section 2's table, its `pages` block, and what it says.
+/// Section 1's table, its `pages` block, and what it says.
 pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Experiment) {
     println!(
         "\n  {:>6}  {:>9}  {:>23}  {:>23}  {:>9}  passes",
@@ -119,21 +119,23 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
         ]);
     }
     println!(
-        "  passes: the two passes' medians disagree by the % shown; '!' marks more than {:.0}%.",
+        "  factor: against {} pages. passes: how far the two passes' medians are apart; ! over {:.0}%.",
+        rows[0].pages,
         DEFAULT_TOLERANCE * 100.0
     );
     block.print();
 
     let last = rows.last().expect("rows");
     let first = &rows[0];
-    println!(
-        "\n  * {} pages read 8 bytes each, and yet {} pages cost {:.1}x as much per read as {} (line\n    layout; {:.1}x with every slot at offset 0). The data is tiny; the pages are many.",
-        last.pages,
+    println!("\n  how to read this run:");
+    conclude(&format!(
+        "{} pages cost {:.1}x as much per read as {} (line layout; {:.1}x with every slot at \
+         offset 0), though every page gives only 8 bytes: the data is tiny, the pages are many.",
         last.pages,
         last.line.median / first.line.median,
         first.pages,
         last.offset0.median / first.offset0.median
-    );
+    ));
     // Where do the two layouts part most? That share of the offset-0 cost is set conflicts.
     let worst = rows
         .iter()
@@ -142,19 +144,40 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
         })
         .expect("rows");
     let q = worst.offset0.median / worst.line.median;
+    meta("layouts_part_most_at_pages", worst.pages);
     if q > 1.1 {
-        println!(
-            "  * the layouts part most at {} pages: offset 0 is {q:.1}x the line layout there. With every\n    slot at offset 0 the lines compete for the same cache sets; that much of the appendix's\n    curve is the cache, not translation.",
+        conclude(&format!(
+            "the layouts part most at {} pages: offset 0 is {q:.1}x the line layout there. With \
+             every slot at offset 0 the lines compete for the same cache sets; that much of the \
+             appendix's curve is the cache, not translation.",
             worst.pages
-        );
+        ));
     } else {
-        println!(
-            "  * the two layouts stay within 10% of each other at every count: on this machine the\n    cache sets did not add to the cost measured at offset 0."
+        conclude(
+            "the two layouts stay within 10% of each other at every count: on this machine the \
+             cache sets did not add to the cost measured at offset 0.",
         );
+    }
+    let unsettled = rows
+        .iter()
+        .filter(|r| r.spread0.max(r.spread1) > DEFAULT_TOLERANCE)
+        .count();
+    if unsettled > 0 {
+        conclude(&format!(
+            "{unsettled} of {} counts are marked !: their two passes disagree, so those points \
+             moved with time, not only with the page count.",
+            rows.len()
+        ));
     }
     exp.key_figure("first_pages_line_ns", first.line.median, "ns");
     exp.key_figure("most_pages_line_ns", last.line.median, "ns");
+    exp.key_figure("first_pages_offset0_ns", first.offset0.median, "ns");
     exp.key_figure("most_pages_offset0_ns", last.offset0.median, "ns");
+    exp.key_figure(
+        "pages_factor_offset0",
+        last.offset0.median / first.offset0.median,
+        "x",
+    );
     exp.key_figure(
         "pages_factor_line",
         last.line.median / first.line.median,
@@ -163,7 +186,7 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
     exp.key_figure("offset0_over_line_max", q, "x");
 }
 
-/// Section 3's table, its `huge_pages` and `huge_verdict` blocks, and the verdict for each
+/// Section 2's table, its `huge_pages` and `huge_verdict` blocks, and the verdict for each
 /// layout. `results` holds each layout's rounds on the 4 KiB-page region (`[0]`) and the
 /// huge-page region (`[1]`); `hp` and `np` are those regions' worst verified backings.
 pub fn huge(
@@ -192,10 +215,7 @@ pub fn huge(
     let sum = |v: &[f64]| Summary::of(v).expect("rounds");
     for (layout, t) in results {
         let (sn, sh) = (sum(&t[0]), sum(&t[1]));
-        let name = match layout {
-            Layout::Offset0 => "slot at offset 0",
-            Layout::LineSpread => "slot on line i mod lines",
-        };
+        let name = layout.label();
         println!(
             "  {name:<26} {:>9.2} ({:>4}) {:>9.2} ({:>4}) {:>8.2}x",
             sn.median,
@@ -221,15 +241,18 @@ pub fn huge(
         "huge_verdict",
         &["layout:text", "verdict:text", "normal_over_huge"],
     );
+    println!("\n  how to read this run:");
     for (layout, t) in results {
         let v = walk::verdict(hp, np, &t[0], &t[1], HONOURED_PCT, REFUSED_PCT, WIN_RATIO);
         let (sn, sh) = (sum(&t[0]), sum(&t[1]));
         let what = match v {
             walk::Verdict::Won(r) => format!(
-                "huge pages won: {r:.2}x faster, with both backings verified and no rounds overlapping"
+                "huge pages won: {r:.2}x faster, with both backings verified and no rounds \
+                 overlapping"
             ),
             walk::Verdict::Lost(r) => format!(
-                "huge pages lost: {:.2}x slower, with both backings verified and no rounds overlapping",
+                "huge pages lost: {:.2}x slower, with both backings verified and no rounds \
+                 overlapping",
                 1.0 / r
             ),
             walk::Verdict::NoDifference(r) => format!(
@@ -240,17 +263,27 @@ pub fn huge(
                     "closer than the 1.15x a difference needs"
                 }
             ),
-            walk::Verdict::SameBacking => "both regions were backed alike, so similar times are only to be expected: the\n    comparison could not be made on this machine".to_string(),
-            walk::Verdict::NotAsAsked => "the backing is not what was asked, so the times compare what the kernel gave,\n    not huge against small pages".to_string(),
-            walk::Verdict::Unknown => "the backing could not be read, so no conclusion is drawn from the times".to_string(),
+            walk::Verdict::SameBacking => "both regions were backed alike, so similar times are \
+                only to be expected: the comparison could not be made on this machine"
+                .to_string(),
+            walk::Verdict::NotAsAsked => "the backing is not what was asked, so the times compare \
+                what the kernel gave, not huge against small pages"
+                .to_string(),
+            walk::Verdict::Unknown => {
+                "the backing could not be read, so no conclusion is drawn from the times"
+                    .to_string()
+            }
         };
-        println!("  * {}: {what}.", layout.name());
+        conclude(&format!("{}: {what}.", layout.label()));
+        meta(&format!("verdict_huge_{}", layout.name()), &what);
         let ratio = sn.median / sh.median;
         verdicts.row(vec![layout.name().into(), v.word().into(), ratio.into()]);
         exp.key_figure(&format!("huge_ratio_{}", layout.name()), ratio, "x");
     }
     verdicts.print();
-    println!(
-        "  * one 2 MiB page replaces 512 pages of 4 KiB, so the walk needs a 512th of the translations.\n    madvise is a request, not an order: the percentages above say whether it was taken."
+    conclude(
+        "one 2 MiB page replaces 512 pages of 4 KiB, so the walk needs a 512th of the \
+         translations. madvise is a request, not an order: the shares above say whether it was \
+         taken.",
     );
 }

@@ -24,6 +24,14 @@ impl Layout {
         }
     }
 
+    /// The layout in words, for the tables and the verdicts.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Layout::Offset0 => "slot at offset 0",
+            Layout::LineSpread => "slot on line i mod lines",
+        }
+    }
+
     /// The word position of page `i`'s slot, for pages of `page_words` words and lines of
     /// `line_words` words.
     pub fn pos(&self, i: usize, page_words: usize, line_words: usize) -> usize {

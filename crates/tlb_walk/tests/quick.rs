@@ -101,6 +101,45 @@ fn first_touch_costs_more_than_touching_again() {
 }
 
 #[test]
+fn the_report_reads_top_to_bottom_within_100_columns() {
+    let text = measure::testing::assert_report(
+        BIN,
+        &["--quick"],
+        &[
+            "== the page, the line and the core clock of this machine ==",
+            "== 1. how many pages before translation becomes the bottleneck ==",
+            "== 2. what happens with huge pages ==",
+            "== 3. the cost of touching a page for the first time ==",
+        ],
+    );
+    // Each numbered section ends with its reading.
+    assert_eq!(text.matches("how to read this run:").count(), 3, "{text}");
+    let n = measure::testing::report_lines(&text);
+    assert!(n <= 120, "{n} report lines");
+}
+
+#[test]
+fn too_little_memory_skips_a_section_with_a_line_and_goes_on() {
+    // 100 MB of address space holds section 1's regions and section 3's, not section 2's two
+    // regions of 64 MiB: that section says why it was skipped, and the run ends normally.
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 100000 && exec \"$0\" --quick --no-data")
+        .arg(BIN)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    measure::testing::check_report(&text, &["== 2. what happens with huge pages =="]).unwrap();
+    assert!(text.contains("skipped: not enough memory"), "{text}");
+    assert!(text.contains("== 3. the cost of touching a page"), "{text}");
+}
+
+#[test]
 fn bad_input_is_one_line_and_exit_2() {
     measure::testing::assert_bad_input(BIN, "tlb_walk", &["--pages"]);
     measure::testing::assert_bad_input(BIN, "tlb_walk", &["--bogus"]);

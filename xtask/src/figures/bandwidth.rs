@@ -1,171 +1,116 @@
-//! bandwidth's figure: bytes a second by working set, one line per kernel (read, write and
-//! copy; plain, explicit at the widest width, non-temporal), each with its min..max band,
-//! on a log2 size axis with power-of-two ticks and a log GB/s axis labelled at 1, 2 and 5 of
-//! every decade; the reported cache sizes and the boundaries the run read from its curve as
-//! verticals; unstable points ringed; the two points of the key ratio (L1 against memory)
-//! marked and the ratio written beside the legend. Below: a small panel of the all-cores
-//! rows (total GB/s by threads, min..max whiskers, the ideal n x one thread) and one of the
-//! loaded latency (idle against loaded, min..max whiskers).
+//! bandwidth's figure: bytes a second by working set, one line per kernel, and a small panel
+//! of thread scaling.
 //!
-//! Drawn with plotters directly (not `chart.rs`), because it needs bands and a legend in its
-//! own column; it uses `chart.rs`'s palette and tick texts.
+//! Three panels share a power-of-two size axis and a log GB/s axis: read, write and copy,
+//! each with its plain loop (hollow squares), its explicit form at the widest width (dots,
+//! thick) and, for write and copy, its non-temporal form (crosses); every point with its
+//! min..max whisker over the rounds of both passes. The cache sizes the machine reports are
+//! solid grey verticals, the boundaries the run read from the explicit read's curve dotted
+//! verticals of that curve's colour; unstable points are ringed. The key ratio, L1 read over
+//! memory read (the `levels` block), is a bracket on the read panel. The last panel: the
+//! total read bandwidth of 1, 2, 4, ... threads at the largest set, with whiskers, beside
+//! n times one thread (the ideal); rows the machine had no cores for are named as skipped.
 
-use super::chart::{color, kib_label, tick};
-use super::{Figure, Saved, need_block, need_nums};
+use super::chart::line::render_panels;
+use super::chart::{
+    AxisSpec, Bracket, Dash, LineChart, Marker, Pt, Series, Style, Units, Vertical, VerticalKind,
+    color, kib_label, num, ratio,
+};
+use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts, opt_nums};
 use measure::data::{Block, DataFile};
-use measure::stats::Summary;
-use plotters::coord::Shift;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-const SIZE: (u32, u32) = (1200, 880);
-/// The palette index of reported sizes (black).
-const MARKS: usize = 6;
-
-/// One kernel's curve: its name, label, colour, line width, and (log2 KiB, GB/s median,
-/// min, max, stable) per size.
-struct Curve {
-    name: String,
-    label: String,
-    color: usize,
-    width: u32,
-    cross: bool,
-    points: Vec<(f64, f64, f64, f64, bool)>,
-}
-
-/// Colour and line width of a kernel (stable across runs and machines).
-fn style(kernel: &str) -> (usize, u32, bool) {
+/// Palette indices, one per kernel, stable across runs and machines.
+fn kernel_color(kernel: &str) -> usize {
     match kernel {
-        "read_explicit" => (0, 3, false),
-        "read_plain" => (5, 2, false),
-        "write_explicit" => (1, 3, false),
-        "write_plain" => (4, 2, false),
-        "write_stream" => (8, 2, true),
-        "copy_explicit" => (2, 3, false),
-        "copy_plain" => (3, 2, false),
-        "copy_stream" => (6, 2, true),
-        _ => (7, 1, false),
+        "read_explicit" => 0,
+        "read_plain" => 5,
+        "write_explicit" => 1,
+        "write_plain" => 4,
+        "write_stream" => 8,
+        "copy_explicit" => 2,
+        "copy_plain" => 3,
+        "copy_stream" => 6,
+        _ => 7,
     }
 }
 
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
+/// How a kernel's form is drawn: explicit thick with dots, plain thin with hollow squares,
+/// non-temporal with crosses.
+fn kernel_style(kernel: &str) -> Style {
+    let c = kernel_color(kernel);
+    if kernel.ends_with("_explicit") {
+        let mut s = Style::measured(c, Marker::Dot);
+        s.width = 3;
+        s
+    } else if kernel.ends_with("_stream") {
+        Style::measured(c, Marker::Cross)
+    } else {
+        let mut s = Style::measured(c, Marker::HollowSquare);
+        s.width = 1;
+        s
+    }
+}
+
+/// One kernel's points (KiB, GB/s with min..max) and which of them are unstable.
+struct Curve {
+    kernel: String,
+    points: Vec<Pt>,
+    unstable: Vec<Pt>,
 }
 
 /// The curves of the `bandwidth` block, in the order the kernels first appear.
-fn curves(run: &DataFile, b: &Block) -> Result<Vec<Curve>, String> {
+fn curves(b: &Block) -> Result<Vec<Curve>, DrawError> {
     let kib = need_nums(b, "kib")?;
-    let (g, lo, hi) = (
-        need_nums(b, "gbs")?,
-        need_nums(b, "gbs_min")?,
-        need_nums(b, "gbs_max")?,
-    );
-    let names = b
-        .texts("kernel")
-        .ok_or("block \"bandwidth\" has no column \"kernel\"")?;
+    let g = need_nums(b, "gbs")?;
+    let (lo, hi) = (opt_nums(b, "gbs_min"), opt_nums(b, "gbs_max"));
+    let names = need_texts(b, "kernel")?;
     let stable = b.texts("stable").unwrap_or_default();
-    let width = run.meta("explicit_width").unwrap_or("explicit");
     let mut out: Vec<Curve> = Vec::new();
-    for i in 0..names.len() {
-        let (Some(k), Some(m), Some(l), Some(h)) = (kib[i], g[i], lo[i], hi[i]) else {
+    for i in 0..names.len().min(kib.len()).min(g.len()) {
+        let (Some(k), Some(v)) = (kib[i], g[i]) else {
             continue;
         };
-        if k <= 0.0 || l <= 0.0 {
-            continue;
-        }
-        let name = &names[i];
-        let pos = match out.iter().position(|c| &c.name == name) {
+        let pos = match out.iter().position(|c| c.kernel == names[i]) {
             Some(p) => p,
             None => {
-                let (color, w, cross) = style(name);
-                let (op, form) = name.split_once('_').unwrap_or((name, ""));
-                let form = match form {
-                    "explicit" => width.to_string(),
-                    "stream" => "non-temporal".to_string(),
-                    f => f.to_string(),
-                };
                 out.push(Curve {
-                    name: name.clone(),
-                    label: format!("{op}, {form}"),
-                    color,
-                    width: w,
-                    cross,
+                    kernel: names[i].clone(),
                     points: Vec::new(),
+                    unstable: Vec::new(),
                 });
                 out.len() - 1
             }
         };
-        let st = stable.get(i).is_none_or(|s| s != "no");
-        out[pos].points.push((k.log2(), m, l, h, st));
+        let p = Pt::spread(
+            k,
+            v,
+            lo.get(i).copied().flatten(),
+            hi.get(i).copied().flatten(),
+        );
+        out[pos].points.push(p);
+        if stable.get(i).is_some_and(|s| s == "no") {
+            out[pos].unstable.push(Pt::new(k, v));
+        }
     }
     if out.iter().all(|c| c.points.is_empty()) {
-        return Err("the bandwidth block has no rows".into());
+        return Err("the bandwidth block has no measured row".into());
     }
     Ok(out)
 }
 
-/// The nearest of 1, 2 or 5 times a power of ten at or below `v` (at or above when `up`).
-fn nice(v: f64, up: bool) -> f64 {
-    let d = 10f64.powf(v.log10().floor());
-    let steps = [1.0, 2.0, 5.0, 10.0];
-    if up {
-        steps
-            .iter()
-            .map(|m| m * d)
-            .find(|&x| x >= v * (1.0 - 1e-12))
-            .unwrap_or(10.0 * d)
-    } else {
-        steps
-            .iter()
-            .rev()
-            .map(|m| m * d)
-            .find(|&x| x <= v * (1.0 + 1e-12))
-            .unwrap_or(d)
+/// The legend's words for a kernel ("read, avx512 (explicit)").
+fn label(kernel: &str, width: &str) -> String {
+    let (op, form) = kernel.split_once('_').unwrap_or((kernel, ""));
+    match form {
+        "explicit" => format!("{op}, {width} (explicit, widest width)"),
+        "plain" => format!("{op}, plain loop (as the compiler vectorised it)"),
+        "stream" => format!("{op}, non-temporal stores ({width})"),
+        f => format!("{op}, {f}"),
     }
 }
 
-/// Key points of a log10 axis from `lo` to `hi` (values, not logs): 1, 2 and 5 of every
-/// decade that falls inside.
-fn decade_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let mut v = Vec::new();
-    let mut d = 10f64.powf(lo.log10().floor());
-    while d <= hi {
-        for m in [1.0, 2.0, 5.0] {
-            let x = d * m;
-            if x >= lo && x <= hi {
-                v.push(x.log10());
-            }
-        }
-        d *= 10.0;
-    }
-    v
-}
-
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run("bandwidth").ok_or("no bandwidth output")?;
-    let b = need_block(run, "bandwidth", "bandwidth")?;
-    let cs = curves(run, b)?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let (top, bottom) = root.split_vertically(600);
-        let (plot, legend) = top.split_horizontally(850);
-        let (threads, latency) = bottom.split_horizontally(600);
-        let marked = main_plot(&plot, run, &cs, &saved.label)?;
-        legend_column(&legend, run, &cs, marked)?;
-        threads_panel(&threads, run)?;
-        latency_panel(&latency, run)?;
-        root.present().map_err(err)?;
-    }
-    Ok(vec![Figure {
-        file: "bandwidth-working-set.svg".into(),
-        svg,
-    }])
-}
-
-/// The reported cache sizes: (name, KiB).
-fn reported(run: &DataFile) -> Vec<(&'static str, f64)> {
+/// The reported cache sizes as verticals.
+fn reported(run: &DataFile) -> Vec<Vertical> {
     [
         ("l1d_size_bytes", "L1d"),
         ("l2_size_bytes", "L2"),
@@ -173,495 +118,213 @@ fn reported(run: &DataFile) -> Vec<(&'static str, f64)> {
         ("l4_size_bytes", "L4"),
     ]
     .into_iter()
-    .filter_map(|(k, n)| run.meta_num(k).map(|b| (n, b / 1024.0)))
+    .filter_map(|(k, n)| {
+        let kib = run.meta_num(k).filter(|v| v.is_finite() && *v > 0.0)? / 1024.0;
+        Some(Vertical {
+            x: kib,
+            label: format!("{n} {}", kib_label(kib)),
+            kind: VerticalKind::Reported,
+            legend: "cache size the machine reports".into(),
+        })
+    })
     .collect()
 }
 
-/// Light grid lines and tick labels at the given positions (data coordinates), the labels
-/// outside the plot, left of the y axis and under the x axis.
-fn ticks<X, Y>(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
-    xt: &[(f64, String)],
-    yt: &[(f64, String)],
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-) -> Result<(), String>
-where
-    X: Ranged<ValueType = f64>,
-    Y: Ranged<ValueType = f64>,
-{
-    let grid = RGBColor(225, 225, 225).stroke_width(1);
-    let (bx, by) = area.get_base_pixel();
-    let font = ("sans-serif", 12).into_font();
-    for (x, label) in xt {
-        area.draw(&PathElement::new(
-            vec![
-                rel(chart.backend_coord(&(*x, y0)), bx, by),
-                rel(chart.backend_coord(&(*x, y1)), bx, by),
-            ],
-            grid,
-        ))
-        .map_err(err)?;
-        let (px, py) = rel(chart.backend_coord(&(*x, y0)), bx, by);
-        area.draw(&Text::new(
-            label.clone(),
-            (px, py + 6),
-            TextStyle::from(font.clone()).pos(Pos::new(HPos::Center, VPos::Top)),
-        ))
-        .map_err(err)?;
-    }
-    for (y, label) in yt {
-        area.draw(&PathElement::new(
-            vec![
-                rel(chart.backend_coord(&(x0, *y)), bx, by),
-                rel(chart.backend_coord(&(x1, *y)), bx, by),
-            ],
-            grid,
-        ))
-        .map_err(err)?;
-        let (px, py) = rel(chart.backend_coord(&(x0, *y)), bx, by);
-        area.draw(&Text::new(
-            label.clone(),
-            (px - 6, py),
-            TextStyle::from(font.clone()).pos(Pos::new(HPos::Right, VPos::Center)),
-        ))
-        .map_err(err)?;
-    }
-    Ok(())
+/// The boundaries read from the explicit read's curve: a dotted vertical in the middle of
+/// each fall (on the log2 axis).
+fn boundaries(run: &DataFile) -> Vec<Vertical> {
+    let Some(kb) = run.block("boundaries") else {
+        return Vec::new();
+    };
+    let kinds = kb.texts("kind").unwrap_or_default();
+    let (from, to) = (opt_nums(kb, "from_kib"), opt_nums(kb, "to_kib"));
+    (0..kinds.len().min(from.len()).min(to.len()))
+        .filter_map(|i| {
+            let (f, t) = (from[i]?, to[i]?);
+            (kinds[i] == "drop" && f > 0.0 && t > 0.0 && f.is_finite() && t.is_finite()).then(
+                || Vertical {
+                    x: (f * t).sqrt(),
+                    label: String::new(),
+                    kind: VerticalKind::Knee(color(kernel_color("read_explicit"))),
+                    legend: "boundary read from the explicit read's curve (a fall of 1.25x or \
+                             more an octave)"
+                        .into(),
+                },
+            )
+        })
+        .collect()
 }
 
-/// A backend pixel relative to an area whose top-left pixel is `(bx, by)`.
-fn rel((x, y): (i32, i32), bx: i32, by: i32) -> (i32, i32) {
-    (x - bx, y - by)
-}
-
-/// A point of the main plot: (log2 KiB, GB/s).
-type Pt = (f64, f64);
-
-/// The key ratio's two points (log2 KiB, GB/s) and the ratio, from the `levels` block: the
-/// explicit read at L1d and at memory.
-fn key_points(run: &DataFile) -> Option<(Pt, Pt, f64)> {
+/// The key ratio from the `levels` block: (L1 KiB, L1 read GB/s, memory KiB, memory GB/s).
+fn key_ratio(run: &DataFile) -> Option<(f64, f64, f64, f64)> {
     let l = run.block("levels")?;
     let (names, kib, read) = (l.texts("level")?, l.nums("kib")?, l.nums("read_gbs")?);
     let at = |n: &str| {
         let i = names.iter().position(|x| x == n)?;
-        Some((kib[i]?.log2(), read[i]?))
+        let (k, g) = (*kib.get(i)?, *read.get(i)?);
+        Some((k?, g?)).filter(|(k, g)| *k > 0.0 && *g > 0.0 && k.is_finite() && g.is_finite())
     };
     let (a, m) = (at("L1d")?, at("memory")?);
-    Some((a, m, a.1 / m.1))
+    Some((a.0, a.1, m.0, m.1))
 }
 
-/// The main plot. Returns the key ratio, when its points were marked.
-fn main_plot(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    run: &DataFile,
-    cs: &[Curve],
-    label: &str,
-) -> Result<Option<f64>, String> {
-    let all = cs.iter().flat_map(|c| c.points.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for p in all {
-        x0 = x0.min(p.0);
-        x1 = x1.max(p.0);
-        y0 = y0.min(p.2);
-        y1 = y1.max(p.3);
-    }
-    let rep = reported(run);
-    for (_, k) in &rep {
-        x0 = x0.min(k.log2());
-        x1 = x1.max(k.log2());
-    }
-    let (x0, x1) = (x0.floor() - 0.3, x1.ceil() + 0.3);
-    // The y range ends on labelled ticks, so every point lies inside the labelled range.
-    let (ylo, yhi) = (nice(y0 / 1.1, false), nice(y1 * 1.1, true));
-    let xticks: Vec<f64> = (x0.ceil() as i64..=x1.floor() as i64)
-        .map(|v| v as f64)
-        .collect();
-    let yticks = decade_ticks(ylo, yhi);
-    let (ya, yb) = (ylo.log10(), yhi.log10());
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            format!("bandwidth by working set ({label})"),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(48)
-        .y_label_area_size(64)
-        .build_cartesian_2d(x0..x1, ya..yb)
-        .map_err(err)?;
-    // The axes' ticks are drawn here, not by plotters' mesh: powers of two on x, 1, 2 and 5 of
-    // every decade on y.
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .x_labels(0)
-        .y_labels(0)
-        .x_desc("working set (log2 scale)")
-        .y_desc("GB/s (log scale)")
-        .draw()
-        .map_err(err)?;
-    let x_ticks: Vec<(f64, String)> = xticks
+/// One panel of one operation's kernels.
+fn op_panel(run: &DataFile, cs: &[Curve], op: &str, width: &str, title: &str) -> Option<LineChart> {
+    let mine: Vec<&Curve> = cs
         .iter()
-        .map(|&x| (x, kib_label(2f64.powf(x).round())))
+        .filter(|c| c.kernel.split('_').next() == Some(op))
         .collect();
-    let y_ticks: Vec<(f64, String)> = yticks.iter().map(|&y| (y, tick(10f64.powf(y)))).collect();
-    ticks(area, &chart, &x_ticks, &y_ticks, (x0, x1), (ya, yb))?;
-    // Reported sizes: dashed black verticals, named at the bottom.
-    for (name, k) in &rep {
-        let x = k.log2();
-        for s in 0..30 {
-            if s % 2 == 0 {
-                let f = |t: f64| ya + (yb - ya) * t / 30.0;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(x, f(s as f64)), (x, f(s as f64 + 1.0))],
-                        color(MARKS).stroke_width(1),
-                    )))
-                    .map_err(err)?;
-            }
-        }
-        chart
-            .draw_series(std::iter::once(Text::new(
-                format!("{name} {}", kib_label(*k)),
-                (x, ya + (yb - ya) * 0.03),
-                ("sans-serif", 12).into_font().color(&color(MARKS)),
-            )))
-            .map_err(err)?;
+    if mine.iter().all(|c| c.points.is_empty()) {
+        return None;
     }
-    // Boundaries read from the explicit read's curve: thin solid verticals of its colour.
-    if let Some(kb) = run.block("boundaries") {
-        let kinds = kb.texts("kind").unwrap_or_default();
-        let (from, to) = (need_nums(kb, "from_kib")?, need_nums(kb, "to_kib")?);
-        for i in 0..kinds.len() {
-            if let ("drop", Some(f), Some(t)) = (kinds[i].as_str(), from[i], to[i]) {
-                let x = (f.log2() + t.log2()) / 2.0;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(x, ya), (x, yb)],
-                        color(style("read_explicit").0).mix(0.6).stroke_width(1),
-                    )))
-                    .map_err(err)?;
-            }
-        }
+    let mut c = LineChart::new(
+        title,
+        AxisSpec::log2("working set (bytes, power-of-two scale)", Units::KiB),
+        AxisSpec::log10("GB/s (log scale)"),
+    );
+    c.width = 1000;
+    c.plot_height = 300;
+    c.whisker_label = "bars: min..max of the rounds of both passes".into();
+    for k in &mine {
+        c.series.push(Series::new(
+            label(&k.kernel, width),
+            k.points.clone(),
+            kernel_style(&k.kernel),
+        ));
     }
-    // Bands first (under every line), then the lines, then the marks.
-    for c in cs {
-        let mut poly: Vec<(f64, f64)> = c.points.iter().map(|p| (p.0, p.3.log10())).collect();
-        poly.extend(c.points.iter().rev().map(|p| (p.0, p.2.log10())));
-        chart
-            .draw_series(std::iter::once(Polygon::new(
-                poly,
-                color(c.color).mix(0.15).filled(),
-            )))
-            .map_err(err)?;
+    let unstable: Vec<Pt> = mine
+        .iter()
+        .flat_map(|k| k.unstable.iter().copied())
+        .collect();
+    if !unstable.is_empty() {
+        c.series.push(Series::new(
+            "unstable: its passes or rounds disagree",
+            unstable,
+            Style::ring(),
+        ));
     }
-    for c in cs {
-        let line: Vec<(f64, f64)> = c.points.iter().map(|p| (p.0, p.1.log10())).collect();
-        let st = color(c.color).stroke_width(c.width);
-        chart
-            .draw_series(LineSeries::new(line.clone(), st))
-            .map_err(err)?;
-        if c.cross {
-            chart
-                .draw_series(
-                    line.iter()
-                        .map(|p| Cross::new(*p, 4, color(c.color).stroke_width(2))),
-                )
-                .map_err(err)?;
-        }
-        chart
-            .draw_series(
-                c.points
-                    .iter()
-                    .filter(|p| !p.4)
-                    .map(|p| Circle::new((p.0, p.1.log10()), 6, color(MARKS).stroke_width(1))),
-            )
-            .map_err(err)?;
-    }
-    let key = key_points(run);
-    if let Some((a, m, _)) = key {
-        for (x, g) in [a, m] {
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (x, g.log10()),
-                    8,
-                    color(style("read_explicit").0).stroke_width(3),
-                )))
-                .map_err(err)?;
-            chart
-                .draw_series(std::iter::once(Text::new(
-                    format!("{} GB/s", tick(g)),
-                    (x + 0.25, g.log10()),
-                    ("sans-serif", 13)
-                        .into_font()
-                        .color(&color(style("read_explicit").0)),
-                )))
-                .map_err(err)?;
+    c.verticals = reported(run);
+    if op == "read" {
+        c.verticals.extend(boundaries(run));
+        if let Some((ak, ag, mk, mg)) = key_ratio(run)
+            && let Some(r) = super::chart::div(ag, mg)
+        {
+            // At the L1 point, where the space below the plateau is empty on every machine
+            // seen: at the memory point the box would sit on the falling curves.
+            c.brackets.push(Bracket {
+                x: ak,
+                y0: mg,
+                y1: ag,
+                text: vec![
+                    format!("L1d ({}) / memory ({})", kib_label(ak), kib_label(mk)),
+                    format!("= {}", ratio(r)),
+                ],
+            });
         }
     }
-    Ok(key.map(|k| k.2))
+    Some(c)
 }
 
-/// The legend, in its own column beside the plot: every series, the marks, the key ratio.
-fn legend_column(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    run: &DataFile,
-    cs: &[Curve],
-    ratio: Option<f64>,
-) -> Result<(), String> {
-    let font = ("sans-serif", 14).into_font();
-    let mut y = 60;
-    let line = |a: &DrawingArea<SVGBackend<'_>, Shift>, y: i32, st: ShapeStyle| {
-        a.draw(&PathElement::new(vec![(10, y), (44, y)], st))
-            .map_err(err)
-    };
-    area.draw(&Text::new(
-        "kernels (GB/s, min..max band)",
-        (10, y - 30),
-        font.clone(),
-    ))
-    .map_err(err)?;
-    for c in cs {
-        line(area, y, color(c.color).stroke_width(c.width))?;
-        if c.cross {
-            area.draw(&Cross::new((27, y), 4, color(c.color).stroke_width(2)))
-                .map_err(err)?;
-        }
-        area.draw(&Text::new(c.label.clone(), (52, y - 8), font.clone()))
-            .map_err(err)?;
-        y += 24;
-    }
-    y += 10;
-    for s in 0..4 {
-        area.draw(&PathElement::new(
-            vec![(10 + s * 9, y), (15 + s * 9, y)],
-            color(MARKS).stroke_width(1),
-        ))
-        .map_err(err)?;
-    }
-    area.draw(&Text::new("reported cache size", (52, y - 8), font.clone()))
-        .map_err(err)?;
-    y += 24;
-    line(
-        area,
-        y,
-        color(style("read_explicit").0).mix(0.6).stroke_width(1),
-    )?;
-    area.draw(&Text::new(
-        "boundary read from the curve",
-        (52, y - 8),
-        font.clone(),
-    ))
-    .map_err(err)?;
-    y += 24;
-    area.draw(&Circle::new((27, y), 6, color(MARKS).stroke_width(1)))
-        .map_err(err)?;
-    area.draw(&Text::new("unstable point", (52, y - 8), font.clone()))
-        .map_err(err)?;
-    y += 40;
-    let text = match ratio {
-        Some(r) => vec![
-            "key ratio (ringed points):".to_string(),
-            format!("L1d read / memory read = {r:.1}x"),
-        ],
-        None => vec![
-            "key ratio: not computed".to_string(),
-            "(no L1d or memory level)".to_string(),
-        ],
-    };
-    for t in text {
-        area.draw(&Text::new(t, (10, y), font.clone()))
-            .map_err(err)?;
-        y += 20;
-    }
-    if let Some(c) = run.meta("clock_ghz_estimate") {
-        area.draw(&Text::new(
-            format!("core clock estimate: {c} GHz"),
-            (10, y + 10),
-            font.clone(),
-        ))
-        .map_err(err)?;
-    }
-    Ok(())
-}
-
-/// A small panel's caption and a message when there is nothing to draw.
-fn empty_panel(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    title: &str,
-    why: &str,
-) -> Result<(), String> {
-    area.draw(&Text::new(
-        title.to_string(),
-        (20, 20),
-        ("sans-serif", 16).into_font(),
-    ))
-    .map_err(err)?;
-    area.draw(&Text::new(
-        why.to_string(),
-        (20, 60),
-        ("sans-serif", 14).into_font(),
-    ))
-    .map_err(err)
-}
-
-/// All cores at the largest set: total GB/s by threads, whiskers, and the ideal line.
-fn threads_panel(area: &DrawingArea<SVGBackend<'_>, Shift>, run: &DataFile) -> Result<(), String> {
-    let title = "all cores, total read GB/s at the largest set";
+/// The thread-scaling panel: total GB/s by threads, with whiskers, and n x one thread.
+fn threads_panel(run: &DataFile) -> Result<Option<LineChart>, DrawError> {
     let Some(t) = run.block("threads") else {
-        return empty_panel(area, title, "no threads block in this run");
+        return Ok(None);
     };
     let n = need_nums(t, "threads")?;
-    let (m, lo, hi) = (
-        need_nums(t, "total_gbs")?,
-        need_nums(t, "total_gbs_min")?,
-        need_nums(t, "total_gbs_max")?,
-    );
-    let pts: Vec<(f64, f64, f64, f64)> = (0..n.len())
-        .filter_map(|i| Some((n[i]?, m[i]?, lo[i]?, hi[i]?)))
+    let m = need_nums(t, "total_gbs")?;
+    let (lo, hi) = (opt_nums(t, "total_gbs_min"), opt_nums(t, "total_gbs_max"));
+    let pts: Vec<Pt> = (0..n.len().min(m.len()))
+        .filter_map(|i| {
+            let (x, y) = (n[i]?, m[i]?);
+            (x > 0.0 && x.is_finite() && y.is_finite()).then(|| {
+                Pt::spread(
+                    x,
+                    y,
+                    lo.get(i).copied().flatten(),
+                    hi.get(i).copied().flatten(),
+                )
+            })
+        })
         .collect();
-    let skipped: Vec<String> = (0..n.len())
+    let skipped: Vec<String> = (0..n.len().min(m.len()))
         .filter(|&i| m[i].is_none())
-        .filter_map(|i| n[i].map(|v| format!("{v}")))
+        .filter_map(|i| n[i].filter(|v| v.is_finite()).map(num))
         .collect();
-    let Some(&(_, one, _, _)) = pts.first() else {
-        return empty_panel(area, title, "no row was measured");
+    let Some(one) = pts.first().copied() else {
+        return Ok(None);
     };
-    let nmax = pts.iter().map(|p| p.0).fold(1.0, f64::max);
-    let ymax = pts.iter().map(|p| p.3).fold(one * nmax, f64::max) * 1.1;
-    let (nl, tl) = pts.last().map_or((1.0, one), |p| (p.0, p.1));
-    let mut caption = title.to_string();
-    if nl > 1.0 {
-        caption.push_str(&format!(": {nl:.0} threads {:.2}x one", tl / one));
+    let mut title = "all cores: total read bandwidth at the largest working set, each thread on \
+                     its own core and region"
+        .to_string();
+    if let Some(last) = pts.last()
+        && last.x > one.x
+        && let Some(r) = super::chart::div(last.y, one.y)
+    {
+        title.push_str(&format!(
+            "; {} threads: {} one thread",
+            num(last.x),
+            ratio(r)
+        ));
     }
     if !skipped.is_empty() {
-        caption.push_str(&format!(" ({}: skipped)", skipped.join(", ")));
+        title.push_str(&format!(
+            " ({} threads skipped: more than the machine's cores)",
+            skipped.join(", ")
+        ));
     }
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0.5..nmax + 0.5, 0.0..ymax)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("threads, each on its own core and region (grey: n x one thread; blue: measured, min..max)")
-        .y_desc("GB/s")
-        .x_labels((nmax as usize).min(16) + 1)
-        .x_label_formatter(&|x| {
-            if (x - x.round()).abs() < 1e-9 && *x >= 1.0 {
-                format!("{x:.0}")
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|y| tick(*y))
-        .draw()
-        .map_err(err)?;
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(1.0, one), (nmax, one * nmax)],
-            RGBColor(160, 160, 160).stroke_width(1),
-        )))
-        .map_err(err)?;
-    let c = color(style("read_explicit").0);
-    for &(x, _, l, h) in &pts {
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x, l), (x, h)],
-                c.stroke_width(2),
-            )))
-            .map_err(err)?;
+    let mut c = LineChart::new(
+        &title,
+        AxisSpec::log2("threads (power-of-two scale)", Units::Count),
+        AxisSpec::linear("total GB/s").starting_at_zero(),
+    );
+    c.width = 1000;
+    c.plot_height = 220;
+    c.whisker_label = "bars: min..max of the rounds".into();
+    c.series.push(Series::new(
+        "measured total",
+        pts.clone(),
+        Style::measured(kernel_color("read_explicit"), Marker::Dot),
+    ));
+    if pts.len() > 1 {
+        let ideal: Vec<Pt> = pts
+            .iter()
+            .map(|p| Pt::new(p.x, one.y * p.x / one.x))
+            .collect();
+        let mut s = Style::measured(6, Marker::Cross);
+        s.line = Some(Dash::Short);
+        s.width = 1;
+        s.marker = None;
+        c.series.push(Series::new(
+            "n x one thread (the ideal, if the memory kept up)",
+            ideal,
+            s,
+        ));
     }
-    chart
-        .draw_series(LineSeries::new(
-            pts.iter().map(|p| (p.0, p.1)),
-            c.stroke_width(2),
-        ))
-        .map_err(err)?;
-    chart
-        .draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, c.filled())))
-        .map_err(err)?;
-    Ok(())
+    Ok(Some(c))
 }
 
-/// Latency under load: idle against loaded, median with min..max whiskers.
-fn latency_panel(area: &DrawingArea<SVGBackend<'_>, Shift>, run: &DataFile) -> Result<(), String> {
-    let title = "latency under load, ns a step";
-    let Some(l) = run.block("loaded_latency") else {
-        return empty_panel(area, title, "skipped: it needs at least two cores");
-    };
-    let states = l.texts("state").unwrap_or_default();
-    let ns = need_nums(l, "ns")?;
-    // Loaded rounds whose streamers did not stream are left out (the run says which).
-    let counts = l.texts("counts").unwrap_or_default();
-    let of = |s: &str| {
-        let v: Vec<f64> = (0..states.len())
-            .filter(|&i| states[i] == s && counts.get(i).is_none_or(|c| c != "no"))
-            .filter_map(|i| ns[i])
-            .collect();
-        Summary::of(&v)
-    };
-    let Some(i) = of("idle") else {
-        return empty_panel(area, title, "no idle round in this run");
-    };
-    let Some(d) = of("loaded") else {
-        return empty_panel(
-            area,
-            title,
-            "no loaded round counts: the streamers did not stream (other work)",
-        );
-    };
-    let ratio = run.block("key_figures").and_then(|k| {
-        let names = k.texts("figure")?;
-        let vals = k.nums("value")?;
-        names
-            .iter()
-            .position(|n| n == "loaded_over_idle")
-            .and_then(|p| vals[p])
-    });
-    let ymax = i.max.max(d.max) * 1.1;
-    let caption = match ratio {
-        Some(r) => format!("{title}: loaded / idle = {r:.2}x"),
-        None => format!("{title}: no verdict (see the run)"),
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0.0..3.0, 0.0..ymax)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(7)
-        .x_label_formatter(&|x: &f64| match x.round() as i64 {
-            1 if (x - 1.0).abs() < 1e-9 => "other cores idle".into(),
-            2 if (x - 2.0).abs() < 1e-9 => "other cores streaming".into(),
-            _ => String::new(),
-        })
-        .y_desc("ns per step")
-        .y_label_formatter(&|y| tick(*y))
-        .draw()
-        .map_err(err)?;
-    for (x, s, c) in [(1.0, i, 5usize), (2.0, d, 1usize)] {
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x - 0.3, 0.0), (x + 0.3, s.median)],
-                color(c).mix(0.7).filled(),
-            )))
-            .map_err(err)?;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(x, s.min), (x, s.max)],
-                BLACK.stroke_width(2),
-            )))
-            .map_err(err)?;
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need("bandwidth")?;
+    let b = need_block(run, "bandwidth")?;
+    let cs = curves(b)?;
+    let width = run.meta("explicit_width").unwrap_or("explicit");
+    let mut panels = Vec::new();
+    for (op, title) in [
+        ("read", "read: the sum of every word"),
+        ("write", "write: every word filled"),
+        (
+            "copy",
+            "copy: one half into the other (bytes read plus written)",
+        ),
+    ] {
+        panels.extend(op_panel(run, &cs, op, width, title));
     }
-    Ok(())
+    panels.extend(threads_panel(run)?);
+    let svg = render_panels(
+        &format!("bandwidth by working set ({})", saved.label),
+        &panels,
+    )?;
+    Ok(vec![Figure::new("bandwidth-working-set.svg", svg)])
 }
 
 #[cfg(test)]
@@ -682,18 +345,23 @@ mod tests {
 #META l2_size_bytes 1048576 sysfs
 #META l3_size_bytes unknown
 #META explicit_width avx512
-#META clock_ghz_estimate 3.650
 #DATA-BEGIN bandwidth
 #COLUMNS kib kernel:text op:text form:text gbs gbs_min gbs_max bytes_per_cycle pass_spread round_spread stable:text where:text
 #DATA 4 read_plain read plain 110 100 115 30 0.01 0.01 yes L1d
 #DATA 4 read_explicit read explicit 210 200 215 58 0.01 0.01 yes L1d
+#DATA 4 write_explicit write explicit 117 110 118 32 0.01 0.01 yes L1d
 #DATA 4 write_stream write stream 28 27 29 8 0.01 0.01 yes L1d
+#DATA 4 copy_explicit copy explicit 230 220 235 64 0.01 0.01 yes L1d
 #DATA 1024 read_plain read plain 90 80 95 25 0.01 0.01 no L2
 #DATA 1024 read_explicit read explicit 98 96 99 27 0.01 0.01 yes L2
+#DATA 1024 write_explicit write explicit 97 96 99 27 0.01 0.01 yes L2
 #DATA 1024 write_stream write stream 28 27 29 8 0.01 0.01 yes L2
+#DATA 1024 copy_explicit copy explicit 96 94 99 27 0.01 0.01 yes L2
 #DATA 131072 read_plain read plain 30 20 35 8 0.01 0.01 yes memory
 #DATA 131072 read_explicit read explicit 25 22 30 7 0.01 0.01 yes memory
+#DATA 131072 write_explicit write explicit 20 19 22 6 0.01 0.01 yes memory
 #DATA 131072 write_stream write stream 28 27 29 8 0.01 0.01 yes memory
+#DATA 131072 copy_explicit copy explicit 22 20 24 6 0.01 0.01 yes memory
 #DATA-END
 #DATA-BEGIN boundaries
 #COLUMNS kind:text from_kib to_kib ratio nearest:text nearest_kib agrees:text
@@ -706,16 +374,6 @@ mod tests {
 #DATA 2 measured 1,0 45 40 47 22.5 1.5 yes 0 131072
 #DATA 4 skipped NA NA NA NA NA NA NA NA 131072
 #DATA-END
-#DATA-BEGIN loaded_latency
-#COLUMNS state:text round ns stream_gbs counts:text streamers pinned:text chase_kib
-#DATA idle 1 150 NA NA 1 yes 131072
-#DATA loaded 1 210 20 yes 1 yes 131072
-#DATA loaded 2 900 0 no 1 yes 131072
-#DATA-END
-#DATA-BEGIN key_figures
-#COLUMNS figure:text value unit:text
-#DATA loaded_over_idle 1.4 x
-#DATA-END
 #DATA-BEGIN levels
 #COLUMNS level:text kib read_gbs write_gbs copy_gbs read_bpc write_bpc copy_bpc
 #DATA L1d 4 210 NA NA 58 NA NA
@@ -724,60 +382,56 @@ mod tests {
 ";
 
     #[test]
-    fn draws_every_part_deterministically() {
+    fn draws_every_panel_deterministically_and_by_the_rules() {
         let s = saved(RUN);
         let a = draw(&s).unwrap();
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].file, "bandwidth-working-set.svg");
         let svg = &a[0].svg;
         for want in [
-            "read, avx512",
-            "read, plain",
-            "write, non-temporal",
+            "read, avx512 (explicit, widest width)",
+            "read, plain loop",
+            "write, non-temporal stores (avx512)",
             "L1d 32K",
             "L2 1M",
-            "L1d read / memory read = 8.4x",
-            "2 threads 1.50x one",
-            "(4: skipped)",
-            "loaded / idle = 1.40x",
-            "128M",
-            "boundary read from the curve",
+            "= 8.40x",
+            "L1d (4K) / memory (128M)",
+            "1.50x one thread",
+            "4 threads skipped",
+            "boundary read from the explicit read",
+            "unstable",
         ] {
             assert!(svg.contains(want), "{want:?} missing");
         }
         assert!(!svg.contains("L3 "), "an unknown size draws no vertical");
         assert_eq!(draw(&s).unwrap()[0].svg, *svg);
+        let problems = super::super::checks::problems(&a[0]);
+        assert!(problems.is_empty(), "{problems:?}");
     }
 
     #[test]
-    fn ranges_end_on_ticks() {
-        assert_eq!(nice(0.73, false), 0.5);
-        assert_eq!(nice(230.0, true), 500.0);
-        assert_eq!(nice(200.0, true), 200.0);
-        assert_eq!(nice(3.0, false), 2.0);
-    }
-
-    #[test]
-    fn decades_are_labelled_at_one_two_and_five() {
-        let t: Vec<f64> = decade_ticks(3.0, 300.0)
-            .into_iter()
-            .map(|l| (10f64.powf(l) * 1000.0).round() / 1000.0)
-            .collect();
-        assert_eq!(t, vec![5.0, 10.0, 20.0, 50.0, 100.0, 200.0]);
-    }
-
-    #[test]
-    fn missing_parts_are_errors_or_empty_panels_not_panics() {
+    fn missing_parts_are_errors_or_left_out_not_panics() {
         assert!(
             draw(&saved("#META x 1\n"))
                 .err()
                 .unwrap()
+                .to_string()
                 .contains("bandwidth")
         );
-        // Only the main block: the panels say what is missing.
+        // Only the main block: the read, write and copy panels, no thread panel.
         let only = RUN.split("#DATA-BEGIN boundaries").next().unwrap();
         let svg = &draw(&saved(only)).unwrap()[0].svg;
-        assert!(svg.contains("no threads block"));
-        assert!(svg.contains("skipped: it needs at least two cores"));
+        assert!(!svg.contains("all cores"));
+        // A block with no number at all is an error naming it.
+        let empty = "#DATA-BEGIN bandwidth\n#COLUMNS kib kernel:text gbs\n#DATA NA read_plain NA\n#DATA-END\n";
+        assert!(draw(&saved(empty)).is_err());
+    }
+
+    #[test]
+    fn extreme_values_draw_without_panic() {
+        let wild = RUN
+            .replace("210 200 215", "1e308 -5 0")
+            .replace("#DATA 2 measured 1,0 45", "#DATA 2 measured 1,0 -1e300");
+        let _ = draw(&saved(&wild));
     }
 }

@@ -1,87 +1,442 @@
-//! branch's figures: the three variants of the same sum on random and sorted data (grouped
-//! bars, each variant labelled with the code shape the program read back from its binary),
-//! and the real branch's cost by pattern, beside the appendix's own numbers when saved.
+//! branch's figures.
+//!
+//! - `branch-variants.svg`: the three variants of the same sum on random and sorted data
+//!   (grouped bars with min..max whiskers, each variant labelled with the code shape the
+//!   program read back from its binary), and random / sorted written over each pair.
+//! - `branch-patterns.svg`: the real branch's cost by pattern, beside the appendix's own
+//!   numbers (dashed outlines) when saved, with random / always-true written.
+//! - `branch-pipeline.svg` is the book's Figure 105.4 with this machine's numbers: one lane
+//!   where the guess is right and nothing is lost, one where it is wrong and the work after
+//!   the branch is thrown away, the lost time drawn to scale in cycles from the measured
+//!   cycles per misprediction. A number the run did not measure is written "not measured".
 
-use super::chart::BarChart;
-use super::{Figure, Saved, appendix_reference, need_block, need_nums};
+use super::chart::axis::{Axis, AxisSpec};
+use super::chart::bar::BarRatio;
+use super::chart::{
+    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, GREY, LABEL, PanelGeom, Rect, SMALL, color,
+    div, num, ratio, render, text_w,
+};
+use super::{
+    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+};
+use measure::data::DataFile;
+use plotters::style::{Color, RGBColor};
 
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run("branch").ok_or("no branch output")?;
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need("branch")?;
+    Ok(vec![
+        variants(saved, run)?,
+        patterns(saved, run)?,
+        pipeline(saved, run)?,
+    ])
+}
 
-    // Variants: random vs sorted.
-    let v = need_block(run, "branch", "variants")?;
-    let names = v
-        .texts("variant")
-        .ok_or("block variants has no variant column")?;
+fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let v = need_block(run, "variants")?;
+    let names = need_texts(v, "variant")?;
     let shapes = v
         .texts("shape")
-        .ok_or("block variants has no shape column")?;
-    let random = need_nums(v, "random_ns")?;
-    let sorted = need_nums(v, "sorted_ns")?;
+        .unwrap_or_else(|| vec![String::new(); names.len()]);
+    let bars = |col: &str| -> Result<Vec<Option<Bar>>, DrawError> {
+        let m = need_nums(v, col)?;
+        let lo = opt_nums(v, &col.replace("_ns", "_min_ns"));
+        let hi = opt_nums(v, &col.replace("_ns", "_max_ns"));
+        Ok((0..names.len())
+            .map(|i| m[i].map(|x| Bar::spread(x, lo[i], hi[i])))
+            .collect())
+    };
+    let random = bars("random_ns")?;
+    let sorted = bars("sorted_ns")?;
     if names.is_empty() {
-        return Err("block variants is empty".into());
+        return Err(format!("{} is empty", super::block_name(v)).into());
     }
+    let n = run
+        .meta_num("n")
+        .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e15)
+        .map_or(String::new(), |n| {
+            format!(" of {} values", super::chart::axis::group(n as u64))
+        });
     let mut c = BarChart::new(
         &format!(
-            "The same sum of 4M values, random vs sorted order ({})",
+            "The same sum{n}, random against sorted order ({})",
             saved.label
         ),
-        "ns per element (median)",
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
+    c.x_title = "variant [the code shape read back from the binary]".into();
     c.categories = names
         .iter()
         .zip(&shapes)
-        .map(|(n, s)| format!("{} [{}]", n.replace('_', " "), s))
+        .map(|(n, s)| {
+            if s.is_empty() {
+                n.replace('_', " ")
+            } else {
+                format!("{} [{s}]", n.replace('_', " "))
+            }
+        })
         .collect();
-    c.series.push(("random order".into(), random));
-    c.series.push(("sorted order".into(), sorted));
-    let variants = Figure {
-        file: "branch-variants.svg".into(),
-        svg: c.render()?,
-    };
+    for (ci, (r, s)) in random.iter().zip(&sorted).enumerate() {
+        if let (Some(r), Some(s)) = (r, s)
+            && let Some(x) = div(r.v, s.v)
+        {
+            c.ratios.push(BarRatio {
+                a: (0, ci),
+                b: (1, ci),
+                text: format!("random / sorted = {}", ratio(x)),
+            });
+        }
+    }
+    c.series
+        .push(BarSeries::new("random order", random, color(1)));
+    c.series
+        .push(BarSeries::new("sorted order", sorted, color(0)));
+    c.plot_height = 380;
+    Ok(Figure::new("branch-variants.svg", c.render()?))
+}
 
-    // Patterns.
-    let p = need_block(run, "branch", "patterns")?;
-    let pats = p
-        .texts("pattern")
-        .ok_or("block patterns has no pattern column")?;
+fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let p = need_block(run, "patterns")?;
+    let pats = need_texts(p, "pattern")?;
     let period = need_nums(p, "period")?;
     let ns = need_nums(p, "median_ns")?;
+    let lo = opt_nums(p, "min_ns");
+    let hi = opt_nums(p, "max_ns");
     if pats.is_empty() {
-        return Err("block patterns is empty".into());
+        return Err(format!("{} is empty", super::block_name(p)).into());
     }
     let mut c = BarChart::new(
         &format!(
             "The real branch by pattern: what the predictor can learn ({})",
             saved.label
         ),
-        "ns per element (median)",
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
-    c.categories = pats.iter().map(|s| s.replace('_', " ")).collect();
-    c.series.push(("real branch, this run".into(), ns));
+    c.x_title = "pattern of the condition (period: how often it repeats; 0 = never)".into();
+    c.categories = pats
+        .iter()
+        .zip(&period)
+        .map(|(s, p)| match p {
+            Some(p) => format!("{} (period {})", s.replace('_', " "), num(*p)),
+            None => s.replace('_', " "),
+        })
+        .collect();
+    let ours: Vec<Option<Bar>> = (0..pats.len())
+        .map(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+        .collect();
+    c.series.push(BarSeries::new(
+        "the real branch, this run",
+        ours.clone(),
+        color(0),
+    ));
     // The appendix's C program prints one bare block: period, ns per element.
-    if let Some((label, f)) = appendix_reference(saved, "branch")?
-        && let Some(b) = f.bare_blocks().find(|b| b.columns.len() >= 2)
-    {
-        let (per, val) = (need_nums(b, "c1")?, need_nums(b, "c2")?);
-        let matched: Vec<Option<f64>> = period
+    if let Some(r) = appendix_reference(saved, "branch")? {
+        let pairs = r.pairs("c1", "c2")?;
+        let matched: Vec<Option<Bar>> = period
             .iter()
             .map(|want| {
-                per.iter()
-                    .zip(&val)
-                    .find(|(p, _)| p.is_some() && *p == want)
-                    .and_then(|(_, v)| *v)
+                pairs
+                    .iter()
+                    .find(|(p, _)| Some(*p) == *want)
+                    .map(|(_, v)| Bar::new(*v))
             })
             .collect();
         if matched.iter().any(Option::is_some) {
-            c.series.push((label, matched));
+            c.series
+                .push(BarSeries::reference(r.label.clone(), matched));
         }
     }
-    let patterns = Figure {
-        file: "branch-patterns.svg".into(),
-        svg: c.render()?,
+    let find = |name: &str| pats.iter().position(|p| p == name);
+    if let (Some(a), Some(z)) = (find("always_true"), find("random"))
+        && let (Some(x), Some(y)) = (ours[a], ours[z])
+        && let Some(q) = div(y.v, x.v)
+    {
+        c.ratios.push(BarRatio {
+            a: (0, a),
+            b: (0, z),
+            text: format!("random / always true = {}", ratio(q)),
+        });
+    }
+    c.plot_height = 380;
+    Ok(Figure::new("branch-patterns.svg", c.render()?))
+}
+
+/// The mispredict block's first row, by column.
+fn mispredict(run: &DataFile, col: &str) -> Option<f64> {
+    run.block("mispredict")?
+        .nums(col)?
+        .first()
+        .copied()
+        .flatten()
+        .filter(|v| v.is_finite())
+}
+
+fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let cycles = mispredict(run, "cycles_per_miss").filter(|c| *c > 0.0 && *c < 1e6);
+    let ns = mispredict(run, "ns_per_miss");
+    let ns_lo = mispredict(run, "ns_per_miss_low");
+    let ns_hi = mispredict(run, "ns_per_miss_high");
+    let miss = mispredict(run, "miss_rate");
+    let ghz = run
+        .meta_num("clock_ghz_estimate")
+        .filter(|g| g.is_finite() && *g > 0.0);
+    let real = run.block("variants").and_then(|v| {
+        let names = v.texts("variant")?;
+        let i = names.iter().position(|n| n == "real_branch_kept")?;
+        Some((v.nums("random_ns")?[i], v.nums("sorted_ns")?[i]))
+    });
+
+    // The lost time, drawn to scale in cycles (up to 120); a nominal 12 when not measured.
+    let lost = cycles.unwrap_or(12.0).clamp(1.0, 120.0);
+    let to_scale = cycles.is_none_or(|c| c <= 120.0);
+    let before: f64 = 6.0;
+    let after = 6.0;
+    let total = 1.0 + lost + after;
+    let (width, left, right) = (1000.0, 200.0, 975.0);
+    let spec = AxisSpec::linear("cycles after the branch is fetched").starting_at_zero();
+    let axis = Axis::fit(&spec, &[0.0, total], right - left, &|s| {
+        text_w(s, SMALL) + 14.0
+    })
+    .map_err(DrawError::from)?;
+    let (a0, a1) = axis.ends();
+    let fx = |cyc: f64| left + (cyc - a0) / (a1 - a0) * (right - left);
+    let top = 56.0;
+    let lanes = [top + 34.0, top + 34.0 + 118.0];
+    let bottom = lanes[1] + 50.0;
+    let height = bottom + 130.0;
+    let blue = color(0);
+    let orange = color(1);
+    let title = format!(
+        "Figure 105.4: the pipeline when the guess is right and when it is wrong ({})",
+        saved.label
+    );
+    let cyc_text = cycles.map_or("not measured".to_string(), |c| format!("{} cycles", num(c)));
+    let ns_text = match (ns, ns_lo, ns_hi) {
+        (Some(n), Some(l), Some(h)) => format!("{} ns ({}..{} ns)", num(n), num(l), num(h)),
+        (Some(n), _, _) => format!("{} ns", num(n)),
+        _ => "not measured".into(),
     };
-    Ok(vec![variants, patterns])
+    let svg = render((width as u32, height as u32), |c| {
+        c.title(&title, width / 2.0, 10.0, width - 40.0)?;
+        let plot = Rect::new(left, top, right, bottom);
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            x_continuous: true,
+            ..PanelGeom::default()
+        };
+        for t in &axis.ticks {
+            let x = fx(t.t);
+            c.line(
+                &[(x, plot.y0), (x, plot.y1)],
+                super::chart::GRID,
+                1,
+                Dash::Solid,
+            )?;
+            c.text(
+                &t.label,
+                (x, plot.y1 + 6.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((x, t.label.clone()));
+        }
+        c.text(
+            "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
+            ((left + right) / 2.0, plot.y1 + 24.0),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )?;
+        let slot = |c: &mut super::chart::Canvas<'_>,
+                    cyc: f64,
+                    y: f64,
+                    fill: RGBColor,
+                    text: &str,
+                    crossed: bool|
+         -> Result<(), String> {
+            let r = Rect::new(fx(cyc) + 1.0, y - 15.0, fx(cyc + 1.0) - 1.0, y + 15.0);
+            c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
+            if crossed {
+                c.line(&[(r.x0, r.y0), (r.x1, r.y1)], BLACK_C, 1, Dash::Solid)?;
+                c.line(&[(r.x0, r.y1), (r.x1, r.y0)], BLACK_C, 1, Dash::Solid)?;
+            }
+            if !text.is_empty() && text_w(text, 10.0) < r.w() {
+                c.text(
+                    text,
+                    ((r.x0 + r.x1) / 2.0, y),
+                    10.0,
+                    RGBColor(255, 255, 255),
+                    Align::Center,
+                    1,
+                    true,
+                )?;
+            }
+            Ok(())
+        };
+        // Lane 1: the guess was right.
+        let y1 = lanes[0];
+        c.text(
+            "guess right",
+            (left - 12.0, y1 - 8.0),
+            15.0,
+            BLACK_C,
+            Align::Right,
+            1,
+            true,
+        )?;
+        c.text(
+            "(sorted data)",
+            (left - 12.0, y1 + 10.0),
+            SMALL,
+            GREY,
+            Align::Right,
+            1,
+            false,
+        )?;
+        geom.y_ticks.push((y1, "guess right".into()));
+        slot(c, 0.0, y1, orange, "br", false)?;
+        let mut k = 1.0;
+        while k < total - 0.5 {
+            slot(c, k, y1, blue, "", false)?;
+            k += 1.0;
+        }
+        geom.points.push((fx(0.5), y1));
+        c.text(
+            "br: the branch; blue: the instructions after it, fetched on the guessed path, which was right: nothing lost",
+            (left, y1 + 22.0),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            0,
+            false,
+        )?;
+        // Lane 2: the guess was wrong.
+        let y2 = lanes[1];
+        c.text(
+            "guess wrong",
+            (left - 12.0, y2 - 8.0),
+            15.0,
+            BLACK_C,
+            Align::Right,
+            1,
+            true,
+        )?;
+        c.text(
+            "(random data)",
+            (left - 12.0, y2 + 10.0),
+            SMALL,
+            GREY,
+            Align::Right,
+            1,
+            false,
+        )?;
+        geom.y_ticks.push((y2, "guess wrong".into()));
+        slot(c, 0.0, y2, orange, "br", false)?;
+        let wasted = before.min(lost.floor()).max(1.0);
+        let mut k = 1.0;
+        while k <= wasted {
+            slot(c, k, y2, RGBColor(200, 200, 200), "", true)?;
+            k += 1.0;
+        }
+        // The refill: the lost cycles as an empty stretch, then the right path.
+        let gap = Rect::new(
+            fx(1.0 + wasted) + 1.0,
+            y2 - 15.0,
+            fx(1.0 + lost) - 1.0,
+            y2 + 15.0,
+        );
+        if gap.w() > 2.0 {
+            c.rect(
+                gap,
+                Some(RGBColor(250, 250, 250).mix(1.0)),
+                Some((GREY, Dash::Short)),
+            )?;
+        }
+        let mut k = 1.0 + lost;
+        while k < total - 0.5 {
+            slot(c, k, y2, blue, "", false)?;
+            k += 1.0;
+        }
+        geom.points.push((fx(0.5), y2));
+        geom.points.push((fx(1.0 + lost), y2));
+        // The bracket over the lost cycles, with the measured numbers.
+        let by = y2 - 26.0;
+        let (bx0, bx1) = (fx(1.0), fx(1.0 + lost));
+        c.line(
+            &[(bx0, by + 6.0), (bx0, by), (bx1, by), (bx1, by + 6.0)],
+            BLACK_C,
+            2,
+            Dash::Solid,
+        )?;
+        let mut label = vec![if cycles.is_some() {
+            format!("lost per misprediction: {cyc_text} = {ns_text}, measured")
+        } else {
+            let ns = if ns.is_some() {
+                format!("; {ns_text}")
+            } else {
+                String::new()
+            };
+            format!("lost per misprediction: not measured (drawn as 12 cycles){ns}")
+        }];
+        if !to_scale {
+            label.push("(not to scale: drawn as 120 cycles)".into());
+        }
+        let r = c.text_box(
+            &label,
+            ((bx0 + bx1) / 2.0, by - 24.0),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            true,
+        )?;
+        c.geom.boxes.push(r);
+        c.text(
+            "crossed: fetched on the wrong guess and thrown away; dashed: the pipeline refilling from the right address",
+            (left, y2 + 22.0),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            0,
+            false,
+        )?;
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+
+        // Where the numbers come from.
+        let mut lines = Vec::new();
+        match real {
+            Some((Some(r), Some(s))) => lines.push(format!(
+                "The real branch: {} ns per element on random data, {} ns on sorted data ({}).",
+                num(r),
+                num(s),
+                div(r, s).map_or("?".to_string(), |x| format!("{} slower", ratio(x)))
+            )),
+            _ => lines.push("The real branch on random and sorted data: not measured.".into()),
+        }
+        match (miss, mispredict(run, "extra_ns_per_element")) {
+            (Some(m), Some(e)) => lines.push(format!(
+                "The difference, {} ns per element, over {} mispredictions per element = {ns_text} per misprediction.",
+                num(e),
+                num(m)
+            )),
+            _ => lines.push("The misprediction rate: not measured.".into()),
+        }
+        lines.push(match (cycles, ghz) {
+            (Some(cy), Some(g)) => format!("At the core clock the run estimated ({} GHz), that is {} cycles.", num(g), num(cy)),
+            _ => "Cycles per misprediction: not measured (no clock estimate or no misprediction figure).".into(),
+        });
+        let mut y = bottom + 50.0;
+        for l in lines {
+            c.text(&l, (22.0, y), LABEL, BLACK_C, Align::Left, 0, false)?;
+            y += 20.0;
+        }
+        c.geom.panels.push(geom);
+        Ok(())
+    })?;
+    Ok(Figure::new("branch-pipeline.svg", svg))
 }
 
 #[cfg(test)]
@@ -94,36 +449,60 @@ mod tests {
     }
 
     const RUN: &str = "\
+#META n 4194304
+#META clock_ghz_estimate 4.208
 #DATA-BEGIN variants
 #COLUMNS variant:text shape:text random_ns random_min_ns random_max_ns sorted_ns sorted_min_ns sorted_max_ns random_over_sorted
 #DATA as_written vectorised 0.19 0.18 0.2 0.19 0.18 0.2 1
-#DATA real_branch_kept branch 4.27 4.2 7.1 0.5 0.49 0.51 8.6
+#DATA real_branch_kept branch 3.63 3.49 3.74 0.27 0.25 0.35 13.4
 #DATA branchless_arithmetic cmov 0.43 0.42 0.5 0.42 0.42 0.43 1.01
+#DATA-END
+#DATA-BEGIN mispredict
+#COLUMNS extra_ns_per_element miss_rate ns_per_miss ns_per_miss_low ns_per_miss_high cycles_per_miss
+#DATA 3.36085 0.499731 6.72533 6.28476 6.97501 28.3029
 #DATA-END
 #DATA-BEGIN patterns
 #COLUMNS pattern:text period taken_share median_ns min_ns max_ns vs_always implied_miss_share
-#DATA always_true 1 1 0.5 0.49 0.56 1 0
-#DATA alternating 2 0.5 0.5 0.49 0.51 1 0
-#DATA one_in_four 4 0.25 0.5 0.49 0.52 1 0
-#DATA one_in_sixteen 16 0.0625 0.5 0.49 0.52 1 0
-#DATA random 0 0.5 4.24 4.19 5.59 8.4 0.5
+#DATA always_true 1 1 0.33 0.26 0.37 1 0
+#DATA alternating 2 0.5 0.36 0.25 0.37 1 0
+#DATA random 0 0.5 3.69 3.52 3.77 11.1 0.5
 #DATA-END
 ";
 
     #[test]
-    fn draws_both_figures_deterministically() {
+    fn draws_three_figures_with_computed_ratios_deterministically() {
         let s = saved(RUN, PathBuf::from("/nonexistent/results/test"));
         let f = draw(&s).unwrap();
-        assert_eq!(f.len(), 2);
-        assert_eq!(f[0].file, "branch-variants.svg");
-        assert_eq!(f[1].file, "branch-patterns.svg");
-        assert!(f[0].svg.contains("as written [vectorised]"));
-        assert!(f[0].svg.contains("sorted order"));
-        assert!(f[1].svg.contains("one in sixteen"));
+        let names: Vec<&str> = f.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "branch-variants.svg",
+                "branch-patterns.svg",
+                "branch-pipeline.svg"
+            ]
+        );
+        assert!(f[0].svg.contains("real branch kept [branch]"));
+        assert!(f[0].svg.contains("random / sorted = 13.4x"));
+        assert!(f[1].svg.contains("random / always true = 11.2x"));
         assert!(!f[1].svg.contains("appendix"));
+        let p = &f[2].svg;
+        assert!(p.contains("Figure 105.4"));
+        assert!(p.contains("28.3 cycles = 6.73 ns (6.28..6.98 ns), measured"));
         let again = draw(&s).unwrap();
-        assert_eq!(again[0].svg, f[0].svg);
-        assert_eq!(again[1].svg, f[1].svg);
+        for (a, b) in f.iter().zip(&again) {
+            assert_eq!(a.svg, b.svg);
+        }
+    }
+
+    #[test]
+    fn the_pipeline_says_not_measured_without_the_numbers() {
+        let text = RUN.replace(
+            "#DATA 3.36085 0.499731 6.72533 6.28476 6.97501 28.3029",
+            "#DATA NA NA NA NA NA NA",
+        );
+        let f = draw(&saved(&text, PathBuf::from("/x"))).unwrap();
+        assert!(f[2].svg.contains("lost per misprediction: not measured"));
     }
 
     #[test]
@@ -138,7 +517,8 @@ mod tests {
         .unwrap();
         let f = draw(&saved(RUN, label)).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        assert!(f[1].svg.contains("appendix C program, this machine"));
+        assert!(f[1].svg.contains("C program, this machine"));
+        assert!(f[1].svg.contains("stroke-dasharray"));
     }
 
     #[test]
@@ -146,9 +526,9 @@ mod tests {
         let e = draw(&saved("#META n 4194304\n", PathBuf::from("/x")))
             .err()
             .unwrap();
-        assert!(e.contains("variants"), "{e}");
+        assert!(e.message.contains("variants"), "{e}");
         let only = RUN.split("#DATA-BEGIN patterns").next().unwrap();
         let e = draw(&saved(only, PathBuf::from("/x"))).err().unwrap();
-        assert!(e.contains("patterns"), "{e}");
+        assert!(e.message.contains("patterns"), "{e}");
     }
 }

@@ -1,13 +1,39 @@
-#![allow(dead_code)] // shapes are shared by the experiment drawers; not every shape is used by every build stage
-//! The few chart shapes the book needs, drawn with plotters' SVG backend.
+//! The few chart shapes the book needs, laid out here and drawn with plotters' SVG backend.
 //!
-//! Every figure module builds one of these descriptions from parsed `#DATA` and calls
-//! `render`; nothing here knows about experiments. Output is deterministic: the same
-//! description gives the same bytes (no clocks, no randomness, fixed number formatting).
+//! plotters is used as a pen only (lines, rectangles, circles, text at pixel positions):
+//! the axes, ticks, legend and annotations are placed by this module, so that one set of
+//! rules holds in every figure (PRESENTATION.md):
+//!
+//! - **the legend never covers data**: it is always drawn below the plot area, outside it;
+//! - **the appendix's series is dashed**, everywhere, with a real SVG dashed stroke
+//!   ([`Style::reference`]); reported sizes and detected knees are vertical lines of their
+//!   own kinds, each with its own legend entry;
+//! - **axes** follow [`axis`]: every decade labelled, power-of-two ticks with units, every
+//!   point inside the labelled range;
+//! - **spread**: points and bars carry their min..max as whiskers;
+//! - **key ratios** are drawn as brackets between the two values they compare;
+//! - **heatmaps** have a colour bar with units, and a diverging palette for signed values.
+//!
+//! Every shape records where it put things ([`Geometry`]: the plot areas, the legend, each
+//! plotted point's pixel position, the tick labels) so that tests can check these rules on
+//! the drawn figures. Output is deterministic: integer pixel positions, fixed formatting,
+//! no clocks and no randomness.
+
+pub mod axis;
+pub mod bar;
+pub mod heat;
+pub mod line;
+pub mod strip;
+
+pub use axis::{AxisSpec, Scale, Units};
+pub use bar::{Bar, BarChart, BarSeries};
+pub use heat::{Heatmap, Palette};
+pub use line::{Bracket, HLine, LineChart, Note, Pt, Series, Vertical, VerticalKind};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::ShapeStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontStyle, FontTransform};
 
 /// A colour-blind-safe palette (Okabe-Ito, and one wine red), used in series order.
 pub const PALETTE: [RGBColor; 9] = [
@@ -22,629 +48,815 @@ pub const PALETTE: [RGBColor; 9] = [
     RGBColor(136, 34, 85),
 ];
 
+pub const BLACK_C: RGBColor = RGBColor(0, 0, 0);
+pub const GREY: RGBColor = RGBColor(110, 110, 110);
+pub const LIGHT_GREY: RGBColor = RGBColor(225, 225, 225);
+pub const GRID: RGBColor = RGBColor(232, 232, 232);
+pub const GRID_MINOR: RGBColor = RGBColor(245, 245, 245);
+
 pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-/// How a series is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
-    Line,
-    Points,
-    LinePoints,
-    /// A dashed line (for reference series such as the appendix's own numbers).
-    Dashed,
+/// How a stroke is drawn. Dashed strokes are real SVG `stroke-dasharray` strokes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dash {
+    Solid,
+    /// Long dashes: the appendix's own numbers, and nothing else.
+    Long,
+    /// Short dashes: horizontal references (a baseline, the clock's step).
+    Short,
+    /// Dots: knees read from a curve.
+    Dotted,
 }
 
-#[derive(Debug, Clone)]
-pub struct Series {
-    pub label: String,
+impl Dash {
+    /// plotters' SVG backend has no dash attribute: a dashed stroke is written with a
+    /// marker opacity that [`finish_svg`] turns into `stroke-dasharray`.
+    fn marker_alpha(self) -> f64 {
+        match self {
+            Dash::Solid => 1.0,
+            Dash::Long => 0.9971,
+            Dash::Short => 0.9972,
+            Dash::Dotted => 0.9973,
+        }
+    }
+    fn dasharray(self) -> &'static str {
+        match self {
+            Dash::Solid => "",
+            Dash::Long => "10 5",
+            Dash::Short => "5 4",
+            Dash::Dotted => "2 3",
+        }
+    }
+}
+
+/// Turns the dash markers into SVG dash attributes.
+fn finish_svg(svg: String) -> String {
+    let mut s = svg;
+    for d in [Dash::Long, Dash::Short, Dash::Dotted] {
+        let from = format!("opacity=\"{}\"", d.marker_alpha());
+        let to = format!("opacity=\"1\" stroke-dasharray=\"{}\"", d.dasharray());
+        s = s.replace(&from, &to);
+    }
+    s
+}
+
+/// A point marker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    Dot,
+    Square,
+    HollowSquare,
+    Diamond,
+    Triangle,
+    /// An upward triangle at the edge: a value beyond the drawn range.
+    Clipped,
+    /// A downward triangle at the edge.
+    ClippedLow,
+    Cross,
+    /// A large black ring drawn over a point: unstable, unsettled, flagged.
+    Ring,
+}
+
+/// How a series (or a legend entry) is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Style {
+    pub color: RGBColor,
+    pub line: Option<Dash>,
+    pub width: u32,
+    pub marker: Option<Marker>,
+    /// Marker radius in pixels.
+    pub size: u32,
+}
+
+impl Style {
+    /// One of this run's measured series: a solid line with markers.
+    pub fn measured(i: usize, marker: Marker) -> Style {
+        Style {
+            color: color(i),
+            line: Some(Dash::Solid),
+            width: 2,
+            marker: Some(marker),
+            size: 4,
+        }
+    }
+    /// Markers only.
+    pub fn points(i: usize, marker: Marker) -> Style {
+        Style {
+            line: None,
+            ..Style::measured(i, marker)
+        }
+    }
+    /// The appendix's own numbers: black long dashes with crosses, in every figure.
+    pub fn reference() -> Style {
+        Style {
+            color: BLACK_C,
+            line: Some(Dash::Long),
+            width: 2,
+            marker: Some(Marker::Cross),
+            size: 5,
+        }
+    }
+    /// A ring around points that did not settle.
+    pub fn ring() -> Style {
+        Style {
+            color: BLACK_C,
+            line: None,
+            width: 2,
+            marker: Some(Marker::Ring),
+            size: 8,
+        }
+    }
+}
+
+/// A pixel rectangle (x0, y0) top left to (x1, y1) bottom right.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl Rect {
+    pub fn new(x0: f64, y0: f64, x1: f64, y1: f64) -> Rect {
+        Rect { x0, y0, x1, y1 }
+    }
+    pub fn w(&self) -> f64 {
+        self.x1 - self.x0
+    }
+    pub fn h(&self) -> f64 {
+        self.y1 - self.y0
+    }
+    pub fn intersects(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+    pub fn contains(&self, (x, y): (f64, f64)) -> bool {
+        x >= self.x0 && x <= self.x1 && y >= self.y0 && y <= self.y1
+    }
+    pub fn grow(&self, d: f64) -> Rect {
+        Rect::new(self.x0 - d, self.y0 - d, self.x1 + d, self.y1 + d)
+    }
+}
+
+/// Where one plot area put things.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))] // read by the structural tests
+pub struct PanelGeom {
+    pub plot: Option<Rect>,
+    /// Pixel positions of every plotted point (markers, line vertices, whisker ends).
     pub points: Vec<(f64, f64)>,
-    pub mark: Mark,
-    /// Index into [`PALETTE`].
-    pub color: usize,
+    /// `(pixel position along the axis, label)`.
+    pub x_ticks: Vec<(f64, String)>,
+    pub y_ticks: Vec<(f64, String)>,
+    /// Whether the axis is continuous (a categorical axis has no range to check).
+    pub x_continuous: bool,
+    pub y_continuous: bool,
 }
 
-impl Series {
-    pub fn new(
-        label: impl Into<String>,
-        points: Vec<(f64, f64)>,
-        mark: Mark,
-        color: usize,
-    ) -> Series {
-        Series {
-            label: label.into(),
-            points,
-            mark,
-            color,
-        }
-    }
-}
-
-/// A dashed vertical line with a label (a cache size, the line size, ...).
-#[derive(Debug, Clone)]
-pub struct Vertical {
-    pub x: f64,
-    pub label: String,
-    /// Index into [`PALETTE`]; 6 is black.
-    pub color: usize,
-}
-
-/// An x-y chart with optional log axes, series and dashed verticals.
-#[derive(Debug, Clone)]
-pub struct LineChart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub x_log: bool,
-    pub y_log: bool,
-    pub series: Vec<Series>,
-    pub verticals: Vec<Vertical>,
-    /// Explicit x tick labels formatter: `None` prints numbers.
-    pub x_fmt: Option<fn(f64) -> String>,
-    /// Print the verticals' labels at the bottom of the plot instead of the top (where the
-    /// legend sits).
-    pub vertical_labels_low: bool,
+/// Where a figure put things, for the structural tests.
+#[derive(Clone, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub struct Geometry {
     pub size: (u32, u32),
+    pub panels: Vec<PanelGeom>,
+    pub legends: Vec<Rect>,
+    /// Text boxes drawn inside plot areas (ratios, notes).
+    pub boxes: Vec<Rect>,
 }
 
-impl LineChart {
-    pub fn new(title: &str, x_label: &str, y_label: &str) -> LineChart {
-        LineChart {
-            title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
-            x_log: false,
-            y_log: false,
-            series: Vec::new(),
-            verticals: Vec::new(),
-            x_fmt: None,
-            vertical_labels_low: false,
-            size: (900, 560),
-        }
-    }
+/// Font sizes.
+pub const TITLE: f64 = 18.0;
+pub const LABEL: f64 = 13.0;
+pub const SMALL: f64 = 12.0;
 
-    /// A point can be drawn: finite, and positive on a log axis.
-    fn drawable(&self, &(x, y): &(f64, f64)) -> bool {
-        x.is_finite() && y.is_finite() && (!self.x_log || x > 0.0) && (!self.y_log || y > 0.0)
-    }
+/// The width a text takes at `size` (plotters writes SVG font-size = size / 1.24; an
+/// average sans-serif glyph is about 0.6 em wide, a little over for safety).
+pub fn text_w(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size / 1.24 * 0.62
+}
 
-    fn ranges(&self) -> Result<[(f64, f64); 2], String> {
-        let pts: Vec<(f64, f64)> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().copied())
-            .filter(|p| self.drawable(p))
-            .collect();
-        if pts.is_empty() {
-            return Err(format!("figure {:?} has no data to draw", self.title));
-        }
-        let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
-        xs.extend(
-            self.verticals
-                .iter()
-                .map(|v| v.x)
-                .filter(|x| x.is_finite() && (!self.x_log || *x > 0.0)),
-        );
-        let ys: Vec<f64> = pts.iter().map(|p| p.1).collect();
-        let span = |v: &[f64], log: bool, zero: bool| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if log {
-                (lo / 1.3, hi * 1.3)
-            } else {
-                let lo = if zero { lo.min(0.0) } else { lo };
-                let pad = ((hi - lo) * 0.05).max(hi.abs() * 0.01).max(1e-9);
-                (if zero && lo >= 0.0 { 0.0 } else { lo - pad }, hi + pad)
-            }
+/// Splits `text` into lines of at most `width` pixels at `size` (words are not broken).
+pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        let cand = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
         };
-        Ok([span(&xs, self.x_log, false), span(&ys, self.y_log, true)])
+        if text_w(&cand, size) > width && !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+            cur = word.to_string();
+        } else {
+            cur = cand;
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// Horizontal text anchor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Center,
+    Right,
+}
+
+/// A pixel canvas over plotters' SVG backend that records what it drew.
+pub struct Canvas<'a> {
+    area: DrawingArea<SVGBackend<'a>, Shift>,
+    pub geom: Geometry,
+}
+
+fn px(v: f64) -> i32 {
+    // `as` saturates; the clamp keeps absurd positions from reaching the SVG.
+    v.round().clamp(-100_000.0, 100_000.0) as i32
+}
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Renders `draw` on a white canvas of `size` pixels; returns the SVG text and geometry.
+pub fn render(
+    size: (u32, u32),
+    draw: impl FnOnce(&mut Canvas<'_>) -> Result<(), String>,
+) -> Result<(String, Geometry), String> {
+    let size = (size.0.clamp(100, 4000), size.1.clamp(100, 8000));
+    let mut svg = String::new();
+    let geom;
+    {
+        let area = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        area.fill(&WHITE).map_err(err)?;
+        let mut c = Canvas {
+            area,
+            geom: Geometry {
+                size,
+                ..Geometry::default()
+            },
+        };
+        draw(&mut c)?;
+        c.area.present().map_err(err)?;
+        geom = c.geom;
+    }
+    Ok((finish_svg(svg), geom))
+}
+
+impl Canvas<'_> {
+    /// A polyline.
+    pub fn line(
+        &mut self,
+        pts: &[(f64, f64)],
+        c: RGBColor,
+        width: u32,
+        dash: Dash,
+    ) -> Result<(), String> {
+        if pts.len() < 2 {
+            return Ok(());
+        }
+        let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
+        let style = c.mix(dash.marker_alpha()).stroke_width(width);
+        self.area.draw(&PathElement::new(v, style)).map_err(err)
     }
 
-    /// Renders to an SVG string.
-    pub fn render(&self) -> Result<String, String> {
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, self.size).into_drawing_area();
-            self.draw_on(&root)?;
-            root.present().map_err(|e| e.to_string())?;
+    /// A rectangle, filled and/or outlined.
+    pub fn rect(
+        &mut self,
+        r: Rect,
+        fill: Option<RGBAColor>,
+        stroke: Option<(RGBColor, Dash)>,
+    ) -> Result<(), String> {
+        let corners = [(px(r.x0), px(r.y0)), (px(r.x1), px(r.y1))];
+        if let Some(f) = fill {
+            self.area
+                .draw(&Rectangle::new(corners, f.filled()))
+                .map_err(err)?;
         }
-        Ok(svg)
+        if let Some((c, d)) = stroke {
+            let style = c.mix(d.marker_alpha()).stroke_width(1);
+            self.area
+                .draw(&Rectangle::new(corners, style))
+                .map_err(err)?;
+        }
+        Ok(())
     }
 
-    /// Draws into an area (used for multi-panel figures).
-    pub fn draw_on(&self, area: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-        area.fill(&WHITE).map_err(e)?;
-        let [(x0, x1), (y0, y1)] = self.ranges()?;
-        let mut b = ChartBuilder::on(area);
-        b.caption(&self.title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(70);
-        macro_rules! body {
-            ($chart:expr) => {{
-                let mut chart = $chart;
-                let xf = self.x_fmt;
-                let mut mesh = chart.configure_mesh();
-                mesh.x_desc(self.x_label.as_str())
-                    .y_desc(self.y_label.as_str());
-                let fmt_x = move |x: &f64| match xf {
-                    Some(f) => f(*x),
-                    None => tick(*x),
-                };
-                let fmt_y = |y: &f64| tick(*y);
-                mesh.x_label_formatter(&fmt_x).y_label_formatter(&fmt_y);
-                mesh.draw().map_err(|e| e.to_string())?;
-                for v in &self.verticals {
-                    let c = color(v.color);
-                    let (ya, yb) = (y0, y1);
-                    // Dashes as short segments, so the SVG stays plain lines.
-                    let steps = 40;
-                    for k in (0..steps).step_by(2) {
-                        let f0 = k as f64 / steps as f64;
-                        let f1 = (k + 1) as f64 / steps as f64;
-                        let (a, b) = if self.y_log {
-                            (ya * (yb / ya).powf(f0), ya * (yb / ya).powf(f1))
-                        } else {
-                            (ya + (yb - ya) * f0, ya + (yb - ya) * f1)
-                        };
-                        chart
-                            .draw_series(std::iter::once(PathElement::new(
-                                vec![(v.x, a), (v.x, b)],
-                                c.stroke_width(1),
-                            )))
-                            .map_err(|e| e.to_string())?;
-                    }
-                    chart
-                        .draw_series(std::iter::once(Text::new(
-                            v.label.clone(),
-                            (
-                                v.x,
-                                match (self.y_log, self.vertical_labels_low) {
-                                    (true, false) => yb / 1.25,
-                                    (true, true) => ya * 1.05,
-                                    (false, false) => yb - (yb - ya) * 0.03,
-                                    (false, true) => ya + (yb - ya) * 0.04,
-                                },
-                            ),
-                            ("sans-serif", 12).into_font().color(&c),
-                        )))
-                        .map_err(|e| e.to_string())?;
-                }
-                for s in &self.series {
-                    let c = color(s.color);
-                    let style: ShapeStyle = c.stroke_width(2);
-                    let pts: Vec<(f64, f64)> = s
-                        .points
-                        .iter()
-                        .copied()
-                        .filter(|p| self.drawable(p))
-                        .collect();
-                    let legend_style = style;
-                    match s.mark {
-                        Mark::Line | Mark::LinePoints => {
-                            chart
-                                .draw_series(LineSeries::new(pts.clone(), style))
-                                .map_err(|e| e.to_string())?
-                                .label(s.label.as_str())
-                                .legend(move |(x, y)| {
-                                    PathElement::new(vec![(x, y), (x + 20, y)], legend_style)
-                                });
-                            if s.mark == Mark::LinePoints {
-                                chart
-                                    .draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))
-                                    .map_err(|e| e.to_string())?;
-                            }
-                        }
-                        Mark::Points => {
-                            chart
-                                .draw_series(pts.iter().map(|p| Circle::new(*p, 2, c.filled())))
-                                .map_err(|e| e.to_string())?
-                                .label(s.label.as_str())
-                                .legend(move |(x, y)| Circle::new((x + 10, y), 3, c.filled()));
-                        }
-                        Mark::Dashed => {
-                            for w in pts.windows(2) {
-                                chart
-                                    .draw_series(std::iter::once(PathElement::new(
-                                        vec![w[0], w[1]],
-                                        style,
-                                    )))
-                                    .map_err(|e| e.to_string())?;
-                            }
-                            chart
-                                .draw_series(
-                                    pts.iter().map(|p| Cross::new(*p, 4, c.stroke_width(2))),
-                                )
-                                .map_err(|e| e.to_string())?
-                                .label(s.label.as_str())
-                                .legend(move |(x, y)| {
-                                    Cross::new((x + 10, y), 4, c.stroke_width(2))
-                                });
-                        }
-                    }
-                }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()
-                    .map_err(|e| e.to_string())?;
-            }};
+    /// A filled polygon.
+    pub fn polygon(&mut self, pts: &[(f64, f64)], fill: RGBAColor) -> Result<(), String> {
+        let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
+        self.area.draw(&Polygon::new(v, fill.filled())).map_err(err)
+    }
+
+    pub fn circle(
+        &mut self,
+        (x, y): (f64, f64),
+        r: u32,
+        c: RGBColor,
+        filled: bool,
+        width: u32,
+    ) -> Result<(), String> {
+        let style = if filled {
+            c.filled()
+        } else {
+            c.stroke_width(width)
+        };
+        self.area
+            .draw(&Circle::new((px(x), px(y)), r, style))
+            .map_err(err)
+    }
+
+    /// A marker centred at a pixel position.
+    pub fn marker(
+        &mut self,
+        m: Marker,
+        (x, y): (f64, f64),
+        size: u32,
+        c: RGBColor,
+    ) -> Result<(), String> {
+        let s = f64::from(size);
+        let white = RGBColor(255, 255, 255);
+        match m {
+            Marker::Dot => self.circle((x, y), size, c, true, 1),
+            Marker::Ring => self.circle((x, y), size, c, false, 2),
+            Marker::Square => self.rect(
+                Rect::new(x - s, y - s, x + s, y + s),
+                Some(c.mix(1.0)),
+                None,
+            ),
+            Marker::HollowSquare => {
+                self.rect(
+                    Rect::new(x - s, y - s, x + s, y + s),
+                    Some(white.mix(1.0)),
+                    None,
+                )?;
+                self.line(
+                    &[
+                        (x - s, y - s),
+                        (x + s, y - s),
+                        (x + s, y + s),
+                        (x - s, y + s),
+                        (x - s, y - s),
+                    ],
+                    c,
+                    2,
+                    Dash::Solid,
+                )
+            }
+            Marker::Diamond => {
+                let d = s * 1.35;
+                self.polygon(
+                    &[(x, y - d), (x + d, y), (x, y + d), (x - d, y)],
+                    c.mix(1.0),
+                )
+            }
+            Marker::Triangle | Marker::Clipped => {
+                let d = s * 1.3;
+                self.polygon(
+                    &[(x, y - d), (x + d, y + d * 0.8), (x - d, y + d * 0.8)],
+                    c.mix(1.0),
+                )
+            }
+            Marker::ClippedLow => {
+                let d = s * 1.3;
+                self.polygon(
+                    &[(x, y + d), (x + d, y - d * 0.8), (x - d, y - d * 0.8)],
+                    c.mix(1.0),
+                )
+            }
+            Marker::Cross => {
+                self.line(&[(x - s, y - s), (x + s, y + s)], c, 2, Dash::Solid)?;
+                self.line(&[(x - s, y + s), (x + s, y - s)], c, 2, Dash::Solid)
+            }
         }
-        match (self.x_log, self.y_log) {
-            (true, true) => body!(
-                b.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-                    .map_err(e)?
-            ),
-            (true, false) => body!(
-                b.build_cartesian_2d((x0..x1).log_scale(), y0..y1)
-                    .map_err(e)?
-            ),
-            (false, true) => body!(
-                b.build_cartesian_2d(x0..x1, (y0..y1).log_scale())
-                    .map_err(e)?
-            ),
-            (false, false) => body!(b.build_cartesian_2d(x0..x1, y0..y1).map_err(e)?),
+    }
+
+    /// Text at a pixel position; `valign` 0 = top, 1 = middle, 2 = bottom of the text.
+    /// Returns the box it takes (estimated).
+    #[allow(clippy::too_many_arguments)]
+    pub fn text(
+        &mut self,
+        s: &str,
+        (x, y): (f64, f64),
+        size: f64,
+        c: RGBColor,
+        align: Align,
+        valign: u8,
+        bold: bool,
+    ) -> Result<Rect, String> {
+        let h = match align {
+            Align::Left => HPos::Left,
+            Align::Center => HPos::Center,
+            Align::Right => HPos::Right,
+        };
+        let v = match valign {
+            0 => VPos::Top,
+            1 => VPos::Center,
+            _ => VPos::Bottom,
+        };
+        let mut font = ("sans-serif", size).into_font();
+        if bold {
+            font = font.style(FontStyle::Bold);
         }
+        let style = font.color(&c).pos(Pos::new(h, v));
+        self.area
+            .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
+            .map_err(err)?;
+        let w = text_w(s, size);
+        let th = size * 0.95;
+        let x0 = match align {
+            Align::Left => x,
+            Align::Center => x - w / 2.0,
+            Align::Right => x - w,
+        };
+        let y0 = match valign {
+            0 => y,
+            1 => y - th / 2.0,
+            _ => y - th,
+        };
+        Ok(Rect::new(x0, y0, x0 + w, y0 + th))
+    }
+
+    /// Text turned a quarter left (a y-axis title), centred at (x, y).
+    pub fn text_vertical(
+        &mut self,
+        s: &str,
+        (x, y): (f64, f64),
+        size: f64,
+        c: RGBColor,
+    ) -> Result<(), String> {
+        let style = ("sans-serif", size)
+            .into_font()
+            .transform(FontTransform::Rotate270)
+            .color(&c)
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        self.area
+            .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
+            .map_err(err)
+    }
+
+    /// Lines of text on a white box with a thin border; returns the box.
+    #[allow(clippy::too_many_arguments)]
+    pub fn text_box(
+        &mut self,
+        lines: &[String],
+        (x, y): (f64, f64),
+        size: f64,
+        c: RGBColor,
+        align: Align,
+        border: bool,
+    ) -> Result<Rect, String> {
+        let r = text_box_rect(lines, (x, y), size, align);
+        self.rect(
+            r,
+            Some(RGBColor(255, 255, 255).mix(0.92)),
+            border.then_some((RGBColor(150, 150, 150), Dash::Solid)),
+        )?;
+        for (i, l) in lines.iter().enumerate() {
+            let tx = match align {
+                Align::Left => r.x0 + 4.0,
+                Align::Center => (r.x0 + r.x1) / 2.0,
+                Align::Right => r.x1 - 4.0,
+            };
+            self.text(
+                l,
+                (tx, r.y0 + 3.0 + i as f64 * size * 1.15),
+                size,
+                c,
+                align,
+                0,
+                false,
+            )?;
+        }
+        Ok(r)
+    }
+
+    /// A title, wrapped to `width` and centred at `cx`; returns the height used.
+    pub fn title(&mut self, s: &str, cx: f64, y: f64, width: f64) -> Result<f64, String> {
+        let lines = wrap(s, TITLE, width);
+        for (i, l) in lines.iter().enumerate() {
+            self.text(
+                l,
+                (cx, y + i as f64 * TITLE * 1.2),
+                TITLE,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+        }
+        Ok(lines.len() as f64 * TITLE * 1.2)
+    }
+}
+
+/// The box `text_box` draws for these lines (for placing it before drawing).
+pub fn text_box_rect(lines: &[String], (x, y): (f64, f64), size: f64, align: Align) -> Rect {
+    let w = lines.iter().map(|l| text_w(l, size)).fold(0.0, f64::max) + 8.0;
+    let h = lines.len() as f64 * size * 1.15 + 5.0;
+    let x0 = match align {
+        Align::Left => x,
+        Align::Center => x - w / 2.0,
+        Align::Right => x - w,
+    };
+    Rect::new(x0, y, x0 + w, y + h)
+}
+
+/// One legend entry: what its sample looks like, and its text.
+#[derive(Clone, Debug)]
+pub enum Glyph {
+    Series(Style),
+    /// A vertical line of this colour and dash (a reported size, a knee).
+    Vertical(RGBColor, Dash),
+    /// A horizontal line.
+    Horizontal(RGBColor, Dash),
+    /// A whisker: the min..max bar.
+    Whisker(RGBColor),
+    /// A filled box (a bar), or a dashed outline (the appendix's bar).
+    Bar(RGBColor, bool),
+}
+
+/// The legend of a chart, drawn below its plot area.
+#[derive(Clone, Debug, Default)]
+pub struct Legend {
+    pub entries: Vec<(Glyph, String)>,
+}
+
+const LEGEND_ROW: f64 = 19.0;
+const GLYPH_W: f64 = 34.0;
+
+impl Legend {
+    pub fn push(&mut self, g: Glyph, label: impl Into<String>) {
+        let label = label.into();
+        if !label.is_empty() && !self.entries.iter().any(|(_, l)| *l == label) {
+            self.entries.push((g, label));
+        }
+    }
+
+    /// Columns and rows for `width` pixels.
+    fn grid(&self, width: f64) -> (usize, usize) {
+        if self.entries.is_empty() {
+            return (1, 0);
+        }
+        let widest = self
+            .entries
+            .iter()
+            .map(|(_, l)| text_w(l, SMALL))
+            .fold(0.0, f64::max);
+        let cell = GLYPH_W + 8.0 + widest + 18.0;
+        let cols = ((width / cell).floor() as usize)
+            .clamp(1, 3)
+            .min(self.entries.len());
+        (cols, self.entries.len().div_ceil(cols))
+    }
+
+    /// The height the legend takes at `width`.
+    pub fn height(&self, width: f64) -> f64 {
+        let (_, rows) = self.grid(width);
+        if rows == 0 {
+            0.0
+        } else {
+            rows as f64 * LEGEND_ROW + 10.0
+        }
+    }
+
+    /// Draws the legend in the band starting at `y`, from `x0` to `x1`.
+    pub fn draw(&self, c: &mut Canvas<'_>, x0: f64, x1: f64, y: f64) -> Result<(), String> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        let width = x1 - x0;
+        let (cols, rows) = self.grid(width);
+        let colw = width / cols as f64;
+        let r = Rect::new(x0, y, x1, y + rows as f64 * LEGEND_ROW + 6.0);
+        c.rect(r, None, Some((RGBColor(190, 190, 190), Dash::Solid)))?;
+        // Entries run down the columns.
+        for (i, (g, label)) in self.entries.iter().enumerate() {
+            let (col, row) = (i / rows, i % rows);
+            let gx = x0 + col as f64 * colw + 8.0;
+            let gy = y + 3.0 + row as f64 * LEGEND_ROW + LEGEND_ROW / 2.0;
+            draw_glyph(c, g, gx, gy)?;
+            let max_chars = ((colw - GLYPH_W - 16.0) / text_w("m", SMALL)).max(8.0) as usize;
+            let text: String = if label.chars().count() > max_chars {
+                let mut t: String = label.chars().take(max_chars.saturating_sub(1)).collect();
+                t.push('…');
+                t
+            } else {
+                label.clone()
+            };
+            c.text(
+                &text,
+                (gx + GLYPH_W + 6.0, gy),
+                SMALL,
+                BLACK_C,
+                Align::Left,
+                1,
+                false,
+            )?;
+        }
+        c.geom.legends.push(r);
         Ok(())
     }
 }
 
-/// Several line charts stacked in one SVG (one panel per workload, say).
-pub fn render_panels(panels: &[LineChart], size: (u32, u32)) -> Result<String, String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let areas = root.split_evenly((panels.len().max(1), 1));
-        for (p, a) in panels.iter().zip(areas.iter()) {
-            p.draw_on(a)?;
-        }
-        root.present().map_err(|e| e.to_string())?;
-    }
-    Ok(svg)
-}
-
-/// Grouped bars: one group per category, one bar per series.
-#[derive(Debug, Clone)]
-pub struct BarChart {
-    pub title: String,
-    pub y_label: String,
-    pub categories: Vec<String>,
-    /// `(series label, one value per category; None = not measured)`.
-    pub series: Vec<(String, Vec<Option<f64>>)>,
-    pub y_log: bool,
-    pub size: (u32, u32),
-}
-
-impl BarChart {
-    pub fn new(title: &str, y_label: &str) -> BarChart {
-        BarChart {
-            title: title.into(),
-            y_label: y_label.into(),
-            categories: Vec::new(),
-            series: Vec::new(),
-            y_log: false,
-            size: (900, 520),
-        }
-    }
-
-    pub fn render(&self) -> Result<String, String> {
-        let vals: Vec<f64> = self
-            .series
-            .iter()
-            .flat_map(|s| s.1.iter().flatten().copied())
-            .filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
-            .collect();
-        if vals.is_empty() || self.categories.is_empty() {
-            return Err(format!("figure {:?} has no data to draw", self.title));
-        }
-        let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
-        let n_cat = self.categories.len();
-        let n_ser = self.series.len().max(1);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, self.size).into_drawing_area();
-            let e = |e: DrawingAreaErrorKind<_>| e.to_string();
-            root.fill(&WHITE).map_err(e)?;
-            let mut b = ChartBuilder::on(&root);
-            b.caption(&self.title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(60)
-                .y_label_area_size(70);
-            let cats = self.categories.clone();
-            let fmt_x = move |x: &f64| {
-                let i = x.round();
-                if (x - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < cats.len() {
-                    cats[i as usize].clone()
-                } else {
-                    String::new()
-                }
-            };
-            let fmt_y = |y: &f64| tick(*y);
-            macro_rules! body {
-                ($chart:expr, $base:expr) => {{
-                    let mut chart = $chart;
-                    chart
-                        .configure_mesh()
-                        .disable_x_mesh()
-                        .x_labels(n_cat * 2 + 1)
-                        .x_label_formatter(&fmt_x)
-                        .y_label_formatter(&fmt_y)
-                        .y_desc(self.y_label.as_str())
-                        .draw()
-                        .map_err(|e| e.to_string())?;
-                    let w = 0.8 / n_ser as f64;
-                    for (si, (label, vs)) in self.series.iter().enumerate() {
-                        let c = color(si);
-                        let bars: Vec<Rectangle<(f64, f64)>> = vs
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(ci, v)| {
-                                v.filter(|v| v.is_finite() && (!self.y_log || *v > 0.0))
-                                    .map(|v| (ci, v))
-                            })
-                            .map(|(ci, v)| {
-                                let x0 = ci as f64 - 0.4 + si as f64 * w;
-                                Rectangle::new([(x0, $base), (x0 + w * 0.9, v)], c.filled())
-                            })
-                            .collect();
-                        chart
-                            .draw_series(bars)
-                            .map_err(|e| e.to_string())?
-                            .label(label.as_str())
-                            .legend(move |(x, y)| {
-                                Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
-                            });
-                    }
-                    chart
-                        .configure_series_labels()
-                        .position(SeriesLabelPosition::UpperLeft)
-                        .background_style(WHITE.mix(0.85))
-                        .border_style(BLACK)
-                        .draw()
-                        .map_err(|e| e.to_string())?;
-                }};
+fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), String> {
+    let mid = x + GLYPH_W / 2.0;
+    match g {
+        Glyph::Series(s) => {
+            if let Some(d) = s.line {
+                c.line(&[(x, y), (x + GLYPH_W, y)], s.color, s.width, d)?;
             }
-            let xr = -0.6..(n_cat as f64 - 0.4);
-            if self.y_log {
-                let (y0, y1) = (lo / 2.0, hi * 2.0);
-                body!(
-                    b.build_cartesian_2d(xr, (y0..y1).log_scale()).map_err(e)?,
-                    y0
-                );
+            if let Some(m) = s.marker {
+                c.marker(m, (mid, y), s.size.min(7), s.color)?;
+            }
+            Ok(())
+        }
+        Glyph::Vertical(col, d) => c.line(&[(mid, y - 8.0), (mid, y + 8.0)], *col, 2, *d),
+        Glyph::Horizontal(col, d) => c.line(&[(x, y), (x + GLYPH_W, y)], *col, 2, *d),
+        Glyph::Whisker(col) => {
+            c.line(&[(mid, y - 8.0), (mid, y + 8.0)], *col, 1, Dash::Solid)?;
+            c.line(
+                &[(mid - 4.0, y - 8.0), (mid + 4.0, y - 8.0)],
+                *col,
+                1,
+                Dash::Solid,
+            )?;
+            c.line(
+                &[(mid - 4.0, y + 8.0), (mid + 4.0, y + 8.0)],
+                *col,
+                1,
+                Dash::Solid,
+            )?;
+            c.circle((mid, y), 2, *col, true, 1)
+        }
+        Glyph::Bar(col, filled) => {
+            let r = Rect::new(x + 8.0, y - 7.0, x + GLYPH_W - 8.0, y + 7.0);
+            if *filled {
+                c.rect(r, Some(col.mix(1.0)), None)
             } else {
-                body!(b.build_cartesian_2d(xr, 0.0..hi * 1.15).map_err(e)?, 0.0);
+                c.rect(r, None, Some((*col, Dash::Long)))
             }
-            root.present().map_err(|e| e.to_string())?;
         }
-        Ok(svg)
     }
 }
 
-/// A heatmap of values over a grid with labelled rows and columns (row 0 at the top).
-#[derive(Debug, Clone)]
-pub struct Heatmap {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub x_labels: Vec<String>,
-    pub y_labels: Vec<String>,
-    /// `values[row][col]`; `None` cells are drawn grey.
-    pub values: Vec<Vec<Option<f64>>>,
-    /// Printed in each cell when the grid is small enough.
-    pub unit: String,
-    /// The values the lightest and darkest colours stand for; `None`: the data's own range.
-    pub range: Option<(f64, f64)>,
-    pub size: (u32, u32),
-}
-
-impl Heatmap {
-    pub fn render(&self) -> Result<String, String> {
-        let rows = self.values.len();
-        let cols = self.values.first().map_or(0, Vec::len);
-        if rows == 0 || cols == 0 {
-            return Err(format!("figure {:?} has no data to draw", self.title));
-        }
-        let vals: Vec<f64> = self
-            .values
-            .iter()
-            .flatten()
-            .flatten()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
-        let (lo, hi) = self.range.unwrap_or((
-            vals.iter().copied().fold(f64::INFINITY, f64::min),
-            vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        ));
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, self.size).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| e.to_string())?;
-            let xl = self.x_labels.clone();
-            let yl = self.y_labels.clone();
-            let fx = move |x: &f64| label_at(&xl, *x);
-            let fy = move |y: &f64| label_at(&yl, *y);
-            let mut chart = ChartBuilder::on(&root)
-                .caption(&self.title, ("sans-serif", 20))
-                .margin(12)
-                .x_label_area_size(45)
-                .y_label_area_size(80)
-                .build_cartesian_2d(-0.5..(cols as f64 - 0.5), (rows as f64 - 0.5)..-0.5)
-                .map_err(|e| e.to_string())?;
-            chart
-                .configure_mesh()
-                .disable_mesh()
-                .x_labels(cols.min(32) * 2 + 1)
-                .y_labels(rows.min(32) * 2 + 1)
-                .x_label_formatter(&fx)
-                .y_label_formatter(&fy)
-                .x_desc(self.x_label.as_str())
-                .y_desc(self.y_label.as_str())
-                .draw()
-                .map_err(|e| e.to_string())?;
-            for (r, row) in self.values.iter().enumerate() {
-                for (c, v) in row.iter().enumerate() {
-                    let fill = match v {
-                        Some(v) if v.is_finite() => {
-                            let t = if hi > lo {
-                                ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
-                            } else {
-                                0.5
-                            };
-                            RGBColor(255, (235.0 - 190.0 * t) as u8, (200.0 - 190.0 * t) as u8)
-                        }
-                        _ => RGBColor(200, 200, 200),
-                    };
-                    let (x, y) = (c as f64, r as f64);
-                    chart
-                        .draw_series(std::iter::once(Rectangle::new(
-                            [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
-                            fill.filled(),
-                        )))
-                        .map_err(|e| e.to_string())?;
-                    if rows * cols <= 400 {
-                        let text = v
-                            .filter(|v| v.is_finite())
-                            .map_or("-".to_string(), |v| format!("{}{}", tick(v), self.unit));
-                        chart
-                            .draw_series(std::iter::once(Text::new(
-                                text,
-                                (x - 0.3, y),
-                                ("sans-serif", 11).into_font(),
-                            )))
-                            .map_err(|e| e.to_string())?;
-                    }
-                }
-            }
-            root.present().map_err(|e| e.to_string())?;
-        }
-        Ok(svg)
-    }
-}
-
-fn label_at(labels: &[String], x: f64) -> String {
-    let i = x.round();
-    if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
-        labels[i as usize].clone()
-    } else {
-        String::new()
-    }
-}
-
-/// Tick text: short, deterministic, no trailing zeros.
-pub fn tick(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let a = v.abs();
-    if !(1e-3..1e6).contains(&a) {
-        return format!("{v:.0e}");
-    }
-    let s = if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    };
-    if s.contains('.') {
+/// A value written for people: three significant digits, no exponent in the usual range,
+/// trailing zeros dropped.
+pub fn num(v: f64) -> String {
+    let s = sig3(v);
+    if s.contains('.') && !s.contains('e') {
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         s
     }
 }
 
-/// Formats a KiB count as "4K", "1M", "128M" (for working-set axes).
-pub fn kib_label(kib: f64) -> String {
-    if kib >= 1024.0 * 1024.0 {
-        format!("{}G", tick(kib / 1024.0 / 1024.0))
-    } else if kib >= 1024.0 {
-        format!("{}M", tick(kib / 1024.0))
-    } else {
-        format!("{}K", tick(kib))
+/// Three significant digits, trailing zeros kept ("0.490", "1.00"): for values set side by
+/// side.
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return "?".into();
     }
+    let a = v.abs();
+    if a == 0.0 {
+        return "0".into();
+    }
+    if !(1e-3..1e7).contains(&a) {
+        let s = format!("{v:.2e}");
+        return match s.split_once('e') {
+            Some((m, e)) => {
+                let m = if m.contains('.') {
+                    m.trim_end_matches('0').trim_end_matches('.')
+                } else {
+                    m
+                };
+                format!("{m}e{e}")
+            }
+            None => s,
+        };
+    }
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else {
+        (2.0 - a.log10().floor()).clamp(0.0, 6.0) as usize
+    };
+    format!("{v:.decimals$}")
+}
+
+/// A ratio written for people: "13.4x", "1.00x", "6614x".
+pub fn ratio(v: f64) -> String {
+    if !v.is_finite() {
+        return "?x".into();
+    }
+    let a = v.abs();
+    if a >= 1e7 || (a < 1e-3 && a > 0.0) {
+        return format!("{}x", num(v));
+    }
+    if a >= 100.0 {
+        format!("{v:.0}x")
+    } else if a >= 10.0 {
+        format!("{v:.1}x")
+    } else {
+        format!("{v:.2}x")
+    }
+}
+
+/// `a / b` where both are finite and b is not zero.
+pub fn div(a: f64, b: f64) -> Option<f64> {
+    let r = a / b;
+    (b != 0.0 && r.is_finite()).then_some(r)
+}
+
+/// Formats a KiB count as "4K", "1M", "128M" (for text beside a vertical).
+pub fn kib_label(kib: f64) -> String {
+    if !(kib.is_finite() && kib > 0.0) {
+        return "?".into();
+    }
+    if kib >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{}T", num(kib / 1024.0 / 1024.0 / 1024.0))
+    } else if kib >= 1024.0 * 1024.0 {
+        format!("{}G", num(kib / 1024.0 / 1024.0))
+    } else if kib >= 1024.0 {
+        format!("{}M", num(kib / 1024.0))
+    } else {
+        format!("{}K", num(kib))
+    }
+}
+
+/// Picks, among candidate boxes, the first inside `bounds` that covers no recorded point and
+/// no other box; failing that, the one covering the fewest points.
+pub fn place(candidates: &[Rect], bounds: &Rect, points: &[(f64, f64)], boxes: &[Rect]) -> Rect {
+    let cost = |r: &Rect| {
+        let inside =
+            r.x0 >= bounds.x0 && r.x1 <= bounds.x1 && r.y0 >= bounds.y0 && r.y1 <= bounds.y1;
+        let covered = points.iter().filter(|p| r.grow(3.0).contains(**p)).count();
+        let overlaps = boxes.iter().filter(|b| b.intersects(r)).count();
+        (if inside { 0 } else { 1000 }) + covered * 10 + overlaps * 50
+    };
+    let mut best = candidates[0];
+    let mut best_cost = usize::MAX;
+    for r in candidates {
+        let k = cost(r);
+        if k < best_cost {
+            best = *r;
+            best_cost = k;
+        }
+        if k == 0 {
+            break;
+        }
+    }
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sample() -> LineChart {
-        let mut c = LineChart::new("t", "x", "y");
-        c.x_log = true;
-        c.y_log = true;
-        c.series.push(Series::new(
-            "a",
-            vec![(4.0, 1.0), (1024.0, 10.0)],
-            Mark::LinePoints,
-            0,
-        ));
-        c.series.push(Series::new(
-            "b",
-            vec![(4.0, 2.0), (1024.0, 20.0)],
-            Mark::Dashed,
-            1,
-        ));
-        c.verticals.push(Vertical {
-            x: 48.0,
-            label: "L1d".into(),
-            color: 6,
-        });
-        c
+    #[test]
+    fn numbers_and_ratios_read_naturally() {
+        assert_eq!(num(0.481523), "0.482");
+        assert_eq!(num(13.4406), "13.4");
+        assert_eq!(num(208.019), "208");
+        assert_eq!(num(5e-324), "4.94e-324");
+        assert_eq!(ratio(13.4406), "13.4x");
+        assert_eq!(ratio(1.00341), "1.00x");
+        assert_eq!(ratio(6614.35), "6614x");
+        assert_eq!(kib_label(49152.0 / 1024.0 * 1024.0), "48M");
+        assert_eq!(kib_label(48.0), "48K");
     }
 
     #[test]
-    fn line_chart_is_deterministic_svg() {
-        let a = sample().render().unwrap();
-        let b = sample().render().unwrap();
-        assert_eq!(a, b);
-        assert!(a.starts_with("<svg"));
-        assert!(a.contains("L1d"));
+    fn dashes_become_svg_dash_arrays() {
+        let (svg, _) = render((200, 100), |c| {
+            c.line(&[(0.0, 0.0), (100.0, 50.0)], BLACK_C, 2, Dash::Long)?;
+            c.line(&[(0.0, 10.0), (100.0, 60.0)], BLACK_C, 2, Dash::Solid)
+        })
+        .unwrap();
+        assert!(svg.contains("stroke-dasharray=\"10 5\""), "{svg}");
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1);
+        assert!(!svg.contains("0.997"));
     }
 
     #[test]
-    fn empty_chart_is_an_error_not_a_panic() {
-        let c = LineChart::new("empty", "x", "y");
-        assert!(c.render().unwrap_err().contains("no data"));
-        let mut c = LineChart::new("neg", "x", "y");
-        c.y_log = true;
-        c.series
-            .push(Series::new("a", vec![(1.0, -1.0)], Mark::Line, 0));
-        assert!(c.render().is_err());
+    fn wrap_keeps_words() {
+        let l = wrap("one two three four five six", 12.0, 60.0);
+        assert!(l.len() > 1);
+        assert_eq!(l.join(" "), "one two three four five six");
     }
 
     #[test]
-    fn bars_and_heatmap_render() {
-        let mut b = BarChart::new("b", "ns");
-        b.categories = vec!["x".into(), "y".into()];
-        b.series = vec![("s".into(), vec![Some(1.0), None])];
-        assert!(b.render().unwrap().contains("<rect"));
-        let h = Heatmap {
-            title: "h".into(),
-            x_label: "to".into(),
-            y_label: "from".into(),
-            x_labels: vec!["0".into(), "1".into()],
-            y_labels: vec!["0".into(), "1".into()],
-            values: vec![vec![None, Some(50.0)], vec![Some(52.0), None]],
-            unit: "".into(),
-            range: None,
-            size: (400, 400),
-        };
-        assert!(h.render().unwrap().contains("52"));
-    }
-
-    #[test]
-    fn ticks() {
-        assert_eq!(tick(1.5), "1.5");
-        assert_eq!(tick(100.0), "100");
-        assert_eq!(tick(0.25), "0.25");
-        assert_eq!(kib_label(4.0), "4K");
-        assert_eq!(kib_label(2048.0), "2M");
+    fn place_avoids_points() {
+        let bounds = Rect::new(0.0, 0.0, 100.0, 100.0);
+        let a = Rect::new(0.0, 0.0, 20.0, 20.0);
+        let b = Rect::new(50.0, 50.0, 70.0, 70.0);
+        assert_eq!(place(&[a, b], &bounds, &[(10.0, 10.0)], &[]), b);
     }
 }

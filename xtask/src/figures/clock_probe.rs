@@ -1,57 +1,588 @@
-//! clock_probe's figure: the 201 rounds of trap three, in time order, with the median,
-//! the mean and the minimum as horizontal references.
+//! clock_probe's figures.
+//!
+//! - `clock_probe-traps.svg` is the book's Figure 105.1 with this machine's numbers: the
+//!   three traps of measuring, each as the pair of times it compares on one log time axis,
+//!   the ratio between them, and the guard against it. The clock's smallest step is drawn
+//!   as a dotted line: a time on that line was never measured.
+//! - `clock_probe-trap3.svg`: the rounds of trap three in time order (top), and the
+//!   same rounds zoomed to the bulk (bottom) where the minimum, median and mean are drawn
+//!   as lines far enough apart to be told apart, with the mean / median ratio between them.
 
-use super::chart::{LineChart, Mark, Series};
-use super::{Figure, Saved, need_block, need_nums};
+use super::chart::axis::{Axis, AxisSpec, Scale, Units};
+use super::chart::line::render_panels;
+use super::chart::{
+    Align, BLACK_C, Bracket, Dash, GREY, HLine, LABEL, LineChart, Marker, Note, PanelGeom, Pt,
+    Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w,
+};
+use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
+use measure::data::DataFile;
 
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run("clock_probe").ok_or("no clock_probe output")?;
-    let b = need_block(run, "clock_probe", "trap_three_samples")?;
-    let rounds = need_nums(b, "round")?;
-    let ns = need_nums(b, "ns")?;
-    let pts: Vec<(f64, f64)> = rounds
-        .iter()
-        .zip(&ns)
-        .filter_map(|(r, v)| Some(((*r)?, (*v)? / 1000.0)))
-        .collect();
-    if pts.is_empty() {
-        return Err("trap_three_samples is empty".into());
-    }
-    let s = need_block(run, "clock_probe", "trap_three_summary")?;
-    let stat = s
-        .texts("stat")
-        .ok_or("trap_three_summary has no stat column")?;
-    let val = need_nums(s, "ns")?;
-    let get = |name: &str| {
-        stat.iter()
-            .position(|x| x == name)
-            .and_then(|i| val[i])
-            .map(|v| v / 1000.0)
+const EXP: &str = "clock_probe";
+
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need(EXP)?;
+    Ok(vec![traps(saved, run)?, trap_three(saved, run)?])
+}
+
+/// `(median, min, max)` of a row of a `label median_ns min_ns max_ns` block.
+fn row(
+    run: &DataFile,
+    block: &str,
+    key_col: &str,
+    key: &str,
+) -> Option<(f64, Option<f64>, Option<f64>)> {
+    let b = run.block(block)?;
+    let keys = b.texts(key_col)?;
+    let i = keys.iter().position(|k| k == key)?;
+    let med = b.nums("median_ns")?[i]?;
+    let min = b.nums("min_ns").and_then(|v| v[i]);
+    let max = b.nums("max_ns").and_then(|v| v[i]);
+    Some((med, min, max))
+}
+
+/// The trap-three summary (from the block, else from the samples).
+fn stat(run: &DataFile, name: &str) -> Option<f64> {
+    let s = run.block("trap_three_summary")?;
+    let names = s.texts("stat")?;
+    let v = s.nums("ns")?;
+    names.iter().position(|x| x == name).and_then(|i| v[i])
+}
+
+/// One bar of the diagram: a name, a time and its spread (`None`: not measured).
+struct Item {
+    name: String,
+    t: Option<(f64, Option<f64>, Option<f64>)>,
+    color: usize,
+}
+
+/// One trap: its name, its two (or three) times, the ratio, and the guard.
+struct Trap {
+    title: &'static str,
+    items: Vec<Item>,
+    ratio: Option<String>,
+    guard: &'static str,
+}
+
+fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let step = run
+        .meta_num("clock_min_step_ns")
+        .filter(|v| v.is_finite() && *v > 0.0);
+    let discarded = row(run, "trap_one", "variant", "discarded");
+    let used = row(run, "trap_one", "variant", "used");
+    let first = row(run, "trap_two", "fill", "first");
+    let second = row(run, "trap_two", "fill", "second");
+    let (median, mean, max) = (stat(run, "median"), stat(run, "mean"), stat(run, "max"));
+    let rounds = run
+        .block("trap_three_samples")
+        .map(|b| b.rows.len())
+        .filter(|n| *n > 0);
+    let ratio_of = |a: Option<f64>, b: Option<f64>, what: &str| {
+        a.zip(b)
+            .and_then(|(a, b)| div(a, b))
+            .map(|r| format!("{what}: {}", ratio_fine(r)))
     };
-    let last = pts.last().map_or(0.0, |p| p.0);
-    let mut c = LineChart::new(
-        &format!(
-            "Trap three: {} rounds of the same sum ({})",
-            pts.len(),
-            saved.label
-        ),
-        "round (in time order)",
-        "time per round (us)",
-    );
-    c.series
-        .push(Series::new("each round", pts, Mark::Points, 0));
-    for (name, color) in [("median", 2), ("mean", 1), ("min", 5)] {
-        if let Some(v) = get(name) {
-            c.series.push(Series::new(
-                format!("{name} {v:.2} us"),
-                vec![(0.0, v), (last, v)],
-                Mark::Line,
-                color,
-            ));
+    let one = |v: Option<f64>| v.map(|v| (v, None, None));
+    let trap_list = [
+        Trap {
+            title: "Trap 1: the optimiser deletes the work",
+            items: vec![
+                Item {
+                    name: "sum, result discarded".into(),
+                    t: discarded,
+                    color: 1,
+                },
+                Item {
+                    name: "sum, result used".into(),
+                    t: used,
+                    color: 0,
+                },
+            ],
+            ratio: ratio_of(
+                used.map(|t| t.0),
+                discarded.map(|t| t.0),
+                "used / discarded",
+            ),
+            guard: "Guard: use the result (black_box, a checked sum)",
+        },
+        Trap {
+            title: "Trap 2: the first round is slow",
+            items: vec![
+                Item {
+                    name: "first fill of fresh memory".into(),
+                    t: first,
+                    color: 1,
+                },
+                Item {
+                    name: "second fill, same memory".into(),
+                    t: second,
+                    color: 0,
+                },
+            ],
+            ratio: ratio_of(first.map(|t| t.0), second.map(|t| t.0), "first / second"),
+            guard: "Guard: warm up, and discard the warm-up",
+        },
+        Trap {
+            title: "Trap 3: one interruption drags the mean",
+            items: vec![
+                Item {
+                    name: match rounds {
+                        Some(n) => format!("median of {n} rounds"),
+                        None => "median of the rounds".into(),
+                    },
+                    t: one(median),
+                    color: 0,
+                },
+                Item {
+                    name: "mean".into(),
+                    t: one(mean),
+                    color: 1,
+                },
+                Item {
+                    name: "slowest round".into(),
+                    t: one(max),
+                    color: 3,
+                },
+            ],
+            ratio: match (
+                ratio_of(mean, median, "mean / median"),
+                ratio_of(max, median, "max / median"),
+            ) {
+                (Some(a), Some(b)) => Some(format!("{a}, {b}")),
+                (a, b) => a.or(b),
+            },
+            guard: "Guard: report the median, with min..max",
+        },
+    ];
+
+    // One log time axis for every bar.
+    let mut values: Vec<f64> = Vec::new();
+    for t in &trap_list {
+        for it in &t.items {
+            if let Some((v, lo, hi)) = it.t {
+                values.push(v);
+                values.extend([lo, hi].into_iter().flatten());
+            }
         }
     }
-    Ok(vec![Figure {
-        file: "clock_probe-trap3.svg".into(),
-        svg: c.render()?,
-    }])
+    values.extend(step);
+    values.retain(|v| v.is_finite() && *v > 0.0);
+    // Room below the shortest time, so that its bar has a length.
+    if let Some(m) = values.iter().copied().reduce(f64::min) {
+        values.push(m / 2.0);
+    }
+    if values.is_empty() {
+        return Err(need_block(run, "trap_one")
+            .err()
+            .unwrap_or_else(|| "no trap was measured".into()));
+    }
+    let spec = AxisSpec::new("time (log scale)", Scale::Log10, Units::Nanos);
+    let (width, left, right) = (1000.0, 330.0, 925.0);
+    let row_h = 30.0;
+    let head = 42.0;
+    let block_h: Vec<f64> = trap_list
+        .iter()
+        .map(|t| head + row_h * t.items.len() as f64 + 34.0)
+        .collect();
+    let top = 64.0;
+    let height = top + block_h.iter().sum::<f64>() + 60.0;
+    let axis = Axis::fit(&spec, &values, right - left - 24.0, &|s| {
+        text_w(s, SMALL) + 16.0
+    })
+    .map_err(DrawError::from)?;
+    let fx = |v: f64| {
+        axis.frac(v)
+            .map(|f| left + 12.0 + f * (right - left - 24.0))
+    };
+    let tx = |t: f64| left + 12.0 + axis.frac_t(t) * (right - left - 24.0);
+    let title = format!(
+        "Figure 105.1: three traps in measuring, and the guard against each ({})",
+        saved.label
+    );
+    let svg = render((width as u32, height as u32), |c| {
+        c.title(&title, width / 2.0, 10.0, width - 40.0)?;
+        let plot = Rect::new(left, top, right, top + block_h.iter().sum::<f64>());
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            x_continuous: true,
+            ..PanelGeom::default()
+        };
+        for t in &axis.ticks {
+            let x = tx(t.t);
+            c.line(
+                &[(x, plot.y0), (x, plot.y1)],
+                super::chart::GRID,
+                1,
+                Dash::Solid,
+            )?;
+            c.text(
+                &t.label,
+                (x, plot.y1 + 6.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((x, t.label.clone()));
+        }
+        c.text(
+            "time (log scale)",
+            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )?;
+        if let Some(s) = step
+            && let Some(x) = fx(s)
+        {
+            c.line(&[(x, plot.y0), (x, plot.y1)], GREY, 2, Dash::Dotted)?;
+            c.text(
+                &format!(
+                    "the clock's smallest step, {} ns: nothing shorter is seen",
+                    num(s)
+                ),
+                (x + 4.0, plot.y0 - 4.0),
+                SMALL,
+                GREY,
+                Align::Left,
+                2,
+                false,
+            )?;
+        }
+        let mut y = top;
+        for (t, h) in trap_list.iter().zip(&block_h) {
+            c.rect(
+                Rect::new(12.0, y + 4.0, right, y + h - 4.0),
+                None,
+                Some((super::chart::LIGHT_GREY, Dash::Solid)),
+            )?;
+            c.text(
+                t.title,
+                (22.0, y + 12.0),
+                15.0,
+                BLACK_C,
+                Align::Left,
+                0,
+                true,
+            )?;
+            if let Some(r) = &t.ratio {
+                let rb = c.text_box(
+                    std::slice::from_ref(r),
+                    (left + 12.0, y + 10.0),
+                    LABEL,
+                    BLACK_C,
+                    Align::Left,
+                    true,
+                )?;
+                c.geom.boxes.push(rb);
+            }
+            for (k, it) in t.items.iter().enumerate() {
+                let cy = y + head + row_h * (k as f64 + 0.5);
+                c.text(
+                    &it.name,
+                    (left - 10.0, cy),
+                    LABEL,
+                    BLACK_C,
+                    Align::Right,
+                    1,
+                    false,
+                )?;
+                geom.y_ticks.push((cy, it.name.clone()));
+                match it
+                    .t
+                    .and_then(|(v, lo, hi)| Some((fx(v)?, lo.and_then(fx), hi.and_then(fx), v)))
+                {
+                    Some((x, lo, hi, v)) => {
+                        let col = color(it.color);
+                        c.rect(
+                            Rect::new(left, cy - 9.0, x.max(left + 2.0), cy + 9.0),
+                            Some(plotters::style::Color::mix(&col, 1.0)),
+                            None,
+                        )?;
+                        geom.points.push((x, cy));
+                        let mut end = x;
+                        if let (Some(a), Some(b)) = (lo, hi) {
+                            c.line(&[(a, cy), (b, cy)], BLACK_C, 1, Dash::Solid)?;
+                            c.line(&[(a, cy - 5.0), (a, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
+                            c.line(&[(b, cy - 5.0), (b, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
+                            geom.points.push((a, cy));
+                            geom.points.push((b, cy));
+                            end = end.max(b);
+                        }
+                        c.text(
+                            &fmt_time(v),
+                            (end + 6.0, cy),
+                            SMALL,
+                            BLACK_C,
+                            Align::Left,
+                            1,
+                            false,
+                        )?;
+                    }
+                    None => {
+                        c.text(
+                            "not measured",
+                            (left + 6.0, cy),
+                            SMALL,
+                            GREY,
+                            Align::Left,
+                            1,
+                            false,
+                        )?;
+                    }
+                }
+            }
+            c.text(
+                t.guard,
+                (22.0, y + h - 12.0),
+                LABEL,
+                color(2),
+                Align::Left,
+                2,
+                true,
+            )?;
+            y += h;
+        }
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        c.text(
+            "bars: the median; whiskers: min..max over the repeats, where the run kept them",
+            (22.0, plot.y1 + 44.0),
+            SMALL,
+            GREY,
+            Align::Left,
+            0,
+            false,
+        )?;
+        c.geom.panels.push(geom);
+        Ok(())
+    })?;
+    Ok(Figure::new("clock_probe-traps.svg", svg))
+}
+
+/// "20 ns", "132 us", "1.56 ms".
+fn fmt_time(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{} ms", num(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} us", num(ns / 1e3))
+    } else {
+        format!("{} ns", num(ns))
+    }
+}
+
+fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "trap_three_samples")?;
+    let rounds = need_nums(b, "round")?;
+    let ns = need_nums(b, "ns")?;
+    let us: Vec<Pt> = rounds
+        .iter()
+        .zip(&ns)
+        .filter_map(|(r, v)| Some(Pt::new((*r)?, (*v)? / 1000.0)))
+        .filter(|p| p.x.is_finite() && p.y.is_finite())
+        .collect();
+    if us.is_empty() {
+        return Err(format!("{} has no measured round", super::block_name(b)).into());
+    }
+    if run.block("trap_three_summary").is_some() {
+        need_texts(need_block(run, "trap_three_summary")?, "stat")?;
+    }
+    let vals: Vec<f64> = us.iter().map(|p| p.y).collect();
+    let from_samples = |name: &str| -> Option<f64> {
+        let mut v = vals.clone();
+        v.sort_by(f64::total_cmp);
+        match name {
+            "min" => v.first().copied(),
+            "max" => v.last().copied(),
+            "median" => measure::stats::median(&v),
+            "mean" => Some(v.iter().sum::<f64>() / v.len() as f64),
+            "p99" => v
+                .get(((v.len() as f64 * 0.99) as usize).min(v.len() - 1))
+                .copied(),
+            _ => None,
+        }
+    };
+    let get = |name: &str| {
+        stat(run, name)
+            .map(|v| v / 1000.0)
+            .or_else(|| from_samples(name))
+    };
+    let (min, median, mean, p99, max) = (
+        get("min"),
+        get("median"),
+        get("mean"),
+        get("p99"),
+        get("max"),
+    );
+    let first = us.first().map_or(0.0, |p| p.x);
+    let last = us.last().map_or(0.0, |p| p.x);
+    let lines = |c: &mut LineChart| {
+        for (name, v, col, dash) in [
+            ("median", median, 2, Dash::Solid),
+            ("mean", mean, 1, Dash::Short),
+            ("minimum", min, 5, Dash::Solid),
+        ] {
+            if let Some(v) = v {
+                c.hlines.push(HLine {
+                    y: v,
+                    label: format!("{name} {} us", num(v)),
+                    color: color(col),
+                    dash,
+                });
+            }
+        }
+    };
+
+    // Top: every round.
+    let mut all = LineChart::new(
+        "every round, in time order",
+        AxisSpec::linear("round (in time order)"),
+        AxisSpec::linear("time per round (us)"),
+    );
+    all.series.push(Series::new(
+        "one round",
+        us.clone(),
+        Style::points(0, Marker::Dot),
+    ));
+    all.series[0].style.size = 3;
+    lines(&mut all);
+    if let (Some(mx), Some(md)) = (max, median)
+        && let Some(p) = us.iter().find(|p| p.y == mx)
+    {
+        let mut text = vec![format!("slowest: round {}, {} us", num(p.x), num(mx))];
+        if let Some(r) = div(mx, md) {
+            text.push(format!("{} the median", ratio(r)));
+        }
+        all.notes.push(Note {
+            x: p.x,
+            y: p.y,
+            text,
+        });
+    }
+    all.plot_height = 300;
+
+    // Bottom: the bulk, where min, median and mean can be told apart.
+    let mut zoom = LineChart::new(
+        "the same rounds, zoomed to the bulk (minimum .. 99th percentile)",
+        AxisSpec::linear("round (in time order)"),
+        AxisSpec::linear("time per round (us)"),
+    );
+    zoom.series
+        .push(Series::new("one round", us, Style::points(0, Marker::Dot)));
+    zoom.series[0].style.size = 3;
+    lines(&mut zoom);
+    if let (Some(lo), Some(hi)) = (min, p99.or(max))
+        && hi > lo
+    {
+        zoom.y_clip = Some((lo, hi));
+    }
+    if let (Some(me), Some(md)) = (mean, median)
+        && let Some(r) = div(me, md)
+    {
+        zoom.brackets.push(Bracket {
+            x: last.max(first),
+            y0: md,
+            y1: me,
+            text: vec![format!("mean / median = {}", ratio_fine(r))],
+        });
+    }
+    zoom.plot_height = 300;
+    let title = format!(
+        "Trap three: {} rounds of the same sum ({})",
+        vals.len(),
+        saved.label
+    );
+    Ok(Figure::new(
+        "clock_probe-trap3.svg",
+        render_panels(&title, &[all, zoom])?,
+    ))
+}
+
+/// A ratio near 1 with three decimals ("1.002x").
+fn ratio_fine(r: f64) -> String {
+    if (0.9..1.1).contains(&r) {
+        format!("{r:.3}x")
+    } else {
+        ratio(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn saved(text: &str) -> Saved {
+        Saved::from_text(EXP, text, PathBuf::from("/nonexistent/results/test"))
+    }
+
+    const RUN: &str = "\
+#META clock_min_step_ns 20
+#DATA-BEGIN trap_one
+#COLUMNS variant:text median_ns min_ns max_ns per_element_ns
+#DATA discarded 20 20 30 0.00002
+#DATA used 132287 131947 175462 0.126
+#DATA-END
+#DATA-BEGIN trap_two
+#COLUMNS fill:text median_ns min_ns max_ns
+#DATA first 1564204 1549422 1690152
+#DATA second 33951 33590 61101
+#DATA-END
+#DATA-BEGIN trap_three_samples
+#COLUMNS round ns
+#DATA 0 11607
+#DATA 1 8263
+#DATA 2 8212
+#DATA 3 8282
+#DATA 4 8290
+#DATA-END
+#DATA-BEGIN trap_three_summary
+#COLUMNS stat:text ns
+#DATA min 8212
+#DATA median 8282
+#DATA mean 8294.62
+#DATA p99 8332
+#DATA max 11607
+#DATA-END
+";
+
+    #[test]
+    fn draws_the_traps_diagram_and_trap_three_with_measured_numbers() {
+        let f = draw(&saved(RUN)).unwrap();
+        assert_eq!(f[0].file, "clock_probe-traps.svg");
+        assert_eq!(f[1].file, "clock_probe-trap3.svg");
+        let d = &f[0].svg;
+        assert!(d.contains("Figure 105.1"));
+        assert!(
+            d.contains("used / discarded: 6614x"),
+            "the ratio is computed"
+        );
+        assert!(d.contains("first / second: 46.1x"));
+        assert!(d.contains("smallest step, 20 ns"));
+        let t = &f[1].svg;
+        assert!(t.contains("mean / median = 1.002x"));
+        assert!(t.contains("slowest: round 0, 11.6 us") && t.contains("1.40x the median"));
+        assert!(
+            t.contains("beyond this axis"),
+            "the outlier is marked in the zoom"
+        );
+        let again = draw(&saved(RUN)).unwrap();
+        assert_eq!(again[0].svg, f[0].svg);
+        assert_eq!(again[1].svg, f[1].svg);
+    }
+
+    #[test]
+    fn a_trap_not_measured_says_so() {
+        let cut = RUN.replace("#DATA first 1564204 1549422 1690152\n", "");
+        let f = draw(&saved(&cut)).unwrap();
+        assert!(f[0].svg.contains("not measured"));
+        assert!(!f[0].svg.contains("first / second"));
+    }
+
+    #[test]
+    fn missing_samples_are_an_error_naming_the_block() {
+        let e = draw(&saved("#META clock_min_step_ns 20\n")).err().unwrap();
+        assert!(e.message.contains("trap_three_samples"), "{e}");
+    }
 }

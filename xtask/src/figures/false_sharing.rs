@@ -1,31 +1,41 @@
 //! false_sharing's figures, drawn from the saved raw output alone:
 //!
-//! - `false_sharing-distance.svg`: two threads' cost per increment by slot distance (median,
-//!   fastest and slowest round), the baseline and its perfect split as horizontal lines, a
-//!   dashed vertical at the reported line size, rows flagged suspicious marked, and the
-//!   appendix's own numbers dashed when saved;
-//! - `false_sharing-threads.svg`: one line vs separate lines by thread count, against a
-//!   perfect split of the baseline;
+//! - `false_sharing-lines.svg` is the book's Figure 105.5 with this machine's numbers: two
+//!   slots in one cache line, written by two cores, against two slots in two lines, with the
+//!   measured time per increment of each and the same-line / separate-line ratio;
+//! - `false_sharing-distance.svg`: two threads' cost per increment by slot distance (median
+//!   with min..max over the rounds), the one-thread baseline and its perfect split as
+//!   horizontal lines, the reported line size as a vertical, flagged rows ringed, the
+//!   appendix's own numbers dashed when saved, and the same-line / apart ratio as a bracket;
+//! - `false_sharing-threads.svg`: one line against separate lines by thread count, against a
+//!   perfect split of the baseline; counts the machine could not run are said in the plot;
 //! - `false_sharing-shared.svg`: plain, relaxed atomic and mutex increments by thread count;
-//! - `false_sharing-c2c.svg`: the core-to-core one-way latency heatmap (any core count; pairs
-//!   not measured are grey).
+//! - `false_sharing-c2c.svg`: the core-to-core one-way latency heatmap with its colour bar.
 //!
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
-use super::chart::{BarChart, Heatmap, LineChart, Mark, Series, Vertical};
-use super::{Figure, Saved, appendix_reference, need_block, need_nums};
+use super::chart::bar::BarRatio;
+use super::chart::{
+    Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
+    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, Vertical,
+    VerticalKind, color, div, num, ratio, render,
+};
+use super::{
+    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+};
 use measure::data::{Block, DataFile};
+use plotters::style::{Color, RGBColor};
 
 const EXP: &str = "false_sharing";
 
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run(EXP).ok_or("no false_sharing output")?;
-    if let Some(why) = run.meta("fs_skipped") {
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need(EXP)?;
+    if run.meta("fs_skipped").is_some() {
         // An honest run that could measure nothing between cores: nothing to draw.
-        let _ = why;
         return Ok(Vec::new());
     }
     let mut figs = vec![
+        lines(saved, run)?,
         distance(saved, run)?,
         threads(saved, run)?,
         shared(saved, run)?,
@@ -36,218 +46,658 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
     Ok(figs)
 }
 
-fn texts(b: &Block, col: &str) -> Result<Vec<String>, String> {
-    b.texts(col).ok_or_else(|| {
-        format!(
-            "block {:?} has no text column {col:?}",
-            b.name.as_deref().unwrap_or("")
-        )
-    })
-}
-
-fn pairs(x: &[Option<f64>], y: &[Option<f64>]) -> Vec<(f64, f64)> {
-    x.iter()
-        .zip(y)
-        .filter_map(|(a, b)| Some(((*a)?, (*b)?)))
-        .collect()
-}
-
-fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
-    let b = need_block(run, EXP, "distance")?;
+/// The two groups of the distance block: (slots in one line, slots in separate lines),
+/// each the median over its rows' medians.
+fn groups(run: &DataFile, b: &Block) -> Result<(Option<f64>, Option<f64>), DrawError> {
     let gap = need_nums(b, "distance_bytes")?;
-    let med = pairs(&gap, &need_nums(b, "ns_median")?);
-    if med.is_empty() {
-        return Err("block \"distance\" has no measured rows".into());
+    let med = need_nums(b, "ns_median")?;
+    let line = run
+        .meta_num("fs_line_bytes")
+        .filter(|l| l.is_finite() && *l > 0.0);
+    let same: Vec<Option<bool>> = match b.texts("same_line") {
+        Some(t) => t
+            .iter()
+            .map(|s| match s.as_str() {
+                "yes" => Some(true),
+                "no" => Some(false),
+                _ => None,
+            })
+            .collect(),
+        None => gap.iter().map(|g| Some((*g)? < line?)).collect(),
+    };
+    let pick = |want: bool| {
+        let v: Vec<f64> = (0..gap.len().min(same.len()))
+            .filter(|&i| same[i] == Some(want))
+            .filter_map(|i| med[i])
+            .collect();
+        measure::stats::median(&v)
+    };
+    Ok((pick(true), pick(false)))
+}
+
+fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "distance")?;
+    let (same, apart) = groups(run, b)?;
+    let line = run
+        .meta_num("fs_line_bytes")
+        .filter(|l| l.is_finite() && *l >= 8.0 && *l <= 4096.0);
+    // The two slots as the run placed them: its smallest distance.
+    let gap = need_nums(b, "distance_bytes")?
+        .into_iter()
+        .flatten()
+        .filter(|g| g.is_finite() && *g >= 1.0)
+        .fold(f64::INFINITY, f64::min);
+    let gap = (gap.is_finite() && line.is_none_or(|l| gap < l)).then_some(gap);
+    let baseline = run.block("baseline").and_then(|base| {
+        let sets = base.texts("set")?;
+        let i = sets.iter().position(|s| s == "distance")?;
+        base.nums("ns_median")?[i]
+    });
+    let (width, height) = (1000.0, 550.0);
+    let title = format!(
+        "Figure 105.5: two slots in one cache line, and kept apart ({})",
+        saved.label
+    );
+    let svg = render((width as u32, height as u32), |c| {
+        c.title(&title, width / 2.0, 10.0, width - 40.0)?;
+        let cells = line.map_or(8, |l| ((l / 8.0) as usize).clamp(2, 16));
+        let line_text = line.map_or("a cache line (size not reported)".to_string(), |l| {
+            format!("one {} B cache line", num(l))
+        });
+        let cell_w = 30.0;
+        let a = color(0);
+        let b_col = color(1);
+        let mut geom = PanelGeom::default();
+        // A line as a row of 8-byte cells; `slot` marks (cell, colour, name).
+        let draw_line = |c: &mut super::chart::Canvas<'_>,
+                         x: f64,
+                         y: f64,
+                         slots: &[(usize, RGBColor, &str)]|
+         -> Result<(), String> {
+            for k in 0..cells {
+                let r = Rect::new(
+                    x + k as f64 * cell_w,
+                    y,
+                    x + (k + 1) as f64 * cell_w,
+                    y + 34.0,
+                );
+                let fill = slots
+                    .iter()
+                    .find(|s| s.0 == k)
+                    .map_or(RGBColor(245, 245, 245), |s| s.1);
+                c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
+                if let Some(s) = slots.iter().find(|s| s.0 == k) {
+                    c.text(
+                        s.2,
+                        ((r.x0 + r.x1) / 2.0, y + 17.0),
+                        LABEL,
+                        RGBColor(255, 255, 255),
+                        Align::Center,
+                        1,
+                        true,
+                    )?;
+                }
+            }
+            c.rect(
+                Rect::new(x - 2.0, y - 2.0, x + cells as f64 * cell_w + 2.0, y + 36.0),
+                None,
+                Some((BLACK_C, Dash::Solid)),
+            )?;
+            Ok(())
+        };
+        let core = |c: &mut super::chart::Canvas<'_>,
+                    x: f64,
+                    y: f64,
+                    name: &str,
+                    col: RGBColor|
+         -> Result<(), String> {
+            c.rect(
+                Rect::new(x - 60.0, y - 18.0, x + 60.0, y + 18.0),
+                Some(col.mix(0.15)),
+                Some((col, Dash::Solid)),
+            )?;
+            c.text(name, (x, y), LABEL, BLACK_C, Align::Center, 1, true)
+                .map(|_| ())
+        };
+        let arrow = |c: &mut super::chart::Canvas<'_>,
+                     from: (f64, f64),
+                     to: (f64, f64),
+                     col: RGBColor|
+         -> Result<(), String> {
+            c.line(&[from, to], col, 2, Dash::Solid)?;
+            let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+            let len = (dx * dx + dy * dy).sqrt().max(1.0);
+            let (ux, uy) = (dx / len, dy / len);
+            let p1 = (to.0 - ux * 10.0 - uy * 5.0, to.1 - uy * 10.0 + ux * 5.0);
+            let p2 = (to.0 - ux * 10.0 + uy * 5.0, to.1 - uy * 10.0 - ux * 5.0);
+            c.polygon(&[to, p1, p2], col.mix(1.0))
+        };
+        // Top: sharing a line.
+        let lx = 60.0;
+        let y_top = 100.0;
+        c.text(
+            "Sharing a line",
+            (30.0, y_top - 40.0),
+            16.0,
+            BLACK_C,
+            Align::Left,
+            0,
+            true,
+        )?;
+        let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, cells - 1));
+        draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
+        c.text(
+            &match gap {
+                Some(g) => format!("{line_text}: A and B are {} bytes apart", num(g)),
+                None => format!("{line_text}: A and B share it"),
+            },
+            (lx, y_top + 100.0),
+            SMALL,
+            GREY,
+            Align::Left,
+            0,
+            false,
+        )?;
+        core(c, lx + 60.0, y_top, "core 0 writes A", a)?;
+        core(c, lx + 350.0, y_top, "core 1 writes B", b_col)?;
+        arrow(c, (lx + 40.0, y_top + 18.0), (lx + 16.0, y_top + 58.0), a)?;
+        arrow(
+            c,
+            (lx + 320.0, y_top + 18.0),
+            (lx + 50.0, y_top + 58.0),
+            b_col,
+        )?;
+        arrow(
+            c,
+            (lx + 150.0, y_top - 6.0),
+            (lx + 262.0, y_top - 6.0),
+            GREY,
+        )?;
+        arrow(
+            c,
+            (lx + 262.0, y_top + 6.0),
+            (lx + 150.0, y_top + 6.0),
+            GREY,
+        )?;
+        c.text(
+            "the line",
+            (lx + 206.0, y_top - 12.0),
+            SMALL,
+            GREY,
+            Align::Center,
+            2,
+            false,
+        )?;
+        c.text(
+            "every write takes the whole line from the other core: it travels back and forth",
+            (lx, y_top + 118.0),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            0,
+            false,
+        )?;
+        // Bottom: kept apart.
+        let y_bot = 330.0;
+        c.text(
+            "Kept apart",
+            (30.0, y_bot - 40.0),
+            16.0,
+            BLACK_C,
+            Align::Left,
+            0,
+            true,
+        )?;
+        draw_line(c, lx, y_bot + 60.0, &[(0, a, "A")])?;
+        let lx2 = lx + cells as f64 * cell_w + 30.0;
+        draw_line(c, lx2, y_bot + 60.0, &[(0, b_col, "B")])?;
+        core(c, lx + 60.0, y_bot, "core 0 writes A", a)?;
+        core(c, lx2 + 60.0, y_bot, "core 1 writes B", b_col)?;
+        arrow(c, (lx + 40.0, y_bot + 18.0), (lx + 16.0, y_bot + 58.0), a)?;
+        arrow(
+            c,
+            (lx2 + 40.0, y_bot + 18.0),
+            (lx2 + 16.0, y_bot + 58.0),
+            b_col,
+        )?;
+        c.text(
+            "each core keeps its own line in its own cache: nothing travels",
+            (lx, y_bot + 100.0),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            0,
+            false,
+        )?;
+        // The measured numbers, on the right of each case.
+        let nx = 660.0;
+        let measured = |c: &mut super::chart::Canvas<'_>,
+                        y: f64,
+                        v: Option<f64>,
+                        what: &str|
+         -> Result<(), String> {
+            c.rect(
+                Rect::new(nx - 14.0, y - 8.0, width - 24.0, y + 86.0),
+                None,
+                Some((super::chart::LIGHT_GREY, Dash::Solid)),
+            )?;
+            c.text(
+                "measured here, two threads:",
+                (nx, y),
+                SMALL,
+                GREY,
+                Align::Left,
+                0,
+                false,
+            )?;
+            let big = v.map_or("not measured".to_string(), |v| {
+                format!("{} ns per increment", num(v))
+            });
+            let r = c.text(&big, (nx, y + 20.0), 18.0, BLACK_C, Align::Left, 0, true)?;
+            c.geom.boxes.push(r);
+            c.text(what, (nx, y + 50.0), SMALL, GREY, Align::Left, 0, false)?;
+            Ok(())
+        };
+        measured(
+            c,
+            y_top + 20.0,
+            same,
+            "median over the distances inside one line",
+        )?;
+        measured(
+            c,
+            y_bot + 20.0,
+            apart,
+            "median over the distances of a line or more",
+        )?;
+        let ratio_text = match (same, apart) {
+            (Some(s), Some(p)) => {
+                div(s, p).map_or("same line / kept apart: not measured".to_string(), |x| {
+                    format!(
+                        "same line / kept apart = {} / {} ns = {}",
+                        num(s),
+                        num(p),
+                        ratio(x)
+                    )
+                })
+            }
+            _ => "same line / kept apart: not measured".into(),
+        };
+        c.text(
+            &ratio_text,
+            (width / 2.0, 500.0),
+            17.0,
+            BLACK_C,
+            Align::Center,
+            1,
+            true,
+        )?;
+        if let Some(bl) = baseline {
+            c.text(
+                &format!("for scale: one thread alone takes {} ns per increment; a perfect split over two cores, {} ns", num(bl), num(bl / 2.0)),
+                (width / 2.0, 526.0),
+                SMALL,
+                GREY,
+                Align::Center,
+                1,
+                false,
+            )?;
+        }
+        geom.points.clear();
+        c.geom.panels.push(geom);
+        Ok(())
+    })?;
+    Ok(Figure::new("false_sharing-lines.svg", svg))
+}
+
+fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "distance")?;
+    let gap = need_nums(b, "distance_bytes")?;
+    let med = need_nums(b, "ns_median")?;
+    let (lo, hi) = (opt_nums(b, "ns_min"), opt_nums(b, "ns_max"));
+    let pts: Vec<Pt> = (0..gap.len().min(med.len()))
+        .filter_map(|i| Some(Pt::spread(gap[i]?, med[i]?, lo[i], hi[i])))
+        .collect();
+    if pts.is_empty() {
+        return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let split = need_nums(b, "split_ns")?.into_iter().flatten().next();
-    let base = need_block(run, EXP, "baseline")?;
-    let sets = texts(base, "set")?;
-    let base_ns = need_nums(base, "ns_median")?;
-    let baseline = sets
-        .iter()
-        .position(|s| s == "distance")
-        .and_then(|i| base_ns[i]);
-    let suspicious = texts(b, "suspicious")?;
-    let (x0, x1) = (med[0].0, med[med.len() - 1].0);
+    let split = opt_nums(b, "split_ns").into_iter().flatten().next();
+    let baseline = run.block("baseline").and_then(|base| {
+        let sets = base.texts("set")?;
+        let i = sets.iter().position(|s| s == "distance")?;
+        base.nums("ns_median")?[i]
+    });
     let mut c = LineChart::new(
         &format!(
-            "Two threads, each incrementing its own slot ({})",
+            "Two threads, each incrementing its own slot, by distance between the slots ({})",
             saved.label
         ),
-        "distance between the two slots (bytes)",
-        "time per increment (ns, log)",
+        AxisSpec::log2(
+            "distance between the two slots (bytes, power-of-two scale)",
+            Units::Bytes,
+        ),
+        AxisSpec::log10("time per increment (ns, log scale)"),
     );
-    c.x_log = true;
-    c.y_log = true;
     c.series.push(Series::new(
-        "2 threads: median of rounds",
-        med.clone(),
-        Mark::LinePoints,
-        0,
+        "two threads: median of the rounds",
+        pts.clone(),
+        Style::measured(0, Marker::Dot),
     ));
-    c.series.push(Series::new(
-        "fastest round",
-        pairs(&gap, &need_nums(b, "ns_min")?),
-        Mark::Points,
-        5,
-    ));
-    c.series.push(Series::new(
-        "slowest round",
-        pairs(&gap, &need_nums(b, "ns_max")?),
-        Mark::Points,
-        3,
-    ));
+    c.whisker_label = "bars: fastest..slowest round".into();
     if let Some(v) = baseline {
-        c.series.push(Series::new(
-            format!("one thread (baseline) {} ns", super::chart::tick(v)),
-            vec![(x0, v), (x1, v)],
-            Mark::Line,
-            6,
-        ));
+        c.hlines.push(HLine {
+            y: v,
+            label: format!("one thread alone (the baseline): {} ns", num(v)),
+            color: BLACK_C,
+            dash: Dash::Short,
+        });
     }
     if let Some(v) = split {
-        c.series.push(Series::new(
-            format!("perfect split of the baseline {} ns", super::chart::tick(v)),
-            vec![(x0, v), (x1, v)],
-            Mark::Line,
-            2,
-        ));
+        c.hlines.push(HLine {
+            y: v,
+            label: format!(
+                "a perfect split of the baseline over two cores: {} ns",
+                num(v)
+            ),
+            color: color(2),
+            dash: Dash::Short,
+        });
     }
-    let flagged: Vec<(f64, f64)> = med
-        .iter()
-        .zip(&suspicious)
-        .filter(|(_, s)| *s == "yes")
-        .map(|(p, _)| *p)
-        .collect();
-    if !flagged.is_empty() {
-        c.series.push(Series::new(
-            "flagged: better than a perfect split (suspicious)",
-            flagged,
-            Mark::Points,
-            1,
-        ));
-    }
-    if let Some((label, f)) = appendix_reference(saved, EXP)? {
-        // The C program's first bare block: distance, ns per increment.
-        if let Some(rb) = f.bare_blocks().next() {
-            let (Some(rx), Some(ry)) = (rb.nums("c1"), rb.nums("c2")) else {
-                return Err(format!("{label}: the bare block needs two numeric columns"));
-            };
-            c.series
-                .push(Series::new(label, pairs(&rx, &ry), Mark::Dashed, 4));
+    if let Some(sus) = b.texts("suspicious") {
+        let flagged: Vec<Pt> = pts
+            .iter()
+            .zip(&sus)
+            .filter(|(_, s)| s.as_str() == "yes")
+            .map(|(p, _)| Pt::new(p.x, p.y))
+            .collect();
+        if !flagged.is_empty() {
+            c.series.push(Series::new(
+                "flagged: faster than a perfect split (suspicious)",
+                flagged,
+                Style::ring(),
+            ));
         }
     }
-    match run.meta_num("fs_line_bytes") {
+    if let Some(r) = appendix_reference(saved, EXP)? {
+        let rp: Vec<Pt> = r
+            .pairs("c1", "c2")?
+            .into_iter()
+            .map(|(x, y)| Pt::new(x, y))
+            .collect();
+        c.series
+            .push(Series::new(r.label.clone(), rp, Style::reference()));
+    }
+    let line = run
+        .meta_num("fs_line_bytes")
+        .filter(|l| l.is_finite() && *l > 0.0);
+    match line {
         Some(l) => c.verticals.push(Vertical {
             x: l,
-            label: format!("line {l} B"),
-            color: 6,
+            label: format!("line {} B", num(l)),
+            kind: VerticalKind::Reported,
+            legend: "cache line size the machine reports".into(),
         }),
         None => c.title.push_str(" - line size unknown"),
     }
-    Ok(Figure {
-        file: "false_sharing-distance.svg".into(),
-        svg: c.render()?,
-    })
+    // The key ratio: slots in one line against slots apart, at the last distance in a line.
+    let (same, apart) = groups(run, b)?;
+    if let (Some(s), Some(a)) = (same, apart)
+        && let Some(x) = div(s, a)
+    {
+        let at = pts
+            .iter()
+            .filter(|p| line.is_none_or(|l| p.x < l))
+            .map(|p| p.x)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if at.is_finite() {
+            c.brackets.push(Bracket {
+                x: at,
+                y0: a,
+                y1: s,
+                text: vec![
+                    "same line / apart:".into(),
+                    format!("{} / {} ns = {}", num(s), num(a), ratio(x)),
+                    "(medians of the rows)".into(),
+                ],
+            });
+        }
+    }
+    Ok(Figure::new("false_sharing-distance.svg", c.render()?))
 }
 
-fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
-    let b = need_block(run, EXP, "threads")?;
-    let n = need_nums(b, "threads")?;
-    let layout = texts(b, "layout")?;
-    let ratio = need_nums(b, "vs_split_median")?;
-    let mut counts: Vec<f64> = n.iter().flatten().copied().collect();
-    counts.sort_by(f64::total_cmp);
-    counts.dedup();
-    let get = |k: f64, l: &str| {
-        (0..n.len())
-            .find(|&i| n[i] == Some(k) && layout[i] == l)
-            .and_then(|i| ratio[i])
-    };
-    let skipped = counts
+/// "skipped:_needs_4_cores,_this_run_may_use_2" -> "needs 4 cores, this run may use 2".
+fn reason(note: &str) -> String {
+    let n = note.replace('_', " ");
+    n.trim_start_matches("skipped:").trim().to_string()
+}
+
+/// Thread counts in the block, sorted.
+fn counts(n: &[Option<f64>]) -> Vec<f64> {
+    let mut c: Vec<f64> = n
         .iter()
-        .filter(|&&k| get(k, "one_line").is_none())
-        .count();
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    c.sort_by(f64::total_cmp);
+    c.dedup();
+    c.truncate(64);
+    c
+}
+
+fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "threads")?;
+    let n = need_nums(b, "threads")?;
+    let layout = need_texts(b, "layout")?;
+    let ratio_col = need_nums(b, "vs_split_median")?;
+    let (lo, hi) = (opt_nums(b, "vs_split_min"), opt_nums(b, "vs_split_max"));
+    let notes = b.texts("note").unwrap_or_default();
+    let rows = n.len().min(layout.len()).min(ratio_col.len());
+    let get = |k: f64, l: &str| {
+        (0..rows)
+            .find(|&i| n[i] == Some(k) && layout[i] == l)
+            .and_then(|i| ratio_col[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+    };
+    let all = counts(&n);
+    let measured: Vec<f64> = all
+        .iter()
+        .copied()
+        .filter(|&k| get(k, "one_line").is_some() || get(k, "separate").is_some())
+        .collect();
+    let skipped_counts: Vec<String> = all
+        .iter()
+        .filter(|k| !measured.contains(k))
+        .map(|k| num(*k))
+        .collect();
+    let skipped: Vec<String> = all
+        .iter()
+        .filter(|k| !measured.contains(k))
+        .map(|&k| {
+            let why = (0..rows)
+                .find(|&i| {
+                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
+                })
+                .map(|i| reason(&notes[i]));
+            match why {
+                Some(w) => format!("{} threads ({w})", num(k)),
+                None => format!("{} threads", num(k)),
+            }
+        })
+        .collect();
+    let apart = opt_nums(b, "distance_bytes");
+    let one_line_label = (0..rows)
+        .find(|&i| layout[i] == "one_line")
+        .and_then(|i| apart[i])
+        .map_or("all slots on one line".to_string(), |d| {
+            format!("all slots on one line ({} B apart)", num(d))
+        });
     let mut c = BarChart::new(
         &format!(
-            "More threads: one line vs separate lines ({}){}",
-            saved.label,
-            if skipped > 0 {
-                " - missing bars: more threads than cores, skipped"
-            } else {
-                ""
-            }
+            "More threads: all slots in one line against each on its own line ({})",
+            saved.label
         ),
-        "time vs a perfect split of the baseline (1 = perfect)",
+        AxisSpec::linear("time against a perfect split of the baseline (1 = perfect)")
+            .starting_at_zero(),
     );
-    c.categories = counts.iter().map(|k| format!("{k} threads")).collect();
-    c.series = vec![
-        (
-            "all slots on one line (8 B apart)".into(),
-            counts.iter().map(|&k| get(k, "one_line")).collect(),
-        ),
-        (
-            "each slot on its own line".into(),
-            counts.iter().map(|&k| get(k, "separate")).collect(),
-        ),
-    ];
-    Ok(Figure {
-        file: "false_sharing-threads.svg".into(),
-        svg: c.render()?,
-    })
+    c.categories = measured
+        .iter()
+        .map(|k| format!("{} threads", num(*k)))
+        .collect();
+    c.series.push(BarSeries::new(
+        one_line_label,
+        measured.iter().map(|&k| get(k, "one_line")).collect(),
+        color(1),
+    ));
+    c.series.push(BarSeries::new(
+        "each slot on its own line",
+        measured.iter().map(|&k| get(k, "separate")).collect(),
+        color(0),
+    ));
+    c.hlines.push(HLine {
+        y: 1.0,
+        label: "1 = a perfect split of the one-thread baseline".into(),
+        color: color(2),
+        dash: Dash::Short,
+    });
+    c.whisker_label = "bars: fastest..slowest round".into();
+    if !skipped.is_empty() {
+        c.skipped = Some(format!(
+            "not measured on this machine:\n{}",
+            skipped.join("\n")
+        ));
+        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    }
+    for (ci, k) in measured.iter().enumerate() {
+        if let (Some(a), Some(s)) = (get(*k, "one_line"), get(*k, "separate"))
+            && let Some(x) = div(a.v, s.v)
+        {
+            c.ratios.push(BarRatio {
+                a: (0, ci),
+                b: (1, ci),
+                text: format!("one line / own lines = {}", ratio(x)),
+            });
+        }
+    }
+    c.plot_height = 360;
+    if measured.is_empty() {
+        return Err(format!("{}: no thread count was measured", super::block_name(b)).into());
+    }
+    Ok(Figure::new("false_sharing-threads.svg", c.render()?))
 }
 
-fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
-    let b = need_block(run, EXP, "shared")?;
-    let method = texts(b, "method")?;
+fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "shared")?;
+    let method = need_texts(b, "method")?;
     let n = need_nums(b, "threads")?;
     let ns = need_nums(b, "ns_median")?;
-    let counts = [1.0, 2.0, 4.0];
+    let (lo, hi) = (opt_nums(b, "ns_min"), opt_nums(b, "ns_max"));
+    let notes = b.texts("note").unwrap_or_default();
+    let rows = method.len().min(n.len()).min(ns.len());
     let get = |m: &str, k: f64| {
-        (0..n.len())
+        (0..rows)
             .find(|&i| method[i] == m && n[i] == Some(k))
-            .and_then(|i| ns[i])
+            .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
     };
-    let skipped = (0..n.len()).any(|i| ns[i].is_none());
+    let all = counts(&n);
+    let methods = ["plain", "atomic", "mutex"];
+    let measured: Vec<f64> = all
+        .iter()
+        .copied()
+        .filter(|&k| methods.iter().any(|m| get(m, k).is_some()))
+        .collect();
+    let skipped_counts: Vec<String> = all
+        .iter()
+        .filter(|k| !measured.contains(k))
+        .map(|k| num(*k))
+        .collect();
+    let skipped: Vec<String> = all
+        .iter()
+        .filter(|k| !measured.contains(k))
+        .map(|&k| {
+            let why = (0..rows)
+                .find(|&i| {
+                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
+                })
+                .map(|i| reason(&notes[i]));
+            match why {
+                Some(w) => format!("{} threads ({w})", num(k)),
+                None => format!("{} threads", num(k)),
+            }
+        })
+        .collect();
+    if measured.is_empty() {
+        return Err(format!("{}: nothing was measured", super::block_name(b)).into());
+    }
     let mut c = BarChart::new(
         &format!(
-            "One value, really shared ({}){}",
-            saved.label,
-            if skipped {
-                " - missing bars: skipped or not part of the experiment"
-            } else {
-                ""
-            }
+            "One value, really shared: the price of making an increment safe ({})",
+            saved.label
         ),
-        "time per increment (ns, log)",
+        AxisSpec::log10("time per increment (ns, median, log scale)"),
     );
-    c.y_log = true;
-    c.categories = counts
+    c.mark_missing = false;
+    c.categories = measured
         .iter()
         .map(|&k| {
             if k == 1.0 {
                 "1 thread".to_string()
             } else {
-                format!("{k} threads")
+                format!("{} threads", num(k))
             }
         })
         .collect();
-    for (label, m) in [
-        ("plain volatile increment (baseline)", "plain"),
+    for (k, (label, m)) in [
+        (
+            "plain volatile increment (one thread only: the baseline)",
+            "plain",
+        ),
         ("relaxed atomic increment", "atomic"),
         ("increment under std::sync::Mutex", "mutex"),
-    ] {
-        c.series
-            .push((label.into(), counts.iter().map(|&k| get(m, k)).collect()));
+    ]
+    .iter()
+    .enumerate()
+    {
+        c.series.push(BarSeries::new(
+            *label,
+            measured.iter().map(|&t| get(m, t)).collect(),
+            color([6, 0, 1][k]),
+        ));
     }
-    Ok(Figure {
-        file: "false_sharing-shared.svg".into(),
-        svg: c.render()?,
-    })
+    if !skipped.is_empty() {
+        c.skipped = Some(format!(
+            "not measured on this machine:\n{}",
+            skipped.join("\n")
+        ));
+        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    }
+    let one = measured.iter().position(|k| *k == 1.0);
+    let two = measured.iter().position(|k| *k == 2.0);
+    if let Some(i1) = one
+        && let (Some(p), Some(a)) = (get("plain", 1.0), get("atomic", 1.0))
+        && let Some(x) = div(a.v, p.v)
+    {
+        c.ratios.push(BarRatio {
+            a: (0, i1),
+            b: (1, i1),
+            text: format!("atomic / plain = {}", ratio(x)),
+        });
+    }
+    if let (Some(i1), Some(i2)) = (one, two)
+        && let (Some(m1), Some(m2)) = (get("mutex", 1.0), get("mutex", 2.0))
+        && let Some(x) = div(m2.v, m1.v)
+    {
+        c.ratios.push(BarRatio {
+            a: (2, i1),
+            b: (2, i2),
+            text: format!("mutex, 2 threads / 1 = {}", ratio(x)),
+        });
+    }
+    c.plot_height = 380;
+    Ok(Figure::new("false_sharing-shared.svg", c.render()?))
 }
 
-fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
-    let b = need_block(run, EXP, "c2c")?;
+fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, "c2c")?;
     let from = need_nums(b, "from")?;
     let to = need_nums(b, "to")?;
     let one_way = need_nums(b, "one_way_median_ns")?;
@@ -257,63 +707,75 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, String> {
             .split(',')
             .map(|c| c.trim().parse::<usize>())
             .collect::<Result<_, _>>()
-            .map_err(|_| format!("#META c2c_cores is not a core list: {list:?}"))?,
+            .map_err(|_| {
+                DrawError::from(format!("#META c2c_cores is not a core list: {list:?}"))
+            })?,
         None => from
             .iter()
             .chain(&to)
             .flatten()
+            .filter(|c| c.is_finite() && **c >= 0.0 && **c < 1e6)
             .map(|&c| c as usize)
             .collect(),
     };
     cores.sort_unstable();
     cores.dedup();
     if cores.is_empty() {
-        return Err("block \"c2c\" names no cores".into());
+        return Err(format!("{} names no cores", super::block_name(b)).into());
+    }
+    if cores.len() > 512 {
+        return Err(format!(
+            "{} cores are more than the heatmap can show (512)",
+            cores.len()
+        )
+        .into());
     }
     let index = |c: Option<f64>| c.and_then(|c| cores.iter().position(|&k| k as f64 == c));
     let n = cores.len();
     let mut values = vec![vec![None; n]; n];
-    for i in 0..from.len() {
+    for i in 0..from.len().min(to.len()).min(one_way.len()) {
         if let (Some(r), Some(k)) = (index(from[i]), index(to[i])) {
             values[r][k] = one_way[i];
         }
     }
     let visited = run.meta_num("c2c_pairs_visited");
     let total = run.meta_num("c2c_pairs_total");
-    let sampled = match (visited, total) {
-        (Some(v), Some(t)) if v < t => format!(", {v} of {t} pairs sampled"),
-        _ => String::new(),
-    };
+    let mut caption = vec!["one-way latency = half the median round trip of a compare-and-swap ping-pong between the two cores".to_string()];
+    if let (Some(v), Some(t)) = (visited, total)
+        && v < t
+    {
+        caption.push(format!(
+            "{} of {} pairs sampled; grey cells were not measured",
+            num(v),
+            num(t)
+        ));
+    }
     let measured: Vec<f64> = values.iter().flatten().flatten().copied().collect();
-    let lo = measured.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = measured.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let range = if measured.is_empty() {
-        " - no pair measured".to_string()
-    } else {
-        // Colour from zero, so that cells differing by a nanosecond look alike.
-        format!(
-            "; colour 0 (light) to {} ns (dark), min {} ns",
-            super::chart::tick(hi),
-            super::chart::tick(lo)
-        )
-    };
+    let median = measure::stats::median(&measured);
     let labels: Vec<String> = cores.iter().map(|c| c.to_string()).collect();
-    let side = (160 + 18 * n as u32).clamp(520, 1400);
-    let h = Heatmap {
-        title: format!("Core-to-core one-way latency, median ns ({})", saved.label),
-        x_label: format!("to core (responder){sampled}{range}"),
-        y_label: "from core (initiator)".into(),
-        x_labels: labels.clone(),
-        y_labels: labels,
-        values,
-        unit: String::new(),
-        range: (hi > 0.0).then_some((0.0, hi)),
-        size: (side + 160, side),
-    };
-    Ok(Figure {
-        file: "false_sharing-c2c.svg".into(),
-        svg: h.render()?,
-    })
+    let mut h = Heatmap::new(
+        &format!(
+            "Core-to-core one-way latency ({}{})",
+            saved.label,
+            median.map_or(String::new(), |m| format!(
+                "; median of the pairs {} ns",
+                num(m)
+            ))
+        ),
+        Palette::Sequential,
+    );
+    h.x_label = "to core (responder)".into();
+    h.y_label = "from core (initiator)".into();
+    h.x_labels = labels.clone();
+    h.y_labels = labels;
+    h.values = values;
+    h.diagonal = Some("same core".into());
+    h.unit = "one-way latency, median (ns)".into();
+    h.cell_suffix = " ns".into();
+    h.caption = caption;
+    h.width = 900;
+    h.row_height = (460 / n as u32).clamp(4, 120);
+    Ok(Figure::new("false_sharing-c2c.svg", h.render()?))
 }
 
 #[cfg(test)]
@@ -338,30 +800,32 @@ mod tests {
              #DATA-BEGIN distance\n#COLUMNS distance_bytes same_line:text ns_median ns_min ns_max split_ns vs_split_median vs_split_min vs_split_max suspicious:text pinned:text cores:text\n",
         );
         for (g, v, sus) in [
-            (8, 0.42, "no"),
-            (16, 0.41, "no"),
-            (32, 0.42, "no"),
+            (8, 1.0, "no"),
+            (16, 1.04, "no"),
+            (32, 1.02, "no"),
             (64, 0.125, "no"),
             (128, 0.11, "yes"),
             (256, 0.125, "no"),
         ] {
             let _ = writeln!(
                 s,
-                "#DATA {g} {} {v} {v} {v} 0.125 1 1 1 {sus} verified 0,1",
-                if g < 64 { "yes" } else { "no" }
+                "#DATA {g} {} {v} {} {} 0.125 1 1 1 {sus} verified 0,1",
+                if g < 64 { "yes" } else { "no" },
+                v * 0.9,
+                v * 1.2
             );
         }
         s.push_str(
             "#DATA-END\n#DATA-BEGIN threads\n#COLUMNS threads layout:text distance_bytes lines ns_median ns_min ns_max vs_split_median vs_split_min vs_split_max suspicious:text pinned:text note:text\n\
              #DATA 2 one_line 8 1 0.42 0.41 0.43 3.3 3.2 3.4 no verified measured\n\
              #DATA 2 separate 128 2 0.125 0.12 0.13 1 1 1 no verified measured\n\
-             #DATA 4 one_line 8 1 NA NA NA NA NA NA NA NA skipped:needs_4_cores\n\
-             #DATA 4 separate 128 4 NA NA NA NA NA NA NA NA skipped:needs_4_cores\n#DATA-END\n\
+             #DATA 4 one_line 8 1 NA NA NA NA NA NA NA NA skipped:_needs_4_cores,_this_run_may_use_2\n\
+             #DATA 4 separate 128 4 NA NA NA NA NA NA NA NA skipped:_needs_4_cores,_this_run_may_use_2\n#DATA-END\n\
              #DATA-BEGIN shared\n#COLUMNS method:text threads iters_per_thread ns_median ns_min ns_max vs_baseline vs_one_thread suspicious:text pinned:text note:text\n\
              #DATA plain 1 10 0.25 0.25 0.25 1 NA no verified measured\n\
              #DATA atomic 1 10 5 5 5 20 NA no verified measured\n\
              #DATA atomic 2 10 8 8 8 32 1.6 no verified measured\n\
-             #DATA atomic 4 10 NA NA NA NA NA NA NA skipped\n\
+             #DATA atomic 4 10 NA NA NA NA NA NA NA skipped:_needs_4_cores\n\
              #DATA mutex 1 10 10 10 10 40 NA no verified measured\n\
              #DATA mutex 2 10 27 27 27 108 2.7 no verified measured\n#DATA-END\n",
         );
@@ -394,7 +858,7 @@ mod tests {
     }
 
     #[test]
-    fn draws_four_figures_deterministically_for_2_16_and_64_cores() {
+    fn draws_five_figures_deterministically_for_2_16_and_64_cores() {
         for (cores, measured) in [(2, 1), (16, 120), (64, 300)] {
             let saved = saved_with(&synthetic(cores, measured));
             let a = draw(&saved).unwrap();
@@ -403,6 +867,7 @@ mod tests {
             assert_eq!(
                 names,
                 vec![
+                    "false_sharing-lines.svg",
                     "false_sharing-distance.svg",
                     "false_sharing-threads.svg",
                     "false_sharing-shared.svg",
@@ -413,15 +878,44 @@ mod tests {
                 assert_eq!(x.svg, y.svg, "{} is not deterministic", x.file);
                 assert!(x.svg.starts_with("<svg"));
             }
-            let heat = &a[3].svg;
             if measured < cores * (cores - 1) / 2 {
-                assert!(heat.contains("pairs sampled"), "{cores} cores");
+                assert!(a[4].svg.contains("pairs sampled"), "{cores} cores");
             }
         }
-        let saved = saved_with(&synthetic(2, 1));
-        let figs = draw(&saved).unwrap();
-        assert!(figs[0].svg.contains("line 64 B"));
-        assert!(figs[0].svg.contains("suspicious"));
+        let figs = draw(&saved_with(&synthetic(2, 1))).unwrap();
+        assert!(figs[0].svg.contains("Figure 105.5"));
+        assert!(
+            figs[0]
+                .svg
+                .contains("same line / kept apart = 1.02 / 0.125 ns = 8.16x"),
+            "computed from the rows"
+        );
+        assert!(figs[1].svg.contains("line 64 B"));
+        assert!(figs[1].svg.contains("suspicious"));
+        assert!(figs[1].svg.contains("= 8.16x"));
+        assert!(
+            figs[2]
+                .svg
+                .contains("4 threads (needs 4 cores, this run may use 2)")
+        );
+        assert!(figs[2].svg.contains("one line / own lines = 3.30x"));
+        assert!(figs[3].svg.contains("atomic / plain = 20.0x"));
+        assert!(figs[3].svg.contains("mutex, 2 threads / 1 = 2.70x"));
+        assert!(
+            figs[4].svg.contains("one-way latency, median (ns)"),
+            "a colour bar with units"
+        );
+    }
+
+    #[test]
+    fn a_diagram_without_its_numbers_says_not_measured() {
+        let text = synthetic(2, 1)
+            .replace(" 8 yes 1 ", " 8 yes NA ")
+            .replace(" 16 yes 1.04 ", " 16 yes NA ")
+            .replace(" 32 yes 1.02 ", " 32 yes NA ");
+        let figs = draw(&saved_with(&text)).unwrap();
+        assert!(figs[0].svg.contains("not measured"));
+        assert!(!figs[0].svg.contains("same line / kept apart ="));
     }
 
     #[test]
@@ -430,20 +924,17 @@ mod tests {
         assert!(draw(&saved).unwrap().is_empty());
         let text =
             synthetic(2, 1).replace("#META c2c_cores 0,1\n", "#META c2c_skipped unpinned run\n");
-        let saved = saved_with(&text);
-        let figs = draw(&saved).unwrap();
-        assert_eq!(figs.len(), 3);
+        let figs = draw(&saved_with(&text)).unwrap();
+        assert_eq!(figs.len(), 4);
     }
 
     #[test]
     fn missing_blocks_are_named() {
-        let saved = saved_with("#META fs_line_bytes 64\n");
-        let e = draw(&saved).err().unwrap();
-        assert!(e.contains("distance"), "{e}");
+        let e = draw(&saved_with("#META fs_line_bytes 64\n")).err().unwrap();
+        assert!(e.message.contains("distance"), "{e}");
         let text = synthetic(2, 1);
         let cut = text.find("#META c2c_cores").unwrap();
-        let saved = saved_with(&text[..cut]);
-        let e = draw(&saved).err().unwrap();
-        assert!(e.contains("c2c"), "{e}");
+        let e = draw(&saved_with(&text[..cut])).err().unwrap();
+        assert!(e.message.contains("c2c"), "{e}");
     }
 }

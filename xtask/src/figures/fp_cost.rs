@@ -1,126 +1,187 @@
-//! fp_cost's figures: the cost of each operation as latency and throughput (log scale,
-//! beside the appendix's own per-element numbers when saved), denormal vs normal values with
-//! and without flush-to-zero, and float vs double in strict order and with lanes.
+//! fp_cost's figures, each bar with its min..max whisker and the key ratio written:
+//!
+//! - `fp_cost-ops.svg`: the cost of each operation as latency (one dependent chain) and
+//!   throughput (independent chains), log scale, beside the appendix's own per-element
+//!   numbers (dashed outlines) when saved; divide against multiply throughput written.
+//! - `fp_cost-denormal.svg`: denormal against normal values, with and without
+//!   flush-to-zero; denormal / normal written for each mode.
+//! - `fp_cost-width.svg`: float against double in strict order and with lanes; double /
+//!   float written for each order.
 
-use super::chart::BarChart;
-use super::{Figure, Saved, appendix_reference, need_block, need_nums};
+use super::chart::bar::BarRatio;
+use super::chart::{AxisSpec, Bar, BarChart, BarSeries, color, div, ratio};
+use super::{
+    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+};
 
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run("fp_cost").ok_or("no fp_cost output")?;
-    let cpu = run.meta("cpu_family").unwrap_or("unknown CPU");
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need("fp_cost")?;
+    let cpu = run.meta("cpu_family").unwrap_or("CPU unknown");
 
     // Operations: latency and throughput.
-    let o = need_block(run, "fp_cost", "ops")?;
-    let ops = o.texts("op").ok_or("block ops has no op column")?;
+    let o = need_block(run, "ops")?;
+    let ops = need_texts(o, "op")?;
     if ops.is_empty() {
-        return Err("block ops is empty".into());
+        return Err(format!("{} is empty", super::block_name(o)).into());
     }
-    let mut c = BarChart::new(
-        &format!("The cost of one operation, f64 ({}; {cpu})", saved.label),
-        "ns per operation (median, log scale)",
+    let lat = need_nums(o, "latency_ns")?;
+    // The latency is the chain's time less any +1 step it carries; its spread is the chain's,
+    // shifted by the same amount.
+    let chain = opt_nums(o, "chain_ns");
+    let (cmin, cmax) = (opt_nums(o, "chain_min_ns"), opt_nums(o, "chain_max_ns"));
+    let latency: Vec<Option<Bar>> = (0..ops.len())
+        .map(|i| {
+            let v = lat[i]?;
+            let shift = chain[i].map(|c| c - v);
+            let lo = cmin[i].zip(shift).map(|(m, s)| m - s);
+            let hi = cmax[i].zip(shift).map(|(m, s)| m - s);
+            Some(Bar::spread(v, lo, hi))
+        })
+        .collect();
+    let tp = need_nums(o, "throughput_ns")?;
+    let (tmin, tmax) = (
+        opt_nums(o, "throughput_min_ns"),
+        opt_nums(o, "throughput_max_ns"),
     );
-    c.y_log = true;
+    let throughput: Vec<Option<Bar>> = (0..ops.len())
+        .map(|i| tp[i].map(|v| Bar::spread(v, tmin[i], tmax[i])))
+        .collect();
+    let mut c = BarChart::new(
+        &format!("The cost of one f64 operation ({}; {cpu})", saved.label),
+        AxisSpec::log10("time per operation (ns, median, log scale)"),
+    );
+    c.width = 1000;
     c.categories = ops.clone();
-    c.series.push((
-        "latency: one dependent chain".into(),
-        need_nums(o, "latency_ns")?,
+    c.series.push(BarSeries::new(
+        "latency: one dependent chain",
+        latency,
+        color(1),
     ));
-    c.series.push((
-        "throughput: independent chains".into(),
-        need_nums(o, "throughput_ns")?,
+    c.series.push(BarSeries::new(
+        "throughput: independent chains",
+        throughput.clone(),
+        color(0),
     ));
+    c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
     // The appendix's C program prints one bare block: operation index, ns per element of
     // `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
-    if let Some((label, f)) = appendix_reference(saved, "fp_cost")?
-        && let Some(b) = f.bare_blocks().find(|b| b.columns.len() >= 2)
-    {
-        let (idx, val) = (need_nums(b, "c1")?, need_nums(b, "c2")?);
+    if let Some(r) = appendix_reference(saved, "fp_cost")? {
+        let pairs = r.pairs("c1", "c2")?;
         let order = ["multiply", "add", "divide", "sqrt", "sin"];
-        let matched: Vec<Option<f64>> = ops
+        let matched: Vec<Option<Bar>> = ops
             .iter()
             .map(|name| {
                 let k = order.iter().position(|o| o == name)? as f64;
-                idx.iter()
-                    .zip(&val)
-                    .find(|(i, _)| **i == Some(k))
-                    .and_then(|(_, v)| *v)
+                pairs
+                    .iter()
+                    .find(|(i, _)| *i == k)
+                    .map(|(_, v)| Bar::new(*v))
             })
             .collect();
         if matched.iter().any(Option::is_some) {
-            c.series.push((format!("{label}: a[i] op b[i]"), matched));
+            c.series.push(BarSeries::reference(
+                format!("{}: a[i] op b[i]", r.label),
+                matched,
+            ));
         }
     }
-    let ops_fig = Figure {
-        file: "fp_cost-ops.svg".into(),
-        svg: c.render()?,
-    };
+    let at = |name: &str| ops.iter().position(|o| o == name);
+    if let (Some(m), Some(d)) = (at("multiply"), at("divide"))
+        && let (Some(bm), Some(bd)) = (throughput[m], throughput[d])
+        && let Some(x) = div(bd.v, bm.v)
+    {
+        c.ratios.push(BarRatio {
+            a: (1, m),
+            b: (1, d),
+            text: format!("divide / multiply throughput = {}", ratio(x)),
+        });
+    }
+    let ops_fig = Figure::new("fp_cost-ops.svg", c.render()?);
 
     // Denormals, with and without flush-to-zero.
-    let d = need_block(run, "fp_cost", "denormal")?;
-    let values = d
-        .texts("values")
-        .ok_or("block denormal has no values column")?;
-    let mode = d
-        .texts("ftz_daz")
-        .ok_or("block denormal has no ftz_daz column")?;
+    let d = need_block(run, "denormal")?;
+    let values = need_texts(d, "values")?;
+    let mode = need_texts(d, "ftz_daz")?;
     let med = need_nums(d, "median_ns")?;
+    let (dmin, dmax) = (opt_nums(d, "min_ns"), opt_nums(d, "max_ns"));
     let cell = |v: &str, m: &str| {
-        values
-            .iter()
-            .zip(&mode)
-            .position(|(a, b)| a == v && b == m)
-            .and_then(|i| med[i])
+        (0..values.len().min(mode.len()))
+            .find(|&i| values[i] == v && mode[i] == m)
+            .and_then(|i| med[i].map(|x| Bar::spread(x, dmin[i], dmax[i])))
     };
-    let mut c = BarChart::new(
-        &format!(
-            "Denormal vs normal values, with and without FTZ/DAZ ({})",
-            saved.label
-        ),
-        "ns per element (median)",
-    );
-    c.categories = vec![
-        "a[] = 1.0 (normal)".into(),
-        "a[] = MIN_POSITIVE/8 (denormal)".into(),
-    ];
-    c.series.push((
-        "FTZ/DAZ off (IEEE)".into(),
-        vec![cell("normal", "off"), cell("denormal", "off")],
-    ));
-    let on = vec![cell("normal", "on"), cell("denormal", "on")];
     let reg = run
         .meta("fp_control_register")
         .unwrap_or("control register");
-    c.series.push((format!("FTZ/DAZ on ({reg})"), on));
-    if c.series[0].1.iter().all(Option::is_none) {
-        return Err("block denormal has no measured off row".into());
-    }
-    let den_fig = Figure {
-        file: "fp_cost-denormal.svg".into(),
-        svg: c.render()?,
-    };
-
-    // float vs double.
-    let w = need_block(run, "fp_cost", "width")?;
-    let ty = w.texts("type").ok_or("block width has no type column")?;
-    let order = w.texts("order").ok_or("block width has no order column")?;
-    let shape = w.texts("shape").ok_or("block width has no shape column")?;
-    let ns = need_nums(w, "median_ns")?;
-    let orders: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
-        for o in &order {
-            if !v.contains(o) {
-                v.push(o.clone());
-            }
-        }
-        v
-    };
     let mut c = BarChart::new(
         &format!(
-            "float vs double: a dot product in strict order and with lanes ({})",
+            "Denormal against normal values, with and without flush-to-zero ({})",
             saved.label
         ),
-        "ns per element (median)",
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
+    c.categories = vec![
+        "FTZ/DAZ off (IEEE arithmetic)".into(),
+        format!("FTZ/DAZ on ({reg})"),
+    ];
+    c.series.push(BarSeries::new(
+        "a[] = 1.0 (normal)",
+        vec![cell("normal", "off"), cell("normal", "on")],
+        color(0),
+    ));
+    c.series.push(BarSeries::new(
+        "a[] = MIN_POSITIVE / 8 (denormal)",
+        vec![cell("denormal", "off"), cell("denormal", "on")],
+        color(1),
+    ));
+    if c.series
+        .iter()
+        .all(|s| s.values.iter().all(Option::is_none))
+    {
+        return Err(format!("{} has no measured row", super::block_name(d)).into());
+    }
+    for cat in 0..2 {
+        if let (Some(n), Some(dn)) = (c.series[0].values[cat], c.series[1].values[cat])
+            && let Some(x) = div(dn.v, n.v)
+        {
+            c.ratios.push(BarRatio {
+                a: (0, cat),
+                b: (1, cat),
+                text: format!("denormal / normal = {}", ratio(x)),
+            });
+        }
+    }
+    if c.series.iter().all(|s| s.values[1].is_none()) {
+        c.categories.truncate(1);
+        c.skipped = Some(format!(
+            "FTZ/DAZ on: not measured (this CPU has no {reg} flush bits the run could set)"
+        ));
+    }
+    c.plot_height = 360;
+    let den_fig = Figure::new("fp_cost-denormal.svg", c.render()?);
+
+    // float against double.
+    let w = need_block(run, "width")?;
+    let ty = need_texts(w, "type")?;
+    let order = need_texts(w, "order")?;
+    let shape = w
+        .texts("shape")
+        .unwrap_or_else(|| vec![String::new(); ty.len()]);
+    let ns = need_nums(w, "median_ns")?;
+    let (wmin, wmax) = (opt_nums(w, "min_ns"), opt_nums(w, "max_ns"));
+    let mut orders: Vec<String> = Vec::new();
+    for o in &order {
+        if !orders.contains(o) {
+            orders.push(o.clone());
+        }
+    }
+    let mut c = BarChart::new(
+        &format!(
+            "float against double: a dot product in strict order and with lanes ({})",
+            saved.label
+        ),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+    );
+    c.x_title = "order of the additions [the code shape read back from the binary]".into();
     c.categories = orders
         .iter()
         .map(|o| {
@@ -128,25 +189,43 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
                 .iter()
                 .zip(&shape)
                 .find(|(a, _)| *a == o)
-                .map_or("?", |(_, s)| s.as_str());
-            format!("{o} order [{s}]").replace("lanes order", "lanes")
+                .map_or("", |(_, s)| s.as_str());
+            let name = if o == "lanes" {
+                "with lanes".to_string()
+            } else {
+                format!("{o} order")
+            };
+            if s.is_empty() {
+                name
+            } else {
+                format!("{name} [{s}]")
+            }
         })
         .collect();
-    for t in ["double", "float"] {
+    for (k, t) in ["double", "float"].iter().enumerate() {
         let vals = orders
             .iter()
             .map(|o| {
-                (0..ty.len())
-                    .find(|&i| ty[i] == t && &order[i] == o)
-                    .and_then(|i| ns[i])
+                (0..ty.len().min(order.len()))
+                    .find(|&i| ty[i] == *t && &order[i] == o)
+                    .and_then(|i| ns[i].map(|v| Bar::spread(v, wmin[i], wmax[i])))
             })
             .collect();
-        c.series.push((t.to_string(), vals));
+        c.series.push(BarSeries::new(*t, vals, color(k)));
     }
-    let width_fig = Figure {
-        file: "fp_cost-width.svg".into(),
-        svg: c.render()?,
-    };
+    for cat in 0..orders.len() {
+        if let (Some(dbl), Some(flt)) = (c.series[0].values[cat], c.series[1].values[cat])
+            && let Some(x) = div(dbl.v, flt.v)
+        {
+            c.ratios.push(BarRatio {
+                a: (0, cat),
+                b: (1, cat),
+                text: format!("double / float = {}", ratio(x)),
+            });
+        }
+    }
+    c.plot_height = 360;
+    let width_fig = Figure::new("fp_cost-width.svg", c.render()?);
     Ok(vec![ops_fig, den_fig, width_fig])
 }
 
@@ -187,7 +266,7 @@ mod tests {
 ";
 
     #[test]
-    fn draws_three_figures_deterministically_with_unmeasured_cells_left_out() {
+    fn draws_three_figures_deterministically_with_unmeasured_cells_said() {
         let s = saved(RUN);
         let f = draw(&s).unwrap();
         let names: Vec<&str> = f.iter().map(|f| f.file.as_str()).collect();
@@ -200,10 +279,12 @@ mod tests {
             ]
         );
         assert!(f[0].svg.contains("Zen 5"));
-        assert!(f[0].svg.contains("divide"));
-        assert!(f[1].svg.contains("FTZ/DAZ on (MXCSR)"));
-        assert!(f[2].svg.contains("lanes [vectorised]"));
+        assert!(f[0].svg.contains("divide / multiply throughput = 7.88x"));
+        assert!(f[1].svg.contains("denormal / normal = 1.04x"));
+        assert!(f[1].svg.contains("FTZ/DAZ on: not measured"));
+        assert!(f[2].svg.contains("with lanes [vectorised]"));
         assert!(f[2].svg.contains("strict order [scalar]"));
+        assert!(f[2].svg.contains("double / float = 2.00x"));
         let again = draw(&s).unwrap();
         for (a, b) in f.iter().zip(&again) {
             assert_eq!(a.svg, b.svg);
@@ -213,9 +294,9 @@ mod tests {
     #[test]
     fn a_missing_block_is_an_error_naming_it() {
         let e = draw(&saved("#META quick yes\n")).err().unwrap();
-        assert!(e.contains("ops"), "{e}");
+        assert!(e.message.contains("ops"), "{e}");
         let no_width = RUN.split("#DATA-BEGIN width").next().unwrap();
         let e = draw(&saved(no_width)).err().unwrap();
-        assert!(e.contains("width"), "{e}");
+        assert!(e.message.contains("width"), "{e}");
     }
 }

@@ -1,16 +1,22 @@
 //! `cargo xtask figures`: redraw every figure from saved results, measuring nothing.
 //!
 //! Each experiment with figures has a module here with one function,
-//! `draw(&Saved) -> Result<Vec<Figure>, String>`, registered in [`DRAWERS`]. A drawer reads
-//! the parsed `#DATA` of its experiment (and, where it compares, other saved files) and
-//! returns SVG text; this module writes the files. Drawing is deterministic: same input,
-//! same bytes.
+//! `draw(&Saved) -> Result<Vec<Figure>, DrawError>`, registered in [`DRAWERS`] with the
+//! files it may write. A drawer reads the parsed `#DATA` of its experiment (and, where it
+//! compares, the appendix's saved numbers) and returns SVG text; this module writes the files.
+//!
+//! Publishing is careful ([`publish`]): every figure is drawn into a temporary folder inside
+//! the destination first, and only the figures drawn are moved into place. A drawer that
+//! fails (a malformed or incomplete saved file) leaves that experiment's previous figures
+//! as they were, and the failure is listed in the [`Report`], naming the file and, where
+//! there is one, the line. Drawing is deterministic: same input, same bytes.
 
 mod bandwidth;
 mod branch;
 mod cache_ladder;
 pub mod chart;
 mod clock_probe;
+mod command;
 mod env_scan;
 mod false_sharing;
 mod fp_cost;
@@ -18,35 +24,87 @@ mod sink_bench;
 mod stride;
 mod tlb_walk;
 
+pub use command::command;
+#[cfg(test)]
+mod checks;
+
 use measure::data::{self, DataFile};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// One drawn figure: its file name (`cache_ladder-latency.svg`) and SVG text.
+pub use chart::Geometry;
+
+/// One drawn figure: its file name (`cache_ladder-latency.svg`), SVG text, and where it put
+/// things (for the structural tests).
 pub struct Figure {
     pub file: String,
     pub svg: String,
+    #[allow(dead_code)]
+    pub geometry: Geometry,
+}
+
+impl Figure {
+    pub fn new(file: &str, (svg, geometry): (String, Geometry)) -> Figure {
+        Figure {
+            file: file.into(),
+            svg,
+            geometry,
+        }
+    }
+}
+
+/// Why a drawer could not draw: a message, and the file at fault when it is not the
+/// experiment's own saved output (the appendix's numbers, say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrawError {
+    pub file: Option<PathBuf>,
+    pub message: String,
+}
+
+impl From<String> for DrawError {
+    fn from(message: String) -> DrawError {
+        DrawError {
+            file: None,
+            message,
+        }
+    }
+}
+impl From<&str> for DrawError {
+    fn from(message: &str) -> DrawError {
+        DrawError::from(message.to_string())
+    }
+}
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.file {
+            Some(p) => write!(f, "{}: {}", p.display(), self.message),
+            None => f.write_str(&self.message),
+        }
+    }
 }
 
 /// The saved results of one machine, parsed.
 pub struct Saved {
     /// The folder (results/<label>), for drawers that read files beside the raw output.
-    #[allow(dead_code)]
     pub dir: PathBuf,
     /// The folder's name.
     pub label: String,
     /// experiment name -> parsed raw output.
     pub runs: BTreeMap<String, DataFile>,
+    /// experiment name -> why its saved output could not be parsed (file and line).
+    pub broken: BTreeMap<String, String>,
 }
 
 impl Saved {
-    /// Reads and parses every `<experiment>.txt` in `dir`. A malformed file is an error that
-    /// names the file and line.
+    /// Reads and parses every `<experiment>.txt` in `dir`. A file that does not parse is
+    /// kept in `broken` with its file and line; the others are drawn.
     pub fn load(dir: &Path) -> Result<Saved, String> {
         let rd = fs::read_dir(dir)
             .map_err(|e| format!("cannot read results folder {}: {e}", dir.display()))?;
         let mut runs = BTreeMap::new();
+        let mut broken = BTreeMap::new();
         let mut names: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
         names.sort();
         for p in names {
@@ -54,14 +112,26 @@ impl Saved {
                 continue;
             };
             if p.extension().and_then(|e| e.to_str()) != Some("txt")
-                || !crate::EXPERIMENTS.contains(&stem)
+                || !crate::project::EXPERIMENTS.contains(&stem)
             {
                 continue;
             }
-            let text =
-                fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let parsed = data::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-            runs.insert(stem.to_string(), parsed);
+            match fs::read_to_string(&p) {
+                Err(e) => {
+                    broken.insert(
+                        stem.to_string(),
+                        format!("cannot read {}: {e}", p.display()),
+                    );
+                }
+                Ok(text) => match data::parse(&text) {
+                    Ok(parsed) => {
+                        runs.insert(stem.to_string(), parsed);
+                    }
+                    Err(e) => {
+                        broken.insert(stem.to_string(), format!("{}: {e}", p.display()));
+                    }
+                },
+            }
         }
         let label = dir
             .file_name()
@@ -72,6 +142,7 @@ impl Saved {
             dir: dir.to_path_buf(),
             label,
             runs,
+            broken,
         })
     }
 
@@ -84,86 +155,343 @@ impl Saved {
             dir,
             label: "test".into(),
             runs: BTreeMap::from([(experiment.to_string(), parsed)]),
+            broken: BTreeMap::new(),
         }
     }
 
     pub fn run(&self, experiment: &str) -> Option<&DataFile> {
         self.runs.get(experiment)
     }
+
+    /// The experiment's saved output, or an error naming it.
+    pub fn need(&self, experiment: &str) -> Result<&DataFile, DrawError> {
+        self.run(experiment)
+            .ok_or_else(|| DrawError::from(format!("no saved {experiment} output")))
+    }
 }
 
-type Drawer = fn(&Saved) -> Result<Vec<Figure>, String>;
+type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
 
-/// Every experiment's figure drawer.
-pub const DRAWERS: &[(&str, Drawer)] = &[
-    ("clock_probe", clock_probe::draw),
-    ("cache_ladder", cache_ladder::draw),
-    ("stride", stride::draw),
-    ("tlb_walk", tlb_walk::draw),
-    ("branch", branch::draw),
-    ("fp_cost", fp_cost::draw),
-    ("false_sharing", false_sharing::draw),
-    ("sink_bench", sink_bench::draw),
-    ("env_scan", env_scan::draw),
-    ("bandwidth", bandwidth::draw),
+/// Every experiment's figure drawer, and every file it may write (a drawer that no longer
+/// draws one of them, because the run could not measure it, has that old file removed).
+pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
+    (
+        "clock_probe",
+        clock_probe::draw,
+        &["clock_probe-traps.svg", "clock_probe-trap3.svg"],
+    ),
+    (
+        "cache_ladder",
+        cache_ladder::draw,
+        &["cache_ladder-latency.svg"],
+    ),
+    (
+        "stride",
+        stride::draw,
+        &["stride-cost.svg", "stride-lines.svg", "stride-layout.svg"],
+    ),
+    (
+        "tlb_walk",
+        tlb_walk::draw,
+        &["tlb_walk-pages.svg", "tlb_walk-huge.svg"],
+    ),
+    (
+        "branch",
+        branch::draw,
+        &[
+            "branch-variants.svg",
+            "branch-patterns.svg",
+            "branch-pipeline.svg",
+        ],
+    ),
+    (
+        "fp_cost",
+        fp_cost::draw,
+        &[
+            "fp_cost-ops.svg",
+            "fp_cost-denormal.svg",
+            "fp_cost-width.svg",
+        ],
+    ),
+    (
+        "false_sharing",
+        false_sharing::draw,
+        &[
+            "false_sharing-lines.svg",
+            "false_sharing-distance.svg",
+            "false_sharing-threads.svg",
+            "false_sharing-shared.svg",
+            "false_sharing-c2c.svg",
+        ],
+    ),
+    (
+        "sink_bench",
+        sink_bench::draw,
+        &["sink_bench-variants.svg", "sink_bench-spread.svg"],
+    ),
+    (
+        "env_scan",
+        env_scan::draw,
+        &["env_scan-deviation.svg", "env_scan-regions.svg"],
+    ),
+    ("bandwidth", bandwidth::draw, &["bandwidth-working-set.svg"]),
 ];
 
-/// Draws every figure whose experiment has saved results in `from` into `out`. `label`
-/// names the machine in titles (default: the folder's name).
-/// Returns the files written, in order.
-pub fn draw_all(from: &Path, out: &Path, label: Option<&str>) -> Result<Vec<PathBuf>, String> {
+/// A drawer that could not draw.
+#[derive(Debug, Clone)]
+#[allow(dead_code)] // every field is part of what run-all may put in its summary
+pub struct Failure {
+    pub experiment: String,
+    /// The file at fault (the experiment's saved output, or the appendix's numbers).
+    pub file: PathBuf,
+    /// One line: the file, the line or block where possible, and what is wrong.
+    pub message: String,
+    /// Figures of this experiment left as they were from an earlier run.
+    pub kept: Vec<PathBuf>,
+}
+
+/// What one `figures` run did: run-all puts [`Report::summary`] in its summary.
+#[derive(Debug, Clone, Default)]
+#[allow(dead_code)] // every field is part of what run-all may put in its summary
+pub struct Report {
+    pub from: PathBuf,
+    pub out: PathBuf,
+    /// Figures written (moved into place).
+    pub drawn: Vec<PathBuf>,
+    /// Drawers that failed; their experiments' previous figures were kept.
+    pub failed: Vec<Failure>,
+    /// Old figures removed because their drawer ran and no longer draws them.
+    pub removed: Vec<PathBuf>,
+}
+
+impl Report {
+    pub fn ok(&self) -> bool {
+        self.failed.is_empty()
+    }
+
+    /// One line: "20 figures drawn; stride failed (previous figures kept)".
+    pub fn summary(&self) -> String {
+        let mut s = format!("{} figures drawn", self.drawn.len());
+        if !self.failed.is_empty() {
+            let names: Vec<String> = self
+                .failed
+                .iter()
+                .map(|f| {
+                    if f.kept.is_empty() {
+                        format!("{} failed", f.experiment)
+                    } else {
+                        format!(
+                            "{} failed ({} previous figures kept)",
+                            f.experiment,
+                            f.kept.len()
+                        )
+                    }
+                })
+                .collect();
+            s.push_str(&format!("; {}", names.join(", ")));
+        }
+        s
+    }
+}
+
+/// Draws every figure whose experiment has saved results in `from` and publishes it into
+/// `out`: drawn into a temporary folder inside `out`, then moved into place one file at a
+/// time. A drawer that fails leaves its previous figures in place and is listed in the
+/// report. `label` names the machine in titles (default: the folder's name).
+///
+/// `Err` only when nothing can be done: `from` unreadable or holding no experiment output,
+/// or `out` not writable.
+pub fn publish(from: &Path, out: &Path, label: Option<&str>) -> Result<Report, String> {
     let mut saved = Saved::load(from)?;
     if let Some(l) = label {
         saved.label = l.to_string();
     }
-    if saved.runs.is_empty() {
+    if saved.runs.is_empty() && saved.broken.is_empty() {
         return Err(format!(
             "{} holds no saved experiment output (<experiment>.txt)",
             from.display()
         ));
     }
     fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut written = Vec::new();
-    for (exp, draw) in DRAWERS {
+    remove_stale_temporaries(out);
+    let tmp = out.join(format!(".tmp-figures-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let result = draw_into(&saved, from, out, &tmp);
+    let _ = fs::remove_dir_all(&tmp);
+    result
+}
+
+fn draw_into(saved: &Saved, from: &Path, out: &Path, tmp: &Path) -> Result<Report, String> {
+    let mut report = Report {
+        from: from.to_path_buf(),
+        out: out.to_path_buf(),
+        ..Report::default()
+    };
+    for (exp, draw, files) in DRAWERS {
+        let saved_file = from.join(format!("{exp}.txt"));
+        let previous: Vec<PathBuf> = files
+            .iter()
+            .map(|f| out.join(f))
+            .filter(|p| p.is_file())
+            .collect();
+        if let Some(why) = saved.broken.get(*exp) {
+            report.failed.push(Failure {
+                experiment: exp.to_string(),
+                file: saved_file,
+                message: why.clone(),
+                kept: previous,
+            });
+            continue;
+        }
         if saved.run(exp).is_none() {
             continue;
         }
-        for f in draw(&saved).map_err(|e| format!("{exp}: {e}"))? {
-            let p = out.join(&f.file);
-            fs::write(&p, f.svg).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
-            written.push(p);
+        // A drawer's panic is a bug, but it must not lose the other figures.
+        let drawn = std::panic::catch_unwind(|| draw(saved)).unwrap_or_else(|_| {
+            Err(DrawError::from(
+                "the drawer panicked (a bug in xtask: please report it with this file)",
+            ))
+        });
+        match drawn {
+            Err(e) => {
+                let file = e.file.clone().unwrap_or_else(|| saved_file.clone());
+                report.failed.push(Failure {
+                    experiment: exp.to_string(),
+                    message: format!("{}: {}", file.display(), e.message),
+                    file,
+                    kept: previous,
+                });
+            }
+            Ok(figs) => {
+                let mut staged = Vec::new();
+                for f in &figs {
+                    let p = tmp.join(&f.file);
+                    fs::write(&p, &f.svg)
+                        .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+                    staged.push(f.file.clone());
+                }
+                for name in &staged {
+                    let dest = out.join(name);
+                    fs::rename(tmp.join(name), &dest).map_err(|e| {
+                        format!("cannot move a figure into {}: {e}", dest.display())
+                    })?;
+                    report.drawn.push(dest);
+                }
+                for p in previous {
+                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    if !staged.iter().any(|s| s == name) && fs::remove_file(&p).is_ok() {
+                        report.removed.push(p);
+                    }
+                }
+            }
         }
     }
-    Ok(written)
+    Ok(report)
 }
 
-/// A block every drawer needs, or an error naming what is missing.
-pub fn need_block<'a>(f: &'a DataFile, exp: &str, block: &str) -> Result<&'a data::Block, String> {
+/// Removes `.tmp-figures-<pid>` folders left in `out` by runs that are no longer running.
+fn remove_stale_temporaries(out: &Path) {
+    let Ok(rd) = fs::read_dir(out) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(".tmp-figures-"))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let alive = pid > 0 && unsafe { libc::kill(pid, 0) } == 0;
+        if !alive && pid != std::process::id() as i32 {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// A block every drawer needs, or an error naming it.
+pub fn need_block<'a>(f: &'a DataFile, block: &str) -> Result<&'a data::Block, DrawError> {
     f.block(block)
-        .ok_or_else(|| format!("saved {exp} output has no #DATA block {block:?}"))
+        .ok_or_else(|| DrawError::from(format!("no #DATA block {block:?}")))
 }
 
-/// A numeric column, or an error naming what is missing.
-pub fn need_nums(b: &data::Block, col: &str) -> Result<Vec<Option<f64>>, String> {
-    b.nums(col).ok_or_else(|| {
-        format!(
-            "block {:?} has no column {col:?}",
-            b.name.as_deref().unwrap_or("")
-        )
-    })
+/// "block "latency" (line 40)".
+pub fn block_name(b: &data::Block) -> String {
+    match (&b.name, b.line) {
+        (Some(n), 0) => format!("block {n:?}"),
+        (Some(n), l) => format!("block {n:?} (line {l})"),
+        (None, 0) => "the bare block".into(),
+        (None, l) => format!("the bare block at line {l}"),
+    }
+}
+
+/// A numeric column, or an error naming the block, its line and the column.
+pub fn need_nums(b: &data::Block, col: &str) -> Result<Vec<Option<f64>>, DrawError> {
+    b.nums(col)
+        .ok_or_else(|| DrawError::from(format!("{} has no numeric column {col:?}", block_name(b))))
+}
+
+/// A text column, or an error naming the block, its line and the column.
+pub fn need_texts(b: &data::Block, col: &str) -> Result<Vec<String>, DrawError> {
+    b.texts(col)
+        .ok_or_else(|| DrawError::from(format!("{} has no text column {col:?}", block_name(b))))
+}
+
+/// An optional numeric column (added in later runs): missing means "not drawn".
+pub fn opt_nums(b: &data::Block, col: &str) -> Vec<Option<f64>> {
+    b.nums(col).unwrap_or_else(|| vec![None; b.rows.len()])
+}
+
+/// The appendix's own numbers for an experiment, drawn beside ours when saved.
+pub struct Reference {
+    /// The legend's name for them.
+    pub label: String,
+    pub path: PathBuf,
+    pub file: DataFile,
+}
+
+impl Reference {
+    /// The first bare block's columns `c1`, `c2`, ... as pairs, or an error naming the file.
+    pub fn pairs(&self, x: &str, y: &str) -> Result<Vec<(f64, f64)>, DrawError> {
+        let blk = self
+            .file
+            .bare_blocks()
+            .next()
+            .ok_or_else(|| self.error("has no bare #DATA block"))?;
+        let (Some(xs), Some(ys)) = (blk.nums(x), blk.nums(y)) else {
+            return Err(self.error(&format!(
+                "{} has no numeric columns {} and {}",
+                block_name(blk),
+                &x[1..],
+                &y[1..]
+            )));
+        };
+        Ok(xs
+            .into_iter()
+            .zip(ys)
+            .filter_map(|(a, b)| Some((a?, b?)))
+            .collect())
+    }
+
+    pub fn error(&self, msg: &str) -> DrawError {
+        DrawError {
+            file: Some(self.path.clone()),
+            message: msg.to_string(),
+        }
+    }
 }
 
 /// The appendix's own numbers for `exp`, to draw beside ours, if saved:
 /// `<dir>/appendix-c/<exp>.txt` (the appendix's C program run on this machine) first, then
 /// `<dir>/../appendix-book/<exp>.txt` (the outputs printed in the book, on the author's
-/// machine). Both hold the C programs' bare `#DATA` blocks. Returns a legend label and the
-/// parsed file; a malformed file is an error naming file and line.
-#[allow(dead_code)]
-pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<(String, DataFile)>, String> {
+/// machine). Both hold the C programs' bare `#DATA` blocks. A malformed file is an error
+/// naming the file and line.
+pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<Reference>, DrawError> {
     let candidates = [
         (
             saved.dir.join("appendix-c").join(format!("{exp}.txt")),
-            "appendix C program, this machine",
+            "appendix's C program, this machine",
         ),
         (
             saved
@@ -172,15 +500,22 @@ pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<(String, Da
                 .unwrap_or(Path::new("."))
                 .join("appendix-book")
                 .join(format!("{exp}.txt")),
-            "appendix, the book's machine",
+            "appendix, as printed in the book",
         ),
     ];
     for (p, label) in candidates {
         if p.is_file() {
-            let text =
-                fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            let f = data::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-            return Ok(Some((label.to_string(), f)));
+            let fail = |m: String| DrawError {
+                file: Some(p.clone()),
+                message: m,
+            };
+            let text = fs::read_to_string(&p).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let file = data::parse(&text).map_err(|e| fail(e.to_string()))?;
+            return Ok(Some(Reference {
+                label: label.to_string(),
+                path: p,
+                file,
+            }));
         }
     }
     Ok(None)

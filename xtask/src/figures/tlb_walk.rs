@@ -1,166 +1,208 @@
 //! tlb_walk's figures.
 //!
-//! `tlb_walk-pages.svg`: the cost of one read by the number of pages walked (8 bytes read per
-//! page), both layouts: every slot at offset 0 (the appendix's method, which mixes cache-set
-//! conflicts into translation) and page i's slot on line i mod lines-per-page; the huge-page
-//! walk of section 3 as single points at its page count; and the appendix's own numbers as a
-//! dashed series when saved. The x axis is log2 of the page count on a linear scale, so the
-//! ticks fall on the powers of two the counts are.
+//! `tlb_walk-pages.svg` (section 1): the cost of one read by the number of pages walked
+//! (8 bytes read per page), both layouts: every slot at offset 0 (the appendix's method,
+//! which mixes cache-set conflicts into translation) and page i's slot on line
+//! i mod lines-per-page, with min..max whiskers, unsettled points ringed, the appendix's own
+//! numbers dashed when saved, and the key ratio (most pages against fewest) as a bracket.
 //!
-//! `tlb_walk-huge.svg`: 4 KiB pages against huge pages for both layouts, with the backing each
-//! region was verified to have in the legend.
+//! `tlb_walk-huge.svg` (section 2): the same walk on 4 KiB pages and on huge pages, both
+//! layouts, compared within section 2 only (like with like), with the backing each region
+//! was verified to have, min..max whiskers and the 4 KiB / huge ratio for each layout.
 
-use super::chart::{BarChart, LineChart, Mark, Series};
-use super::{Figure, Saved, appendix_reference, need_block, need_nums};
+use super::chart::axis::group;
+use super::chart::bar::BarRatio;
+use super::chart::{
+    AxisSpec, Bar, BarChart, BarSeries, Bracket, LineChart, Marker, Pt, Series, Style, Units,
+    color, div, num, ratio,
+};
+use super::{
+    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+};
 
 const OFFSET0: usize = 0;
 const LINE: usize = 1;
-const HUGE: usize = 3;
-const REFERENCE: usize = 4;
 
-fn page_tick(x: f64) -> String {
-    format!("{}", 2f64.powf(x).round())
-}
-
-pub fn draw(saved: &Saved) -> Result<Vec<Figure>, String> {
-    let run = saved.run("tlb_walk").ok_or("no tlb_walk output")?;
-    let b = need_block(run, "tlb_walk", "pages")?;
+pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    let run = saved.need("tlb_walk")?;
+    let b = need_block(run, "pages")?;
     let pages = need_nums(b, "pages")?;
-    let series = |col: &str| -> Result<Vec<(f64, f64)>, String> {
-        Ok(pages
-            .iter()
-            .zip(need_nums(b, col)?)
-            .filter_map(|(p, v)| Some(((*p)?.log2(), v?)))
+    let series = |col: &str| -> Result<Vec<Pt>, DrawError> {
+        let v = need_nums(b, col)?;
+        let lo = opt_nums(b, &col.replace("_ns", "_min_ns"));
+        let hi = opt_nums(b, &col.replace("_ns", "_max_ns"));
+        Ok((0..pages.len().min(v.len()))
+            .filter_map(|i| Some(Pt::spread(pages[i]?, v[i]?, lo[i], hi[i])))
             .collect())
     };
     let off0 = series("offset0_ns")?;
     if off0.is_empty() {
-        return Err("the pages block has no rows".into());
+        return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
+    let line = series("line_ns")?;
     let lpp = run
         .meta_num("lines_per_page")
+        .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e9)
         .map_or("lines per page".to_string(), |n| format!("{n:.0}"));
     let mut c = LineChart::new(
         &format!(
-            "Translation has a cost: one 8-byte read per page ({})",
+            "Translation has a cost: one 8-byte read per page, by pages walked ({})",
             saved.label
         ),
-        "pages walked (log2 scale)",
-        "time per read (ns, log scale)",
+        AxisSpec::log2(
+            "pages walked (power-of-two scale; 4 KiB pages)",
+            Units::Count,
+        ),
+        AxisSpec::log10("time per read (ns, log scale)"),
     );
-    c.y_log = true;
-    c.x_fmt = Some(page_tick);
     c.series.push(Series::new(
-        "slot at offset 0 of every page (appendix)",
-        off0,
-        Mark::LinePoints,
-        OFFSET0,
+        "slot at offset 0 of every page (the appendix's method)",
+        off0.clone(),
+        Style::measured(OFFSET0, Marker::Dot),
     ));
     c.series.push(Series::new(
-        format!("slot on line i mod {lpp}"),
-        series("line_ns")?,
-        Mark::LinePoints,
-        LINE,
+        format!("slot on line i mod {lpp} (page i)"),
+        line.clone(),
+        Style::measured(LINE, Marker::Square),
     ));
-
-    // Section 3's walks, drawn as single points at their page count.
-    let huge = run.block("huge_pages");
-    let huge_pages_count = run.meta_num("huge_walk_pages");
-    if let (Some(h), Some(n)) = (huge, huge_pages_count) {
-        let layout = h.texts("layout").unwrap_or_default();
-        let advice = h.texts("advice").unwrap_or_default();
-        let ns = need_nums(h, "ns")?;
-        for (lay, name, color) in [("offset0", "offset 0", HUGE), ("line", "line i mod n", 5)] {
-            let pts: Vec<(f64, f64)> = (0..layout.len())
-                .filter(|&i| layout[i] == lay && advice[i] == "hugepage")
-                .filter_map(|i| Some((n.log2(), ns[i]?)))
-                .collect();
-            if !pts.is_empty() {
-                c.series.push(Series::new(
-                    format!("{name}, huge pages (section 3)"),
-                    pts,
-                    Mark::Points,
-                    color,
-                ));
+    if let Some(agree) = b.texts("agree") {
+        let mut flagged = Vec::new();
+        for (i, a) in agree.iter().enumerate() {
+            if a != "yes"
+                && let Some(p) = pages[i]
+            {
+                for s in [&off0, &line] {
+                    if let Some(q) = s.iter().find(|q| q.x == p) {
+                        flagged.push(Pt::new(q.x, q.y));
+                    }
+                }
             }
         }
-    }
-
-    // The appendix's own output: bare blocks `pages ns`.
-    if let Some((label, f)) = appendix_reference(saved, "tlb_walk")? {
-        let blk = f
-            .bare_blocks()
-            .next()
-            .ok_or_else(|| format!("the appendix reference ({label}) has no #DATA block"))?;
-        let pts: Vec<(f64, f64)> = match (blk.nums("c1"), blk.nums("c2")) {
-            (Some(x), Some(y)) => x
-                .into_iter()
-                .zip(y)
-                .filter_map(|(x, y)| Some((x?.log2(), y?)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        if pts.is_empty() {
-            return Err(format!(
-                "the appendix reference ({label}) has no numeric columns 1 and 2"
+        if !flagged.is_empty() {
+            c.series.push(Series::new(
+                "unsettled: its passes disagree",
+                flagged,
+                Style::ring(),
             ));
         }
+    }
+    // The appendix's own output: bare blocks `pages ns`.
+    if let Some(r) = appendix_reference(saved, "tlb_walk")? {
+        let pts: Vec<Pt> = r
+            .pairs("c1", "c2")?
+            .into_iter()
+            .map(|(x, y)| Pt::new(x, y))
+            .collect();
+        if pts.is_empty() {
+            return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
+        }
         c.series.push(Series::new(
-            format!("{label}: slot at offset 0"),
+            format!("{}: slot at offset 0", r.label),
             pts,
-            Mark::Dashed,
-            REFERENCE,
+            Style::reference(),
         ));
     }
-    c.size = (1000, 620);
-    let mut out = vec![Figure {
-        file: "tlb_walk-pages.svg".into(),
-        svg: c.render()?,
-    }];
+    // The key ratio: most pages against fewest, the line layout (translation alone).
+    let ends = |s: &[Pt]| {
+        let a = s
+            .iter()
+            .filter(|p| p.x > 0.0)
+            .min_by(|a, b| a.x.total_cmp(&b.x))?;
+        let z = s
+            .iter()
+            .filter(|p| p.x > 0.0)
+            .max_by(|a, b| a.x.total_cmp(&b.x))?;
+        (a.x < z.x).then_some((*a, *z))
+    };
+    if let Some((a, z)) = ends(&line)
+        && let Some(r) = div(z.y, a.y)
+    {
+        c.brackets.push(Bracket {
+            x: z.x,
+            y0: a.y,
+            y1: z.y,
+            text: vec![
+                format!("{} pages / {} pages:", grouped(z.x), grouped(a.x)),
+                format!("{} / {} ns = {}", num(z.y), num(a.y), ratio(r)),
+            ],
+        });
+    }
+    c.width = 1000;
+    let mut out = vec![Figure::new("tlb_walk-pages.svg", c.render()?)];
 
-    // Huge against small pages, both layouts.
-    if let Some(h) = huge {
-        let layout = h.texts("layout").unwrap_or_default();
-        let advice = h.texts("advice").unwrap_or_default();
+    // Section 3: huge against small pages, both layouts.
+    if let Some(h) = run.block("huge_pages") {
+        let layout = need_texts(h, "layout")?;
+        let advice = need_texts(h, "advice")?;
         let ns = need_nums(h, "ns")?;
-        let pct = need_nums(h, "huge_backing_pct")?;
+        let lo = opt_nums(h, "min_ns");
+        let hi = opt_nums(h, "max_ns");
+        let pct = opt_nums(h, "huge_backing_pct");
+        let n = run
+            .meta_num("huge_walk_pages")
+            .filter(|n| n.is_finite() && *n > 0.0);
         let mut bars = BarChart::new(
             &format!(
-                "The same walk on 4 KiB pages and on huge pages ({}{})",
-                huge_pages_count.map_or(String::new(), |n| format!("{n:.0} pages, ")),
+                "Section 3: the same walk on 4 KiB pages and on huge pages ({}{})",
+                n.map_or(String::new(), |n| format!(
+                    "{} pages of 4 KiB, ",
+                    grouped(n)
+                )),
                 saved.label
             ),
-            "time per read (ns)",
+            AxisSpec::linear("time per read (ns, median)").starting_at_zero(),
         );
         bars.categories = vec![
-            "slot at offset 0".into(),
+            "slot at offset 0 (the appendix's method)".into(),
             format!("slot on line i mod {lpp}"),
         ];
-        for (adv, what) in [
-            ("nohugepage", "MADV_NOHUGEPAGE"),
-            ("hugepage", "MADV_HUGEPAGE"),
-        ] {
-            let find =
-                |lay: &str| (0..layout.len()).find(|&i| layout[i] == lay && advice[i] == adv);
-            let backing = find("offset0")
+        let find = |lay: &str, adv: &str| {
+            (0..layout.len().min(advice.len())).find(|&i| layout[i] == lay && advice[i] == adv)
+        };
+        for (k, (adv, what)) in [
+            ("nohugepage", "4 KiB pages, MADV_NOHUGEPAGE"),
+            ("hugepage", "huge pages, MADV_HUGEPAGE"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let backing = find("offset0", adv)
                 .and_then(|i| pct[i])
                 .map_or("backing unknown".to_string(), |p| {
-                    format!("{p:.0}% huge, verified")
+                    format!("{}% huge, verified", num(p))
                 });
-            bars.series.push((
+            bars.series.push(BarSeries::new(
                 format!("{what} ({backing})"),
                 ["offset0", "line"]
                     .iter()
-                    .map(|l| find(l).and_then(|i| ns[i]))
+                    .map(|l| find(l, adv).and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i]))))
                     .collect(),
+                color(if k == 0 { 5 } else { 3 }),
             ));
         }
-        out.push(Figure {
-            file: "tlb_walk-huge.svg".into(),
-            svg: bars.render()?,
-        });
+        for cat in 0..2 {
+            let get = |s: usize| bars.series[s].values[cat].map(|b| b.v);
+            if let (Some(small), Some(huge)) = (get(0), get(1))
+                && let Some(r) = div(small, huge)
+            {
+                bars.ratios.push(BarRatio {
+                    a: (0, cat),
+                    b: (1, cat),
+                    text: format!("4 KiB / huge = {}", ratio(r)),
+                });
+            }
+        }
+        out.push(Figure::new("tlb_walk-huge.svg", bars.render()?));
     }
     Ok(out)
+}
+
+fn grouped(v: f64) -> String {
+    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
+        group(v as u64)
+    } else {
+        num(v)
+    }
 }
 
 #[cfg(test)]
@@ -176,31 +218,41 @@ mod tests {
 #META lines_per_page 64
 #META huge_walk_pages 65536
 #DATA-BEGIN pages
-#COLUMNS pages offset0_ns line_ns
-#DATA 16 4.0 1.3
-#DATA 64 4.1 1.3
-#DATA 65536 160 110
+#COLUMNS pages offset0_ns offset0_min_ns offset0_max_ns line_ns agree:text
+#DATA 16 4.0 3.9 4.1 1.3 yes
+#DATA 64 4.1 4.0 4.3 1.3 no
+#DATA 65536 160 150 170 110 yes
 #DATA-END
 #DATA-BEGIN huge_pages
-#COLUMNS layout:text advice:text huge_backing_pct ns
-#DATA offset0 nohugepage 0 160
-#DATA offset0 hugepage 100 148
-#DATA line nohugepage 0 112
-#DATA line hugepage 100 69
+#COLUMNS layout:text advice:text huge_backing_pct ns min_ns max_ns
+#DATA offset0 nohugepage 0 185.4 184 189
+#DATA offset0 hugepage 100 158.1 157 159
+#DATA line nohugepage 0 194.1 192 199
+#DATA line hugepage 100 160.7 159 161
 #DATA-END
 ";
 
     #[test]
-    fn draws_both_layouts_and_the_huge_comparison_deterministically() {
+    fn draws_section_one_and_compares_section_two_with_itself() {
         let s = saved(RUN);
         let f = draw(&s).unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].file, "tlb_walk-pages.svg");
         assert_eq!(f[1].file, "tlb_walk-huge.svg");
         assert!(f[0].svg.contains("line i mod 64"));
-        assert!(f[0].svg.contains("huge pages (section 3)"));
+        assert!(
+            !f[0].svg.contains("huge"),
+            "section 2 (huge pages) is not set beside section 1"
+        );
+        assert!(
+            f[0].svg.contains("= 84.6x"),
+            "most / fewest pages, computed"
+        );
+        assert!(f[0].svg.contains("unsettled"));
         assert!(f[1].svg.contains("100% huge, verified"));
         assert!(f[1].svg.contains("0% huge, verified"));
+        assert!(f[1].svg.contains("4 KiB / huge = 1.21x"));
+        assert!(f[1].svg.contains("4 KiB / huge = 1.17x"));
         let again = draw(&s).unwrap();
         assert_eq!(again[0].svg, f[0].svg);
         assert_eq!(again[1].svg, f[1].svg);
@@ -209,6 +261,6 @@ mod tests {
     #[test]
     fn missing_pages_block_is_an_error_naming_it() {
         let e = draw(&saved("#META lines_per_page 64\n")).err().unwrap();
-        assert!(e.contains("pages"), "{e}");
+        assert!(e.message.contains("pages"), "{e}");
     }
 }

@@ -1,0 +1,81 @@
+//! Key figures: the few headline numbers of an experiment, written by
+//! [`Experiment::key_figure`](crate::run::Experiment::key_figure) as the `key_figures` block
+//! and read back here by every tool that summarises saved runs (run-all's summary, compare,
+//! the handouts' generated numbers).
+
+use crate::data::DataFile;
+
+/// The block's name and columns.
+pub const BLOCK: &str = "key_figures";
+pub const FIGURE: &str = "figure";
+pub const VALUE: &str = "value";
+pub const UNIT: &str = "unit";
+
+/// One key figure: its name, its value (`None`: could not be measured) and its unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyFigure {
+    pub name: String,
+    pub value: Option<f64>,
+    pub unit: String,
+}
+
+impl KeyFigure {
+    /// The value with its unit, to `digits` significant digits: "1.09 ns", "13.4x", "31.7%",
+    /// or "not measured".
+    pub fn show(&self, digits: usize) -> String {
+        match self.value {
+            None => "not measured".into(),
+            Some(v) => with_unit(&crate::fmt::sig(v, digits), &self.unit),
+        }
+    }
+}
+
+/// A number and its unit as prose writes them: ratios and percentages close up ("13.4x",
+/// "31.7%"), other units after a space ("1.09 ns").
+pub fn with_unit(number: &str, unit: &str) -> String {
+    match unit {
+        "x" | "%" => format!("{number}{unit}"),
+        "" | "-" => number.to_string(),
+        u => format!("{number} {u}"),
+    }
+}
+
+/// Every key figure of a saved run, in order; empty where the run has no such block.
+pub fn read(f: &DataFile) -> Vec<KeyFigure> {
+    let Some(b) = f.block(BLOCK) else {
+        return Vec::new();
+    };
+    let (Some(n), Some(v), Some(u)) = (b.texts(FIGURE), b.nums(VALUE), b.texts(UNIT)) else {
+        return Vec::new();
+    };
+    n.into_iter()
+        .zip(v)
+        .zip(u)
+        .map(|((name, value), unit)| KeyFigure { name, value, unit })
+        .collect()
+}
+
+/// The key figure `name` of a saved run.
+pub fn find(f: &DataFile, name: &str) -> Option<KeyFigure> {
+    read(f).into_iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_what_the_writer_writes() {
+        let text = "#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n\
+                    #DATA l1 1.0934 ns\n#DATA ratio 13.44 x\n#DATA gone NA ns\n#DATA-END\n";
+        let f = crate::data::parse(text).unwrap();
+        let k = read(&f);
+        assert_eq!(k.len(), 3);
+        assert_eq!(k[0].show(3), "1.09 ns");
+        assert_eq!(k[1].show(3), "13.4x");
+        assert_eq!(k[2].show(3), "not measured");
+        assert_eq!(find(&f, "ratio").unwrap().value, Some(13.44));
+        assert!(find(&f, "nothing").is_none());
+        assert!(read(&crate::data::parse("").unwrap()).is_empty());
+    }
+}

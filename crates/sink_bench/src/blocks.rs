@@ -1,0 +1,159 @@
+//! The `#DATA` blocks of a run, which `measure` holds back into the data part after the
+//! report: every pass of every series, the discarded first execution, the statistics of each
+//! series, and the figures the summary (`cargo xtask run-all`) is built from.
+
+use crate::fresh::ChildResult;
+use crate::stats::SeriesStats;
+use measure::data::{Block, Value};
+
+/// Part 1's passes, one row per round: `part1_passes`.
+pub fn part1(passes: &[Vec<f64>; 3]) {
+    let mut block = Block::new(
+        "part1_passes",
+        &["round", "discarded_ns", "sink_ns", "checksum_ns"],
+    );
+    let [pa, pb, pc] = passes;
+    for (r, ((a, b), c)) in pa.iter().zip(pb).zip(pc).enumerate() {
+        block.row(vec![r.into(), (*a).into(), (*b).into(), (*c).into()]);
+    }
+    block.print();
+}
+
+/// Part 2's passes: `warm_in_process`, `fresh_processes`, and `fresh_first_discarded` (the
+/// binary's first execution, which made the same start and was discarded).
+pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
+    let mut b = Block::new("warm_in_process", &["pass", "ns"]);
+    for (i, v) in warm_in.iter().enumerate() {
+        b.row(vec![i.into(), (*v).into()]);
+    }
+    b.print();
+    let mut b = Block::new(
+        "fresh_processes",
+        &[
+            "process",
+            "cold_ns",
+            "warm_ns",
+            "cold_faults",
+            "warm_faults",
+            "cpu",
+        ],
+    );
+    for (i, k) in kids.iter().enumerate() {
+        b.row(vec![
+            (i + 1).into(),
+            k.cold_ns.into(),
+            k.warm_ns.into(),
+            k.cold_faults.into(),
+            k.warm_faults.into(),
+            k.cpu.into(),
+        ]);
+    }
+    b.print();
+    let mut b = Block::new(
+        "fresh_first_discarded",
+        &["cold_ns", "warm_ns", "cold_faults", "warm_faults"],
+    );
+    b.row(vec![
+        first.cold_ns.into(),
+        first.warm_ns.into(),
+        first.cold_faults.into(),
+        first.warm_faults.into(),
+    ]);
+    b.print();
+}
+
+/// This process's cold pass: `cold_in_process`.
+pub fn cold(ns: f64, faults: Option<u64>) {
+    let mut b = Block::new("cold_in_process", &["ns", "faults"]);
+    b.row(vec![ns.into(), faults.into()]);
+    b.print();
+}
+
+/// Every series' statistics: `series_summary`, one row per series (its key in `series`).
+pub fn series(series: &[&SeriesStats]) {
+    let mut b = Block::new(
+        "series_summary",
+        &[
+            "series:text",
+            "n",
+            "min_ns",
+            "median_ns",
+            "max_ns",
+            "cv_pct",
+            "max_over_min",
+            "over2_pct",
+            "over5_pct",
+            "over10_pct",
+        ],
+    );
+    for st in series {
+        let s = &st.summary;
+        let spread = |v: f64| -> Value { if s.n > 1 { v.into() } else { Value::Missing } };
+        let over = |k: usize| -> Value { st.over.map(|o| o[k] * 100.0).into() };
+        b.row(vec![
+            st.key.into(),
+            s.n.into(),
+            s.min.into(),
+            s.median.into(),
+            s.max.into(),
+            spread(s.cv * 100.0),
+            spread(s.max_over_min),
+            over(0),
+            over(1),
+            over(2),
+        ]);
+    }
+    b.print();
+}
+
+/// The figures of a run, `None` where one could not be measured. Their names are the
+/// `figure` column of `summary_figures`; `xtask/src/sink_bench.rs` labels them.
+pub struct Figures {
+    pub clock_step: f64,
+    pub a_over_b_median: f64,
+    pub a_max_over_b_median: f64,
+    pub c_over_b_median: f64,
+    pub ns_per_element: f64,
+    pub cycles_per_element: Option<f64>,
+    pub add_latency: Option<f64>,
+    pub fresh_over_in_process_median: f64,
+    pub cold_shot_over_fresh_median: f64,
+    pub cold_shot_over_fresh_min: f64,
+    pub cold_over_warm: f64,
+    pub cold_faults: Option<f64>,
+}
+
+/// The figures as the `summary_figures` block: `figure`, `value`, `unit`.
+pub fn figures(f: &Figures) {
+    let mut b = Block::new("summary_figures", &["figure:text", "value", "unit:text"]);
+    let rows: [(&str, Option<f64>, &str); 12] = [
+        ("clock_step", Some(f.clock_step), "ns"),
+        ("a_over_b_median", Some(f.a_over_b_median), "x"),
+        ("a_max_over_b_median", Some(f.a_max_over_b_median), "x"),
+        ("c_over_b_median", Some(f.c_over_b_median), "x"),
+        ("ns_per_element", Some(f.ns_per_element), "ns"),
+        ("cycles_per_element", f.cycles_per_element, "cycles"),
+        ("add_latency", f.add_latency, "ns"),
+        (
+            "fresh_over_in_process_median",
+            Some(f.fresh_over_in_process_median),
+            "x",
+        ),
+        (
+            "cold_shot_over_fresh_median",
+            Some(f.cold_shot_over_fresh_median),
+            "x",
+        ),
+        (
+            "cold_shot_over_fresh_min",
+            Some(f.cold_shot_over_fresh_min),
+            "x",
+        ),
+        ("cold_over_warm", Some(f.cold_over_warm), "x"),
+        ("cold_faults", f.cold_faults, "faults"),
+    ];
+    for (name, value, unit) in rows {
+        b.row(vec![name.into(), value.into(), unit.into()]);
+    }
+    b.print();
+}

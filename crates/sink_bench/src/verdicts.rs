@@ -1,0 +1,256 @@
+//! The verdicts: each a sentence computed from this run's numbers, printed once as a `*` line
+//! at the end of the part it concludes, and recorded as `#META verdict_<name>` for the
+//! summary that `cargo xtask run-all` builds.
+
+use crate::stats::{self, SeriesStats};
+use measure::clock::CoreClock;
+use measure::data::meta;
+use measure::stats::Summary;
+
+/// Prints a verdict (wrapped to the report width) and records it as `#META verdict_<name>`.
+pub fn say(name: &str, text: &str) {
+    measure::fmt::conclude(text);
+    meta(&format!("verdict_{name}"), text);
+}
+
+/// Part 1, (a) against the clock: is anything left between the two reads?
+pub fn dead_loop(sa: &Summary, sb: &Summary, step: f64, read: f64) -> String {
+    let floor = step.max(read);
+    let share = sa.median / sb.median * 100.0;
+    if sa.median <= 3.0 * floor {
+        format!(
+            "With the sum thrown away a pass reads as {:.0} ns at the median and at most {:.0} ns, \
+             {:.1} steps of the clock: the timed region is two clock reads and nothing else. The \
+             compiler found the sum dead and removed the loop; (a) comes to {share:.4} % of (b).",
+            sa.median,
+            sa.max,
+            sa.median / step
+        )
+    } else if sa.median < 0.5 * sb.median {
+        format!(
+            "With the sum thrown away a pass takes {:.0} ns, {share:.2} % of (b): more than two \
+             clock reads, less than the loop; part of the work survived.",
+            sa.median
+        )
+    } else {
+        format!(
+            "With the sum thrown away a pass still takes {:.0} ns, {share:.1} % of (b): this build \
+             kept the dead loop. Never count on either outcome; look at the code.",
+            sa.median
+        )
+    }
+}
+
+/// Part 1, (b) against (c): do the two ways of consuming the sum agree?
+pub fn consumed(sb: &Summary, sc: &Summary) -> String {
+    let cb = sc.median / sb.median;
+    if (cb - 1.0).abs() < 0.02 {
+        format!(
+            "(c) over (b) is {cb:.3}: handing the sum to black_box and storing it for the \
+             checksum are equally honest ways to keep it, and the one store costs nothing here."
+        )
+    } else {
+        format!(
+            "(c) over (b) is {cb:.3}, a difference of {:.1} %, more than one store can cost: that \
+             is the run's noise, whose size part 2 measures.",
+            (cb - 1.0).abs() * 100.0
+        )
+    }
+}
+
+/// Part 1: does the add chain set the loop's pace?
+pub fn pace(per_elem: f64, cc: &CoreClock, add_lat: Option<&Summary>, where_fits: &str) -> String {
+    let cycles = cc
+        .cycles(per_elem)
+        .zip(cc.ghz)
+        .map_or(String::new(), |(c, g)| {
+            format!(" ({c:.2} cycles at {g:.2} GHz)")
+        });
+    match add_lat {
+        Some(l) if (per_elem / l.median - 1.0).abs() <= 0.15 => format!(
+            "At {per_elem:.3} ns per element{cycles} the loop runs at the latency of one dependent \
+             add ({:.3} ns, a ratio of {:.2}): that is why the 4 MiB array, in {where_fits} by \
+             reported sizes, does not show.",
+            l.median,
+            per_elem / l.median
+        ),
+        Some(l) => format!(
+            "At {per_elem:.3} ns per element{cycles} the loop takes {:.2} times the latency of one \
+             dependent add ({:.3} ns): something besides the add chain sets its pace, with the \
+             4 MiB array in {where_fits} by reported sizes.",
+            per_elem / l.median,
+            l.median
+        ),
+        None => format!(
+            "The loop takes {per_elem:.3} ns per element{cycles}; the latency of one float add was \
+             not measured on this architecture, so whether the add chain sets the pace is unknown."
+        ),
+    }
+}
+
+/// Part 2: the warm pass in one process against fresh processes.
+pub fn well_defined(mi: &Summary, mf: &Summary) -> String {
+    let r = mf.median / mi.median;
+    if (r - 1.0).abs() < 0.02 {
+        format!(
+            "The loop's cost is well defined: the median of the fresh processes is {r:.3} times \
+             the median in one process."
+        )
+    } else {
+        format!(
+            "The median of the fresh processes is {r:.3} times the median in one process: the \
+             process itself (its placement, its layout, its clock) is part of what was measured."
+        )
+    }
+}
+
+/// Part 2: the slowest single pass, in whichever series spreads more.
+pub fn single_run(win: &SeriesStats, wfr: &SeriesStats, runs: usize) -> Option<String> {
+    let (wide, wide_name) = if wfr.summary.max_over_min >= win.summary.max_over_min {
+        (wfr, format!("one of the {runs} fresh processes"))
+    } else {
+        (win, format!("one of the {runs} passes in one process"))
+    };
+    let w = stats::worst(&wide.samples, 5.0)?;
+    Some(format!(
+        "A single run is not: {wide_name} took {:.0} ns, {:.3} times the fastest, so a comparison \
+         with one run per side has one chance in {runs} of reporting a {:.1} % difference that \
+         is not there ({} of its {} pairs differ by more than 5 %).",
+        w.value,
+        w.over_min,
+        (w.over_min - 1.0) * 100.0,
+        w.pairs_over,
+        w.pairs_with_it,
+    ))
+}
+
+/// Part 2: what the shares of pairs over 2, 5 and 10 percent leave one run per side able to
+/// resolve, and whether the medians agree.
+pub fn pair_shares(win: &SeriesStats, wfr: &SeriesStats, runs: usize) -> String {
+    let (oi, of) = (win.over.unwrap_or([0.0; 3]), wfr.over.unwrap_or([0.0; 3]));
+    let (first_dirty, clean) = stats::first_exceeded_and_clean(win, wfr);
+    let k = |d: f64| stats::THRESHOLDS.iter().position(|t| *t == d).unwrap_or(0);
+    let mut s = match (first_dirty, clean) {
+        (Some(d), Some(c)) => format!(
+            "One run per side cannot resolve a {d:.0} % difference: {:.1} % of the pairs in one \
+             process and {:.1} % across fresh ones differ by more; no pair differs by more than \
+             {c:.0} %, so what one run can resolve depends on the run.",
+            oi[k(d)] * 100.0,
+            of[k(d)] * 100.0
+        ),
+        (Some(d), None) => format!(
+            "One run per side cannot resolve a {d:.0} % difference, nor even a 10 % one: {:.1} % \
+             of the pairs in one process and {:.1} % across fresh ones differ by more than 10 %.",
+            oi[2] * 100.0,
+            of[2] * 100.0
+        ),
+        (None, _) => {
+            "No pair of single passes differs by more than 2 %: a quiet run; the next need not be."
+                .to_string()
+        }
+    };
+    let med_diff = (wfr.summary.median / win.summary.median - 1.0).abs() * 100.0;
+    s.push_str(&if med_diff < 2.0 {
+        format!(
+            " Only the medians of {runs}, which agree within {med_diff:.1} %, are a measurement."
+        )
+    } else {
+        format!(
+            " Even the medians of {runs} differ by {med_diff:.1} % between one process and fresh \
+             ones."
+        )
+    });
+    s
+}
+
+/// Part 3: where the one in-process cold pass falls among the fresh ones.
+pub fn one_shot(shot: f64, cold_fresh: &[f64], cf: &Summary, runs: usize) -> String {
+    let faster = cold_fresh.iter().filter(|&&v| v < shot).count();
+    let position = if shot < cf.min {
+        format!("below all {runs} fresh cold passes")
+    } else if shot > cf.max {
+        format!("above all {runs} fresh cold passes")
+    } else {
+        format!("{faster} of the {runs} fresh ones were faster")
+    };
+    format!(
+        "This process has one number for its cold pass, at {:.3} of the fresh median and {:.3} of \
+         their minimum ({position}); the fresh ones span a factor of {:.3}, and nothing in the \
+         one number says where in that span it fell.",
+        shot / cf.median,
+        shot / cf.min,
+        cf.max_over_min
+    )
+}
+
+/// Part 3: what the cold pass costs over a warm one, and the page faults behind it.
+pub fn cold_cost(
+    cold_over_warm: f64,
+    fault_med: Option<f64>,
+    warm_fault_max: Option<u64>,
+    pages: u64,
+) -> String {
+    match fault_med {
+        Some(f) if f > 0.0 => format!(
+            "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians) because its \
+             page faults, {f:.0} for the {pages} pages of the array, land inside the timed region; \
+             the warm pass takes {}.",
+            match warm_fault_max {
+                Some(0) => "none".to_string(),
+                Some(w) => format!("at most {w}"),
+                None => "an unknown number".to_string(),
+            }
+        ),
+        Some(_) => format!(
+            "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians), yet \
+             getrusage counted no page faults in it: the array was already backed."
+        ),
+        None => format!(
+            "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians); the page \
+             faults behind it could not be counted here."
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(v: &[f64]) -> Summary {
+        Summary::of(v).unwrap()
+    }
+
+    #[test]
+    fn a_dead_loop_is_named_only_when_the_timing_shows_it() {
+        let b = summary(&[500_000.0, 501_000.0, 502_000.0]);
+        let gone = dead_loop(&summary(&[20.0, 20.0, 30.0]), &b, 20.0, 22.0);
+        assert!(gone.contains("removed the loop"), "{gone}");
+        let kept = dead_loop(&summary(&[499_000.0, 500_000.0]), &b, 20.0, 22.0);
+        assert!(kept.contains("kept the dead loop"), "{kept}");
+        let part = dead_loop(&summary(&[100_000.0]), &b, 20.0, 22.0);
+        assert!(part.contains("part of the work survived"), "{part}");
+    }
+
+    #[test]
+    fn pair_shares_say_what_one_run_resolves() {
+        let steady = SeriesStats::of("a", "a", &[100.0, 101.0, 100.5]).unwrap();
+        let jumpy = SeriesStats::of("b", "b", &[100.0, 106.0, 100.0]).unwrap();
+        let s = pair_shares(&steady, &jumpy, 3);
+        assert!(
+            s.starts_with("One run per side cannot resolve a 2 %"),
+            "{s}"
+        );
+        assert!(s.contains("no pair differs by more than 10 %"), "{s}");
+        let s = pair_shares(&steady, &steady, 3);
+        assert!(s.starts_with("No pair"), "{s}");
+        assert!(s.contains("agree within 0.0 %"), "{s}");
+    }
+
+    #[test]
+    fn the_one_shot_is_placed_among_the_fresh_ones() {
+        let fresh = [100.0, 110.0, 120.0];
+        let s = one_shot(105.0, &fresh, &summary(&fresh), 3);
+        assert!(s.contains("1 of the 3 fresh ones were faster"), "{s}");
+        assert!(one_shot(90.0, &fresh, &summary(&fresh), 3).contains("below all 3"));
+    }
+}

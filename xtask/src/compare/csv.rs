@@ -1,0 +1,330 @@
+//! `compare.csv`: every number of every machine as one tidy long table.
+//!
+//! Columns `machine,experiment,block,row,column,value,unit`, one line per numeric cell:
+//! - `machine`: the folder's label (unique in the comparison);
+//! - `experiment`, `block`, `column`: the `#DATA` names (`cache_ladder`, `latency`,
+//!   `pointer_ns`); bare blocks that have no name here are `block1`, `block2`, ...;
+//! - `row`: what the row is about, from the block's key columns (`4` for 4 KiB in `latency`,
+//!   `clock_read` in `key_figures`, `64/forward` where two columns make the key); the key
+//!   columns that are numbers appear as values too, so a pivot gives them back as columns;
+//! - `value`: a plain number (shortest exact form, always with a decimal point or exponent);
+//! - `unit`: from the column name (`_ns` -> `ns`, `kib` -> `KiB`, ratios -> `x`), or the
+//!   `unit` column of `key_figures`; empty where the number has none (a count, an index).
+//!
+//! Cells that were not measured (`NA`) and text cells have no line. The key
+//! `machine,experiment,block,row,column` is unique.
+
+use super::load::Machine;
+use measure::data::{Block, Value, format_num};
+use std::collections::BTreeMap;
+
+pub const HEADER: &str = "machine,experiment,block,row,column,value,unit";
+
+/// One line of the table.
+pub struct Row<'a> {
+    pub machine: &'a str,
+    pub experiment: &'a str,
+    pub block: String,
+    pub row: String,
+    pub column: &'a str,
+    pub value: f64,
+    pub unit: String,
+}
+
+/// The key columns of the blocks this project prints; other blocks use their leading text
+/// columns, or the row's number.
+const KEYS: &[(&str, &str, &[&str])] = &[
+    ("*", "key_figures", &["figure"]),
+    ("clock_probe", "clock_resolution", &["clock"]),
+    ("clock_probe", "clock_cost", &["method"]),
+    ("clock_probe", "trap_one", &["variant"]),
+    ("clock_probe", "trap_two", &["fill"]),
+    ("clock_probe", "trap_three_samples", &["round"]),
+    ("clock_probe", "trap_three_summary", &["stat"]),
+    ("cache_ladder", "latency", &["kib"]),
+    ("cache_ladder", "knees", &["series", "kind", "from_kib"]),
+    ("stride", "stride", &["stride_bytes"]),
+    ("stride", "stride_passes", &["stride_bytes", "pass"]),
+    ("stride", "layout", &["layout"]),
+    ("tlb_walk", "pages", &["pages"]),
+    ("tlb_walk", "huge_pages", &["layout", "advice"]),
+    ("tlb_walk", "huge_verdict", &["layout"]),
+    ("tlb_walk", "first_touch", &["touch"]),
+    ("branch", "shape", &["variant"]),
+    ("branch", "variants", &["variant"]),
+    ("branch", "patterns", &["pattern"]),
+    ("fp_cost", "shape", &["kernel"]),
+    ("fp_cost", "denormal", &["values", "ftz_daz"]),
+    ("fp_cost", "width", &["variant"]),
+    ("fp_cost", "ops", &["op"]),
+    ("false_sharing", "distance", &["distance_bytes"]),
+    ("false_sharing", "threads", &["threads", "layout"]),
+    ("false_sharing", "shared", &["method", "threads"]),
+    ("false_sharing", "baseline", &["set"]),
+    ("false_sharing", "rounds", &["set", "config", "round"]),
+    (
+        "false_sharing",
+        "placement",
+        &["set", "config", "round", "thread"],
+    ),
+    ("false_sharing", "c2c", &["from", "to"]),
+    ("sink_bench", "part1_passes", &["round"]),
+    ("sink_bench", "warm_in_process", &["pass"]),
+    ("sink_bench", "fresh_processes", &["process"]),
+    ("sink_bench", "series_summary", &["series"]),
+    ("env_scan", "mechanism", &["pad_bytes"]),
+    ("env_scan", "raw", &["seq"]),
+    ("env_scan", "deviation", &["pad_bytes", "workload"]),
+    ("env_scan", "correlation", &["workload", "pass_a", "pass_b"]),
+    (
+        "env_scan",
+        "regions",
+        &["workload", "pass", "region_start_bytes"],
+    ),
+    ("env_scan", "slow_share", &["workload", "pass"]),
+    ("env_scan", "time_trend", &["workload", "pass"]),
+    ("env_scan", "verdict", &["workload"]),
+];
+
+/// The unit of a column, from its name (units are part of column names in `#DATA`).
+pub fn unit_of(column: &str) -> &'static str {
+    let c = column;
+    let ends = |s: &str| c == s.trim_start_matches('_') || c.ends_with(s);
+    if c == "ns" || c.starts_with("ns_") || c.contains("_ns_") || ends("_ns") {
+        "ns"
+    } else if ends("_kib") {
+        "KiB"
+    } else if ends("_bytes") {
+        "bytes"
+    } else if ends("_pct") {
+        "%"
+    } else if ends("_cycles") || c.starts_with("cycles_") {
+        "cycles"
+    } else if ends("_ghz") {
+        "GHz"
+    } else if ends("_ms") {
+        "ms"
+    } else if c.ends_with("_s") {
+        "s"
+    } else if c == "pages" {
+        "pages"
+    } else if c == "threads" {
+        "threads"
+    } else if c == "factor"
+        || c.ends_with("_factor")
+        || c == "ratio"
+        || c.starts_with("vs_")
+        || c.contains("_over_")
+    {
+        "x"
+    } else {
+        ""
+    }
+}
+
+fn cell_key(v: &Value) -> String {
+    match v {
+        Value::Num(x) => format_num(*x),
+        Value::Text(t) => t.clone(),
+        Value::Missing => "NA".into(),
+    }
+}
+
+/// The row keys of a block, unique within it.
+fn row_keys(experiment: &str, b: &Block) -> Vec<String> {
+    let name = b.name.as_deref().unwrap_or("");
+    let known = KEYS
+        .iter()
+        .find(|(e, n, _)| (*e == experiment || *e == "*") && *n == name)
+        .map(|(_, _, k)| *k);
+    let idx: Vec<usize> = match known {
+        Some(k) => k.iter().filter_map(|c| b.col_index(c)).collect(),
+        None => {
+            // Leading text columns, as few as make the rows unique.
+            let texts: Vec<usize> = (0..b.columns.len())
+                .take_while(|&i| b.columns[i].text)
+                .collect();
+            (1..=texts.len())
+                .map(|n| texts[..n].to_vec())
+                .find(|cols| unique(b, cols))
+                .unwrap_or_default()
+        }
+    };
+    let mut keys: Vec<String> = b
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if idx.is_empty() {
+                (i + 1).to_string()
+            } else {
+                idx.iter()
+                    .map(|&c| cell_key(&r[c]))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            }
+        })
+        .collect();
+    // A key that repeats (a changed format, a hand-edited file) is numbered.
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for k in &keys {
+        *count.entry(k.clone()).or_default() += 1;
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for k in keys.iter_mut() {
+        if count[k.as_str()] > 1 {
+            let n = seen.entry(k.clone()).or_default();
+            *n += 1;
+            *k = format!("{k}#{n}");
+        }
+    }
+    keys
+}
+
+fn unique(b: &Block, cols: &[usize]) -> bool {
+    let mut seen = std::collections::BTreeSet::new();
+    b.rows.iter().all(|r| {
+        seen.insert(
+            cols.iter()
+                .map(|&c| cell_key(&r[c]))
+                .collect::<Vec<_>>()
+                .join("/"),
+        )
+    })
+}
+
+/// Every numeric cell of every machine, in machine, experiment and file order.
+pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
+    let mut out = Vec::new();
+    for m in machines {
+        for exp in crate::project::EXPERIMENTS {
+            let Some(f) = m.runs.get(*exp) else { continue };
+            let mut bare = 0;
+            for b in &f.blocks {
+                let block = match &b.name {
+                    Some(n) => n.clone(),
+                    None => {
+                        bare += 1;
+                        format!("block{bare}")
+                    }
+                };
+                let keys = row_keys(exp, b);
+                let unit_col = (block == "key_figures")
+                    .then(|| b.col_index("unit"))
+                    .flatten();
+                for (r, key) in b.rows.iter().zip(&keys) {
+                    for (c, col) in b.columns.iter().enumerate() {
+                        let Value::Num(v) = r[c] else { continue };
+                        let unit = match unit_col.map(|u| &r[u]) {
+                            Some(Value::Text(u)) => u.clone(),
+                            _ => unit_of(&col.name).to_string(),
+                        };
+                        out.push(Row {
+                            machine: &m.label,
+                            experiment: exp,
+                            block: block.clone(),
+                            row: key.clone(),
+                            column: &col.name,
+                            value: v,
+                            unit,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A field, quoted when it holds a comma, a quote, a line break or outer spaces.
+pub fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) || s.trim() != s {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A number in its shortest exact form, always readable as a float (`4.0`, `0.986153`, `1e-7`).
+pub fn number(v: f64) -> String {
+    format!("{v:?}")
+}
+
+pub fn render(rows: &[Row<'_>]) -> String {
+    let mut s = String::with_capacity(rows.len() * 64);
+    s.push_str(HEADER);
+    s.push('\n');
+    for r in rows {
+        for (i, f) in [
+            field(r.machine),
+            field(r.experiment),
+            field(&r.block),
+            field(&r.row),
+            field(r.column),
+            number(r.value),
+            field(&r.unit),
+        ]
+        .iter()
+        .enumerate()
+        {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(f);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::data::parse;
+
+    #[test]
+    fn units_come_from_column_names() {
+        for (c, u) in [
+            ("pointer_ns", "ns"),
+            ("ns_median", "ns"),
+            ("ns", "ns"),
+            ("kib", "KiB"),
+            ("span_kib", "KiB"),
+            ("distance_bytes", "bytes"),
+            ("huge_backing_pct", "%"),
+            ("index_cycles", "cycles"),
+            ("vs_split_median", "x"),
+            ("random_over_sorted", "x"),
+            ("factor", "x"),
+            ("round", ""),
+            ("extra_ns_per_element", "ns"),
+            ("cycles_per_miss", "cycles"),
+            ("pages", "pages"),
+        ] {
+            assert_eq!(unit_of(c), u, "{c}");
+        }
+    }
+
+    #[test]
+    fn row_keys_are_unique_even_when_the_key_repeats() {
+        let f = parse(
+            "#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n#DATA 1 0.5\n#DATA 1 0.6\n\
+             #DATA 2 0.7\n#DATA-END\n",
+        )
+        .unwrap();
+        let k = row_keys("stride", &f.blocks[0]);
+        assert_eq!(k, vec!["1#1", "1#2", "2"]);
+        let f = parse("#DATA-BEGIN odd\n#COLUMNS a b\n#DATA 1 2\n#DATA-END\n").unwrap();
+        assert_eq!(row_keys("x", &f.blocks[0]), vec!["1"]);
+    }
+
+    #[test]
+    fn fields_and_numbers() {
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(number(4.0), "4.0");
+        assert_eq!(number(0.986153), "0.986153");
+        assert!(number(1e-7).parse::<f64>().is_ok());
+    }
+}

@@ -1,0 +1,413 @@
+//! The headline effects: whether each machine shows them, and how strongly.
+//!
+//! Each effect is computed here, in one way for every machine, from the blocks it has (a run
+//! of this project, the appendix's C programs, or the book's printed numbers). A machine that
+//! lacks the numbers gets "not measured"; nothing is filled in.
+
+use super::keyfig;
+use super::load::Machine;
+
+/// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Shown { shows: Option<bool>, text: String },
+    NotMeasured(String),
+}
+
+impl Cell {
+    pub fn render(&self) -> String {
+        match self {
+            Cell::Shown {
+                shows: Some(true),
+                text,
+            } => format!("yes: {text}"),
+            Cell::Shown {
+                shows: Some(false),
+                text,
+            } => format!("no: {text}"),
+            Cell::Shown { shows: None, text } => text.clone(),
+            Cell::NotMeasured(why) => why.clone(),
+        }
+    }
+    pub fn shows(&self) -> Option<bool> {
+        match self {
+            Cell::Shown { shows, .. } => *shows,
+            Cell::NotMeasured(_) => None,
+        }
+    }
+}
+
+/// An effect: its name, how it is computed (one sentence), and the threshold for "yes".
+pub struct Effect {
+    pub name: &'static str,
+    pub how: &'static str,
+    pub cell: fn(&Machine) -> Cell,
+}
+
+pub const EFFECTS: &[Effect] = &[
+    Effect {
+        name: "L1 to memory (latency ladder)",
+        how: "random reads: the largest working set's time over the smallest's, from the index chase \
+              (the appendix's method) where the machine has it, else the pointer chase; yes from 3x",
+        cell: ladder,
+    },
+    Effect {
+        name: "line size from stride",
+        how: "the steepest step of the cost per access as the stride doubles, and the stride it \
+              reaches (the appendix's walk); yes from 1.4x",
+        cell: line_from_stride,
+    },
+    Effect {
+        name: "TLB step",
+        how: "one read per page, slot at offset 0 (the appendix's walk): the most pages' time over \
+              the fewest's; yes from 3x",
+        cell: tlb,
+    },
+    Effect {
+        name: "misprediction cost",
+        how: "the real branch on random over sorted data, and the cost of one miss derived from it; \
+              yes from 2x",
+        cell: mispredict,
+    },
+    Effect {
+        name: "false sharing",
+        how: "two threads: slots in one cache line over slots in different lines (median of each side \
+              of the line size); yes from 1.2x",
+        cell: false_sharing,
+    },
+    Effect {
+        name: "denormal penalty",
+        how: "the same arithmetic on denormal over normal values; yes from 1.5x",
+        cell: denormal,
+    },
+    Effect {
+        name: "float over double, with vectors",
+        how: "double over float time when the loop may be vectorised (and without, in brackets); yes \
+              from 1.5x",
+        cell: float_lanes,
+    },
+    Effect {
+        name: "reading the clock",
+        how: "the cost of one clock read (clock_gettime)",
+        cell: clock,
+    },
+    Effect {
+        name: "first touch of a page",
+        how: "touching a page the first time over touching it again; yes from 5x",
+        cell: first_touch,
+    },
+];
+
+/// At most three significant digits, trailing zeros dropped: "154", "61.5", "1.38", "0.986",
+/// "2.3", "64".
+pub fn sig3(x: f64) -> String {
+    if !x.is_finite() {
+        return "NA".into();
+    }
+    let a = x.abs();
+    let s = if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else if a == 0.0 {
+        "0".into()
+    } else {
+        let d = (2 - a.log10().floor() as i32).clamp(0, 12) as usize;
+        format!("{x:.d$}")
+    };
+    trim(s)
+}
+
+/// "2.30" -> "2.3", "64.0" -> "64".
+pub fn trim(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `(x, y)` points of numeric columns `x` and the first of `ys` that has any value, sorted by x.
+pub fn curve(
+    m: &Machine,
+    exp: &str,
+    block: &str,
+    x: &str,
+    ys: &[&str],
+) -> Option<(String, Vec<(f64, f64)>)> {
+    let b = m.runs.get(exp)?.block(block)?;
+    let xs = b.nums(x)?;
+    for y in ys {
+        let Some(v) = b.nums(y) else { continue };
+        let mut pts: Vec<(f64, f64)> = xs
+            .iter()
+            .zip(&v)
+            .filter_map(|(a, b)| Some(((*a)?, (*b)?)))
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .collect();
+        if pts.is_empty() {
+            continue;
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        return Some((y.to_string(), pts));
+    }
+    None
+}
+
+fn nm(what: &str) -> Cell {
+    Cell::NotMeasured(format!("not measured ({what})"))
+}
+
+fn shown(yes: bool, text: String) -> Cell {
+    Cell::Shown {
+        shows: Some(yes),
+        text,
+    }
+}
+
+fn size_kib(k: f64) -> String {
+    crate::figures::chart::kib_label(k)
+}
+
+fn ladder(m: &Machine) -> Cell {
+    let Some((col, pts)) = curve(
+        m,
+        "cache_ladder",
+        "latency",
+        "kib",
+        &["index_ns", "pointer_ns"],
+    ) else {
+        return nm("no latency curve");
+    };
+    if pts.len() < 2 || pts[0].1 <= 0.0 {
+        return nm("fewer than two sizes");
+    }
+    let (a, b) = (pts[0], pts[pts.len() - 1]);
+    let f = b.1 / a.1;
+    let chase = if col == "index_ns" {
+        "index chase"
+    } else {
+        "pointer chase"
+    };
+    shown(
+        f >= 3.0,
+        format!(
+            "{}x ({} ns at {} to {} ns at {}, {chase})",
+            sig3(f),
+            sig3(a.1),
+            size_kib(a.0),
+            sig3(b.1),
+            size_kib(b.0)
+        ),
+    )
+}
+
+fn line_from_stride(m: &Machine) -> Cell {
+    let Some((_, pts)) = curve(
+        m,
+        "stride",
+        "stride",
+        "stride_bytes",
+        &["appendix_ns", "fresh_ns"],
+    ) else {
+        return nm("no stride curve");
+    };
+    let line = m.facts.line_bytes;
+    let steepest = pts
+        .windows(2)
+        .filter(|w| w[1].0 == 2.0 * w[0].0 && w[0].1 > 0.0)
+        .map(|w| (w[1].0, w[1].1 / w[0].1))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let reported = line.map_or_else(
+        || "line size not reported".to_string(),
+        |l| format!("reported line {} B", sig3(l)),
+    );
+    match steepest {
+        Some((s, r)) => shown(
+            r >= 1.4,
+            format!("steepest step x{} up to {} B; {reported}", sig3(r), sig3(s)),
+        ),
+        None => {
+            // Too few strides for a step (the phone's two): the line against the smallest.
+            let (Some(l), Some(first)) = (line, pts.first()) else {
+                return nm("too few strides");
+            };
+            match pts.iter().find(|p| p.0 == l) {
+                Some(at) if first.0 < l && first.1 > 0.0 => {
+                    let r = at.1 / first.1;
+                    shown(
+                        r >= 1.4,
+                        format!(
+                            "{} B costs {}x {} B (only these strides)",
+                            sig3(l),
+                            sig3(r),
+                            sig3(first.0)
+                        ),
+                    )
+                }
+                _ => nm("too few strides"),
+            }
+        }
+    }
+}
+
+fn tlb(m: &Machine) -> Cell {
+    let Some((_, pts)) = curve(m, "tlb_walk", "pages", "pages", &["offset0_ns"]) else {
+        return nm("no page walk");
+    };
+    if pts.len() < 2 || pts[0].1 <= 0.0 {
+        return nm("fewer than two page counts");
+    }
+    let (a, b) = (pts[0], pts[pts.len() - 1]);
+    let f = b.1 / a.1;
+    shown(
+        f >= 3.0,
+        format!(
+            "{}x ({} ns at {} pages to {} ns at {})",
+            sig3(f),
+            sig3(a.1),
+            a.0,
+            sig3(b.1),
+            b.0
+        ),
+    )
+}
+
+fn mispredict(m: &Machine) -> Cell {
+    let ratio = keyfig::get(m, "branch", "real_branch_random_over_sorted").and_then(|k| k.value);
+    let miss = keyfig::get(m, "branch", "mispredict").and_then(|k| k.value);
+    match (ratio, miss) {
+        (None, None) => nm("no branch figures"),
+        (Some(r), miss) => shown(
+            r >= 2.0,
+            match miss {
+                Some(ns) => format!("{} ns per miss; random {}x sorted", sig3(ns), sig3(r)),
+                None => format!("random {}x sorted", sig3(r)),
+            },
+        ),
+        (None, Some(ns)) => Cell::Shown {
+            shows: None,
+            text: format!("{} ns per miss", sig3(ns)),
+        },
+    }
+}
+
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+fn false_sharing(m: &Machine) -> Cell {
+    let Some((col, pts)) = curve(
+        m,
+        "false_sharing",
+        "distance",
+        "distance_bytes",
+        &["vs_split_median", "ns_median"],
+    ) else {
+        return nm("no distance table");
+    };
+    let Some(line) = m.facts.line_bytes else {
+        return nm("line size unknown");
+    };
+    let mut same: Vec<f64> = pts.iter().filter(|p| p.0 < line).map(|p| p.1).collect();
+    let mut apart: Vec<f64> = pts.iter().filter(|p| p.0 >= line).map(|p| p.1).collect();
+    match (median(&mut same), median(&mut apart)) {
+        (Some(s), Some(a)) if a > 0.0 => {
+            let r = s / a;
+            let basis = if col == "vs_split_median" {
+                "from the ratio to a perfect split"
+            } else {
+                "from ns per increment"
+            };
+            shown(
+                r >= 1.2,
+                format!("{}x, one line over apart ({basis})", sig3(r)),
+            )
+        }
+        _ => nm("distances on one side of the line only"),
+    }
+}
+
+fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f64)> {
+    keyfig::get(m, exp, name)
+        .and_then(|k| k.value)
+        .map(|v| (v >= yes, v))
+}
+
+fn denormal(m: &Machine) -> Cell {
+    match ratio_figure(m, "fp_cost", "denormal_over_normal", 1.5) {
+        Some((y, v)) => shown(y, format!("{}x", sig3(v))),
+        None => nm("no denormal figure"),
+    }
+}
+
+fn float_lanes(m: &Machine) -> Cell {
+    let strict = keyfig::get(m, "fp_cost", "float_speedup_strict").and_then(|k| k.value);
+    match ratio_figure(m, "fp_cost", "float_speedup_lanes", 1.5) {
+        Some((y, v)) => shown(
+            y,
+            match strict {
+                Some(s) => format!("{}x ({}x without vectors)", sig3(v), sig3(s)),
+                None => format!("{}x", sig3(v)),
+            },
+        ),
+        None => nm("no float/double figure"),
+    }
+}
+
+fn clock(m: &Machine) -> Cell {
+    match keyfig::get(m, "clock_probe", "clock_read").and_then(|k| k.ends().map(|e| (e, k.unit))) {
+        Some(((a, b), unit)) => Cell::Shown {
+            shows: None,
+            text: if a == b {
+                format!("{} {unit}", sig3(a))
+            } else {
+                format!("{}-{} {unit}", sig3(a), sig3(b))
+            },
+        },
+        None => nm("no clock figure"),
+    }
+}
+
+fn first_touch(m: &Machine) -> Cell {
+    let first = keyfig::get(m, "tlb_walk", "first_touch_ns").and_then(|k| k.value);
+    let again = keyfig::get(m, "tlb_walk", "touch_again_ns").and_then(|k| k.value);
+    match ratio_figure(m, "tlb_walk", "first_touch_factor", 5.0) {
+        Some((y, f)) => shown(
+            y,
+            match (first, again) {
+                (Some(a), Some(b)) => format!("{}x ({} ns, then {} ns)", sig3(f), sig3(a), sig3(b)),
+                _ => format!("{}x", sig3(f)),
+            },
+        ),
+        None => nm("no first-touch figure"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sig3;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(154.114), "154");
+        assert_eq!(sig3(61.5), "61.5");
+        assert_eq!(sig3(1.3812), "1.38");
+        assert_eq!(sig3(0.98615), "0.986");
+        assert_eq!(sig3(0.0123456), "0.0123");
+        assert_eq!(sig3(0.0), "0");
+        assert_eq!(sig3(2.3), "2.3");
+        assert_eq!(sig3(64.0), "64");
+    }
+}

@@ -1,0 +1,306 @@
+//! `compare.md`: the machines, the effects, every key figure side by side, the figures, and
+//! what is missing.
+
+use super::effects::{EFFECTS, sig3};
+use super::figures::Overlay;
+use super::keyfig::{self, KeyFig};
+use super::load::{Kind, Machine};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// A table cell: pipes escaped, never empty.
+fn cell(s: &str) -> String {
+    let s = s.replace('|', "\\|").replace('\n', " ");
+    if s.trim().is_empty() { "-".into() } else { s }
+}
+
+fn table(out: &mut String, header: &[String], align_right_from: usize, rows: &[Vec<String>]) {
+    let _ = writeln!(
+        out,
+        "| {} |",
+        header
+            .iter()
+            .map(|h| cell(h))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let sep: Vec<&str> = (0..header.len())
+        .map(|i| if i >= align_right_from { "---:" } else { "---" })
+        .collect();
+    let _ = writeln!(out, "|{}|", sep.join("|"));
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} |",
+            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+        );
+    }
+    out.push('\n');
+}
+
+/// "22.08" or "200..265".
+fn value_text(k: &KeyFig) -> String {
+    let n = |v: f64| super::effects::trim(super::sig4(v));
+    match (k.value, k.range) {
+        (Some(v), _) => n(v),
+        (None, Some((a, b))) => format!("{}..{}", n(a), n(b)),
+        (None, None) => "not measured".into(),
+    }
+}
+
+/// The machine's figure with its ratio to the baseline's.
+fn with_ratio(k: &KeyFig, base: Option<&KeyFig>, unit: &str) -> String {
+    let mut s = value_text(k);
+    if k.unit != unit {
+        s.push(' ');
+        s.push_str(&k.unit);
+        return s;
+    }
+    if let (Some((a, b)), Some((x, y))) = (k.ends(), base.and_then(KeyFig::ends))
+        && x == y
+        && x != 0.0
+    {
+        if a == b {
+            s.push_str(&format!(" ({}x)", sig3(a / x)));
+        } else {
+            s.push_str(&format!(" ({}..{}x)", sig3(a / x), sig3(b / x)));
+        }
+    }
+    s
+}
+
+pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Comparison of {} machines\n", ms.len());
+    let _ = writeln!(
+        s,
+        "Written by `cargo xtask compare` from saved results; nothing here was measured by the \
+         comparison itself. Baseline: **{}**. A number in brackets is that machine's over the \
+         baseline's. The appendix's numbers (typed in from the book, or the appendix's C programs \
+         run on a machine) are compared on what they contain.\n",
+        ms[base].label
+    );
+
+    let _ = writeln!(s, "## Machines\n");
+    let mut header = vec!["fact".to_string()];
+    header.extend(ms.iter().map(|m| m.label.clone()));
+    let fact = |name: &str, get: &dyn Fn(&Machine) -> String| -> Vec<String> {
+        let mut r = vec![name.to_string()];
+        r.extend(ms.iter().map(get));
+        r
+    };
+    // The appendix's folders have no run: "-" rather than "unknown".
+    let run_fact = |v: &str, m: &Machine| {
+        if m.kind == Kind::Appendix && v == "unknown" {
+            "-".to_string()
+        } else {
+            v.to_string()
+        }
+    };
+    let rows = vec![
+        fact("folder", &|m| format!("`{}`", m.dir.display())),
+        fact("what it holds", &|m| m.source.clone()),
+        fact("CPU", &|m| m.facts.cpu.clone()),
+        fact("architecture", &|m| m.facts.arch.clone()),
+        fact("logical cores", &|m| m.facts.cores.clone()),
+        fact("page size", &|m| m.facts.page.clone()),
+        fact("L1d", &|m| m.facts.l1d.clone()),
+        fact("L2", &|m| m.facts.l2.clone()),
+        fact("L3", &|m| m.facts.l3.clone()),
+        fact("run", &|m| run_fact(&m.facts.run, m)),
+        fact("date", &|m| run_fact(&m.facts.date, m)),
+        fact("commit", &|m| run_fact(&m.facts.commit, m)),
+        fact("load before (1 min)", &|m| run_fact(&m.facts.load, m)),
+    ];
+    table(&mut s, &header, 99, &rows);
+
+    let _ = writeln!(s, "## Effects\n");
+    let _ = writeln!(
+        s,
+        "Each effect is computed by `compare` in one way for every machine, from the numbers the \
+         machine has; \"not measured\" where it has none.\n"
+    );
+    let mut header = vec!["effect".to_string()];
+    header.extend(ms.iter().map(|m| m.label.clone()));
+    let rows: Vec<Vec<String>> = EFFECTS
+        .iter()
+        .map(|e| {
+            let mut r = vec![e.name.to_string()];
+            r.extend(ms.iter().map(|m| (e.cell)(m).render()));
+            r
+        })
+        .collect();
+    table(&mut s, &header, 99, &rows);
+    let _ = writeln!(s, "How each is read:\n");
+    for e in EFFECTS {
+        let _ = writeln!(
+            s,
+            "- **{}**: {}.",
+            e.name,
+            e.how.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+    }
+    s.push('\n');
+
+    let _ = writeln!(s, "## Key figures\n");
+    let _ = writeln!(
+        s,
+        "Each experiment's headline numbers as its run (or the book) recorded them, one column per \
+         machine; \"-\" where a machine has no such figure.\n"
+    );
+    for exp in crate::project::EXPERIMENTS {
+        // Names in the baseline's order, then each other machine's new ones.
+        let mut order: Vec<usize> = vec![base];
+        order.extend((0..ms.len()).filter(|&i| i != base));
+        let mut names: Vec<(String, String)> = Vec::new();
+        for &i in &order {
+            for k in keyfig::of(&ms[i], exp) {
+                if !names.iter().any(|(n, _)| *n == k.name) {
+                    names.push((k.name.clone(), k.unit.clone()));
+                }
+            }
+        }
+        if names.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "### {exp}\n");
+        let mut header = vec!["figure".to_string(), "unit".to_string()];
+        header.extend(ms.iter().map(|m| m.label.clone()));
+        let rows: Vec<Vec<String>> = names
+            .iter()
+            .map(|(n, unit)| {
+                let b = keyfig::get(&ms[base], exp, n);
+                let mut r = vec![n.clone(), unit.clone()];
+                r.extend(ms.iter().map(|m| match keyfig::get(m, exp, n) {
+                    Some(k) if std::ptr::eq(m, &ms[base]) => value_text(&k),
+                    Some(k) => with_ratio(&k, b.as_ref(), unit),
+                    None => "-".into(),
+                }));
+                r
+            })
+            .collect();
+        table(&mut s, &header, 2, &rows);
+    }
+
+    let _ = writeln!(s, "## Figures\n");
+    if figs.is_empty() {
+        let _ = writeln!(s, "No machine has numbers for any overlay figure.\n");
+    }
+    for f in figs {
+        let _ = writeln!(s, "### {}\n", f.title);
+        let _ = writeln!(s, "![{}]({})\n", f.title, f.file);
+    }
+
+    let _ = writeln!(s, "## Missing and odd parts\n");
+    let missing = missing_parts(ms);
+    if missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "Nothing is missing: every machine has every experiment, block and column.\n"
+        );
+    } else {
+        for m in missing {
+            let _ = writeln!(s, "- {m}");
+        }
+        s.push('\n');
+    }
+
+    let _ = writeln!(s, "## Data\n");
+    let _ = writeln!(
+        s,
+        "[`compare.csv`](compare.csv) holds every number of every machine, {csv_rows} in all, one per \
+         line: `machine,experiment,block,row,column,value,unit` (described in `docs/DATA-FORMAT.md`). \
+         It loads as it is:\n"
+    );
+    let _ = writeln!(
+        s,
+        "```python\nimport pandas as pd\ndf = pd.read_csv(\"compare.csv\")\n```\n\n```sql\n\
+         SELECT * FROM read_csv_auto('compare.csv') WHERE experiment = 'cache_ladder';\n```"
+    );
+    s
+}
+
+/// Every missing part, each listed once.
+pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in ms {
+        if !m.no_file.is_empty() {
+            out.push(format!(
+                "**{}** has no {} (no file).",
+                m.label,
+                m.no_file.join(", ")
+            ));
+        }
+        if !m.empty.is_empty() {
+            out.push(format!(
+                "**{}**: {} holds no numbers.",
+                m.label,
+                m.empty.join(", ")
+            ));
+        }
+        for p in &m.problems {
+            out.push(format!(
+                "**{}**: `{p}`; that experiment is left out, the others count.",
+                m.label
+            ));
+        }
+    }
+    // Runs of this project: blocks and columns that not every run has (another version of the
+    // output format). The appendix's folders are compared on what they contain.
+    let runs: Vec<&Machine> = ms.iter().filter(|m| m.kind == Kind::Run).collect();
+    for exp in crate::project::EXPERIMENTS {
+        let with: Vec<&&Machine> = runs.iter().filter(|m| m.runs.contains_key(*exp)).collect();
+        if with.len() < 2 {
+            continue;
+        }
+        let blocks: BTreeSet<String> = with
+            .iter()
+            .flat_map(|m| m.runs[*exp].blocks.iter().filter_map(|b| b.name.clone()))
+            .collect();
+        for b in &blocks {
+            let have: Vec<&&&Machine> = with
+                .iter()
+                .filter(|m| m.runs[*exp].block(b).is_some())
+                .collect();
+            if have.len() < with.len() {
+                let lacking: Vec<&str> = with
+                    .iter()
+                    .filter(|m| m.runs[*exp].block(b).is_none())
+                    .map(|m| m.label.as_str())
+                    .collect();
+                out.push(format!(
+                    "`{exp}.{b}`: no such block in {}.",
+                    lacking.join(", ")
+                ));
+            }
+            if have.len() < 2 {
+                continue;
+            }
+            let cols = |m: &Machine| -> Vec<String> {
+                m.runs[*exp]
+                    .block(b)
+                    .map(|bl| bl.columns.iter().map(|c| c.name.clone()).collect())
+                    .unwrap_or_default()
+            };
+            let all: BTreeSet<String> = have.iter().flat_map(|m| cols(m)).collect();
+            let shared = all
+                .iter()
+                .filter(|c| have.iter().all(|m| cols(m).contains(c)))
+                .count();
+            for c in &all {
+                let holders: Vec<&str> = have
+                    .iter()
+                    .filter(|m| cols(m).contains(c))
+                    .map(|m| m.label.as_str())
+                    .collect();
+                if holders.len() < have.len() {
+                    out.push(format!(
+                        "`{exp}.{b}`: column `{c}` only in {}; compared on the {shared} columns all have.",
+                        holders.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,283 @@
+//! `cargo xtask compare DIR... [--out DIR] [--baseline LABEL] [--index-chase]`: any number of
+//! results folders, compared on one figure and in one table.
+//!
+//! Measuring stays one machine at a time; what scales is the comparison. Each results folder
+//! (a run of `run-all`, a run's `appendix-c/`, or the book's numbers in
+//! `results/appendix-book/` and `results/appendix-phone/`) is one machine. `compare` writes
+//! into `--out` (default: `compare/` under the temporary directory):
+//!
+//! - `compare.md`: the machines, the headline effects, every key figure side by side with its
+//!   ratio to the baseline, the figures, and every missing part ([`md`]);
+//! - `compare.csv`: every number of every machine as one tidy long table ([`csv`]);
+//! - `compare-*.svg`: one overlay figure per appendix figure ([`figures`], drawn by [`plot`]);
+//! - `index.html`: all of it on one static page ([`html`]).
+//!
+//! The pieces: [`load`] finds and reads the folders, [`appendix`] gives the appendix's bare
+//! blocks this project's names, [`keyfig`] and [`effects`] read the headline numbers.
+//! [`write_run_index`] writes one run's `index.html` (for `run-all`).
+//!
+//! Bad input (fewer than two folders, a path that is not a results folder, an unwritable
+//! `--out`, a `--baseline` that names none of the folders) is one line and exit status 2, with
+//! nothing written. A malformed file inside a folder is reported by file and line, and the
+//! folder's other experiments still count.
+
+mod appendix;
+mod csv;
+mod effects;
+mod figures;
+mod html;
+mod keyfig;
+mod load;
+mod md;
+mod plot;
+
+pub use html::write_run_index;
+
+use std::fs;
+use std::path::Path;
+
+/// What one comparison wrote.
+pub struct Written {
+    /// The terminal report (stdout).
+    pub report: String,
+    /// Malformed files, one line each (stderr).
+    pub warnings: Vec<String>,
+}
+
+/// Input echoed in a message, cut to about 80 characters.
+fn shown(s: &str) -> String {
+    format!("{:?}", plot::clip(s, 80))
+}
+
+/// Writes `text` to `dir/name` through a temporary file, so a reader never sees half a file.
+fn write_file(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let p = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    fs::write(&tmp, text)
+        .and_then(|_| fs::rename(&tmp, &p))
+        .map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            format!("cannot write --out {}: {e}", dir.display())
+        })
+}
+
+/// Wraps `text` at word boundaries into lines of at most `width` columns, each prefixed.
+fn wrap(text: &str, width: usize, first: &str, rest: &str) -> Vec<String> {
+    measure::fmt::wrap_to(text, first, rest, width)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Runs a comparison. `Err`: bad input, one line.
+pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
+    let mut machines = Vec::new();
+    for d in &o.dirs {
+        machines.push(load::load(d)?);
+    }
+    load::label_all(&mut machines);
+    let base = match &o.baseline {
+        None => 0,
+        Some(b) => {
+            let exact: Vec<usize> = (0..machines.len())
+                .filter(|&i| machines[i].label == *b)
+                .collect();
+            let by_name: Vec<usize> = (0..machines.len())
+                .filter(|&i| {
+                    machines[i]
+                        .dir
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy() == *b)
+                })
+                .collect();
+            match (exact.as_slice(), by_name.as_slice()) {
+                ([i, ..], _) | ([], [i]) => *i,
+                _ => {
+                    let labels: Vec<&str> = machines.iter().map(|m| m.label.as_str()).collect();
+                    return Err(format!(
+                        "--baseline {} is not among the folders compared ({})",
+                        shown(b),
+                        plot::clip(&labels.join(", "), 200)
+                    ));
+                }
+            }
+        }
+    };
+
+    // Everything is made in memory first; then written.
+    let rows = csv::rows(&machines);
+    let csv_text = csv::render(&rows);
+    let figs = figures::draw_all(&machines, base, o.index_chase)?;
+    let md_text = md::render(&machines, base, &figs, rows.len());
+    let inline: Vec<(String, String)> = figs
+        .iter()
+        .map(|f| (f.file.to_string(), f.svg.clone()))
+        .collect();
+    let html_text = html::compare_page(&md_text, &inline);
+
+    let out = &o.out;
+    if out.exists() && !out.is_dir() {
+        return Err(format!(
+            "cannot write --out {}: it is not a folder",
+            out.display()
+        ));
+    }
+    if load::present_experiments(out).is_ok() {
+        // Its own index.html (written by run-all) would be replaced.
+        return Err(format!(
+            "--out {} is a results folder; give the comparison a folder of its own",
+            out.display()
+        ));
+    }
+    fs::create_dir_all(out).map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
+    write_file(out, "compare.md", &md_text)?;
+    write_file(out, "compare.csv", &csv_text)?;
+    for f in &figs {
+        write_file(out, f.file, &f.svg)?;
+    }
+    write_file(out, "index.html", &html_text)?;
+    // An overlay an earlier comparison drew that this one does not (its data is gone) would
+    // mislead beside the others.
+    for stale in figures::FILES {
+        if !figs.iter().any(|f| f.file == *stale) {
+            let _ = fs::remove_file(out.join(stale));
+        }
+    }
+
+    let report = report(&machines, base, &figs, rows.len(), out);
+    let warnings = machines
+        .iter()
+        .flat_map(|m| {
+            m.problems.iter().map(move |p| {
+                format!(
+                    "compare: warning: {p} (left out; {}'s other experiments still count)",
+                    m.label
+                )
+            })
+        })
+        .collect();
+    Ok(Written { report, warnings })
+}
+
+fn report(
+    ms: &[load::Machine],
+    base: usize,
+    figs: &[figures::Overlay],
+    rows: usize,
+    out: &Path,
+) -> String {
+    let mut lines = vec![format!(
+        "compare: {} machines, ratios against {}",
+        ms.len(),
+        ms[base].label
+    )];
+    let width = ms
+        .iter()
+        .map(|m| m.label.chars().count())
+        .max()
+        .unwrap_or(8)
+        .min(30);
+    if ms.len() <= 8 {
+        for m in ms {
+            lines.push(format!(
+                "  {:width$}  {}",
+                plot::clip(&m.label, 30),
+                m.dir.display()
+            ));
+        }
+        lines.push(String::new());
+        lines.push("Effects (computed the same way for every machine; how: compare.md):".into());
+        for e in effects::EFFECTS {
+            lines.push(format!("  {}", e.name));
+            for m in ms {
+                let first = format!("    {:width$}  ", plot::clip(&m.label, 30));
+                let rest = " ".repeat(first.chars().count());
+                lines.extend(wrap(&(e.cell)(m).render(), 100, &first, &rest));
+            }
+        }
+    } else {
+        lines.push(String::new());
+        lines.push("Effects (how many machines with the numbers show each):".into());
+        for e in effects::EFFECTS {
+            let cells: Vec<effects::Cell> = ms.iter().map(|m| (e.cell)(m)).collect();
+            let yes = cells.iter().filter(|c| c.shows() == Some(true)).count();
+            let with = cells.iter().filter(|c| c.shows().is_some()).count();
+            let text = if with > 0 {
+                format!(
+                    "{}: {yes} of {with}; {}: {}",
+                    e.name,
+                    ms[base].label,
+                    cells[base].render()
+                )
+            } else {
+                format!("{}: {}: {}", e.name, ms[base].label, cells[base].render())
+            };
+            lines.extend(wrap(&text, 100, "  ", "    "));
+        }
+    }
+    let missing = md::missing_parts(ms).len();
+    lines.push(String::new());
+    if missing > 0 {
+        lines.push(format!(
+            "{missing} missing or odd part(s), each listed in compare.md."
+        ));
+    }
+    lines.extend(wrap(
+        &format!(
+            "wrote {}: compare.md, compare.csv ({rows} numbers), {} figure(s), index.html",
+            out.display(),
+            figs.len()
+        ),
+        100,
+        "",
+        "  ",
+    ));
+    let mut s = lines.join("\n");
+    s.push('\n');
+    s
+}
+
+/// `cargo xtask compare`: prints the report; bad input is one line and exit status 2.
+pub fn command(o: &crate::flags::Compare) -> crate::error::Result<()> {
+    let w = run(o).map_err(crate::error::bad)?;
+    for l in &w.warnings {
+        eprintln!("{}", plot::clip(l, 300));
+    }
+    print!("{}", w.report);
+    Ok(())
+}
+
+/// A number with four significant digits for tables ("23.42", "0.01234", "6702").
+pub fn sig4(x: f64) -> String {
+    if !x.is_finite() {
+        return "NA".into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let mag = x.abs().log10().floor() as i32;
+    let decimals = (3 - mag).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_significant_digits() {
+        assert_eq!(sig4(23.4234), "23.42");
+        assert_eq!(sig4(6702.4), "6702");
+        assert_eq!(sig4(0.0123456), "0.01235");
+        assert_eq!(sig4(123456.0), "123456");
+        assert_eq!(sig4(f64::NAN), "NA");
+    }
+
+    #[test]
+    fn wrapping_keeps_lines_short() {
+        let w = wrap(&"word ".repeat(60), 40, "  ", "    ");
+        assert!(w.len() > 1);
+        assert!(w.iter().all(|l| l.chars().count() <= 40));
+        assert!(w[1].starts_with("    word"));
+    }
+}

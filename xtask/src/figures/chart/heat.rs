@@ -1,0 +1,397 @@
+//! Heatmaps: a grid of values with labelled rows and columns (row 0 at the top), a colour
+//! bar with its units, and a diverging palette centred on zero for signed values.
+
+use super::axis::{Axis, AxisSpec};
+use super::{
+    Align, BLACK_C, Canvas, Dash, GREY, Geometry, LABEL, PanelGeom, Rect, SMALL, num, render,
+    text_w, wrap,
+};
+use plotters::style::{Color, RGBColor};
+
+/// How values become colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Palette {
+    /// Light to dark, for a quantity whose size is the point (a latency).
+    Sequential,
+    /// Blue below zero, white at zero, red above: for signed quantities.
+    Diverging,
+}
+
+#[derive(Clone, Debug)]
+pub struct Heatmap {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x_labels: Vec<String>,
+    pub y_labels: Vec<String>,
+    /// `values[row][col]`; `None` cells are drawn grey with `missing` in them.
+    pub values: Vec<Vec<Option<f64>>>,
+    /// What a grey cell means ("not measured").
+    pub missing: String,
+    /// What a grey cell on the diagonal means, when rows and columns are the same things
+    /// ("same core").
+    pub diagonal: Option<String>,
+    /// The colour bar's title, with the unit ("one-way latency (ns)").
+    pub unit: String,
+    /// Written after each cell's value ("%", " ns"), when the cells are big enough.
+    pub cell_suffix: String,
+    /// How a cell's value is written (default: three significant digits).
+    pub cell_fmt: fn(f64) -> String,
+    pub palette: Palette,
+    /// Values the ends of the colour bar stand for; beyond them cells take the end colour
+    /// and are marked. `None`: the data's own range (symmetric about zero when diverging).
+    pub range: Option<(f64, f64)>,
+    pub width: u32,
+    /// The height of one row of cells.
+    pub row_height: u32,
+    /// Lines written under the grid (how the scale was chosen, what was clipped).
+    pub caption: Vec<String>,
+}
+
+impl Heatmap {
+    pub fn new(title: &str, palette: Palette) -> Heatmap {
+        Heatmap {
+            title: title.into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            x_labels: Vec::new(),
+            y_labels: Vec::new(),
+            values: Vec::new(),
+            missing: "not measured".into(),
+            diagonal: None,
+            unit: String::new(),
+            cell_suffix: String::new(),
+            cell_fmt: num,
+            palette,
+            range: None,
+            width: 900,
+            row_height: 40,
+            caption: Vec::new(),
+        }
+    }
+
+    fn cols(&self) -> usize {
+        self.values.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// The colour range: given, or the data's (symmetric about zero when diverging; a
+    /// sequential range narrower than a tenth of its top is widened so that equal-looking
+    /// values are equal within that).
+    pub fn scale(&self) -> Option<(f64, f64)> {
+        if let Some((a, b)) = self.range
+            && a.is_finite()
+            && b.is_finite()
+            && a < b
+        {
+            return Some((a, b));
+        }
+        let vals: Vec<f64> = self
+            .values
+            .iter()
+            .flatten()
+            .flatten()
+            .copied()
+            .filter(|v| v.is_finite())
+            .collect();
+        if vals.is_empty() {
+            return None;
+        }
+        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        match self.palette {
+            Palette::Diverging => {
+                let m = lo.abs().max(hi.abs());
+                let m = if m > 0.0 && m.is_finite() { m } else { 1.0 };
+                Some((-m, m))
+            }
+            Palette::Sequential => {
+                let span = hi / 2.0 - lo / 2.0;
+                let min_span = (hi.abs().max(lo.abs()) * 0.05).max(1e-300);
+                if span < min_span {
+                    let mid = lo / 2.0 + hi / 2.0;
+                    Some((mid - min_span, mid + min_span))
+                } else {
+                    Some((lo, hi))
+                }
+            }
+        }
+    }
+
+    fn colour(&self, v: f64, (lo, hi): (f64, f64)) -> RGBColor {
+        let t = ((v / 2.0 - lo / 2.0) / (hi / 2.0 - lo / 2.0)).clamp(0.0, 1.0);
+        let t = if t.is_finite() { t } else { 0.5 };
+        let stops: &[(f64, (u8, u8, u8))] = match self.palette {
+            // Light yellow to dark red.
+            Palette::Sequential => &[
+                (0.0, (255, 247, 188)),
+                (0.35, (254, 196, 79)),
+                (0.7, (236, 112, 20)),
+                (1.0, (140, 45, 4)),
+            ],
+            // Blue, white, red.
+            Palette::Diverging => &[
+                (0.0, (33, 102, 172)),
+                (0.25, (146, 197, 222)),
+                (0.5, (247, 247, 247)),
+                (0.75, (244, 165, 130)),
+                (1.0, (178, 24, 43)),
+            ],
+        };
+        let mut k = 0;
+        while k + 2 < stops.len() && t > stops[k + 1].0 {
+            k += 1;
+        }
+        let (t0, a) = stops[k];
+        let (t1, b) = stops[k + 1];
+        let f = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+        let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * f).round() as u8;
+        RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    }
+
+    pub fn height(&self) -> u32 {
+        let w = f64::from(self.width);
+        let title = wrap(&self.title, super::TITLE, w - 40.0).len() as f64 * super::TITLE * 1.2;
+        let rows = self.values.len().clamp(1, 600) as f64;
+        (10.0
+            + title
+            + 14.0
+            + rows * f64::from(self.row_height)
+            + 64.0
+            + self.caption.len() as f64 * 16.0
+            + 10.0)
+            .ceil() as u32
+    }
+
+    pub fn render(&self) -> Result<(String, Geometry), String> {
+        let rows = self.values.len();
+        let cols = self.cols();
+        if rows == 0 || cols == 0 {
+            return Err(format!("figure {:?} has no cell to draw", self.title));
+        }
+        if rows > 600 || cols > 600 {
+            return Err(format!(
+                "figure {:?}: {rows} x {cols} cells is more than this figure can show (600 x 600)",
+                self.title
+            ));
+        }
+        render((self.width, self.height()), |c| self.draw(c))
+    }
+
+    fn draw(&self, c: &mut Canvas<'_>) -> Result<(), String> {
+        let w = f64::from(self.width);
+        let rows = self.values.len();
+        let cols = self.cols();
+        let mut y = 10.0;
+        y += c.title(&self.title, w / 2.0, y, w - 40.0)? + 14.0;
+        let ylw = self
+            .y_labels
+            .iter()
+            .map(|l| text_w(l, SMALL))
+            .fold(0.0, f64::max);
+        let left = 14.0 + if self.y_label.is_empty() { 0.0 } else { 22.0 } + ylw + 8.0;
+        let bar_w = 150.0;
+        let grid_w = (w - left - bar_w - 20.0).max(40.0);
+        let cell_w = grid_w / cols as f64;
+        let cell_h = f64::from(self.row_height);
+        let plot = Rect::new(left, y, left + grid_w, y + cell_h * rows as f64);
+        let scale = self.scale();
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            ..PanelGeom::default()
+        };
+        let show_text = cell_w >= 34.0 && cell_h >= 14.0;
+        for (r, row) in self.values.iter().enumerate() {
+            for ci in 0..cols {
+                let v = row.get(ci).copied().flatten().filter(|v| v.is_finite());
+                let x0 = plot.x0 + ci as f64 * cell_w;
+                let y0 = plot.y0 + r as f64 * cell_h;
+                let cell = Rect::new(x0, y0, x0 + cell_w, y0 + cell_h);
+                let centre = (x0 + cell_w / 2.0, y0 + cell_h / 2.0);
+                match (v, scale) {
+                    (Some(v), Some(sc)) => {
+                        let col = self.colour(v, sc);
+                        c.rect(cell, Some(col.mix(1.0)), None)?;
+                        geom.points.push(centre);
+                        if show_text {
+                            let lum = 0.299 * f64::from(col.0)
+                                + 0.587 * f64::from(col.1)
+                                + 0.114 * f64::from(col.2);
+                            let tc = if lum < 120.0 {
+                                RGBColor(255, 255, 255)
+                            } else {
+                                BLACK_C
+                            };
+                            let mut s = format!("{}{}", (self.cell_fmt)(v), self.cell_suffix);
+                            if v < sc.0 || v > sc.1 {
+                                s.push('*');
+                            }
+                            let size = if text_w(&s, SMALL) < cell_w - 4.0 {
+                                SMALL
+                            } else {
+                                9.0
+                            };
+                            c.text(&s, centre, size, tc, Align::Center, 1, false)?;
+                        }
+                    }
+                    _ => {
+                        c.rect(cell, Some(RGBColor(215, 215, 215).mix(1.0)), None)?;
+                        let note = match &self.diagonal {
+                            Some(d) if r == ci => d,
+                            _ => &self.missing,
+                        };
+                        if show_text && text_w(note, 10.0) < cell_w - 4.0 {
+                            c.text(note, centre, 10.0, GREY, Align::Center, 1, false)?;
+                        }
+                    }
+                }
+            }
+        }
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        // Row and column labels: all of them while they fit, else every k-th.
+        let every = |n: usize, room: f64, need: f64| {
+            ((need / room.max(1.0)).ceil() as usize).clamp(1, n.max(1))
+        };
+        let xl_need = self
+            .x_labels
+            .iter()
+            .map(|l| text_w(l, SMALL) + 6.0)
+            .fold(0.0, f64::max);
+        let kx = every(cols, cell_w, xl_need);
+        for (ci, l) in self.x_labels.iter().enumerate().take(cols) {
+            if ci % kx != 0 {
+                continue;
+            }
+            let cx = plot.x0 + (ci as f64 + 0.5) * cell_w;
+            c.text(
+                l,
+                (cx, plot.y1 + 6.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((cx, l.clone()));
+        }
+        let ky = every(rows, cell_h, 15.0);
+        for (r, l) in self.y_labels.iter().enumerate().take(rows) {
+            if r % ky != 0 {
+                continue;
+            }
+            let cy = plot.y0 + (r as f64 + 0.5) * cell_h;
+            c.text(
+                l,
+                (plot.x0 - 6.0, cy),
+                SMALL,
+                BLACK_C,
+                Align::Right,
+                1,
+                false,
+            )?;
+            geom.y_ticks.push((cy, l.clone()));
+        }
+        c.text(
+            &self.x_label,
+            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )?;
+        if !self.y_label.is_empty() {
+            c.text_vertical(
+                &self.y_label,
+                (14.0, (plot.y0 + plot.y1) / 2.0),
+                LABEL,
+                BLACK_C,
+            )?;
+        }
+        for (k, l) in self.caption.iter().enumerate() {
+            c.text(
+                l,
+                (plot.x0, plot.y1 + 48.0 + k as f64 * 16.0),
+                SMALL,
+                GREY,
+                Align::Left,
+                0,
+                false,
+            )?;
+        }
+
+        // The colour bar, with its own ticks and unit.
+        if let Some((lo, hi)) = scale {
+            let bx = plot.x1 + 30.0;
+            let bh = plot.h().clamp(120.0, 360.0);
+            let by = plot.y0;
+            let steps = 48;
+            for k in 0..steps {
+                let f0 = k as f64 / steps as f64;
+                let f1 = (k + 1) as f64 / steps as f64;
+                let v = lo + (hi / 2.0 - lo / 2.0) * 2.0 * (f0 + f1) / 2.0;
+                let col = self.colour(v, (lo, hi));
+                c.rect(
+                    Rect::new(
+                        bx,
+                        by + bh * (1.0 - f1),
+                        bx + 18.0,
+                        by + bh * (1.0 - f0) + 0.5,
+                    ),
+                    Some(col.mix(1.0)),
+                    None,
+                )?;
+            }
+            c.rect(
+                Rect::new(bx, by, bx + 18.0, by + bh),
+                None,
+                Some((BLACK_C, Dash::Solid)),
+            )?;
+            let spec = AxisSpec {
+                fixed: Some((lo, hi)),
+                ..AxisSpec::linear(&self.unit)
+            };
+            if let Ok(axis) = Axis::fit(&spec, &[lo, hi], bh, &|_| 22.0) {
+                for t in &axis.ticks {
+                    let yy = by + bh * (1.0 - axis.frac_t(t.t));
+                    c.line(&[(bx + 18.0, yy), (bx + 23.0, yy)], BLACK_C, 1, Dash::Solid)?;
+                    c.text(
+                        &t.label,
+                        (bx + 26.0, yy),
+                        SMALL,
+                        BLACK_C,
+                        Align::Left,
+                        1,
+                        false,
+                    )?;
+                }
+            }
+            c.text_vertical(&self.unit, (bx + 95.0, by + bh / 2.0), LABEL, BLACK_C)?;
+        }
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heatmap_has_a_colour_bar_and_diverges_about_zero() {
+        let mut h = Heatmap::new("h", Palette::Diverging);
+        h.x_labels = vec!["0".into(), "256".into()];
+        h.y_labels = vec!["a".into(), "b".into()];
+        h.values = vec![vec![Some(-2.0), Some(1.0)], vec![None, Some(0.5)]];
+        h.unit = "deviation (%)".into();
+        assert_eq!(h.scale(), Some((-2.0, 2.0)));
+        assert_eq!(h.colour(0.0, (-2.0, 2.0)), RGBColor(247, 247, 247));
+        let (svg, g) = h.render().unwrap();
+        assert!(svg.contains("deviation (%)") && svg.contains("not measured"));
+        assert!(g.panels[0].x_ticks.len() == 2 && g.panels[0].y_ticks.len() == 2);
+        // Sequential, two close values: the scale is widened, not stretched over 1%.
+        let mut s = Heatmap::new("s", Palette::Sequential);
+        s.values = vec![vec![None, Some(209.0)], vec![Some(207.0), None]];
+        let (lo, hi) = s.scale().unwrap();
+        assert!(hi - lo >= 0.09 * 209.0, "{lo}..{hi}");
+    }
+}

@@ -1,0 +1,676 @@
+//! x-y charts: series with whiskers, vertical marks (reported sizes, knees), horizontal
+//! references, ratio brackets and notes; the legend below the plot.
+
+use super::axis::{Axis, AxisSpec};
+use super::{
+    Align, BLACK_C, Canvas, Dash, GREY, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend,
+    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+};
+use plotters::style::RGBColor;
+
+/// One point, with its spread when the data has one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pt {
+    pub x: f64,
+    pub y: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+impl Pt {
+    pub fn new(x: f64, y: f64) -> Pt {
+        Pt {
+            x,
+            y,
+            lo: None,
+            hi: None,
+        }
+    }
+    pub fn spread(x: f64, y: f64, lo: Option<f64>, hi: Option<f64>) -> Pt {
+        Pt { x, y, lo, hi }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<Pt>,
+    pub style: Style,
+}
+
+impl Series {
+    pub fn new(label: impl Into<String>, points: Vec<Pt>, style: Style) -> Series {
+        Series {
+            label: label.into(),
+            points,
+            style,
+        }
+    }
+}
+
+/// What a vertical line marks; each kind has its own look and legend entry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum VerticalKind {
+    /// A size the machine reports (a cache size, the line size): solid grey.
+    Reported,
+    /// A boundary read from a measured curve: dotted, in that curve's colour.
+    Knee(RGBColor),
+}
+
+impl VerticalKind {
+    fn look(self) -> (RGBColor, Dash) {
+        match self {
+            VerticalKind::Reported => (GREY, Dash::Solid),
+            VerticalKind::Knee(c) => (c, Dash::Dotted),
+        }
+    }
+}
+
+/// A vertical line, labelled above the plot.
+#[derive(Clone, Debug)]
+pub struct Vertical {
+    pub x: f64,
+    /// Written above the plot at the line ("L2 1M").
+    pub label: String,
+    pub kind: VerticalKind,
+    /// The legend entry for this kind of line.
+    pub legend: String,
+}
+
+/// A horizontal reference line, named in the legend.
+#[derive(Clone, Debug)]
+pub struct HLine {
+    pub y: f64,
+    pub label: String,
+    pub color: RGBColor,
+    pub dash: Dash,
+}
+
+/// A key ratio: a bracket at `x` from `y0` to `y1`, with its text beside it.
+#[derive(Clone, Debug)]
+pub struct Bracket {
+    pub x: f64,
+    pub y0: f64,
+    pub y1: f64,
+    pub text: Vec<String>,
+}
+
+/// A note pointing at one value (an outlier, say).
+#[derive(Clone, Debug)]
+pub struct Note {
+    pub x: f64,
+    pub y: f64,
+    pub text: Vec<String>,
+}
+
+/// An x-y chart.
+#[derive(Clone, Debug)]
+pub struct LineChart {
+    pub title: String,
+    pub x: AxisSpec,
+    pub y: AxisSpec,
+    pub series: Vec<Series>,
+    pub verticals: Vec<Vertical>,
+    pub hlines: Vec<HLine>,
+    pub brackets: Vec<Bracket>,
+    pub notes: Vec<Note>,
+    /// Legend text for the whiskers, when any point has a spread.
+    pub whisker_label: String,
+    /// Extra legend lines.
+    pub legend_extra: Vec<(Glyph, String)>,
+    /// y values outside this range are not fitted: they are drawn as triangles at the
+    /// axis's end (and counted in the legend), so that a few far values do not squash the
+    /// rest.
+    pub y_clip: Option<(f64, f64)>,
+    pub width: u32,
+    pub plot_height: u32,
+}
+
+const INSET: f64 = 12.0;
+
+impl LineChart {
+    pub fn new(title: &str, x: AxisSpec, y: AxisSpec) -> LineChart {
+        LineChart {
+            title: title.into(),
+            x,
+            y,
+            series: Vec::new(),
+            verticals: Vec::new(),
+            hlines: Vec::new(),
+            brackets: Vec::new(),
+            notes: Vec::new(),
+            whisker_label: "bars: min..max of the rounds".into(),
+            legend_extra: Vec::new(),
+            y_clip: None,
+            width: 900,
+            plot_height: 430,
+        }
+    }
+
+    fn drawable(&self, x: f64, y: f64) -> bool {
+        self.x.drawable(x) && self.y.drawable(y)
+    }
+
+    fn clipped(&self, y: f64) -> bool {
+        self.y_clip.is_some_and(|(lo, hi)| y < lo || y > hi)
+    }
+
+    /// The points outside `y_clip`: (count, smallest, largest).
+    fn clip_count(&self) -> (usize, f64, f64) {
+        let v: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| self.drawable(p.x, p.y) && self.clipped(p.y))
+            .map(|p| p.y)
+            .collect();
+        (
+            v.len(),
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    }
+
+    fn has_whiskers(&self) -> bool {
+        self.series.iter().any(|s| {
+            s.points.iter().any(|p| {
+                p.lo.is_some_and(|v| self.y.drawable(v)) || p.hi.is_some_and(|v| self.y.drawable(v))
+            })
+        })
+    }
+
+    fn legend(&self) -> Legend {
+        let mut l = Legend::default();
+        for s in &self.series {
+            if s.points.iter().any(|p| self.drawable(p.x, p.y)) {
+                l.push(Glyph::Series(s.style), s.label.clone());
+            }
+        }
+        for h in &self.hlines {
+            l.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
+        }
+        for v in &self.verticals {
+            let (c, d) = v.kind.look();
+            l.push(Glyph::Vertical(c, d), v.legend.clone());
+        }
+        if self.has_whiskers() {
+            l.push(Glyph::Whisker(GREY), self.whisker_label.clone());
+        }
+        let (n, lo, hi) = self.clip_count();
+        if n > 0 {
+            l.push(
+                Glyph::Series(Style::points(6, super::Marker::Clipped)),
+                if n == 1 {
+                    format!(
+                        "triangle at the edge: beyond this axis (1 value: {})",
+                        super::num(lo)
+                    )
+                } else {
+                    format!(
+                        "triangle at the edge: beyond this axis ({n} values, {}..{})",
+                        super::num(lo),
+                        super::num(hi)
+                    )
+                },
+            );
+        }
+        for (g, t) in &self.legend_extra {
+            l.push(g.clone(), t.clone());
+        }
+        l
+    }
+
+    fn title_lines(&self) -> usize {
+        wrap(&self.title, super::TITLE, f64::from(self.width) - 40.0).len()
+    }
+
+    fn strip_rows(&self) -> usize {
+        if self.verticals.iter().any(|v| !v.label.is_empty()) {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// The height this chart takes.
+    pub fn height(&self) -> u32 {
+        let w = f64::from(self.width);
+        let top = 10.0
+            + self.title_lines() as f64 * super::TITLE * 1.2
+            + self.strip_rows() as f64 * 15.0
+            + 8.0;
+        let bottom = 52.0 + self.legend().height(w - 40.0) + 8.0;
+        (top + f64::from(self.plot_height) + bottom).ceil() as u32
+    }
+
+    /// Renders to SVG with its geometry.
+    pub fn render(&self) -> Result<(String, Geometry), String> {
+        render((self.width, self.height()), |c| self.draw(c, 0.0))
+    }
+
+    /// Draws the chart with its top edge at `y0` (panels stack charts).
+    pub fn draw(&self, c: &mut Canvas<'_>, y0: f64) -> Result<(), String> {
+        let w = f64::from(self.width);
+        let mut y = y0 + 10.0;
+        y += c.title(&self.title, w / 2.0, y, w - 40.0)?;
+        let strip_top = y;
+        y += self.strip_rows() as f64 * 15.0 + 8.0;
+        let plot_h = f64::from(self.plot_height);
+
+        // Values each axis must hold.
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for s in &self.series {
+            for p in &s.points {
+                if !self.drawable(p.x, p.y) {
+                    continue;
+                }
+                xs.push(p.x);
+                if self.clipped(p.y) {
+                    continue;
+                }
+                ys.push(p.y);
+                for v in [p.lo, p.hi].into_iter().flatten() {
+                    if self.y.drawable(v) && !self.clipped(v) {
+                        ys.push(v);
+                    }
+                }
+            }
+        }
+        if xs.is_empty() {
+            return Err(format!(
+                "figure {:?} has no value that can be drawn",
+                self.title
+            ));
+        }
+        // When values were clipped, the axis runs to the clip limits: the triangles then sit
+        // on the labelled ends.
+        if let Some((lo, hi)) = self.y_clip {
+            let beyond = |below: bool| {
+                self.series
+                    .iter()
+                    .flat_map(|s| s.points.iter())
+                    .any(|p| self.drawable(p.x, p.y) && if below { p.y < lo } else { p.y > hi })
+            };
+            let empty = ys.is_empty();
+            if empty || beyond(true) {
+                ys.push(lo);
+            }
+            if empty || beyond(false) {
+                ys.push(hi);
+            }
+            ys.retain(|v| self.y.drawable(*v));
+        }
+        xs.extend(
+            self.verticals
+                .iter()
+                .map(|v| v.x)
+                .filter(|x| self.x.drawable(*x)),
+        );
+        ys.extend(
+            self.hlines
+                .iter()
+                .map(|h| h.y)
+                .filter(|y| self.y.drawable(*y)),
+        );
+        for b in &self.brackets {
+            if self.x.drawable(b.x) && self.y.drawable(b.y0) && self.y.drawable(b.y1) {
+                xs.push(b.x);
+            }
+        }
+
+        let y_axis = Axis::fit(&self.y, &ys, plot_h - 2.0 * INSET, &|_| 24.0)
+            .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
+        let y_label_w = y_axis
+            .ticks
+            .iter()
+            .map(|t| text_w(&t.label, SMALL))
+            .fold(0.0, f64::max);
+        let left = 14.0 + 22.0 + y_label_w + 8.0;
+        let right = w - 22.0;
+        let plot = Rect::new(left, y, right, y + plot_h);
+        let x_axis = Axis::fit(&self.x, &xs, plot.w() - 2.0 * INSET, &|s| {
+            text_w(s, SMALL) + 14.0
+        })
+        .map_err(|e| format!("figure {:?}: x axis: {e}", self.title))?;
+        let fx = |v: f64| {
+            x_axis
+                .frac(v)
+                .map(|f| plot.x0 + INSET + f * (plot.w() - 2.0 * INSET))
+        };
+        let clip = self.y_clip;
+        let fy = |v: f64| {
+            let f = match clip {
+                Some((lo, _)) if v < lo => Some(0.0),
+                Some((_, hi)) if v > hi => Some(1.0),
+                _ => y_axis.frac(v),
+            };
+            f.map(|f| plot.y1 - INSET - f * (plot.h() - 2.0 * INSET))
+        };
+        let tx = |t: f64| plot.x0 + INSET + x_axis.frac_t(t) * (plot.w() - 2.0 * INSET);
+        let ty = |t: f64| plot.y1 - INSET - y_axis.frac_t(t) * (plot.h() - 2.0 * INSET);
+
+        // Grid, frame, ticks.
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            x_continuous: true,
+            y_continuous: true,
+            ..PanelGeom::default()
+        };
+        for t in &x_axis.minor {
+            let x = tx(*t);
+            c.line(&[(x, plot.y0), (x, plot.y1)], GRID_MINOR, 1, Dash::Solid)?;
+        }
+        for t in &y_axis.minor {
+            let yy = ty(*t);
+            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
+        }
+        for t in &x_axis.ticks {
+            let x = tx(t.t);
+            c.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
+            c.line(&[(x, plot.y1), (x, plot.y1 + 5.0)], BLACK_C, 1, Dash::Solid)?;
+            c.text(
+                &t.label,
+                (x, plot.y1 + 8.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((x, t.label.clone()));
+        }
+        for t in &y_axis.ticks {
+            let yy = ty(t.t);
+            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
+            c.line(
+                &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
+                BLACK_C,
+                1,
+                Dash::Solid,
+            )?;
+            c.text(
+                &t.label,
+                (plot.x0 - 8.0, yy),
+                SMALL,
+                BLACK_C,
+                Align::Right,
+                1,
+                false,
+            )?;
+            geom.y_ticks.push((yy, t.label.clone()));
+        }
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        c.text(
+            &self.x.title,
+            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 28.0),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )?;
+        c.text_vertical(
+            &self.y.title,
+            (14.0, (plot.y0 + plot.y1) / 2.0),
+            LABEL,
+            BLACK_C,
+        )?;
+
+        // Vertical marks, labelled in the strip above the plot (two rows, so labels that
+        // would run into each other are staggered).
+        let mut row_end = [f64::NEG_INFINITY; 2];
+        for v in &self.verticals {
+            let Some(x) = fx(v.x) else { continue };
+            let (col, dash) = v.kind.look();
+            c.line(&[(x, plot.y0), (x, plot.y1)], col, 2, dash)?;
+            if v.label.is_empty() {
+                continue;
+            }
+            let tw = text_w(&v.label, SMALL);
+            let row = if x - tw / 2.0 > row_end[0] + 4.0 {
+                0
+            } else {
+                1
+            };
+            row_end[row] = x + tw / 2.0;
+            let ly = strip_top + 2.0 + row as f64 * 15.0;
+            c.text(&v.label, (x, ly), SMALL, col, Align::Center, 0, false)?;
+        }
+        // Horizontal references.
+        for h in &self.hlines {
+            if let Some(yy) = fy(h.y) {
+                c.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
+            }
+        }
+
+        // Whiskers under the series, then lines, then markers.
+        for s in &self.series {
+            for p in &s.points {
+                let (Some(x), Some(_)) = (fx(p.x), fy(p.y)) else {
+                    continue;
+                };
+                if !self.drawable(p.x, p.y) || self.clipped(p.y) {
+                    continue;
+                }
+                let lo =
+                    p.lo.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
+                        .and_then(fy);
+                let hi =
+                    p.hi.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
+                        .and_then(fy);
+                if let (Some(a), Some(b)) = (lo, hi) {
+                    let col = s.style.color;
+                    c.line(&[(x, a), (x, b)], col, 1, Dash::Solid)?;
+                    c.line(&[(x - 3.0, a), (x + 3.0, a)], col, 1, Dash::Solid)?;
+                    c.line(&[(x - 3.0, b), (x + 3.0, b)], col, 1, Dash::Solid)?;
+                    geom.points.push((x, a));
+                    geom.points.push((x, b));
+                }
+            }
+        }
+        for s in &self.series {
+            let pts: Vec<(f64, f64)> = s
+                .points
+                .iter()
+                .filter(|p| self.drawable(p.x, p.y))
+                .filter_map(|p| Some((fx(p.x)?, fy(p.y)?)))
+                .collect();
+            if let Some(d) = s.style.line {
+                c.line(&pts, s.style.color, s.style.width, d)?;
+            }
+            geom.points.extend(pts.iter().copied());
+        }
+        for s in &self.series {
+            for p in s.points.iter().filter(|p| self.drawable(p.x, p.y)) {
+                let Some((x, yy)) = fx(p.x).zip(fy(p.y)) else {
+                    continue;
+                };
+                let m = match (self.y_clip, s.style.marker) {
+                    (Some((lo, _)), _) if p.y < lo => super::Marker::ClippedLow,
+                    (Some((_, hi)), _) if p.y > hi => super::Marker::Clipped,
+                    (_, Some(m)) => m,
+                    (_, None) => continue,
+                };
+                c.marker(m, (x, yy), s.style.size.max(3), s.style.color)?;
+            }
+        }
+
+        // Ratio brackets: a bracket beside the point, its text on the side with room.
+        let inner = plot.grow(-2.0);
+        for b in &self.brackets {
+            let (Some(x), Some(a), Some(bb)) = (fx(b.x), fy(b.y0), fy(b.y1)) else {
+                continue;
+            };
+            let (top, bottom) = (a.min(bb), a.max(bb));
+            let mid = (top + bottom) / 2.0;
+            let size = LABEL;
+            let right_box = text_box_rect(&b.text, (x + 16.0, mid), size, Align::Left);
+            let h = right_box.h();
+            let right_box = Rect::new(right_box.x0, mid - h / 2.0, right_box.x1, mid + h / 2.0);
+            let left_box = Rect::new(
+                x - 16.0 - right_box.w(),
+                mid - h / 2.0,
+                x - 16.0,
+                mid + h / 2.0,
+            );
+            let chosen = place(&[right_box, left_box], &inner, &geom.points, &c.geom.boxes);
+            let side = if chosen == right_box { 1.0 } else { -1.0 };
+            let bx = x + side * 9.0;
+            c.line(
+                &[
+                    (x + side * 4.0, top),
+                    (bx, top),
+                    (bx, bottom),
+                    (x + side * 4.0, bottom),
+                ],
+                BLACK_C,
+                2,
+                Dash::Solid,
+            )?;
+            let r = c.text_box(
+                &b.text,
+                (chosen.x0, chosen.y0),
+                size,
+                BLACK_C,
+                Align::Left,
+                true,
+            )?;
+            c.geom.boxes.push(r);
+        }
+        // Notes: a text box near the value, with a leader line.
+        for n in &self.notes {
+            let (Some(x), Some(yy)) = (fx(n.x), fy(n.y)) else {
+                continue;
+            };
+            let proto = text_box_rect(&n.text, (0.0, 0.0), SMALL, Align::Left);
+            let (bw, bh) = (proto.w(), proto.h());
+            let mut cands = Vec::new();
+            for (dx, dy) in [
+                (14.0, 6.0),
+                (14.0, -6.0 - bh),
+                (-14.0 - bw, 6.0),
+                (-14.0 - bw, -6.0 - bh),
+                (40.0, 30.0),
+                (40.0, -30.0 - bh),
+                (-40.0 - bw, 30.0),
+            ] {
+                cands.push(Rect::new(x + dx, yy + dy, x + dx + bw, yy + dy + bh));
+            }
+            let r = place(&cands, &inner, &geom.points, &c.geom.boxes);
+            let (ax, ay) = (
+                if r.x0 > x { r.x0 } else { r.x1 },
+                if r.y0 > yy { r.y0 } else { r.y1 },
+            );
+            c.line(&[(x, yy), (ax, ay)], GREY, 1, Dash::Solid)?;
+            let r = c.text_box(&n.text, (r.x0, r.y0), SMALL, BLACK_C, Align::Left, true)?;
+            c.geom.boxes.push(r);
+        }
+
+        // The legend, below the plot and its axis titles: never over data.
+        let legend = self.legend();
+        legend.draw(c, 20.0, w - 20.0, plot.y1 + 50.0)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+}
+
+/// Several line charts stacked in one SVG (one panel per workload, say), with an overall
+/// title above them.
+pub fn render_panels(title: &str, panels: &[LineChart]) -> Result<(String, Geometry), String> {
+    let w = panels.iter().map(|p| p.width).max().unwrap_or(900);
+    let title_h = if title.is_empty() {
+        0.0
+    } else {
+        wrap(title, super::TITLE, f64::from(w) - 40.0).len() as f64 * super::TITLE * 1.2 + 16.0
+    };
+    let total: u32 = panels.iter().map(LineChart::height).sum::<u32>() + title_h as u32;
+    render((w, total), |c| {
+        if !title.is_empty() {
+            c.title(title, f64::from(w) / 2.0, 10.0, f64::from(w) - 40.0)?;
+        }
+        let mut y = title_h;
+        for p in panels {
+            p.draw(c, y)?;
+            y += f64::from(p.height());
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Marker, Scale, Units};
+    use super::*;
+
+    fn sample() -> LineChart {
+        let mut c = LineChart::new(
+            "t",
+            AxisSpec::log2("size", Units::KiB),
+            AxisSpec::log10("ns"),
+        );
+        c.series.push(Series::new(
+            "a",
+            vec![
+                Pt::spread(4.0, 1.0, Some(0.9), Some(1.2)),
+                Pt::new(1024.0, 10.0),
+            ],
+            Style::measured(0, Marker::Dot),
+        ));
+        c.series.push(Series::new(
+            "appendix",
+            vec![Pt::new(4.0, 2.0), Pt::new(1024.0, 20.0)],
+            Style::reference(),
+        ));
+        c.verticals.push(Vertical {
+            x: 48.0,
+            label: "L1d 48K".into(),
+            kind: VerticalKind::Reported,
+            legend: "reported size".into(),
+        });
+        c.brackets.push(Bracket {
+            x: 1024.0,
+            y0: 1.0,
+            y1: 10.0,
+            text: vec!["10.0x".into()],
+        });
+        c
+    }
+
+    #[test]
+    fn deterministic_with_legend_below_the_plot() {
+        let (a, g) = sample().render().unwrap();
+        let (b, _) = sample().render().unwrap();
+        assert_eq!(a, b);
+        assert!(a.contains("L1d 48K") && a.contains("10.0x"));
+        assert!(
+            a.contains("stroke-dasharray"),
+            "the appendix series is dashed"
+        );
+        let plot = g.panels[0].plot.unwrap();
+        assert_eq!(g.legends.len(), 1);
+        assert!(g.legends[0].y0 > plot.y1, "legend below the plot");
+        assert!(g.panels[0].x_ticks.len() >= 2 && g.panels[0].y_ticks.len() >= 2);
+    }
+
+    #[test]
+    fn nothing_drawable_is_an_error() {
+        let mut c = LineChart::new("neg", AxisSpec::linear("x"), AxisSpec::log10("y"));
+        c.series.push(Series::new(
+            "a",
+            vec![Pt::new(1.0, -1.0)],
+            Style::measured(0, Marker::Dot),
+        ));
+        assert!(c.render().unwrap_err().contains("no value"));
+    }
+
+    #[test]
+    fn extreme_values_are_drawn_quickly() {
+        let mut c = sample();
+        c.series[0].points.push(Pt::new(5e-324, 1e308));
+        c.series[1].points.push(Pt::new(1.7e308, 5e-324));
+        let (svg, _) = c.render().unwrap();
+        assert!(!svg.contains("NaN"));
+        let _ = Scale::Linear;
+    }
+}

@@ -1,0 +1,348 @@
+//! Strip plots: every measured value of a few columns as dots (spread shown by the dots
+//! themselves), a black bar at each median, horizontal references, and ratio brackets
+//! between column medians. On a linear axis, values far above the rest are drawn as
+//! triangles at the top edge and listed, so one interrupted pass does not flatten the rest.
+
+use super::axis::{Axis, AxisSpec, Scale};
+use super::line::HLine;
+use super::{
+    Align, BLACK_C, Canvas, Dash, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend, Marker,
+    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+};
+use plotters::style::RGBColor;
+
+/// One column of dots.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub label: String,
+    pub values: Vec<f64>,
+    pub color: RGBColor,
+}
+
+/// A key ratio between the medians of two columns.
+#[derive(Clone, Debug)]
+pub struct StripRatio {
+    pub a: usize,
+    pub b: usize,
+    pub text: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Strip {
+    pub title: String,
+    pub y: AxisSpec,
+    pub columns: Vec<Column>,
+    pub refs: Vec<HLine>,
+    pub ratios: Vec<StripRatio>,
+    /// How values are written in the notes.
+    pub fmt: fn(f64) -> String,
+    pub width: u32,
+    pub plot_height: u32,
+}
+
+/// A deterministic horizontal offset for the k-th dot of a column (golden-ratio sequence).
+fn jitter(k: usize) -> f64 {
+    ((k as f64 * 0.618_034).fract() - 0.5) * 0.5
+}
+
+const HEAD: f64 = 44.0;
+
+impl Strip {
+    fn median(v: &[f64]) -> Option<f64> {
+        measure::stats::median(v)
+    }
+
+    /// Linear axes: values above 1.5 times the largest median are off scale.
+    fn cap(&self) -> Option<f64> {
+        if self.y.scale != Scale::Linear {
+            return None;
+        }
+        let m = self
+            .columns
+            .iter()
+            .filter_map(|c| Self::median(&c.values))
+            .fold(f64::NEG_INFINITY, f64::max);
+        (m.is_finite() && m > 0.0).then_some(m * 1.5)
+    }
+
+    fn legend(&self) -> Legend {
+        let mut l = Legend::default();
+        l.push(
+            Glyph::Horizontal(BLACK_C, Dash::Solid),
+            "black bar: the column's median; each dot one measured value",
+        );
+        for r in &self.refs {
+            l.push(Glyph::Horizontal(r.color, r.dash), r.label.clone());
+        }
+        if let Some(cap) = self.cap()
+            && self
+                .columns
+                .iter()
+                .any(|c| c.values.iter().any(|v| *v > cap))
+        {
+            l.push(
+                Glyph::Series(Style::points(6, Marker::Clipped)),
+                "triangle at the top: a value off this scale (written above its column)",
+            );
+        }
+        l
+    }
+
+    pub fn height(&self) -> u32 {
+        let w = f64::from(self.width);
+        let title = wrap(&self.title, super::TITLE, w - 30.0).len() as f64 * super::TITLE * 1.2;
+        (10.0
+            + title
+            + 10.0
+            + f64::from(self.plot_height)
+            + 40.0
+            + self.legend().height(w - 30.0)
+            + 10.0)
+            .ceil() as u32
+    }
+
+    pub fn draw(&self, c: &mut Canvas<'_>, x0: f64, y0: f64) -> Result<(), String> {
+        let w = f64::from(self.width);
+        let mut y = y0 + 10.0;
+        y += c.title(&self.title, x0 + w / 2.0, y, w - 30.0)? + 10.0;
+        let cap = self.cap();
+        let shown = |v: &f64| self.y.drawable(*v) && cap.is_none_or(|c| *v <= c);
+        let mut ys: Vec<f64> = self
+            .columns
+            .iter()
+            .flat_map(|c| c.values.iter().copied())
+            .filter(shown)
+            .collect();
+        if let Some(cap) = cap
+            && self
+                .columns
+                .iter()
+                .any(|c| c.values.iter().any(|v| *v > cap))
+        {
+            ys.push(cap);
+        }
+        ys.extend(
+            self.refs
+                .iter()
+                .map(|r| r.y)
+                .filter(|v| self.y.drawable(*v)),
+        );
+        let plot_h = f64::from(self.plot_height);
+        let y_axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
+            .map_err(|e| format!("figure {:?}: {e}", self.title))?;
+        let ylw = y_axis
+            .ticks
+            .iter()
+            .map(|t| text_w(&t.label, SMALL))
+            .fold(0.0, f64::max);
+        let plot = Rect::new(x0 + 36.0 + ylw + 8.0, y, x0 + w - 14.0, y + plot_h);
+        let fy = |v: f64| {
+            y_axis
+                .frac(v)
+                .map(|f| plot.y1 - 10.0 - f * (plot.h() - HEAD - 10.0))
+        };
+        let ty = |t: f64| plot.y1 - 10.0 - y_axis.frac_t(t) * (plot.h() - HEAD - 10.0);
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            y_continuous: true,
+            ..PanelGeom::default()
+        };
+        for t in &y_axis.minor {
+            let yy = ty(*t);
+            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
+        }
+        for t in &y_axis.ticks {
+            let yy = ty(t.t);
+            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
+            c.text(
+                &t.label,
+                (plot.x0 - 6.0, yy),
+                SMALL,
+                BLACK_C,
+                Align::Right,
+                1,
+                false,
+            )?;
+            geom.y_ticks.push((yy, t.label.clone()));
+        }
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        c.text_vertical(
+            &self.y.title,
+            (x0 + 14.0, (plot.y0 + plot.y1) / 2.0),
+            LABEL,
+            BLACK_C,
+        )?;
+        let n = self.columns.len().max(1);
+        let slot = plot.w() / n as f64;
+        let cx = |i: usize| plot.x0 + slot * (i as f64 + 0.5);
+        for r in &self.refs {
+            if let Some(yy) = fy(r.y) {
+                c.line(&[(plot.x0, yy), (plot.x1, yy)], r.color, 2, r.dash)?;
+            }
+        }
+        let mut medians = Vec::new();
+        for (i, col) in self.columns.iter().enumerate() {
+            let x = cx(i);
+            c.text(
+                &col.label,
+                (x, plot.y1 + 8.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((x, col.label.clone()));
+            let spread = if col.values.len() > 1 {
+                slot * 0.8
+            } else {
+                0.0
+            };
+            for (k, v) in col.values.iter().enumerate() {
+                if !shown(v) {
+                    continue;
+                }
+                if let Some(yy) = fy(*v) {
+                    let p = (x + jitter(k) * spread, yy);
+                    c.circle(p, 3, col.color, true, 1)?;
+                    geom.points.push(p);
+                }
+            }
+            let off: Vec<f64> = col
+                .values
+                .iter()
+                .copied()
+                .filter(|v| cap.is_some_and(|c| *v > c))
+                .collect();
+            if let (Some(cap), false) = (cap, off.is_empty()) {
+                let yy = fy(cap).unwrap_or(plot.y0 + HEAD);
+                for (k, _) in off.iter().enumerate() {
+                    let p = (x + jitter(k) * spread, yy);
+                    c.marker(Marker::Clipped, p, 5, col.color)?;
+                    geom.points.push(p);
+                }
+                let mut vals = off.clone();
+                vals.sort_by(f64::total_cmp);
+                let list: Vec<String> = vals.iter().take(4).map(|v| (self.fmt)(*v)).collect();
+                let more = if vals.len() > 4 {
+                    format!(" and {} more", vals.len() - 4)
+                } else {
+                    String::new()
+                };
+                let r = c.text(
+                    &format!("off scale: {}{more}", list.join(", ")),
+                    (x, yy - 10.0),
+                    SMALL,
+                    col.color,
+                    Align::Center,
+                    2,
+                    false,
+                )?;
+                c.geom.boxes.push(r);
+            }
+            let m = Self::median(&col.values);
+            medians.push(m);
+            if let Some(m) = m
+                && let Some(yy) = fy(m)
+            {
+                let half = (slot * 0.42).min(60.0);
+                c.line(&[(x - half, yy), (x + half, yy)], BLACK_C, 3, Dash::Solid)?;
+                geom.points
+                    .extend([(x - half, yy), (x, yy), (x + half, yy)]);
+            }
+            // The column's numbers, in the head room above the plot's data.
+            let lo = col.values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = col.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let note = match (m, col.values.len()) {
+                (Some(m), 1) => vec![format!("one shot: {}", (self.fmt)(m))],
+                (Some(m), k) => vec![
+                    format!("median {} (n={k})", (self.fmt)(m)),
+                    format!("max/min {}", super::ratio(hi / lo)),
+                ],
+                _ => vec!["no value".into()],
+            };
+            let r = c.text_box(
+                &note,
+                (x, plot.y0 + 3.0),
+                SMALL,
+                col.color,
+                Align::Center,
+                false,
+            )?;
+            c.geom.boxes.push(r);
+        }
+        for r in &self.ratios {
+            let (Some(Some(ma)), Some(Some(mb))) = (medians.get(r.a), medians.get(r.b)) else {
+                continue;
+            };
+            let (Some(ya), Some(yb)) = (fy(*ma), fy(*mb)) else {
+                continue;
+            };
+            let bx = (cx(r.a) + cx(r.b)) / 2.0;
+            let (top, bottom) = (ya.min(yb), ya.max(yb));
+            c.line(
+                &[(bx - 5.0, top), (bx, top), (bx, bottom), (bx - 5.0, bottom)],
+                BLACK_C,
+                2,
+                Dash::Solid,
+            )?;
+            let proto = text_box_rect(
+                &r.text,
+                (bx + 8.0, (top + bottom) / 2.0),
+                LABEL,
+                Align::Left,
+            );
+            let h = proto.h();
+            let right = Rect::new(
+                proto.x0,
+                (top + bottom - h) / 2.0,
+                proto.x1,
+                (top + bottom + h) / 2.0,
+            );
+            let left = Rect::new(bx - 8.0 - proto.w(), right.y0, bx - 8.0, right.y1);
+            let (w, h) = (proto.w(), proto.h());
+            let above = Rect::new(bx - w / 2.0, top - 6.0 - h, bx + w / 2.0, top - 6.0);
+            let below = Rect::new(bx - w / 2.0, bottom + 6.0, bx + w / 2.0, bottom + 6.0 + h);
+            let at = place(
+                &[right, left, above, below],
+                &plot,
+                &geom.points,
+                &c.geom.boxes,
+            );
+            let b = c.text_box(&r.text, (at.x0, at.y0), LABEL, BLACK_C, Align::Left, true)?;
+            c.geom.boxes.push(b);
+        }
+        self.legend()
+            .draw(c, x0 + 14.0, x0 + w - 14.0, plot.y1 + 34.0)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+}
+
+/// Strips side by side in one SVG, under an overall title (none if empty).
+pub fn render_row(title: &str, panels: &[Strip]) -> Result<(String, Geometry), String> {
+    let w: u32 = panels.iter().map(|p| p.width).sum();
+    let head = if title.is_empty() {
+        0.0
+    } else {
+        wrap(title, super::TITLE, f64::from(w) - 40.0).len() as f64 * super::TITLE * 1.2 + 12.0
+    };
+    let h = panels.iter().map(Strip::height).max().unwrap_or(400) + head as u32;
+    if panels
+        .iter()
+        .all(|p| p.columns.iter().all(|c| c.values.is_empty()))
+    {
+        return Err("no value to draw".into());
+    }
+    render((w, h), |c| {
+        if !title.is_empty() {
+            c.title(title, f64::from(w) / 2.0, 10.0, f64::from(w) - 40.0)?;
+        }
+        let mut x = 0.0;
+        for p in panels {
+            p.draw(c, x, head)?;
+            x += f64::from(p.width);
+        }
+        Ok(())
+    })
+}

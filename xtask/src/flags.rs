@@ -1,0 +1,403 @@
+//! The command line of `cargo xtask`, parsed in one place into typed commands (in the manner
+//! of rust-analyzer's `xtask/src/flags.rs`), with `measure::cli` underneath: the same strict
+//! parser the experiments use.
+
+use crate::error::{Result, bad};
+use measure::cli::{self, Opt};
+use std::path::PathBuf;
+
+/// One subcommand and its options.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    RunAll(RunAll),
+    Figures(Figures),
+    Compare(Compare),
+    AppendixC(AppendixC),
+    Verify(Verify),
+    Handouts(Handouts),
+    /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
+    Help(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunAll {
+    pub quick: bool,
+    pub only: Option<Vec<String>>,
+    pub label: Option<String>,
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Figures {
+    pub from: Option<PathBuf>,
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Compare {
+    /// Two or more results folders.
+    pub dirs: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub baseline: Option<String>,
+    pub index_chase: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AppendixC {
+    pub seed: Option<PathBuf>,
+    pub label: Option<String>,
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Verify {
+    pub n: u64,
+    pub bin: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Handouts {
+    pub check: bool,
+    pub from: Option<PathBuf>,
+}
+
+/// The values `verify --n` accepts: below 1,000 values the predictor's warm-up hides the
+/// contrast; the top is branch's own bound for its simulated kernel (2^24 values).
+pub const VERIFY_N: (u64, u64, u64) = (1_000, 100_000, 16_777_216);
+
+struct Sub {
+    name: &'static str,
+    args: &'static str,
+    about: &'static str,
+    opts: &'static [Opt],
+}
+
+const fn opt(name: &'static str, value: Option<&'static str>, help: &'static str) -> Opt {
+    Opt { name, value, help }
+}
+
+const SUBS: &[Sub] = &[
+    Sub {
+        name: "run-all",
+        args: "",
+        about: "run every experiment, one at a time, and save results/<label>/ with figures",
+        opts: &[
+            opt(
+                "--quick",
+                None,
+                "a smoke run (into $TMPDIR unless --out is given)",
+            ),
+            opt(
+                "--only",
+                Some("A,B"),
+                "run only these experiments; keep the others' files",
+            ),
+            opt(
+                "--label",
+                Some("NAME"),
+                "the results folder's name (default: CPU and cores)",
+            ),
+            opt(
+                "--out",
+                Some("DIR"),
+                "where results/<label>/ goes (default: results/)",
+            ),
+        ],
+    },
+    Sub {
+        name: "figures",
+        args: "",
+        about: "redraw figures from saved results, measuring nothing",
+        opts: &[
+            opt(
+                "--from",
+                Some("DIR"),
+                "a results folder (default: the book's reference run)",
+            ),
+            opt(
+                "--out",
+                Some("DIR"),
+                "where the SVG files go (needed with --from)",
+            ),
+        ],
+    },
+    Sub {
+        name: "compare",
+        args: " DIR DIR...",
+        about: "compare two or more results folders: compare.md, compare.csv, figures, index.html",
+        opts: &[
+            opt(
+                "--out",
+                Some("DIR"),
+                "where to write (default: compare/ in $TMPDIR)",
+            ),
+            opt(
+                "--baseline",
+                Some("LABEL"),
+                "the machine ratios are against (default: the first)",
+            ),
+            opt(
+                "--index-chase",
+                None,
+                "also draw each run's index chase on the latency figure",
+            ),
+        ],
+    },
+    Sub {
+        name: "appendix-c",
+        args: "",
+        about: "compile and run the appendix's own C programs, save their #DATA",
+        opts: &[
+            opt(
+                "--seed",
+                Some("FILE"),
+                "the appendix text (default: ../shared/seeds/002_*)",
+            ),
+            opt(
+                "--label",
+                Some("NAME"),
+                "the results folder's name (default: CPU and cores)",
+            ),
+            opt(
+                "--out",
+                Some("DIR"),
+                "where <label>/appendix-c/ goes (default: results/)",
+            ),
+        ],
+    },
+    Sub {
+        name: "verify",
+        args: "",
+        about: "check the branch experiment under callgrind's branch simulator",
+        opts: &[
+            opt(
+                "--n",
+                Some("COUNT"),
+                "values per simulated call (1000..16777216, default 100000)",
+            ),
+            opt(
+                "--bin",
+                Some("PATH"),
+                "the branch binary to simulate (default: build it)",
+            ),
+        ],
+    },
+    Sub {
+        name: "handouts",
+        args: "",
+        about: "regenerate the lab handouts' \"What to expect\" from the reference run",
+        opts: &[
+            opt(
+                "--check",
+                None,
+                "change nothing; fail if a handout differs from its data",
+            ),
+            opt(
+                "--from",
+                Some("DIR"),
+                "the results folder (default: the book's reference run)",
+            ),
+        ],
+    },
+];
+
+/// The tool's usage text.
+pub fn usage() -> String {
+    let mut s =
+        String::from("usage: cargo xtask COMMAND [OPTIONS]   (COMMAND --help for its options)\n\n");
+    for sub in SUBS {
+        s.push_str(&format!("  {:<11} {}\n", sub.name, sub.about));
+    }
+    s
+}
+
+fn sub_usage(sub: &Sub) -> String {
+    format!(
+        "usage: cargo xtask {}{} [OPTIONS]\n{}\n\nOptions:\n{}",
+        sub.name,
+        sub.args,
+        sub.about,
+        cli::usage_lines(sub.opts)
+    )
+}
+
+/// Parses the arguments after `cargo xtask`.
+pub fn parse(argv: &[String]) -> Result<Command> {
+    let Some(name) = argv.first() else {
+        return Err(bad(format!("no command given\n{}", usage())));
+    };
+    if matches!(name.as_str(), "-h" | "--help" | "help") {
+        return Ok(Command::Help(usage()));
+    }
+    let Some(sub) = SUBS.iter().find(|s| s.name == name) else {
+        return Err(bad(format!(
+            "unknown command {} (commands: {})",
+            cli::echo(name),
+            SUBS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    let rest = &argv[1..];
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        return Ok(Command::Help(sub_usage(sub)));
+    }
+    let positional = sub.name == "compare";
+    let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
+    let path = |n: &str| a.value(n).map(PathBuf::from);
+    let text = |n: &str| a.value(n).map(String::from);
+    Ok(match sub.name {
+        "run-all" => Command::RunAll(RunAll {
+            quick: a.flag("--quick"),
+            only: match a.value("--only") {
+                None => None,
+                Some(v) => {
+                    let list: Vec<String> = v
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    if list.is_empty() {
+                        return Err(bad("--only names no experiment"));
+                    }
+                    Some(list)
+                }
+            },
+            label: text("--label"),
+            out: path("--out"),
+        }),
+        "compare" => {
+            if words.len() < 2 {
+                return Err(bad(format!(
+                    "compare needs at least two results folders, got {}: cargo xtask compare \
+                     DIR DIR... [--out DIR] [--baseline LABEL]",
+                    words.len()
+                )));
+            }
+            Command::Compare(Compare {
+                dirs: words.iter().map(PathBuf::from).collect(),
+                out: path("--out").unwrap_or_else(|| std::env::temp_dir().join("compare")),
+                baseline: text("--baseline"),
+                index_chase: a.flag("--index-chase"),
+            })
+        }
+        "figures" => Command::Figures(Figures {
+            from: path("--from"),
+            out: path("--out"),
+        }),
+        "appendix-c" => Command::AppendixC(AppendixC {
+            seed: path("--seed"),
+            label: text("--label"),
+            out: path("--out"),
+        }),
+        "verify" => Command::Verify(Verify {
+            n: a.try_count("--n", VERIFY_N.1, VERIFY_N.0, VERIFY_N.2)
+                .map_err(bad)?,
+            bin: path("--bin"),
+        }),
+        "handouts" => Command::Handouts(Handouts {
+            check: a.flag("--check"),
+            from: path("--from"),
+        }),
+        other => unreachable_sub(other)?,
+    })
+}
+
+// Every name in SUBS has an arm above; a new one without an arm is a programming error that
+// the unit test `every_subcommand_parses` catches.
+fn unreachable_sub(name: &str) -> Result<Command> {
+    Err(bad(format!("command {name} has no parser")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Command> {
+        parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn every_subcommand_parses_and_has_help() {
+        for sub in SUBS {
+            let c = p(&[sub.name]);
+            assert!(c.is_ok() || sub.name == "compare", "{}: {c:?}", sub.name);
+            match p(&[sub.name, "--help"]) {
+                Ok(Command::Help(t)) => assert!(t.contains(sub.name)),
+                other => panic!("{}: {other:?}", sub.name),
+            }
+        }
+    }
+
+    #[test]
+    fn typed_options() {
+        assert_eq!(
+            p(&[
+                "run-all",
+                "--quick",
+                "--only",
+                "stride,branch",
+                "--out=/tmp/x"
+            ])
+            .unwrap(),
+            Command::RunAll(RunAll {
+                quick: true,
+                only: Some(vec!["stride".into(), "branch".into()]),
+                label: None,
+                out: Some("/tmp/x".into()),
+            })
+        );
+        assert_eq!(
+            p(&[
+                "compare",
+                "x",
+                "--out=/tmp/o",
+                "y",
+                "--baseline",
+                "y",
+                "--index-chase"
+            ])
+            .unwrap(),
+            Command::Compare(Compare {
+                dirs: vec!["x".into(), "y".into()],
+                out: "/tmp/o".into(),
+                baseline: Some("y".into()),
+                index_chase: true,
+            })
+        );
+        assert_eq!(
+            p(&["verify"]).unwrap(),
+            Command::Verify(Verify {
+                n: 100_000,
+                bin: None
+            })
+        );
+    }
+
+    #[test]
+    fn bad_input_is_an_error_value() {
+        for (args, needle) in [
+            (&["frobnicate"][..], "unknown command"),
+            (&[], "no command"),
+            (&["run-all", "--fast"], "unknown argument"),
+            (&["run-all", "--label"], "needs a value"),
+            (&["run-all", "--quick=yes"], "takes no value"),
+            (&["run-all", "--only", ","], "names no experiment"),
+            (&["run-all", "--quick", "--quick"], "twice"),
+            (&["verify", "--n", "1"], "between 1000"),
+            (&["verify", "--n", "x"], "whole number"),
+            (&["figures", "stray"], "unknown argument"),
+            (&["compare", "x"], "at least two"),
+            (&["compare"], "got 0"),
+            (&["compare", "x", "y", "--bogus"], "unknown argument"),
+            (&["compare", "x", "y", "--out"], "needs a value"),
+            (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
+        ] {
+            match p(args) {
+                Err(e) => {
+                    assert_eq!(e.code(), 2, "{args:?}");
+                    assert!(e.to_string().contains(needle), "{args:?}: {e}");
+                }
+                Ok(c) => panic!("{args:?} parsed as {c:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The project as xtask sees it: where the workspace is, which experiments exist, and the
+//! one registry that ties an experiment to its figure drawer.
+
+use std::path::PathBuf;
+
+/// Every experiment, in the order run-all runs them (the clock first).
+pub const EXPERIMENTS: &[&str] = &[
+    "clock_probe",
+    "cache_ladder",
+    "stride",
+    "tlb_walk",
+    "branch",
+    "fp_cost",
+    "false_sharing",
+    "sink_bench",
+    "env_scan",
+    "bandwidth",
+];
+
+/// The results folder the book's figures (`book-figures/`) are drawn from.
+pub const BOOK_RESULTS: &str = "results/amd-epyc-2c";
+
+/// The workspace root (xtask lives one level below it).
+pub fn root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(PathBuf::from).unwrap_or(here)
+}
+
+/// Whether `s` is a safe results label: one path component of letters, digits, `-`, `_`,
+/// `.`, not starting with a dot. Labels become folder names, so nothing else may pass.
+pub fn valid_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 100
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// Today's date and time in UTC, from the system clock (no time-zone database needed).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// The workspace's short commit, with `+dirty` when tracked files differ from it, or `None`
+/// outside a git checkout.
+pub fn commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let head = git(&["rev-parse", "--short", "HEAD"])?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{head}+dirty") } else { head })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels() {
+        assert!(valid_label("amd-epyc-2c"));
+        for bad in [
+            "../x",
+            ".hidden",
+            "",
+            "a/b",
+            "/abs",
+            "a b",
+            &"x".repeat(101),
+        ] {
+            assert!(!valid_label(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn utc_date_shape() {
+        let d = utc_now();
+        assert_eq!(d.len(), "2026-11-29 23:59 UTC".len());
+        assert!(d.starts_with("20"));
+    }
+}

@@ -1,0 +1,263 @@
+//! `cargo xtask run-all`: build once, run every experiment as its own process, one at a time,
+//! save the raw output, check every `#DATA` block, write CSV, a summary and figures.
+//!
+//! The steps, each in its own function, carry one [`RunRecord`]:
+//! [`Plan::new`] (what to run, where to) → [`build`] → [`run_each`] → [`keep::carry_over`]
+//! (the previous files of experiments not rerun, or rerun and failed) → [`publish::publish`]
+//! (figures, summary, `index.html`, sink_bench's summary, the swap into place).
+//!
+//! Everything is written into a temporary folder beside the destination and moved into place
+//! at the end, so an interrupted run leaves the previous results untouched. Files that run-all
+//! did not create are never deleted.
+
+mod keep;
+mod one;
+mod publish;
+mod summary;
+
+use crate::error::{Result, bad, failed};
+use crate::flags;
+use crate::project::{EXPERIMENTS, root, valid_label};
+use measure::facts::MachineFacts;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+pub use one::Outcome;
+
+/// What this run will do, decided before anything runs.
+pub struct Plan {
+    pub quick: bool,
+    pub chosen: Vec<&'static str>,
+    pub label: String,
+    /// The folder holding `<label>/`.
+    pub out: PathBuf,
+    /// `out/<label>`.
+    pub dest: PathBuf,
+    /// The temporary folder the new results are built in.
+    pub tmp: PathBuf,
+    pub facts: MachineFacts,
+}
+
+/// Everything that happened in this run.
+pub struct RunRecord {
+    pub outcomes: Vec<Outcome>,
+    pub load_before: Option<[f64; 3]>,
+    pub load_after: Option<[f64; 3]>,
+    pub started_utc: String,
+    pub commit: Option<String>,
+    pub wall_s: f64,
+}
+
+/// `cargo xtask run-all`.
+pub fn command(o: &flags::RunAll) -> Result<()> {
+    let plan = Plan::new(o)?;
+    keep::clean_stale(&plan.out, &plan.label);
+    fs::create_dir_all(&plan.tmp)
+        .map_err(|e| bad(format!("--out {}: not writable: {e}", plan.out.display())))?;
+    let bins = match build() {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&plan.tmp);
+            return Err(e);
+        }
+    };
+    let record = run_each(&plan, &bins);
+    keep::carry_over(&plan, &record);
+    let summary = publish::publish(&plan, &record)?;
+    print!("{summary}");
+    eprintln!("run-all: results in {}", plan.dest.display());
+    let failed_names: Vec<&str> = record
+        .outcomes
+        .iter()
+        .filter(|o| !o.ok)
+        .map(|o| o.name.as_str())
+        .collect();
+    if failed_names.is_empty() {
+        Ok(())
+    } else {
+        Err(failed(format!("failed: {}", failed_names.join(", "))))
+    }
+}
+
+impl Plan {
+    /// Checks the options and decides the folders. Creates `out` (only).
+    pub fn new(o: &flags::RunAll) -> Result<Plan> {
+        let chosen: Vec<&'static str> = match &o.only {
+            None => EXPERIMENTS.to_vec(),
+            Some(list) => {
+                for n in list {
+                    if !EXPERIMENTS.contains(&n.as_str()) {
+                        return Err(bad(format!(
+                            "--only: no experiment named {} (known: {})",
+                            measure::cli::echo(n),
+                            EXPERIMENTS.join(", ")
+                        )));
+                    }
+                }
+                EXPERIMENTS
+                    .iter()
+                    .copied()
+                    .filter(|e| list.iter().any(|n| n == e))
+                    .collect()
+            }
+        };
+        let facts = MachineFacts::read();
+        let label = o.label.clone().unwrap_or_else(|| default_label(&facts));
+        if !valid_label(&label) {
+            return Err(bad(format!(
+                "--label {}: use letters, digits, '-', '_' and '.' (one folder name)",
+                measure::cli::echo(&label)
+            )));
+        }
+        // A quick run is a smoke test: it never replaces reference results unless told where.
+        let out = o.out.clone().unwrap_or_else(|| {
+            if o.quick {
+                std::env::temp_dir().join("machine-measured-quick")
+            } else {
+                root().join("results")
+            }
+        });
+        fs::create_dir_all(&out)
+            .map_err(|e| bad(format!("--out {}: cannot create: {e}", out.display())))?;
+        let tmp = out.join(format!(".tmp-{label}-{}", std::process::id()));
+        let dest = out.join(&label);
+        Ok(Plan {
+            quick: o.quick,
+            chosen,
+            label,
+            out,
+            dest,
+            tmp,
+            facts,
+        })
+    }
+}
+
+/// A label from the CPU model and core count: "amd-epyc-2c".
+pub fn default_label(f: &MachineFacts) -> String {
+    let model = f.cpu_model.clone().unwrap_or_else(|| f.arch.to_string());
+    let mut slug = String::new();
+    for w in model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let w = w.to_ascii_lowercase();
+        if matches!(
+            w.as_str(),
+            "processor" | "cpu" | "with" | "radeon" | "graphics" | "r" | "tm" | "core"
+        ) || w.ends_with("ghz")
+        {
+            continue;
+        }
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(&w);
+        if slug.len() > 30 {
+            break;
+        }
+    }
+    // A model string without a number ("AMD EPYC" on a VM) names no machine: add the
+    // microarchitecture CPUID gives ("Zen 4" -> zen4), so two kinds of VM get two folders.
+    if !slug.chars().any(|c| c.is_ascii_digit())
+        && let Some(fam) = &f.cpu_family
+        && let (Some(a), Some(b)) = (fam.find('('), fam.rfind(')'))
+        && a < b
+    {
+        let u: String = fam[a + 1..b]
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !u.is_empty() && !u.contains("or") {
+            slug.push('-');
+            slug.push_str(&u);
+        }
+    }
+    format!("{slug}-{}c", f.logical_cores.unwrap_or(0))
+}
+
+/// Builds every experiment binary once (optimised by the workspace profile) and returns the
+/// folder holding them. The test seam `MM_XTASK_BINS=DIR` skips the build and runs the
+/// programs in DIR instead (the robustness tests use stand-ins that fail on purpose).
+pub fn build() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("MM_XTASK_BINS") {
+        return Ok(PathBuf::from(dir));
+    }
+    eprintln!("run-all: building the experiments once ...");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let st = Command::new(&cargo)
+        .args(["build", "--workspace", "--bins", "--quiet"])
+        .current_dir(root())
+        .status();
+    if !matches!(st, Ok(s) if s.success()) {
+        return Err(failed(
+            "the build failed; nothing was run and no result was changed",
+        ));
+    }
+    Ok(std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| root().join("target/debug")))
+}
+
+/// Runs the chosen experiments one at a time into the temporary folder.
+pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
+    // One core for every single-threaded experiment: the highest allowed one (core 0 takes
+    // more interrupts). The experiments pin themselves to it and print whether that held;
+    // run-all itself stays unpinned so multi-threaded experiments can use every core.
+    let core = measure::pin::allowed_cores().last().copied();
+    let load_before = measure::facts::load_average();
+    let started = Instant::now();
+    let started_utc = crate::project::utc_now();
+    let commit = crate::project::commit();
+    let stamp = one::Stamp {
+        utc: started_utc.clone(),
+        commit: commit.clone().unwrap_or_else(|| "unknown".into()),
+    };
+    let mut outcomes = Vec::new();
+    let n = plan.chosen.len();
+    for (i, exp) in plan.chosen.iter().enumerate() {
+        eprintln!(
+            "[{}/{n}] {exp} ... (elapsed {:.0} s)",
+            i + 1,
+            started.elapsed().as_secs_f64()
+        );
+        let mut o = one::run_one(bins, exp, plan.quick, core, &plan.tmp, &stamp);
+        if *exp == "branch" && o.ok {
+            one::verify_branch(bins, &plan.tmp, &mut o);
+        }
+        eprintln!("[{}/{n}] {exp}: {} in {:.1} s", i + 1, o.status, o.wall_s);
+        outcomes.push(o);
+    }
+    RunRecord {
+        outcomes,
+        load_before,
+        load_after: measure::facts::load_average(),
+        started_utc,
+        commit,
+        wall_s: started.elapsed().as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels() {
+        let mut f = MachineFacts::read();
+        f.cpu_model = Some("AMD EPYC 9R14 96-Core Processor".into());
+        f.logical_cores = Some(2);
+        assert_eq!(default_label(&f), "amd-epyc-9r14-96-2c");
+        f.cpu_model = Some("AMD EPYC".into());
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-zen4-2c");
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x99 (Zen 3 or Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = None;
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+    }
+}

@@ -1,0 +1,231 @@
+//! Running one experiment: start its binary, save what it printed (with when and at which
+//! commit), check its `#DATA`, write each block as CSV.
+
+use measure::data::{self, DataFile};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// What happened to one experiment run now.
+pub struct Outcome {
+    pub name: String,
+    pub status: String,
+    pub ok: bool,
+    pub wall_s: f64,
+    pub notes: Vec<String>,
+}
+
+/// When and from which commit this run's outputs come; appended to each saved output as
+/// `#META saved_utc` and `#META saved_commit`, so a file kept by a later `--only` run still
+/// says where it came from.
+pub struct Stamp {
+    pub utc: String,
+    pub commit: String,
+}
+
+impl Stamp {
+    fn lines(&self) -> String {
+        format!(
+            "{}\n{}\n",
+            data::meta_line("saved_utc", &self.utc),
+            data::meta_line("saved_commit", &self.commit)
+        )
+    }
+}
+
+/// Runs `exp` from `bins` into `dir`: `<exp>.txt` (stdout and the stamp), `<exp>.stderr.txt`
+/// if it wrote any, and a CSV per block. A failed or crashed run is saved as
+/// `<exp>.failed.txt` instead, so that the previous good output can be kept in its place.
+pub fn run_one(
+    bins: &Path,
+    exp: &str,
+    quick: bool,
+    core: Option<usize>,
+    dir: &Path,
+    stamp: &Stamp,
+) -> Outcome {
+    let bin = bins.join(exp);
+    let mut o = Outcome {
+        name: exp.into(),
+        status: String::new(),
+        ok: false,
+        wall_s: 0.0,
+        notes: Vec::new(),
+    };
+    // The first execution of a freshly built binary pays for loading it: run it once, discarded.
+    let _ = Command::new(&bin)
+        .arg("--help")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let mut cmd = Command::new(&bin);
+    if quick {
+        cmd.arg("--quick");
+    }
+    if let Some(c) = core {
+        cmd.env("MM_CORE", c.to_string());
+    }
+    let t0 = Instant::now();
+    let res = cmd.stdin(Stdio::null()).output();
+    o.wall_s = t0.elapsed().as_secs_f64();
+    let output = match res {
+        Ok(out) => out,
+        Err(e) => {
+            o.status = format!("failed to start: {e}");
+            return o;
+        }
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    let parsed = match data::parse(&stdout) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            o.notes.push(format!("malformed #DATA output: {e}"));
+            None
+        }
+    };
+    match (output.status.code(), &parsed) {
+        (Some(0), Some(_)) => {
+            o.ok = true;
+            o.status = "ok".into();
+        }
+        (Some(0), None) => o.status = "failed (malformed output)".into(),
+        (Some(c), _) => o.status = format!("failed (exit status {c})"),
+        (None, _) => o.status = "crashed (killed by a signal)".into(),
+    }
+    let name = if o.ok {
+        format!("{exp}.txt")
+    } else {
+        format!("{exp}.failed.txt")
+    };
+    let _ = fs::write(dir.join(name), stdout + &stamp.lines());
+    if !output.stderr.is_empty() {
+        let err_name = if o.ok {
+            format!("{exp}.stderr.txt")
+        } else {
+            format!("{exp}.failed.stderr.txt")
+        };
+        let _ = fs::write(dir.join(err_name), &output.stderr);
+    }
+    if let (true, Some(p)) = (o.ok, &parsed) {
+        write_csvs(exp, p, dir, &mut o.notes);
+    }
+    o
+}
+
+/// After a good branch run: the clock-free check of what branch measured (callgrind's branch
+/// simulator, [`crate::verify`]), saved as `branch.verify.txt`. A missing valgrind is a note,
+/// not a failure; a simulation that contradicts the experiment fails the run.
+pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
+    use crate::verify::Verdict;
+    let opts = crate::flags::Verify {
+        n: crate::flags::VERIFY_N.1,
+        bin: Some(bins.join("branch")),
+    };
+    match crate::verify::run(&opts) {
+        Ok(report) => {
+            let _ = fs::write(dir.join("branch.verify.txt"), &report.text);
+            match report.verdict {
+                Verdict::Skipped(why) => o
+                    .notes
+                    .push(format!("verify: skipped ({why}); no branch simulation")),
+                Verdict::Agrees => o.notes.push(
+                    "verify: callgrind's branch simulation agrees (branch.verify.txt)".into(),
+                ),
+                Verdict::Contradicts => {
+                    o.ok = false;
+                    o.status =
+                        "failed (the branch simulation contradicts it: branch.verify.txt)".into();
+                }
+            }
+        }
+        Err(e) => o.notes.push(format!("verify: could not run: {e}")),
+    }
+}
+
+/// Writes every block of `f` as `<exp>.<block>.csv` (bare blocks as `block1`, `block2`, ...).
+pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
+    let mut bare = 0;
+    for b in &f.blocks {
+        let name = match &b.name {
+            Some(n) => n.clone(),
+            None => {
+                bare += 1;
+                format!("block{bare}")
+            }
+        };
+        let p = dir.join(format!("{exp}.{name}.csv"));
+        if let Err(e) = fs::write(&p, b.to_csv()) {
+            notes.push(format!("cannot write {}: {e}", p.display()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fake experiment: a shell script standing in for a binary.
+    fn fake(dir: &Path, name: &str, body: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let p = dir.join(name);
+        fs::write(
+            &p,
+            format!("#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n{body}\n"),
+        )
+        .unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {
+        let d = std::env::temp_dir().join(format!("run-one-{}", std::process::id()));
+        let (bins, out) = (d.join("bin"), d.join("out"));
+        fs::create_dir_all(&bins).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        let stamp = Stamp {
+            utc: "2026-01-01 00:00 UTC".into(),
+            commit: "abc1234".into(),
+        };
+        fake(
+            &bins,
+            "good",
+            "echo '#DATA-BEGIN key_figures'; echo '#COLUMNS figure:text value unit:text'; echo '#DATA x 1.5 ns'; echo '#DATA-END'",
+        );
+        fake(&bins, "exits", "echo partial; exit 3");
+        fake(&bins, "crashes", "kill -SEGV $$");
+        fake(&bins, "garbled", "echo '#DATA-BEGIN a'; echo '#DATA 1'");
+        let good = run_one(&bins, "good", true, None, &out, &stamp);
+        assert!(good.ok, "{}", good.status);
+        assert!(out.join("good.key_figures.csv").is_file());
+        let saved = data::parse(&fs::read_to_string(out.join("good.txt")).unwrap()).unwrap();
+        assert_eq!(saved.meta("saved_commit"), Some("abc1234"));
+        let e = run_one(&bins, "exits", true, None, &out, &stamp);
+        assert!(!e.ok && e.status.contains("exit status 3"), "{}", e.status);
+        assert!(
+            !out.join("exits.txt").exists(),
+            "a failed run is not saved as output"
+        );
+        assert!(
+            fs::read_to_string(out.join("exits.failed.txt"))
+                .unwrap()
+                .starts_with("partial\n")
+        );
+        let c = run_one(&bins, "crashes", true, None, &out, &stamp);
+        assert!(!c.ok && c.status.contains("signal"), "{}", c.status);
+        let g = run_one(&bins, "garbled", true, None, &out, &stamp);
+        assert!(!g.ok && g.status.contains("malformed"), "{}", g.status);
+        assert!(
+            g.notes.iter().any(|n| n.contains("line 2")),
+            "{:?}",
+            g.notes
+        );
+        let m = run_one(&bins, "missing", true, None, &out, &stamp);
+        assert!(
+            !m.ok && m.status.contains("failed to start"),
+            "{}",
+            m.status
+        );
+        let _ = fs::remove_dir_all(&d);
+    }
+}

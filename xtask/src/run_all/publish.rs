@@ -1,0 +1,102 @@
+//! Publishing a run: figures, summary, `index.html`, sink_bench's summary, and the swap of the
+//! new folder into place (keeping files run-all did not make).
+
+use super::{Plan, RunRecord, keep, summary};
+use crate::error::{Result, failed};
+use std::fs;
+
+/// Draws the figures, writes `summary.md`, moves the new folder into place. Returns the
+/// summary text.
+pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
+    let figures_note = figures(plan);
+    let rows = summary::rows(&plan.tmp, record);
+    let text = summary::summary_md(plan, record, &rows, &figures_note);
+    fs::write(plan.tmp.join("summary.md"), &text)
+        .map_err(|e| failed(format!("cannot write summary.md: {e}")))?;
+    // One page with the summary and every figure, for a student to open.
+    if let Err(e) = crate::compare::write_run_index(&plan.tmp) {
+        eprintln!("run-all: warning: index.html not written: {e}");
+    }
+    sink_bench_summary(plan, record);
+    swap_into_place(plan, record)?;
+    Ok(text)
+}
+
+/// Draws this machine's figures into `figures/` of the new folder, over the previous ones
+/// (copied there by [`keep::carry_over`]): a drawer that fails leaves its previous figure.
+fn figures(plan: &Plan) -> String {
+    let dir = plan.tmp.join("figures");
+    match crate::figures::publish(&plan.tmp, &dir, Some(&plan.label)) {
+        Ok(r) if r.ok() => format!("{} in `figures/`.", r.summary()),
+        Ok(r) => {
+            let why: Vec<String> = r
+                .failed
+                .iter()
+                .map(|f| format!("- {}", f.message))
+                .collect();
+            format!(
+                "**{}** in `figures/`; the failed experiments keep their previous figures:\n\n{}",
+                r.summary(),
+                why.join("\n")
+            )
+        }
+        Err(e) => format!("**Drawing failed**: {e}. The previous figures are kept."),
+    }
+}
+
+/// The old folder aside, the new one in, foreign files carried over, the old one removed.
+fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
+    let old = plan
+        .out
+        .join(format!(".old-{}-{}", plan.label, std::process::id()));
+    if plan.dest.exists() {
+        fs::rename(&plan.dest, &old).map_err(|e| {
+            failed(format!(
+                "cannot move the previous {} aside: {e}; new results left in {}",
+                plan.dest.display(),
+                plan.tmp.display()
+            ))
+        })?;
+    }
+    if let Err(e) = fs::rename(&plan.tmp, &plan.dest) {
+        let _ = fs::rename(&old, &plan.dest);
+        return Err(failed(format!(
+            "cannot move results into {}: {e}",
+            plan.dest.display()
+        )));
+    }
+    if old.exists() {
+        let good_now: Vec<&str> = record
+            .outcomes
+            .iter()
+            .filter(|o| o.ok)
+            .map(|o| o.name.as_str())
+            .collect();
+        keep::carry_foreign(&old, &plan.dest, &good_now);
+        let _ = fs::remove_dir_all(&old);
+    }
+    Ok(())
+}
+
+/// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved text
+/// by [`crate::sink_bench`].
+fn sink_bench_summary(plan: &Plan, record: &RunRecord) {
+    if !record
+        .outcomes
+        .iter()
+        .any(|o| o.name == "sink_bench" && o.ok)
+    {
+        return;
+    }
+    let built = fs::read_to_string(plan.tmp.join("sink_bench.txt"))
+        .map_err(|e| e.to_string())
+        .and_then(|t| crate::sink_bench::summary_md(&t));
+    if let Err(e) = built.and_then(|md| {
+        fs::write(plan.tmp.join(crate::sink_bench::SUMMARY_FILE), md).map_err(|e| e.to_string())
+    }) {
+        eprintln!(
+            "run-all: warning: {} not written: {e}",
+            crate::sink_bench::SUMMARY_FILE
+        );
+    }
+}

@@ -1,0 +1,484 @@
+//! `summary.md`: every experiment's row, whether run now or kept, with when, at which commit
+//! and under what conditions it ran, its key figures, and the appendix's Table 105.26 for
+//! this machine. Everything is read back from the saved outputs in the folder, so a kept
+//! experiment's row is as complete as one run now.
+
+use super::{Plan, RunRecord};
+use crate::project::EXPERIMENTS;
+use measure::data::{self, DataFile};
+use measure::{fmt, key, quiet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+/// One experiment's saved output in the folder, and how it got there.
+pub struct Row {
+    pub name: &'static str,
+    /// `None`: the folder holds no output of this experiment.
+    pub saved: Option<DataFile>,
+    /// `Some(status)` when it ran in this run.
+    pub now: Option<(bool, String, f64)>,
+    /// Why a saved file could not be read.
+    pub unreadable: Option<String>,
+}
+
+impl Row {
+    fn meta(&self, k: &str) -> Option<&str> {
+        self.saved.as_ref().and_then(|f| f.meta(k))
+    }
+    fn status(&self) -> String {
+        match (&self.now, &self.saved) {
+            (Some((true, s, _)), _) => s.clone(),
+            (Some((false, s, _)), Some(_)) => format!("**{s}**; previous output kept (stale)"),
+            (Some((false, s, _)), None) => format!("**{s}**"),
+            (None, Some(_)) => "kept from an earlier run".into(),
+            (None, None) => match &self.unreadable {
+                Some(e) => format!("unreadable: {e}"),
+                None => "not run".into(),
+            },
+        }
+    }
+    fn mode(&self) -> &str {
+        match self.meta("quick") {
+            Some("yes") => "quick",
+            Some("no") => "full",
+            _ => "-",
+        }
+    }
+    fn taken(&self) -> String {
+        match (self.meta("saved_utc"), self.meta("saved_commit")) {
+            (Some(u), Some(c)) => format!("{u}, {c}"),
+            _ if self.saved.is_some() => "unknown (saved before run-all stamped outputs)".into(),
+            _ => "-".into(),
+        }
+    }
+    fn other_cores(&self) -> Option<f64> {
+        self.saved.as_ref()?.meta_num("other_cpu_cores")
+    }
+    fn clock_ghz(&self) -> Option<f64> {
+        self.saved.as_ref()?.meta_num("clock_ghz_estimate")
+    }
+}
+
+/// Reads every experiment's row from the folder `dir`.
+pub fn rows(dir: &Path, record: &RunRecord) -> Vec<Row> {
+    EXPERIMENTS
+        .iter()
+        .map(|&name| {
+            let now = record
+                .outcomes
+                .iter()
+                .find(|o| o.name == name)
+                .map(|o| (o.ok, o.status.clone(), o.wall_s));
+            let p = dir.join(format!("{name}.txt"));
+            let (saved, unreadable) = match fs::read_to_string(&p) {
+                Err(_) => (None, None),
+                Ok(t) => match data::parse(&t) {
+                    Ok(f) => (Some(f), None),
+                    Err(e) => (None, Some(format!("{name}.txt: {e}"))),
+                },
+            };
+            Row {
+                name,
+                saved,
+                now,
+                unreadable,
+            }
+        })
+        .collect()
+}
+
+/// The summary of the folder `dir` after this run.
+pub fn summary_md(plan: &Plan, record: &RunRecord, rows: &[Row], figures_note: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# machine-measured results: {}\n", plan.label);
+    let _ = writeln!(s, "{}\n", header(plan, record, rows));
+    let _ = writeln!(s, "## Machine\n\n```");
+    for l in plan.facts.describe() {
+        let _ = writeln!(s, "{l}");
+    }
+    let _ = writeln!(s, "```\n");
+    conditions(&mut s, record, rows);
+    experiments(&mut s, rows);
+    key_figures(&mut s, rows);
+    table_105_26(&mut s, rows);
+    let _ = writeln!(s, "## Figures\n\n{figures_note}\n");
+    let notes: Vec<String> = record
+        .outcomes
+        .iter()
+        .flat_map(|o| o.notes.iter().map(move |n| format!("- {}: {n}", o.name)))
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "## Notes\n\n{}\n", notes.join("\n"));
+    }
+    s.trim_end().to_string() + "\n"
+}
+
+fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
+    let ran: Vec<&str> = record.outcomes.iter().map(|o| o.name.as_str()).collect();
+    let all = ran.len() == EXPERIMENTS.len();
+    let mode = if plan.quick { "quick (smoke)" } else { "full" };
+    let commit = record.commit.as_deref().unwrap_or("unknown");
+    let mixed = rows.iter().filter(|r| r.saved.is_some()).any(|r| {
+        r.mode()
+            != rows
+                .iter()
+                .find(|r| r.saved.is_some())
+                .map_or("-", Row::mode)
+    });
+    let mut h = if all {
+        format!(
+            "A {mode} run of all {} experiments, started {}, commit {commit}, {:.0} s in all.",
+            EXPERIMENTS.len(),
+            record.started_utc,
+            record.wall_s
+        )
+    } else {
+        format!(
+            "A partial {mode} run started {}, commit {commit}: {} of {} experiments ran now \
+             ({}); the other rows were kept from earlier runs, each with its own date and commit.",
+            record.started_utc,
+            ran.len(),
+            EXPERIMENTS.len(),
+            ran.join(", ")
+        )
+    };
+    if mixed {
+        h.push_str(" **The folder mixes quick and full outputs** (see the mode column).");
+    }
+    h.push_str(
+        " Raw output per experiment in `<experiment>.txt`, every `#DATA` block as \
+         `<experiment>.<block>.csv`, figures in `figures/`.",
+    );
+    h
+}
+
+fn conditions(s: &mut String, record: &RunRecord, rows: &[Row]) {
+    let _ = writeln!(s, "## Conditions\n");
+    let _ = writeln!(
+        s,
+        "- Load average before the run: {}; after: {} (1, 5, 15 minutes). A pinned \
+         experiment raises the load by itself, so the load is recorded, not judged.",
+        fmt::load(record.load_before),
+        fmt::load(record.load_after)
+    );
+    let noisy: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            r.other_cores()
+                .filter(|&c| c > quiet::WARN_CORES)
+                .map(|c| format!("{} ({c:.2} cores)", r.name))
+        })
+        .collect();
+    let seen: Vec<f64> = rows.iter().filter_map(Row::other_cores).collect();
+    if seen.is_empty() {
+        let _ = writeln!(s, "- Other work beside the experiments: not recorded.");
+    } else if noisy.is_empty() {
+        let max = seen.iter().cloned().fold(0.0, f64::max);
+        let _ = writeln!(
+            s,
+            "- Other work beside the experiments: quiet (at most {max:.2} cores of other \
+             processes' CPU time in any experiment, against a warning threshold of {:.2}).",
+            quiet::WARN_CORES
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "- **Warning**: other processes ran beside {}; their numbers include that work. \
+             Rerun them on a quiet machine (`--only`).",
+            noisy.join(", ")
+        );
+    }
+    let clocks: Vec<(f64, &str)> = rows
+        .iter()
+        .filter_map(|r| r.clock_ghz().map(|g| (g, r.name)))
+        .collect();
+    if let (Some(lo), Some(hi)) = (
+        clocks.iter().min_by(|a, b| a.0.total_cmp(&b.0)),
+        clocks.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
+    ) {
+        let _ = writeln!(
+            s,
+            "- Core clock estimates: {:.3} GHz ({}) to {:.3} GHz ({}), {:.2}% apart across the \
+             run; each experiment took one before and one after its measurements (the spread \
+             column), and its cycles columns use its own estimate.",
+            lo.0,
+            lo.1,
+            hi.0,
+            hi.1,
+            (hi.0 / lo.0 - 1.0) * 100.0
+        );
+    }
+    let _ = writeln!(s);
+}
+
+fn experiments(s: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        s,
+        "## Experiments\n\n| experiment | status | mode | taken (UTC, commit) | wall time | \
+         load before | other work | core clock |\n|---|---|---|---|---:|---|---:|---:|"
+    );
+    for r in rows {
+        let wall = match (&r.now, r.saved.as_ref().and_then(|f| f.meta_num("wall_s"))) {
+            (Some((true, _, w)), _) => format!("{w:.1} s"),
+            (_, Some(w)) => format!("{w:.1} s"),
+            _ => "-".into(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.name,
+            r.status(),
+            r.mode(),
+            r.taken(),
+            wall,
+            r.meta("load_before").unwrap_or("-"),
+            r.other_cores()
+                .map_or("-".into(), |c| format!("{c:.2} cores")),
+            r.clock_ghz().map_or("-".into(), |g| {
+                match r
+                    .saved
+                    .as_ref()
+                    .and_then(|f| f.meta_num("clock_spread_pct"))
+                {
+                    Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
+                    None => format!("{g:.3} GHz"),
+                }
+            }),
+        );
+    }
+    let _ = writeln!(s);
+}
+
+fn key_figures(s: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        s,
+        "## Key figures\n\n| experiment | figure | value |\n|---|---|---:|"
+    );
+    for r in rows {
+        let figs = r.saved.as_ref().map(key::read).unwrap_or_default();
+        if figs.is_empty() {
+            let _ = writeln!(s, "| {} | (none saved) | - |", r.name);
+        }
+        for (i, k) in figs.iter().enumerate() {
+            let who = if i == 0 { r.name } else { "" };
+            let _ = writeln!(s, "| {who} | {} | {} |", k.name, k.show(4));
+        }
+    }
+    let _ = writeln!(s);
+}
+
+/// One line of the appendix's Table 105.26: what, from which experiment's key figure (the
+/// first of `figures` that the run has), an optional ratio figure, and the book's value for
+/// the author's x86 machine as printed.
+struct BookRow {
+    what: &'static str,
+    experiment: &'static str,
+    figures: &'static [&'static str],
+    ratio: Option<&'static str>,
+    book: &'static str,
+}
+
+const fn row(
+    what: &'static str,
+    experiment: &'static str,
+    figures: &'static [&'static str],
+    ratio: Option<&'static str>,
+    book: &'static str,
+) -> BookRow {
+    BookRow {
+        what,
+        experiment,
+        figures,
+        ratio,
+        book,
+    }
+}
+
+/// Table 105.26, row by row, with the book's x86 column quoted.
+const TABLE_105_26: &[BookRow] = &[
+    row(
+        "reading the clock once",
+        "clock_probe",
+        &["clock_read"],
+        None,
+        "about 17 ns",
+    ),
+    row(
+        "random access within L1 (index chase)",
+        "cache_ladder",
+        &["first_index_ns"],
+        None,
+        "about 1.4 ns",
+    ),
+    row(
+        "main memory (largest working set)",
+        "cache_ladder",
+        &["largest_index_ns"],
+        Some("ladder_factor"),
+        "about 86 ns, about 60x",
+    ),
+    row(
+        "sweeping in order (largest set)",
+        "cache_ladder",
+        &["largest_seq_ns"],
+        None,
+        "about 0.4 ns",
+    ),
+    row(
+        "smallest stride",
+        "stride",
+        &["stride_1"],
+        None,
+        "about 0.8 ns (8 bytes)",
+    ),
+    row(
+        "stride of the line size",
+        "stride",
+        &["stride_line"],
+        Some("line_over_stride_1"),
+        "about 3.2 ns, about 4x",
+    ),
+    row(
+        "one field from an array of structs",
+        "stride",
+        &["aos_x"],
+        Some("aos_over_soa"),
+        "about 2.7 ns, 2.3x",
+    ),
+    row(
+        "walking the fewest pages",
+        "tlb_walk",
+        &["first_pages_offset0_ns", "first_pages_line_ns"],
+        None,
+        "about 3.5 ns (16 pages)",
+    ),
+    row(
+        "walking the most pages",
+        "tlb_walk",
+        &["most_pages_offset0_ns"],
+        Some("pages_factor_offset0"),
+        "about 90 ns, about 25x (65,536 pages)",
+    ),
+    row(
+        "touching a page the first time",
+        "tlb_walk",
+        &["first_touch_ns"],
+        Some("first_touch_factor"),
+        "around 1,000 ns, about 100x",
+    ),
+    row(
+        "an unpredictable branch vs a predicted one",
+        "branch",
+        &["real_branch_random_over_sorted"],
+        None,
+        "about 5x",
+    ),
+    row(
+        "one misprediction",
+        "branch",
+        &["mispredict"],
+        None,
+        "about 6 ns",
+    ),
+    row(
+        "false sharing (same line vs apart, 2 threads)",
+        "false_sharing",
+        &["same_line_vs_apart_2t"],
+        None,
+        "1.39x a perfect split",
+    ),
+    row(
+        "atomic increment, uncontended",
+        "false_sharing",
+        &["atomic_1t"],
+        None,
+        "about 5.2 ns",
+    ),
+    row(
+        "atomic increment, two contending",
+        "false_sharing",
+        &["atomic_2t"],
+        None,
+        "about 19 ns",
+    ),
+    row(
+        "a lock, two contending",
+        "false_sharing",
+        &["mutex_2t"],
+        None,
+        "about 70 ns",
+    ),
+    row(
+        "core to core, one way",
+        "false_sharing",
+        &["c2c_one_way_median"],
+        None,
+        "not printed",
+    ),
+    row(
+        "multiplying denormals vs normal numbers",
+        "fp_cost",
+        &["denormal_over_normal"],
+        None,
+        "about 72x",
+    ),
+    row(
+        "division vs multiplication",
+        "fp_cost",
+        &["per_element_div_over_mul", "div_over_mul_throughput"],
+        None,
+        "3.7x (per element)",
+    ),
+    row(
+        "sin vs multiplication",
+        "fp_cost",
+        &["per_element_sin_over_mul"],
+        None,
+        "25x (per element)",
+    ),
+];
+
+fn table_105_26(s: &mut String, rows: &[Row]) {
+    let _ = writeln!(
+        s,
+        "## Table 105.26 on this machine\n\nThe appendix's table of everything it measured, \
+         from this folder's saved outputs, beside the book's values for the author's x86 \
+         machine (medians).\n\n| what | this machine | the book (x86) | from |\n|---|---:|---:|---|"
+    );
+    for b in TABLE_105_26 {
+        let f = rows
+            .iter()
+            .find(|r| r.name == b.experiment)
+            .and_then(|r| r.saved.as_ref());
+        let value = f
+            .and_then(|f| b.figures.iter().find_map(|n| key::find(f, n)))
+            .map(|k| {
+                let ratio = b.ratio.and_then(|r| f.and_then(|f| key::find(f, r)));
+                match ratio {
+                    Some(r) if r.value.is_some() => format!("{}, {}", k.show(3), r.show(3)),
+                    _ => k.show(3),
+                }
+            })
+            .unwrap_or_else(|| "not in this folder".into());
+        let _ = writeln!(
+            s,
+            "| {} | {value} | {} | {} |",
+            b.what, b.book, b.experiment
+        );
+    }
+    let _ = writeln!(s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_row_names_a_known_experiment() {
+        for b in TABLE_105_26 {
+            assert!(EXPERIMENTS.contains(&b.experiment), "{}", b.experiment);
+            assert!(!b.figures.is_empty());
+        }
+    }
+}

@@ -1,0 +1,622 @@
+//! `cargo xtask compare`: the first example (this machine, the book's x86 machine and the
+//! book's ARM phone), partial and odd folders, the CSV's shape, deterministic output, every
+//! bad-input case, the HTML's links, and a class of thirty machines.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+
+fn xtask(args: &[&str]) -> Output {
+    Command::new(XTASK).args(args).output().expect("xtask runs")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn results(name: &str) -> String {
+    root().join("results").join(name).display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("xtask-compare-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Bad input: exit 2, exactly one line on stderr naming the problem, no backtrace.
+fn refused(o: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(
+        err.contains(needle),
+        "stderr should mention {needle:?}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A synthetic results folder in this project's format. Machine `i` is a little slower than
+/// machine `i - 1`; `skip` leaves experiments out; `extra` adds a column to the latency block.
+fn synthetic(dir: &Path, i: usize, skip: &[&str], extra: bool) {
+    fs::create_dir_all(dir).unwrap();
+    let k = 1.0 + i as f64 * 0.04;
+    let meta = format!(
+        "#META cpu_model Synthetic CPU {i}\n#META arch x86_64\n#META logical_cores 4\n\
+         #META page_size_bytes 4096\n#META l1d_size_bytes 32768 sysfs\n#META l1d_line_bytes 64 sysfs\n\
+         #META l2_size_bytes 1048576 sysfs\n#META l3_size_bytes 16777216 sysfs\n#META quick no\n\
+         #META load_before 0.{i:02} 0.10 0.10\n"
+    );
+    let kf = |rows: &[(&str, f64, &str)]| {
+        let mut t = String::from("#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n");
+        for (n, v, u) in rows {
+            t.push_str(&format!("#DATA {n} {v} {u}\n"));
+        }
+        t + "#DATA-END\n"
+    };
+    let mut files: Vec<(&str, String)> = Vec::new();
+    files.push((
+        "clock_probe",
+        format!(
+            "== the clock ==\n{meta}#DATA-BEGIN clock_cost\n#COLUMNS method:text median_ns min_ns max_ns\n\
+             #DATA clock_gettime {} 20 30\n#DATA-END\n{}",
+            20.0 * k,
+            kf(&[("clock_read", 20.0 * k, "ns"), ("clock_step", 20.0, "ns")])
+        ),
+    ));
+    let mut lat = String::from("#DATA-BEGIN latency\n#COLUMNS kib where:text index_ns pointer_ns");
+    lat.push_str(if extra { " extra_ns\n" } else { "\n" });
+    let mut kib = 4u64;
+    while kib <= 131072 {
+        let ns = if kib <= 32 {
+            1.0
+        } else if kib <= 1024 {
+            4.0
+        } else if kib <= 16384 {
+            15.0
+        } else {
+            100.0
+        };
+        let ns = ns * k * (1.0 + (kib as f64).log2() * 0.01);
+        lat.push_str(&format!("#DATA {kib} L1d {} {ns}", ns * 1.2));
+        if extra {
+            lat.push_str(" 7");
+        }
+        lat.push('\n');
+        kib *= 2;
+    }
+    lat.push_str("#DATA-END\n");
+    files.push((
+        "cache_ladder",
+        format!("{meta}{lat}{}", kf(&[("ladder_factor", 100.0 * k, "x")])),
+    ));
+    let mut st = String::from("#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n");
+    for e in 0..13 {
+        let b = 1u64 << e;
+        st.push_str(&format!(
+            "#DATA {b} {}\n",
+            k * (0.5 + (b.min(64) as f64) / 20.0)
+        ));
+    }
+    files.push(("stride", format!("{meta}{st}#DATA-END\n")));
+    let mut tl = String::from("#DATA-BEGIN pages\n#COLUMNS pages offset0_ns\n");
+    for e in (4..=16).step_by(2) {
+        tl.push_str(&format!(
+            "#DATA {} {}\n",
+            1u64 << e,
+            k * 3.0 * (e as f64 - 3.0)
+        ));
+    }
+    tl.push_str("#DATA-END\n");
+    files.push((
+        "tlb_walk",
+        format!(
+            "{meta}{tl}{}",
+            kf(&[
+                ("first_touch_ns", 1000.0 * k, "ns"),
+                ("touch_again_ns", 10.0, "ns"),
+                ("first_touch_factor", 100.0 * k, "x")
+            ])
+        ),
+    ));
+    files.push((
+        "branch",
+        format!(
+            "{meta}#DATA-BEGIN patterns\n#COLUMNS pattern:text period median_ns\n#DATA always_true 1 {}\n\
+             #DATA alternating 2 {}\n#DATA one_in_four 4 {}\n#DATA one_in_sixteen 16 {}\n#DATA random 0 {}\n#DATA-END\n{}",
+            0.3 * k,
+            0.35 * k,
+            0.4 * k,
+            0.5 * k,
+            3.5 * k,
+            kf(&[("mispredict", 6.0 * k, "ns"), ("real_branch_random_over_sorted", 10.0, "x")])
+        ),
+    ));
+    files.push((
+        "fp_cost",
+        format!(
+            "{meta}#DATA-BEGIN ops\n#COLUMNS op:text latency_ns throughput_ns\n#DATA multiply 0.75 {}\n\
+             #DATA add 0.5 {}\n#DATA divide 3.2 {}\n#DATA sqrt 5 {}\n#DATA sin 12 {}\n#DATA-END\n{}",
+            0.13 * k,
+            0.13 * k,
+            1.0 * k,
+            1.9 * k,
+            7.9 * k,
+            kf(&[("denormal_over_normal", 1.0 + i as f64, "x"), ("float_speedup_lanes", 2.0, "x")])
+        ),
+    ));
+    files.push((
+        "false_sharing",
+        format!(
+            "{meta}#DATA-BEGIN distance\n#COLUMNS distance_bytes ns_median vs_split_median\n\
+             #DATA 8 1 {a}\n#DATA 16 1 {a}\n#DATA 32 1 {a}\n#DATA 64 0.12 1\n#DATA 128 0.12 1\n#DATA-END\n\
+             #DATA-BEGIN c2c\n#COLUMNS from to one_way_median_ns\n#DATA 0 1 {c}\n#DATA 1 0 {d}\n#DATA-END\n{}",
+            kf(&[("same_line_vs_apart_2t", 8.0, "x")]),
+            a = 8.0 * k,
+            c = 30.0 * k,
+            d = 33.0 * k
+        ),
+    ));
+    for (e, text) in files {
+        if !skip.contains(&e) {
+            fs::write(dir.join(format!("{e}.txt")), text).unwrap();
+        }
+    }
+}
+
+/// The first example, plus a synthetic folder that lacks an experiment and has an extra column.
+fn first_example(out: &Path, work: &Path) -> Output {
+    let syn = work.join("synthetic");
+    synthetic(&syn, 3, &["tlb_walk"], true);
+    xtask(&[
+        "compare",
+        &results("amd-epyc-2c"),
+        &results("appendix-book"),
+        &results("appendix-phone"),
+        s(&syn),
+        "--out",
+        s(out),
+    ])
+}
+
+#[test]
+fn this_machine_the_books_machine_and_the_phone_side_by_side() {
+    let d = scratch("first");
+    let out = d.join("out");
+    let stdout = ok(&first_example(&out, &d));
+    for f in [
+        "compare.md",
+        "compare.csv",
+        "index.html",
+        "compare-latency.svg",
+        "compare-stride.svg",
+        "compare-tlb.svg",
+        "compare-branch.svg",
+        "compare-fp.svg",
+        "compare-false-sharing.svg",
+        "compare-c2c.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f} written");
+    }
+    assert!(stdout.lines().all(|l| l.chars().count() <= 100), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with('#')), "{stdout}");
+    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    // The book's numbers, side by side with the phone's (transcribed, so fixed).
+    assert!(md.contains("yes: 61.5x"), "the book's ladder");
+    assert!(
+        md.contains("yes: 133x"),
+        "the phone's ladder (305 / 2.3 ns)"
+    );
+    assert!(
+        md.contains("| 17.4 ns | 200-265 ns |"),
+        "clock cost side by side"
+    );
+    assert!(
+        md.contains("yes: 139x (1185 ns, then 8.5 ns)"),
+        "the book's first touch"
+    );
+    assert!(
+        md.contains("yes: 29x (1140 ns, then 39 ns)"),
+        "the phone's first touch"
+    );
+    assert!(
+        md.contains("200..265"),
+        "the phone's clock as a range in the key figures"
+    );
+    // The phone's latency curve is on the figure, dashed, beside this machine's.
+    let lat = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
+    assert!(lat.contains(">appendix-phone (index chase)<"));
+    assert!(lat.contains(">amd-epyc-2c (pointer chase)<"));
+    assert!(lat.contains("stroke-dasharray=\"8 5\""));
+    // Each missing part listed once; the extra column listed.
+    let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
+    assert_eq!(md.matches(missing).count(), 1, "{md}");
+    assert_eq!(
+        md.matches("appendix-phone** has no branch, fp_cost")
+            .count(),
+        1
+    );
+    assert!(md.contains("column `extra_ns` only in synthetic"), "{md}");
+    let csv = fs::read_to_string(out.join("compare.csv")).unwrap();
+    assert!(csv.contains("synthetic,cache_ladder,latency,4,extra_ns,7.0,ns\n"));
+    assert!(csv.contains("appendix-phone,cache_ladder,latency,131072,index_ns,305.0,ns\n"));
+    assert!(!csv.contains("synthetic,tlb_walk"));
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// A minimal CSV line splitter (RFC 4180 quotes), enough to check the file's shape.
+fn fields(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                out.last_mut().unwrap().push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(String::new()),
+            (c, _) => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_csv_is_one_tidy_table_with_unique_keys() {
+    let d = scratch("csv");
+    let out = d.join("out");
+    ok(&first_example(&out, &d));
+    let csv = fs::read_to_string(out.join("compare.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("machine,experiment,block,row,column,value,unit")
+    );
+    let mut keys = BTreeSet::new();
+    let mut machines = BTreeSet::new();
+    let mut n = 0;
+    for l in lines {
+        let f = fields(l);
+        assert_eq!(f.len(), 7, "{l}");
+        let v: f64 = f[5]
+            .parse()
+            .unwrap_or_else(|_| panic!("numeric value: {l}"));
+        assert!(v.is_finite(), "{l}");
+        assert!(
+            f[..5].iter().all(|k| !k.is_empty()),
+            "keys are never empty: {l}"
+        );
+        assert!(keys.insert(f[..5].to_vec()), "duplicate key: {l}");
+        machines.insert(f[0].clone());
+        n += 1;
+    }
+    assert!(n > 1000, "{n} numbers");
+    assert_eq!(machines.len(), 4, "{machines:?}");
+    // Units come with the numbers.
+    assert!(csv.contains("amd-epyc-2c,clock_probe,key_figures,clock_read,value,"));
+    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,low,200.0,ns\n"));
+    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,high,265.0,ns\n"));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    let d = scratch("determinism");
+    let (a, b) = (d.join("a"), d.join("b"));
+    ok(&first_example(&a, &d));
+    ok(&first_example(&b, &d));
+    let mut names: Vec<String> = fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        names.iter().filter(|n| n.ends_with(".svg")).count() >= 7,
+        "{names:?}"
+    );
+    for n in &names {
+        let fa = fs::read(a.join(n)).unwrap();
+        let fb = fs::read(b.join(n)).unwrap_or_else(|_| panic!("{n} in both"));
+        assert!(fa == fb, "{n} differs between two runs");
+    }
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn bad_input_is_one_line_and_nothing_is_written() {
+    let d = scratch("bad");
+    let good = results("appendix-book");
+    let out = d.join("never");
+    let o = s(&out);
+    refused(
+        &xtask(&["compare", "--out", o]),
+        "at least two results folders",
+    );
+    refused(
+        &xtask(&["compare", &good, "--out", o]),
+        "at least two results folders",
+    );
+    refused(
+        &xtask(&["compare", &good, "/nonexistent/results/x", "--out", o]),
+        "not a results folder",
+    );
+    let empty = d.join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    refused(
+        &xtask(&["compare", &good, s(&empty), "--out", o]),
+        "not a results folder",
+    );
+    let notes = d.join("notes");
+    fs::create_dir_all(&notes).unwrap();
+    fs::write(notes.join("notes.txt"), "my notes").unwrap();
+    fs::write(notes.join("summary.md"), "# nothing").unwrap();
+    refused(
+        &xtask(&["compare", &good, s(&notes), "--out", o]),
+        "not a results folder",
+    );
+    refused(
+        &xtask(&["compare", &good, s(&notes.join("notes.txt")), "--out", o]),
+        "not a folder",
+    );
+    refused(
+        &xtask(&[
+            "compare",
+            &good,
+            &results("appendix-phone"),
+            "--baseline",
+            "nobody",
+            "--out",
+            o,
+        ]),
+        "--baseline",
+    );
+    refused(
+        &xtask(&["compare", &good, &good, "--colour", "--out", o]),
+        "unknown argument",
+    );
+    assert!(!out.exists(), "nothing written for bad input");
+    // An unwritable --out: a path under a file.
+    let file = d.join("a-file");
+    fs::write(&file, "keep me").unwrap();
+    let under = file.join("out");
+    refused(
+        &xtask(&[
+            "compare",
+            &good,
+            &results("appendix-phone"),
+            "--out",
+            s(&under),
+        ]),
+        "--out",
+    );
+    refused(
+        &xtask(&[
+            "compare",
+            &good,
+            &results("appendix-phone"),
+            "--out",
+            s(&file),
+        ]),
+        "--out",
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
+    // A results folder is never written into (its own index.html would be replaced).
+    let run = d.join("run");
+    synthetic(&run, 1, &[], false);
+    let before = fs::read_dir(&run).unwrap().count();
+    refused(
+        &xtask(&["compare", &good, s(&run), "--out", s(&run)]),
+        "is a results folder",
+    );
+    assert_eq!(fs::read_dir(&run).unwrap().count(), before);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_malformed_file_is_reported_and_the_folders_other_experiments_count() {
+    let d = scratch("malformed");
+    let syn = d.join("lab");
+    synthetic(&syn, 1, &[], false);
+    fs::write(
+        syn.join("stride.txt"),
+        "text\n#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n#DATA 1 abc\n#DATA-END\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let o = xtask(&[
+        "compare",
+        &results("appendix-book"),
+        s(&syn),
+        "--out",
+        s(&out),
+    ]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("stride.txt") && err.contains("line 4"),
+        "{err}"
+    );
+    let csv = fs::read_to_string(out.join("compare.csv")).unwrap();
+    assert!(csv.contains("\nlab,cache_ladder,latency,"));
+    assert!(!csv.contains("\nlab,stride,"));
+    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("stride.txt: line 4: bad number"), "{md}");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn the_page_references_only_files_that_exist() {
+    let d = scratch("html");
+    let out = d.join("out");
+    ok(&first_example(&out, &d));
+    let html = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!html.to_lowercase().contains("<script"));
+    assert!(html.contains("<meta name=\"viewport\""));
+    let mut refs = 0;
+    for attr in ["href=\"", "src=\""] {
+        for part in html.split(attr).skip(1) {
+            let target = part.split('"').next().unwrap();
+            assert!(
+                !target.contains("://"),
+                "nothing fetched from the network: {target}"
+            );
+            if target.starts_with('#') {
+                continue;
+            }
+            assert!(
+                out.join(target).is_file(),
+                "{target} exists beside index.html"
+            );
+            refs += 1;
+        }
+    }
+    assert!(refs >= 9, "the figures and the data are linked ({refs})");
+    // Every figure is also inline, so the page stands alone.
+    assert!(html.matches("<svg ").count() >= 7);
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn same_labels_are_told_apart_by_path_and_the_baseline_can_be_chosen() {
+    let d = scratch("labels");
+    let (a, b) = (d.join("old").join("lab"), d.join("new").join("lab"));
+    synthetic(&a, 1, &[], false);
+    synthetic(&b, 2, &[], false);
+    let out = d.join("out");
+    ok(&xtask(&[
+        "compare",
+        s(&a),
+        s(&b),
+        s(&a),
+        "--baseline",
+        "new/lab",
+        "--out",
+        s(&out),
+    ]));
+    let csv = fs::read_to_string(out.join("compare.csv")).unwrap();
+    for label in ["old/lab,", "new/lab,", "old/lab (2),"] {
+        assert!(csv.contains(&format!("\n{label}")), "{label}");
+    }
+    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("Baseline: **new/lab**"));
+    // A run's appendix-c folder is named after its run.
+    let out2 = d.join("out2");
+    ok(&xtask(&[
+        "compare",
+        &format!("{}/appendix-c", results("amd-epyc-2c")),
+        &results("appendix-book"),
+        "--out",
+        s(&out2),
+    ]));
+    let csv = fs::read_to_string(out2.join("compare.csv")).unwrap();
+    assert!(csv.contains("\namd-epyc-2c/appendix-c,cache_ladder,latency,4,index_ns,"));
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_class_of_thirty_finishes_in_seconds_and_stays_readable() {
+    let d = scratch("class");
+    let mut args: Vec<String> = vec!["compare".into()];
+    for i in 0..30 {
+        let p = d.join(format!("student-{i:02}"));
+        synthetic(&p, i, &[], false);
+        args.push(s(&p).to_string());
+    }
+    args.push(results("appendix-book"));
+    let out = d.join("out");
+    args.extend(["--out".into(), s(&out).to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let t = Instant::now();
+    let stdout = ok(&xtask(&refs));
+    // Generous: it takes well under a second alone; the machine may be shared.
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+    assert!(
+        stdout.lines().count() < 40,
+        "a short report for many machines:\n{stdout}"
+    );
+    let lat = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
+    assert!(lat.contains("median over the 30 measured runs"));
+    assert!(lat.contains("student-00 (baseline)"));
+    assert!(lat.contains(">each other machine (30)<"));
+    assert!(
+        lat.matches("stroke=\"#a0a0a0\"").count() >= 30,
+        "every machine a grey line"
+    );
+    assert!(!lat.contains(">student-05<"), "no legend entry per machine");
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
+fn extreme_values_are_drawn_or_left_out_never_hang() {
+    let d = scratch("extreme");
+    let a = d.join("wild");
+    synthetic(&a, 1, &[], false);
+    fs::write(
+        a.join("cache_ladder.txt"),
+        "#DATA-BEGIN latency\n#COLUMNS kib index_ns pointer_ns\n#DATA 4 5e-324 1e308\n\
+         #DATA 8 0 -1\n#DATA 1e308 1e-308 1.5\n#DATA-END\n",
+    )
+    .unwrap();
+    fs::write(
+        a.join("stride.txt"),
+        "#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n#DATA 5e-324 1e308\n#DATA 1 1\n#DATA-END\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let mut child = Command::new(XTASK)
+        .args([
+            "compare",
+            s(&a),
+            &results("appendix-book"),
+            "--out",
+            s(&out),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("compare hung on extreme values");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let svg = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
+    assert!(svg.len() < 200_000);
+    assert!(
+        svg.contains("not drawn"),
+        "values that cannot go on a log axis are said to be left out"
+    );
+    let _ = fs::remove_dir_all(&d);
+}

@@ -252,7 +252,7 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     assert!(lat.contains(">amd-epyc-2c (pointer chase)<"));
     assert!(lat.contains("stroke-dasharray=\"8 5\""));
     // Each missing part listed once; the extra column listed.
-    let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
+    let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan, bandwidth (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(
         md.matches("appendix-phone** has no branch, fp_cost")

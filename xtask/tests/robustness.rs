@@ -233,7 +233,7 @@ fn only_rerun_keeps_foreign_files_and_completes_the_summary() {
     let summary = fs::read_to_string(lab.join("summary.md")).unwrap();
     assert!(summary.contains("A partial quick (smoke) run"), "{summary}");
     assert!(
-        summary.contains("1 of 9 experiments ran now (stride)"),
+        summary.contains("1 of 10 experiments ran now (stride)"),
         "{summary}"
     );
     // Kept rows carry their key figures, read back from the saved outputs.

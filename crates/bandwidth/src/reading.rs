@@ -6,6 +6,7 @@ use crate::kernels::{Form, Kernel, Op};
 use crate::report::{Row, find, gbs};
 use crate::sweep;
 use crate::team::{self, ThreadRow};
+use measure::data::meta;
 use measure::fmt::{bytes as size, conclude};
 
 /// Section 2: what the plain and explicit forms, the write and the stability say.
@@ -41,7 +42,7 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize) {
             "Writing {} runs at {:.2}x the read: {}",
             size(last.bytes as u64),
             w / r,
-            if w < r {
+            if w < 0.9 * r {
                 "a line is read in before it is written (write-allocate), so written lines cross \
                  the bus twice. "
             } else {
@@ -51,12 +52,18 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize) {
     }
     read2.push_str(&format!(
         "{unstable} of {} sizes are ~ (a kernel's passes differ by over {:.0}% or its rounds by \
-         over {:.0}%); {repeated} rounds were repeated because other work took the core.",
+         over {:.0}%).{}",
         rows.len(),
         sweep::PASS_TOLERANCE * 100.0,
-        sweep::ROUND_TOLERANCE * 100.0
+        sweep::ROUND_TOLERANCE * 100.0,
+        if repeated > 0 {
+            format!(" {repeated} rounds were repeated because other work took the core.")
+        } else {
+            String::new()
+        }
     ));
     conclude(&read2);
+    meta("verdict_bandwidth", &read2);
 }
 
 /// Section 3: how many falls, how many agree with a reported size, and where the working set
@@ -75,7 +82,7 @@ pub fn boundaries(
         .filter(|&b| Some(b) < largest)
         .max();
     let into_memory = last_drop.filter(|&d| second.is_none_or(|s| d >= s));
-    conclude(&format!(
+    let text = format!(
         "{drops} fall(s) of {:.2}x or more within an octave between stable sizes, {agree} of them \
          within a doubling of a reported size. {}",
         boundaries::MIN_DROP,
@@ -94,7 +101,9 @@ pub fn boundaries(
                           there are unstable or the bandwidth falls too gently (see the table)."
                 .into(),
         }
-    ));
+    );
+    conclude(&text);
+    meta("verdict_boundaries", &text);
 }
 
 /// Section 5: rounds disturbed by other work, the share per thread, where scaling stops.
@@ -139,4 +148,5 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
         _ => text.push_str("Only one core may be used, so this run says nothing about scaling."),
     }
     conclude(&text);
+    meta("verdict_scaling", &text);
 }

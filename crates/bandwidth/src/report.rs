@@ -348,12 +348,20 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
     );
     let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
+    let mut falls = Vec::new();
     for f in found {
         match *f {
             Finding::Drop { from, to, ratio } => {
                 drops += 1;
                 last = Some(from);
                 let near = boundaries::nearest_reported(from, to, reported);
+                falls.push(format!(
+                    "{}..{} ({ratio:.1}x{})",
+                    size(from),
+                    size(to),
+                    near.filter(|n| n.2)
+                        .map_or(String::new(), |n| format!(", {}", n.0))
+                ));
                 let verdict = match near {
                     Some((n, bytes, true)) => {
                         agree += 1;
@@ -408,6 +416,14 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
             }
         }
     }
+    meta(
+        "boundaries_read",
+        if falls.is_empty() {
+            "none".to_string()
+        } else {
+            falls.join(", ")
+        },
+    );
     if !unstable.is_empty() {
         println!(
             "{}",
@@ -594,6 +610,7 @@ pub fn loaded(
     };
     measure::fmt::conclude(&text);
     measure::data::meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
+    measure::data::meta("verdict_loaded", &text);
     loaded_block(l, v, verified, chase_bytes);
 }
 

@@ -131,21 +131,27 @@ pub fn print(
     let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
     let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
     if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
-        conclude(&format!(
-            "L1 against memory: reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
-            size(rows[l1.unwrap_or(0)].bytes as u64),
-            gbs(a),
-            size(rows[memory.unwrap_or(0)].bytes as u64),
-            gbs(m),
-            a / m
-        ));
+        verdict(
+            "l1_memory",
+            "L1 against memory",
+            &format!(
+                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
+                size(rows[l1.unwrap_or(0)].bytes as u64),
+                gbs(a),
+                size(rows[memory.unwrap_or(0)].bytes as u64),
+                gbs(m),
+                a / m
+            ),
+        );
         exp.key_figure("l1_read_gbs", a, "GB/s");
         exp.key_figure("memory_read_gbs", m, "GB/s");
         exp.key_figure("l1_over_memory_read", a / m, "x");
     } else {
-        conclude(
-            "L1 against memory: not computed, because no L1d size is reported or the largest set is \
-             not at least twice the largest reported cache.",
+        verdict(
+            "l1_memory",
+            "L1 against memory",
+            "not computed, because no L1d size is reported or the largest set is not at least \
+             twice the largest reported cache.",
         );
         exp.key_figure("l1_over_memory_read", None::<f64>, "x");
     }
@@ -155,47 +161,61 @@ pub fn print(
     let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
     match (lim, ra, wa) {
         (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
-            conclude(&format!(
-                "L1 against the core's limit: reading reaches {rb:.1} bytes a cycle, above the {} \
+            verdict(
+                "l1_limit",
+                "L1 against the core's limit",
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle, above the {} \
                  B/cycle a {} core can load. That cannot be: the clock estimate ({:.2} GHz) is low \
                  (other work on this core while it was measured?) or the table does not fit this \
                  CPU. No verdict; the GB/s stand.",
-                l.load_bytes(),
-                l.core,
-                cc.ghz.unwrap_or(f64::NAN)
-            ));
+                    l.load_bytes(),
+                    l.core,
+                    cc.ghz.unwrap_or(f64::NAN)
+                ),
+            );
             exp.key_figure("l1_read_of_limit", None::<f64>, "%");
             meta("l1_read_goal_met", "unknown");
         }
         (Some(l), Some(rb), Some(wb)) => {
             let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
             let met = pr >= 1.0 - GOAL;
-            conclude(&format!(
-                "L1 against the core's limit (section 1): reading reaches {rb:.1} bytes a cycle, \
+            verdict(
+                "l1_limit",
+                "L1 against the core's limit (section 1)",
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle, \
                  {:.0}% of {} B/cycle ({}); writing {wb:.1}, {:.0}% of {} ({}). Reading within \
                  {:.0}% of the limit: {}.",
-                pr * 100.0,
-                l.load_bytes(),
-                per_cycle(l.loads, "load"),
-                pw * 100.0,
-                l.store_bytes(),
-                per_cycle(l.stores, "store"),
-                GOAL * 100.0,
-                if met { "yes" } else { "no, not in this run" }
-            ));
+                    pr * 100.0,
+                    l.load_bytes(),
+                    per_cycle(l.loads, "load"),
+                    pw * 100.0,
+                    l.store_bytes(),
+                    per_cycle(l.stores, "store"),
+                    GOAL * 100.0,
+                    if met { "yes" } else { "no, not in this run" }
+                ),
+            );
             exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
             meta("l1_read_goal_met", measure::fmt::yes_no(met));
         }
         (_, Some(rb), _) => {
-            conclude(&format!(
-                "L1 against the core's limit: reading reaches {rb:.1} bytes a cycle; the limit for this \
+            verdict(
+                "l1_limit",
+                "L1 against the core's limit",
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle; the limit for this \
                  CPU is unknown to this program (see section 1), so it is not compared."
-            ));
+                ),
+            );
             exp.key_figure("l1_read_of_limit", None::<f64>, "%");
         }
-        _ => {
-            conclude("L1 against the core's limit: no core-clock estimate, so no bytes per cycle.")
-        }
+        _ => verdict(
+            "l1_limit",
+            "L1 against the core's limit",
+            "no core-clock estimate, so no bytes per cycle.",
+        ),
     }
     // Bytes per cycle above the limit come from a wrong clock estimate: not a figure to keep.
     let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
@@ -204,18 +224,22 @@ pub fn print(
     // All cores against one.
     match seen.threads {
         Some((one, (n, all))) if n > 1 => {
-            conclude(&format!(
-                "All cores: {n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
+            verdict(
+                "all_cores",
+                "All cores",
+                &format!(
+                    "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
                  GB/s.",
-                gbs(all),
-                all / one,
-                gbs(one)
-            ));
+                    gbs(all),
+                    all / one,
+                    gbs(one)
+                ),
+            );
             exp.key_figure("all_cores_read_gbs", all, "GB/s");
             exp.key_figure("all_cores_over_one", all / one, "x");
         }
         _ => {
-            conclude("All cores: one core only, not compared.");
+            verdict("all_cores", "All cores", "one core only, not compared.");
             exp.key_figure("all_cores_over_one", None::<f64>, "x");
         }
     }
@@ -227,6 +251,13 @@ pub fn print(
     } else {
         exp.key_figure("loaded_over_idle", None::<f64>, "x");
     }
+}
+
+/// Prints `label: text` as a conclusion and records `text` as `#META verdict_<key>` (for the
+/// generated handouts, which quote verdicts rather than numbers that may be missing).
+fn verdict(key: &str, label: &str, text: &str) {
+    conclude(&format!("{label}: {text}"));
+    meta(&format!("verdict_{key}"), text);
 }
 
 /// "2 loads of 32 bytes a cycle", "one 64-byte store every 2 cycles".

@@ -4,19 +4,12 @@
 //! and call nothing (no `memcpy`, no `memset`); the explicit kernels load, add and store at
 //! the width their name says; the streaming ones store non-temporally and end with `sfence`.
 
-use measure::asm::{self, AsmError, Function, Insn};
-use std::path::Path;
+use measure::asm::{Function, Insn};
 
 const BIN: &str = env!("CARGO_BIN_EXE_bandwidth");
 
 fn function(sym: &str) -> Function {
-    match asm::disassemble(Path::new(BIN), sym) {
-        Ok(f) => f,
-        Err(AsmError::ToolMissing(t)) => panic!(
-            "{t} is needed to check the code shape of {sym}: install binutils (the check cannot be skipped)"
-        ),
-        Err(e) => panic!("{sym}: {e}"),
-    }
+    measure::testing::function(BIN, sym)
 }
 
 /// The instructions of every loop of `sym` (panics if it has none).

@@ -84,6 +84,12 @@ const KEYS: &[(&str, &str, &[&str])] = &[
     ("env_scan", "slow_share", &["workload", "pass"]),
     ("env_scan", "time_trend", &["workload", "pass"]),
     ("env_scan", "verdict", &["workload"]),
+    ("bandwidth", "kernels", &["kernel"]),
+    ("bandwidth", "bandwidth", &["kib", "kernel"]),
+    ("bandwidth", "boundaries", &["kind", "from_kib"]),
+    ("bandwidth", "threads", &["threads"]),
+    ("bandwidth", "loaded_latency", &["state", "round"]),
+    ("bandwidth", "levels", &["level"]),
 ];
 
 /// The unit of a column, from its name (units are part of column names in `#DATA`).

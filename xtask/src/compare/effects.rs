@@ -96,6 +96,12 @@ pub const EFFECTS: &[Effect] = &[
         how: "touching a page the first time over touching it again; yes from 5x",
         cell: first_touch,
     },
+    Effect {
+        name: "L1 to memory (bandwidth)",
+        how: "one core reading in order: a working set in L1 over the largest one, explicit vector \
+              read; yes from 3x",
+        cell: bandwidth,
+    },
 ];
 
 /// At most three significant digits, trailing zeros dropped: "154", "61.5", "1.38", "0.986",
@@ -343,6 +349,13 @@ fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f
     keyfig::get(m, exp, name)
         .and_then(|k| k.value)
         .map(|v| (v >= yes, v))
+}
+
+fn bandwidth(m: &Machine) -> Cell {
+    match ratio_figure(m, "bandwidth", "l1_over_memory_read", 3.0) {
+        Some((y, v)) => shown(y, format!("{}x", sig3(v))),
+        None => nm("no bandwidth figure"),
+    }
 }
 
 fn denormal(m: &Machine) -> Cell {

@@ -179,7 +179,8 @@ fn main() {
     meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
-    reading::bandwidth(&rows, &kernels, repeated);
+    let beyond = reading::beyond_caches(&rows, largest);
+    reading::bandwidth(&rows, &kernels, repeated, beyond);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
@@ -192,14 +193,14 @@ fn main() {
     let ri = find(&kernels, Op::Read, Form::Explicit).expect("an explicit read");
     let found = boundaries::find(&report::points(&rows, ri));
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);
-    reading::boundaries(drops, agree, last_drop, &reported, largest);
+    reading::boundaries(drops, agree, last_drop, &reported, largest, beyond);
 
     // == 4. Non-temporal stores: where they win, where they lose.
     exp.section(&format!(
         "4. non-temporal stores: where they win, where they lose (stream over {})",
         width.name()
     ));
-    let nt_gain = report::non_temporal(&rows, &kernels, width);
+    let nt_gain = report::non_temporal(&rows, &kernels, width, beyond);
 
     // == 5. All cores at the largest working set, each thread on its own region.
     exp.section(&format!(

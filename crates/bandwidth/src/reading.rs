@@ -9,8 +9,16 @@ use crate::team::{self, ThreadRow};
 use measure::data::meta;
 use measure::fmt::{bytes as size, conclude};
 
-/// Section 2: what the plain and explicit forms, the write and the stability say.
-pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize) {
+/// Whether the largest working set lies beyond the caches: at least twice the largest
+/// reported cache (`None` when no size is reported).
+pub fn beyond_caches(rows: &[Row], largest: Option<u64>) -> Option<bool> {
+    let last = rows.last()?.bytes as u64;
+    largest.map(|l| last >= 2 * l)
+}
+
+/// Section 2: what the plain and explicit forms, the write and the stability say. `beyond`:
+/// whether the largest set lies beyond the caches ([`beyond_caches`]).
+pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize, beyond: Option<bool>) {
     let unstable = rows.iter().filter(|r| !r.stable()).count();
     let at = |op, form, r: &Row| find(kernels, op, form).map(|i| r.cells[i].gbs.median);
     let (first, last) = (&rows[0], rows.last().expect("rows"));
@@ -27,16 +35,20 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize) {
             e0 / p0,
             size(last.bytes as u64),
             e1 / p1,
-            if e1 / p1 < 1.15 && e0 / p0 > 1.15 {
+            if beyond != Some(true) {
+                "the largest set is not beyond the caches (or no cache size is reported), so \
+                 this run does not show what memory does."
+            } else if e1 / p1 < 1.15 && e0 / p0 > 1.15 {
                 "wide registers pay inside the caches; from memory, the memory sets the pace."
             } else {
                 "read the two columns before drawing a conclusion from either."
             }
         );
     }
-    if let (Some(w), Some(r)) = (
+    if let (Some(w), Some(r), Some(true)) = (
         at(Op::Write, Form::Explicit, last),
         at(Op::Read, Form::Explicit, last),
+        beyond,
     ) {
         read2.push_str(&format!(
             "Writing {} runs at {:.2}x the read: {}",
@@ -74,6 +86,7 @@ pub fn boundaries(
     last_drop: Option<u64>,
     reported: &[(String, u64)],
     largest: Option<u64>,
+    beyond: Option<bool>,
 ) {
     // The fall into memory: the last one, if it lies beyond the level below the largest.
     let second = reported
@@ -97,6 +110,10 @@ pub fn boundaries(
                 "The fall into memory starts at {}, where the working set leaves the caches.",
                 size(d)
             ),
+            (None, _) if beyond != Some(true) => "The run does not reach beyond the caches (or no \
+                                                  cache size is reported), so no fall into \
+                                                  memory can be read."
+                .into(),
             (None, _) => "No fall beyond the second-largest cache was read in this run: the sizes \
                           there are unstable or the bandwidth falls too gently (see the table)."
                 .into(),

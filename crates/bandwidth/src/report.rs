@@ -238,7 +238,12 @@ pub fn table(
 /// Section 4: streaming stores against ordinary ones at the smallest and the largest set,
 /// from which size on they win, and what that means. Returns streaming write over ordinary
 /// write at the largest set.
-pub fn non_temporal(rows: &[Row], kernels: &[Kernel], width: Width) -> Option<f64> {
+pub fn non_temporal(
+    rows: &[Row],
+    kernels: &[Kernel],
+    width: Width,
+    beyond: Option<bool>,
+) -> Option<f64> {
     let mut nt_gain = None;
     let (first, last) = (&rows[0], rows.last().expect("rows"));
     if !width.has_stream() {
@@ -294,21 +299,31 @@ pub fn non_temporal(rows: &[Row], kernels: &[Kernel], width: Width) -> Option<f6
                     format!("won from {} on", size(b as u64))
                 }),
             );
-            if op == Op::Write {
+            if op == Op::Write && beyond == Some(true) {
                 nt_gain = Some(ratio(last));
             }
             lines.push((op, ratio(first), ratio(last)));
         }
-        if let Some(&(_, inside, beyond)) = lines.first() {
+        if let Some(&(_, inside, at_last)) = lines.first() {
+            let tail = match beyond {
+                Some(true) => format!(
+                    "Beyond them it runs at {at_last:.2}x: {}",
+                    if at_last > 1.05 {
+                        "no line is read before it is overwritten, so the bus carries each byte \
+                         once, not twice."
+                    } else {
+                        "in this run it did not beat the ordinary write even there."
+                    }
+                ),
+                _ => format!(
+                    "The largest set ({}) is not beyond the caches, so this run cannot show where \
+                     streaming wins.",
+                    size(last.bytes as u64)
+                ),
+            };
             conclude(&format!(
-                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: it sends \
-                 every line to memory even though the next lap will want it back. Beyond them it \
-                 runs at {beyond:.2}x: {}",
-                if beyond > 1.05 {
-                    "no line is read before it is overwritten, so the bus carries each byte once, not twice."
-                } else {
-                    "in this run it did not beat the ordinary write even there."
-                }
+                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: it \
+                 sends every line to memory even though the next lap will want it back. {tail}"
             ));
         }
     }

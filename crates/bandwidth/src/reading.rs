@@ -69,7 +69,10 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize, beyond: Opti
         sweep::PASS_TOLERANCE * 100.0,
         sweep::ROUND_TOLERANCE * 100.0,
         if repeated > 0 {
-            format!(" {repeated} rounds were repeated because other work took the core.")
+            format!(
+                " {repeated} round{} repeated because other work took the core.",
+                if repeated == 1 { " was" } else { "s were" }
+            )
         } else {
             String::new()
         }
@@ -151,8 +154,8 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
                 gbs(o),
                 match stop {
                     Some(w) => format!(
-                        "Scaling stops at {} thread(s): {} added under half the ideal gain; the \
-                         memory system, not the cores, sets the limit.",
+                        "Scaling stops at {} thread(s): going to {} added under half the ideal \
+                         gain; the memory system, not the cores, sets the limit.",
                         w[0].0, w[1].0
                     ),
                     None => format!(

@@ -185,7 +185,7 @@ pub fn print(
                 "L1 against the core's limit (section 1)",
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, \
-                 {:.0}% of {} B/cycle ({}); writing {wb:.1}, {:.0}% of {} ({}). Reading within \
+                 {:.1}% of {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). Reading within \
                  {:.0}% of the limit: {}.",
                     pr * 100.0,
                     l.load_bytes(),

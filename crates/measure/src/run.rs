@@ -140,7 +140,7 @@ impl Experiment {
     /// without the add-chain kernel gets "unknown", and no cycles are printed.
     pub fn core_clock(&self) -> CoreClock {
         let cc = clock::estimate_core_clock(self.clock_rounds());
-        println!("  core clock     : {}", cc.describe());
+        println!("{}", crate::fmt::field("core clock", &cc.describe()));
         meta(
             "clock_ghz_estimate",
             cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),

@@ -18,7 +18,7 @@ pub const EXPERIMENTS: &[&str] = &[
 ];
 
 /// The results folder the book's figures (`book-figures/`) are drawn from.
-pub const BOOK_RESULTS: &str = "results/amd-epyc-2c";
+pub const BOOK_RESULTS: &str = "results/amd-epyc-zen4-2c";
 
 /// The workspace root (xtask lives one level below it).
 pub fn root() -> PathBuf {
@@ -83,7 +83,7 @@ mod tests {
 
     #[test]
     fn labels() {
-        assert!(valid_label("amd-epyc-2c"));
+        assert!(valid_label("amd-epyc-zen4-2c"));
         for bad in [
             "../x",
             ".hidden",

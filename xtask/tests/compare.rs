@@ -193,7 +193,7 @@ fn first_example(out: &Path, work: &Path) -> Output {
     synthetic(&syn, 3, &["tlb_walk"], true);
     xtask(&[
         "compare",
-        &results("amd-epyc-2c"),
+        &results("amd-epyc-zen4-2c"),
         &results("appendix-book"),
         &results("appendix-phone"),
         s(&syn),
@@ -249,7 +249,7 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     // The phone's latency curve is on the figure, dashed, beside this machine's.
     let lat = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
     assert!(lat.contains(">appendix-phone (index chase)<"));
-    assert!(lat.contains(">amd-epyc-2c (pointer chase)<"));
+    assert!(lat.contains(">amd-epyc-zen4-2c (pointer chase)<"));
     assert!(lat.contains("stroke-dasharray=\"8 5\""));
     // Each missing part listed once; the extra column listed.
     let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan, bandwidth (no file).";
@@ -318,7 +318,7 @@ fn the_csv_is_one_tidy_table_with_unique_keys() {
     assert!(n > 1000, "{n} numbers");
     assert_eq!(machines.len(), 4, "{machines:?}");
     // Units come with the numbers.
-    assert!(csv.contains("amd-epyc-2c,clock_probe,key_figures,clock_read,value,"));
+    assert!(csv.contains("amd-epyc-zen4-2c,clock_probe,key_figures,clock_read,value,"));
     assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,low,200.0,ns\n"));
     assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,high,265.0,ns\n"));
     let _ = fs::remove_dir_all(&d);
@@ -528,13 +528,13 @@ fn same_labels_are_told_apart_by_path_and_the_baseline_can_be_chosen() {
     let out2 = d.join("out2");
     ok(&xtask(&[
         "compare",
-        &format!("{}/appendix-c", results("amd-epyc-2c")),
+        &format!("{}/appendix-c", results("amd-epyc-zen4-2c")),
         &results("appendix-book"),
         "--out",
         s(&out2),
     ]));
     let csv = fs::read_to_string(out2.join("compare.csv")).unwrap();
-    assert!(csv.contains("\namd-epyc-2c/appendix-c,cache_ladder,latency,4,index_ns,"));
+    assert!(csv.contains("\namd-epyc-zen4-2c/appendix-c,cache_ladder,latency,4,index_ns,"));
     let _ = fs::remove_dir_all(&d);
 }
 

@@ -159,7 +159,7 @@ fn results(name: &str) -> PathBuf {
 /// The saved files a case may mutate: (path relative to the case folder, text).
 fn originals() -> Vec<(PathBuf, String)> {
     let mut v = Vec::new();
-    let run = results("amd-epyc-2c");
+    let run = results("amd-epyc-zen4-2c");
     for e in fs::read_dir(&run).unwrap().flatten() {
         if e.path().extension().is_some_and(|x| x == "txt") {
             v.push((

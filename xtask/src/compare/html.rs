@@ -265,13 +265,9 @@ pub fn compare_page(md: &str, figures: &[(String, String)]) -> String {
 
 /// Writes `<dir>/index.html` for one run: its `summary.md`, then every figure in
 /// `<dir>/figures/` (by relative link, so the page stays small and the figures stay files).
-/// Reads only what is in `dir`; returns the path written. `run-all` calls this after drawing.
-#[allow(dead_code)] // called by run-all (wired in by the lead); tested below
-pub fn write_run_index(dir: &Path) -> Result<PathBuf, String> {
-    let label = dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "results".into());
+/// Reads only what is in `dir`; returns the path written. `run-all` calls this after drawing,
+/// on its temporary folder, so the run's `label` is given rather than read from the path.
+pub fn write_run_index(dir: &Path, label: &str) -> Result<PathBuf, String> {
     let summary = fs::read_to_string(dir.join("summary.md")).unwrap_or_else(|_| {
         format!("# machine-measured results: {label}\n\nNo summary.md in this folder.\n")
     });
@@ -349,7 +345,7 @@ mod tests {
         .unwrap();
         fs::write(d.join("figures/b.svg"), "<svg/>").unwrap();
         fs::write(d.join("figures/a.svg"), "<svg/>").unwrap();
-        let p = write_run_index(&d).unwrap();
+        let p = write_run_index(&d, "lab").unwrap();
         let html = fs::read_to_string(p).unwrap();
         let a = html.find("figures/a.svg").unwrap();
         let b = html.find("figures/b.svg").unwrap();

@@ -147,7 +147,7 @@ pub fn load(dir: &Path) -> Result<Machine, String> {
     })
 }
 
-/// The folder's own name; a run's `appendix-c/` is named after its run (`amd-epyc-2c/appendix-c`).
+/// The folder's own name; a run's `appendix-c/` is named after its run (`amd-epyc-zen4-2c/appendix-c`).
 fn base_label(dir: &Path) -> String {
     let name = |p: &Path| {
         p.file_name()

@@ -1,5 +1,5 @@
 //! Structural rules checked on every figure drawn from the committed reference run, once
-//! with the appendix's C program's numbers (`results/amd-epyc-2c/appendix-c/`) and once with
+//! with the appendix's C program's numbers (`results/amd-epyc-zen4-2c/appendix-c/`) and once with
 //! the book's printed numbers (`results/appendix-book/`) as the dashed reference:
 //!
 //! - no legend covers data: each legend lies outside every plot area (or covers no point);
@@ -150,7 +150,7 @@ fn check_all(saved: &Saved, reference_word: &str) {
 
 #[test]
 fn the_reference_run_draws_every_figure_by_the_rules() {
-    let saved = Saved::load(&results("amd-epyc-2c")).unwrap();
+    let saved = Saved::load(&results("amd-epyc-zen4-2c")).unwrap();
     assert!(saved.broken.is_empty(), "{:?}", saved.broken);
     check_all(&saved, "C program, this machine");
 }
@@ -161,11 +161,11 @@ fn the_books_printed_numbers_draw_by_the_rules_too() {
     // the drawers fall back to the numbers printed in the book.
     let root = std::env::temp_dir().join(format!("mm-fig-book-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
-    let run = root.join("amd-epyc-2c");
+    let run = root.join("amd-epyc-zen4-2c");
     let book = root.join("appendix-book");
     fs::create_dir_all(&run).unwrap();
     fs::create_dir_all(&book).unwrap();
-    for e in fs::read_dir(results("amd-epyc-2c")).unwrap().flatten() {
+    for e in fs::read_dir(results("amd-epyc-zen4-2c")).unwrap().flatten() {
         if e.path().extension().is_some_and(|x| x == "txt") {
             fs::copy(e.path(), run.join(e.file_name())).unwrap();
         }

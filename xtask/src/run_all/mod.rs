@@ -135,7 +135,7 @@ impl Plan {
     }
 }
 
-/// A label from the CPU model and core count: "amd-epyc-2c".
+/// A label from the CPU model and core count: "amd-epyc-zen4-2c".
 pub fn default_label(f: &MachineFacts) -> String {
     let model = f.cpu_model.clone().unwrap_or_else(|| f.arch.to_string());
     let mut slug = String::new();

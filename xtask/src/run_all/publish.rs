@@ -14,7 +14,7 @@ pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
     fs::write(plan.tmp.join("summary.md"), &text)
         .map_err(|e| failed(format!("cannot write summary.md: {e}")))?;
     // One page with the summary and every figure, for a student to open.
-    if let Err(e) = crate::compare::write_run_index(&plan.tmp) {
+    if let Err(e) = crate::compare::write_run_index(&plan.tmp, &plan.label) {
         eprintln!("run-all: warning: index.html not written: {e}");
     }
     sink_bench_summary(plan, record);

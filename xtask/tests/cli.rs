@@ -148,3 +148,15 @@ fn compare_needs_two_folders() {
     // The rest of compare is tested in compare.rs.
     assert_clean_error(&xtask(&["compare", "only-one"]), "two results folders");
 }
+
+#[test]
+fn handout_numbers_come_from_the_reference_run() {
+    // Every "What to expect" section and instructor note is rendered from the committed
+    // reference run; a typed or stale number makes this fail (run `cargo xtask handouts`).
+    let out = xtask(&["handouts", "--check"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

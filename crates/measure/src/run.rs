@@ -96,7 +96,10 @@ impl Experiment {
         let load_before = facts::load_average();
         report_load("before", load_before);
         let cpu_before = quiet::snapshot();
-        let key_figures = Block::new("key_figures", &["figure:text", "value", "unit:text"]);
+        let key_figures = Block::new(
+            crate::schema::key_figures::BLOCK,
+            crate::schema::key_figures::COLUMNS,
+        );
         Experiment {
             name,
             args,

@@ -21,6 +21,7 @@
 //! kept as it is.
 
 use measure::data::{Block, DataFile, Value};
+use measure::schema::cache_ladder as cl;
 
 /// A `value figure unit` row block: one number, then a text of exactly two words.
 fn is_figures(b: &Block) -> bool {
@@ -100,17 +101,18 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     {
         let rows = x.iter().zip(&y);
         let named = match exp {
-            "cache_ladder" => {
+            cl::EXPERIMENT => {
                 let seq = col(b, 2);
                 let where_at = b.columns.iter().position(|c| c.text);
-                let mut cols = vec!["kib", "index_ns"];
+                let where_col = format!("{}:text", cl::latency::WHERE);
+                let mut cols = vec![cl::latency::KIB, cl::latency::INDEX_NS];
                 if seq.is_some() {
-                    cols.push("seq_ns");
+                    cols.push(cl::latency::SEQ_NS);
                 }
                 if where_at.is_some() {
-                    cols.push("where:text");
+                    cols.push(&where_col);
                 }
-                let mut nb = Block::new("latency", &cols);
+                let mut nb = Block::new(cl::latency::BLOCK, &cols);
                 for (i, (k, v)) in rows.enumerate() {
                     let mut row: Vec<Value> = vec![(*k).into(), (*v).into()];
                     if let Some(s) = &seq {

@@ -16,6 +16,7 @@
 
 use super::load::Machine;
 use measure::data::{Block, Value, format_num};
+use measure::schema::cache_ladder as cl;
 use std::collections::BTreeMap;
 
 pub const HEADER: &str = "machine,experiment,block,row,column,value,unit";
@@ -41,8 +42,12 @@ const KEYS: &[(&str, &str, &[&str])] = &[
     ("clock_probe", "trap_two", &["fill"]),
     ("clock_probe", "trap_three_samples", &["round"]),
     ("clock_probe", "trap_three_summary", &["stat"]),
-    ("cache_ladder", "latency", &["kib"]),
-    ("cache_ladder", "knees", &["series", "kind", "from_kib"]),
+    (cl::EXPERIMENT, cl::latency::BLOCK, &[cl::latency::KIB]),
+    (
+        cl::EXPERIMENT,
+        cl::knees::BLOCK,
+        &[cl::knees::SERIES, cl::knees::KIND, cl::knees::FROM_KIB],
+    ),
     ("stride", "stride", &["stride_bytes"]),
     ("stride", "stride_passes", &["stride_bytes", "pass"]),
     ("stride", "layout", &["layout"]),

@@ -6,6 +6,7 @@
 
 use super::keyfig;
 use super::load::Machine;
+use measure::schema::cache_ladder as cl;
 
 /// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,10 +181,10 @@ fn size_kib(k: f64) -> String {
 fn ladder(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
-        "cache_ladder",
-        "latency",
-        "kib",
-        &["index_ns", "pointer_ns"],
+        cl::EXPERIMENT,
+        cl::latency::BLOCK,
+        cl::latency::KIB,
+        &[cl::latency::INDEX_NS, cl::latency::POINTER_NS],
     ) else {
         return nm("no latency curve");
     };
@@ -192,7 +193,7 @@ fn ladder(m: &Machine) -> Cell {
     }
     let (a, b) = (pts[0], pts[pts.len() - 1]);
     let f = b.1 / a.1;
-    let chase = if col == "index_ns" {
+    let chase = if col == cl::latency::INDEX_NS {
         "index chase"
     } else {
         "pointer chase"

@@ -11,6 +11,7 @@ use super::plot::{
     Axis, BLACK, Chart, GREY, LegendEntry, Line, Rgb, Scale, Units, Vertical, Whisker, clip,
     machine_color,
 };
+use measure::schema::cache_ladder as cl;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -302,7 +303,13 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
     for (i, m) in ms.iter().enumerate() {
         match m.kind {
             Kind::Appendix => {
-                if let Some((_, p)) = curve(m, "cache_ladder", "latency", "kib", &["index_ns"]) {
+                if let Some((_, p)) = curve(
+                    m,
+                    cl::EXPERIMENT,
+                    cl::latency::BLOCK,
+                    cl::latency::KIB,
+                    &[cl::latency::INDEX_NS],
+                ) {
                     series.push(Series {
                         machine: i,
                         label: format!("{} (index chase)", m.label),
@@ -314,12 +321,12 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             Kind::Run => {
                 if let Some((col, p)) = curve(
                     m,
-                    "cache_ladder",
-                    "latency",
-                    "kib",
-                    &["pointer_ns", "index_ns"],
+                    cl::EXPERIMENT,
+                    cl::latency::BLOCK,
+                    cl::latency::KIB,
+                    &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
                 ) {
-                    let chase = if col == "pointer_ns" {
+                    let chase = if col == cl::latency::POINTER_NS {
                         "pointer"
                     } else {
                         "index"
@@ -331,9 +338,14 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
                         secondary: false,
                     });
                     if index_chase
-                        && col == "pointer_ns"
-                        && let Some((_, q)) =
-                            curve(m, "cache_ladder", "latency", "kib", &["index_ns"])
+                        && col == cl::latency::POINTER_NS
+                        && let Some((_, q)) = curve(
+                            m,
+                            cl::EXPERIMENT,
+                            cl::latency::BLOCK,
+                            cl::latency::KIB,
+                            &[cl::latency::INDEX_NS],
+                        )
                     {
                         series.push(Series {
                             machine: i,

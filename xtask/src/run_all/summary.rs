@@ -6,6 +6,7 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
+use measure::schema::cache_ladder;
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -306,22 +307,22 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "random access within L1 (index chase)",
-        "cache_ladder",
-        &["first_index_ns"],
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::FIRST_INDEX_NS],
         None,
         "about 1.4 ns",
     ),
     row(
         "main memory (largest working set)",
-        "cache_ladder",
-        &["largest_index_ns"],
-        Some("ladder_factor"),
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::LARGEST_INDEX_NS],
+        Some(cache_ladder::key::LADDER_FACTOR),
         "about 86 ns, about 60x",
     ),
     row(
         "sweeping in order (largest set)",
-        "cache_ladder",
-        &["largest_seq_ns"],
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::LARGEST_SEQ_NS],
         None,
         "about 0.4 ns",
     ),

@@ -1,0 +1,150 @@
+//! The names across the data boundary, declared once: each experiment's `#DATA` blocks, their
+//! columns, and the key figures that tools read back.
+//!
+//! The experiments write with these constants and xtask (figures, run-all's summary, compare)
+//! reads with them, so renaming a block or a column changes both sides or breaks the build.
+//! The text format is unchanged: `COLUMNS` is exactly what `Block::new` receives.
+//!
+//! One module per experiment; in it, one module per block with `BLOCK` (its name), one
+//! constant per column (the bare name, as readers look it up) and `COLUMNS` (the columns in
+//! order, text columns marked `:text`), and `key` with the key figures' names.
+
+/// Declares one block: `name = "block" { CONST = "column" [text], ... }`.
+macro_rules! block {
+    ($(#[$m:meta])* $module:ident = $name:literal {
+        $($col:ident = $cname:literal $([$text:ident])?),* $(,)?
+    }) => {
+        $(#[$m])*
+        pub mod $module {
+            /// The block's name.
+            pub const BLOCK: &str = $name;
+            $(pub const $col: &str = $cname;)*
+            /// The columns in order, as the writer declares them (`:text` marks a text column).
+            pub const COLUMNS: &[&str] = &[$(block!(@col $cname $($text)?)),*];
+        }
+    };
+    (@col $c:literal) => { $c };
+    (@col $c:literal text) => { concat!($c, ":text") };
+}
+
+/// Declares key-figure names: `NAME = "name", ...`.
+macro_rules! keys {
+    ($($k:ident = $v:literal),* $(,)?) => {
+        /// The names of the key figures other tools read back.
+        pub mod key {
+            $(pub const $k: &str = $v;)*
+        }
+    };
+}
+
+/// The key figures every experiment writes (see [`crate::key`]).
+pub mod key_figures {
+    pub use crate::key::{BLOCK, FIGURE, UNIT, VALUE};
+    /// The columns in order, as the writer declares them.
+    pub const COLUMNS: &[&str] = &["figure:text", "value", "unit:text"];
+    /// The book's range ends (reference data only).
+    pub const LOW: &str = "low";
+    pub const HIGH: &str = "high";
+}
+
+/// `cache_ladder`: latency by working set, and the knees read from it.
+pub mod cache_ladder {
+    pub const EXPERIMENT: &str = "cache_ladder";
+
+    block!(latency = "latency" {
+        KIB = "kib",
+        WHERE = "where" [text],
+        INDEX_NS = "index_ns",
+        INDEX_MIN_NS = "index_min_ns",
+        INDEX_MAX_NS = "index_max_ns",
+        INDEX_CYCLES = "index_cycles",
+        POINTER_NS = "pointer_ns",
+        POINTER_MIN_NS = "pointer_min_ns",
+        POINTER_MAX_NS = "pointer_max_ns",
+        POINTER_CYCLES = "pointer_cycles",
+        SEQ_NS = "seq_ns",
+        SEQ_MIN_NS = "seq_min_ns",
+        SEQ_MAX_NS = "seq_max_ns",
+        SEQ_VEC_NS = "seq_vec_ns",
+        SEQ_VEC_MIN_NS = "seq_vec_min_ns",
+        SEQ_VEC_MAX_NS = "seq_vec_max_ns",
+        HUGE_NS = "huge_ns",
+        HUGE_MIN_NS = "huge_min_ns",
+        HUGE_MAX_NS = "huge_max_ns",
+        HUGE_CYCLES = "huge_cycles",
+        FACTOR = "factor",
+        POINTER_FACTOR = "pointer_factor",
+        INDEX_PASS_SPREAD = "index_pass_spread",
+        POINTER_PASS_SPREAD = "pointer_pass_spread",
+        HUGE_PASS_SPREAD = "huge_pass_spread",
+        SEQ_PASS_SPREAD = "seq_pass_spread",
+        SEQ_VEC_PASS_SPREAD = "seq_vec_pass_spread",
+        INDEX_ROUND_SPREAD = "index_round_spread",
+        POINTER_ROUND_SPREAD = "pointer_round_spread",
+        HUGE_ROUND_SPREAD = "huge_round_spread",
+        AGREE = "agree" [text],
+        STABLE = "stable" [text],
+        HUGE_STABLE = "huge_stable" [text],
+    });
+
+    block!(knees = "knees" {
+        SERIES = "series" [text],
+        KIND = "kind" [text],
+        FROM_KIB = "from_kib",
+        TO_KIB = "to_kib",
+        RATIO = "ratio",
+        SPREAD = "spread",
+        NEAREST = "nearest" [text],
+        AGREES = "agrees" [text],
+    });
+
+    keys! {
+        FIRST_INDEX_NS = "first_index_ns",
+        LARGEST_INDEX_NS = "largest_index_ns",
+        LADDER_FACTOR = "ladder_factor",
+        LARGEST_SEQ_NS = "largest_seq_ns",
+    }
+
+    /// The `#META` keys the figure reads.
+    pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each column constant names one declared column, and no column is declared twice.
+    fn check(columns: &[&str], constants: &[&str]) {
+        let bare: Vec<&str> = columns
+            .iter()
+            .map(|c| c.strip_suffix(":text").unwrap_or(c))
+            .collect();
+        for c in constants {
+            assert!(bare.contains(c), "{c} is not among {bare:?}");
+        }
+        let mut sorted = bare.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            bare.len(),
+            "a column declared twice in {bare:?}"
+        );
+    }
+
+    #[test]
+    fn key_figures_columns_match_their_constants() {
+        use super::key_figures::*;
+        check(COLUMNS, &[FIGURE, VALUE, UNIT]);
+    }
+
+    #[test]
+    fn cache_ladder_columns_are_distinct_and_marked() {
+        use super::cache_ladder::*;
+        check(
+            latency::COLUMNS,
+            &[latency::KIB, latency::WHERE, latency::HUGE_STABLE],
+        );
+        check(knees::COLUMNS, &[knees::SERIES, knees::AGREES]);
+        assert!(latency::COLUMNS.contains(&"where:text"));
+        assert_eq!(latency::COLUMNS.len(), 33);
+    }
+}

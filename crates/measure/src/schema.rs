@@ -109,6 +109,61 @@ pub mod cache_ladder {
     pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
 }
 
+/// `stride`: cost by stride, lines touched, and array-of-structs against struct-of-arrays
+pub mod stride {
+    pub const EXPERIMENT: &str = "stride";
+
+    block!(layout = "layout" {
+        LAYOUT = "layout" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        FACTOR = "factor",
+        FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
+        USED_BYTES_PER_LINE = "used_bytes_per_line",
+    });
+
+    block!(stride = "stride" {
+        STRIDE_BYTES = "stride_bytes",
+        APPENDIX_NS = "appendix_ns",
+        APPENDIX_MIN_NS = "appendix_min_ns",
+        APPENDIX_MAX_NS = "appendix_max_ns",
+        FACTOR = "factor",
+        APPENDIX_CYCLES = "appendix_cycles",
+        FRESH_NS = "fresh_ns",
+        FRESH_MIN_NS = "fresh_min_ns",
+        FRESH_MAX_NS = "fresh_max_ns",
+        LINES_PER_ACCESS = "lines_per_access",
+        VAIN_BYTES = "vain_bytes",
+        LAPS = "laps",
+        APPENDIX_LINES = "appendix_lines",
+        APPENDIX_PAGES = "appendix_pages",
+        APPENDIX_SET_BYTES = "appendix_set_bytes",
+        FRESH_LINES = "fresh_lines",
+        FRESH_PAGES = "fresh_pages",
+        FRESH_SET_BYTES = "fresh_set_bytes",
+        APPENDIX_SPREAD = "appendix_spread",
+        FRESH_SPREAD = "fresh_spread",
+        AGREE = "agree" [text],
+        APPENDIX_VAIN_BYTES = "appendix_vain_bytes",
+    });
+
+    block!(stride_passes = "stride_passes" {
+        STRIDE_BYTES = "stride_bytes",
+        PASS = "pass" [text],
+        APPENDIX_NS = "appendix_ns",
+        FRESH_NS = "fresh_ns",
+    });
+
+    keys! {
+        AOS_OVER_SOA = "aos_over_soa",
+        AOS_X = "aos_x",
+        LINE_OVER_STRIDE_1 = "line_over_stride_1",
+        STRIDE_1 = "stride_1",
+        STRIDE_LINE = "stride_line",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

@@ -73,16 +73,8 @@ pub fn table(t: &LayoutTimes, line: Option<u64>) {
         "-".into(),
     );
     let mut b = Block::new(
-        "layout",
-        &[
-            "layout:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "factor",
-            "fetched_bytes_per_element",
-            "used_bytes_per_line",
-        ],
+        measure::schema::stride::layout::BLOCK,
+        measure::schema::stride::layout::COLUMNS,
     );
     for (name, x, fetched, used) in [
         ("aos", &t.aos, aos_fetched.map(|b| b as f64), aos_used),

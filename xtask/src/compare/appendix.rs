@@ -21,6 +21,7 @@
 //! kept as it is.
 
 use measure::data::{Block, DataFile, Value};
+use measure::schema;
 use measure::schema::cache_ladder as cl;
 
 /// A `value figure unit` row block: one number, then a text of exactly two words.
@@ -128,7 +129,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "stride" => Some(pairs("stride", "stride_bytes", "appendix_ns", rows)),
+            schema::stride::EXPERIMENT => Some(pairs(
+                schema::stride::stride::BLOCK,
+                schema::stride::stride::STRIDE_BYTES,
+                schema::stride::stride::APPENDIX_NS,
+                rows,
+            )),
             "tlb_walk" => Some(pairs("pages", "pages", "offset0_ns", rows)),
             "branch" => {
                 let mut nb = Block::new("patterns", &["pattern:text", "period", "median_ns"]);

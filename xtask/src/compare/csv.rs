@@ -16,6 +16,7 @@
 
 use super::load::Machine;
 use measure::data::{Block, Value, format_num};
+use measure::schema;
 use measure::schema::cache_ladder as cl;
 use std::collections::BTreeMap;
 
@@ -48,9 +49,24 @@ const KEYS: &[(&str, &str, &[&str])] = &[
         cl::knees::BLOCK,
         &[cl::knees::SERIES, cl::knees::KIND, cl::knees::FROM_KIB],
     ),
-    ("stride", "stride", &["stride_bytes"]),
-    ("stride", "stride_passes", &["stride_bytes", "pass"]),
-    ("stride", "layout", &["layout"]),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        &[schema::stride::stride::STRIDE_BYTES],
+    ),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::stride_passes::BLOCK,
+        &[
+            schema::stride::stride_passes::STRIDE_BYTES,
+            schema::stride::stride_passes::PASS,
+        ],
+    ),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::layout::BLOCK,
+        &[schema::stride::layout::LAYOUT],
+    ),
     ("tlb_walk", "pages", &["pages"]),
     ("tlb_walk", "huge_pages", &["layout", "advice"]),
     ("tlb_walk", "huge_verdict", &["layout"]),

@@ -6,6 +6,7 @@
 
 use super::keyfig;
 use super::load::Machine;
+use measure::schema;
 use measure::schema::cache_ladder as cl;
 
 /// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
@@ -214,10 +215,13 @@ fn ladder(m: &Machine) -> Cell {
 fn line_from_stride(m: &Machine) -> Cell {
     let Some((_, pts)) = curve(
         m,
-        "stride",
-        "stride",
-        "stride_bytes",
-        &["appendix_ns", "fresh_ns"],
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        schema::stride::stride::STRIDE_BYTES,
+        &[
+            schema::stride::stride::APPENDIX_NS,
+            schema::stride::stride::FRESH_NS,
+        ],
     ) else {
         return nm("no stride curve");
     };

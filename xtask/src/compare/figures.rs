@@ -11,6 +11,7 @@ use super::plot::{
     Axis, BLACK, Chart, GREY, LegendEntry, Line, Rgb, Scale, Units, Vertical, Whisker, clip,
     machine_color,
 };
+use measure::schema;
 use measure::schema::cache_ladder as cl;
 
 /// A drawn figure.
@@ -414,10 +415,13 @@ fn simple(ms: &[Machine], exp: &str, block: &str, x: &str, ys: &[&str]) -> Vec<S
 fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let series = simple(
         ms,
-        "stride",
-        "stride",
-        "stride_bytes",
-        &["appendix_ns", "fresh_ns"],
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        schema::stride::stride::STRIDE_BYTES,
+        &[
+            schema::stride::stride::APPENDIX_NS,
+            schema::stride::stride::FRESH_NS,
+        ],
     );
     let mut x = Axis::new("stride (bytes)", Scale::Log2);
     x.units = Units::Bytes;

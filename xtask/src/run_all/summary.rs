@@ -6,7 +6,7 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
-use measure::schema::cache_ladder;
+use measure::schema::{cache_ladder, stride};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -328,23 +328,23 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "smallest stride",
-        "stride",
-        &["stride_1"],
+        stride::EXPERIMENT,
+        &[stride::key::STRIDE_1],
         None,
         "about 0.8 ns (8 bytes)",
     ),
     row(
         "stride of the line size",
-        "stride",
-        &["stride_line"],
-        Some("line_over_stride_1"),
+        stride::EXPERIMENT,
+        &[stride::key::STRIDE_LINE],
+        Some(stride::key::LINE_OVER_STRIDE_1),
         "about 3.2 ns, about 4x",
     ),
     row(
         "one field from an array of structs",
-        "stride",
-        &["aos_x"],
-        Some("aos_over_soa"),
+        stride::EXPERIMENT,
+        &[stride::key::AOS_X],
+        Some(stride::key::AOS_OVER_SOA),
         "about 2.7 ns, 2.3x",
     ),
     row(

@@ -164,6 +164,62 @@ pub mod stride {
     }
 }
 
+/// `tlb_walk`: time per read by pages walked, on huge pages, and the first touch of a page
+pub mod tlb_walk {
+    pub const EXPERIMENT: &str = "tlb_walk";
+
+    block!(first_touch = "first_touch" {
+        TOUCH = "touch" [text],
+        NS_PER_PAGE = "ns_per_page",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(pages = "pages" {
+        PAGES = "pages",
+        SPAN_KIB = "span_kib",
+        OFFSET0_NS = "offset0_ns",
+        OFFSET0_MIN_NS = "offset0_min_ns",
+        OFFSET0_MAX_NS = "offset0_max_ns",
+        OFFSET0_CYCLES = "offset0_cycles",
+        OFFSET0_FACTOR = "offset0_factor",
+        LINE_NS = "line_ns",
+        LINE_MIN_NS = "line_min_ns",
+        LINE_MAX_NS = "line_max_ns",
+        LINE_CYCLES = "line_cycles",
+        LINE_FACTOR = "line_factor",
+        OFFSET0_PASS_SPREAD = "offset0_pass_spread",
+        LINE_PASS_SPREAD = "line_pass_spread",
+        AGREE = "agree" [text],
+    });
+
+    block!(huge_pages = "huge_pages" {
+        LAYOUT = "layout" [text],
+        ADVICE = "advice" [text],
+        HUGE_BACKING_PCT = "huge_backing_pct",
+        NS = "ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        CYCLES = "cycles",
+    });
+
+    block!(huge_verdict = "huge_verdict" {
+        LAYOUT = "layout" [text],
+        VERDICT = "verdict" [text],
+        NORMAL_OVER_HUGE = "normal_over_huge",
+    });
+
+    keys! {
+        FIRST_PAGES_LINE_NS = "first_pages_line_ns",
+        FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns",
+        FIRST_TOUCH_FACTOR = "first_touch_factor",
+        FIRST_TOUCH_NS = "first_touch_ns",
+        MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns",
+        PAGES_FACTOR_OFFSET0 = "pages_factor_offset0",
+        TOUCH_AGAIN_NS = "touch_again_ns",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

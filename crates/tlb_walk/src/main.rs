@@ -357,8 +357,8 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
          the pages ahead (fault-around or huge pages). Check the backing above."
     });
     let mut b = Block::new(
-        "first_touch",
-        &["touch:text", "ns_per_page", "min_ns", "max_ns"],
+        measure::schema::tlb_walk::first_touch::BLOCK,
+        measure::schema::tlb_walk::first_touch::COLUMNS,
     );
     for (name, s) in [("first", f), ("again", a)] {
         b.row(vec![
@@ -370,7 +370,19 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
     }
     b.print();
     meta("first_touch_backing_pct", backing_meta(backing));
-    exp.key_figure("first_touch_ns", f.median, "ns");
-    exp.key_figure("touch_again_ns", a.median, "ns");
-    exp.key_figure("first_touch_factor", factor, "x");
+    exp.key_figure(
+        measure::schema::tlb_walk::key::FIRST_TOUCH_NS,
+        f.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::TOUCH_AGAIN_NS,
+        a.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
+        factor,
+        "x",
+    );
 }

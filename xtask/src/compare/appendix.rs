@@ -135,7 +135,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 schema::stride::stride::APPENDIX_NS,
                 rows,
             )),
-            "tlb_walk" => Some(pairs("pages", "pages", "offset0_ns", rows)),
+            schema::tlb_walk::EXPERIMENT => Some(pairs(
+                schema::tlb_walk::pages::BLOCK,
+                schema::tlb_walk::pages::PAGES,
+                schema::tlb_walk::pages::OFFSET0_NS,
+                rows,
+            )),
             "branch" => {
                 let mut nb = Block::new("patterns", &["pattern:text", "period", "median_ns"]);
                 for (p, v) in rows {

@@ -67,10 +67,29 @@ const KEYS: &[(&str, &str, &[&str])] = &[
         schema::stride::layout::BLOCK,
         &[schema::stride::layout::LAYOUT],
     ),
-    ("tlb_walk", "pages", &["pages"]),
-    ("tlb_walk", "huge_pages", &["layout", "advice"]),
-    ("tlb_walk", "huge_verdict", &["layout"]),
-    ("tlb_walk", "first_touch", &["touch"]),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        &[schema::tlb_walk::pages::PAGES],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::huge_pages::BLOCK,
+        &[
+            schema::tlb_walk::huge_pages::LAYOUT,
+            schema::tlb_walk::huge_pages::ADVICE,
+        ],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::huge_verdict::BLOCK,
+        &[schema::tlb_walk::huge_verdict::LAYOUT],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::first_touch::BLOCK,
+        &[schema::tlb_walk::first_touch::TOUCH],
+    ),
     ("branch", "shape", &["variant"]),
     ("branch", "variants", &["variant"]),
     ("branch", "patterns", &["pattern"]),

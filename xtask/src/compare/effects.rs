@@ -265,7 +265,13 @@ fn line_from_stride(m: &Machine) -> Cell {
 }
 
 fn tlb(m: &Machine) -> Cell {
-    let Some((_, pts)) = curve(m, "tlb_walk", "pages", "pages", &["offset0_ns"]) else {
+    let Some((_, pts)) = curve(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        schema::tlb_walk::pages::PAGES,
+        &[schema::tlb_walk::pages::OFFSET0_NS],
+    ) else {
         return nm("no page walk");
     };
     if pts.len() < 2 || pts[0].1 <= 0.0 {
@@ -399,9 +405,24 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    let first = keyfig::get(m, "tlb_walk", "first_touch_ns").and_then(|k| k.value);
-    let again = keyfig::get(m, "tlb_walk", "touch_again_ns").and_then(|k| k.value);
-    match ratio_figure(m, "tlb_walk", "first_touch_factor", 5.0) {
+    let first = keyfig::get(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::FIRST_TOUCH_NS,
+    )
+    .and_then(|k| k.value);
+    let again = keyfig::get(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::TOUCH_AGAIN_NS,
+    )
+    .and_then(|k| k.value);
+    match ratio_figure(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
+        5.0,
+    ) {
         Some((y, f)) => shown(
             y,
             match (first, again) {

@@ -443,7 +443,13 @@ fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 fn tlb(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    let series = simple(ms, "tlb_walk", "pages", "pages", &["offset0_ns"]);
+    let series = simple(
+        ms,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        schema::tlb_walk::pages::PAGES,
+        &[schema::tlb_walk::pages::OFFSET0_NS],
+    );
     let spec = Spec {
         file: "compare-tlb.svg",
         title: format!(

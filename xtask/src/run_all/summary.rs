@@ -6,7 +6,7 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
-use measure::schema::{cache_ladder, stride};
+use measure::schema::{cache_ladder, stride, tlb_walk};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -349,23 +349,26 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "walking the fewest pages",
-        "tlb_walk",
-        &["first_pages_offset0_ns", "first_pages_line_ns"],
+        tlb_walk::EXPERIMENT,
+        &[
+            tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
+            tlb_walk::key::FIRST_PAGES_LINE_NS,
+        ],
         None,
         "about 3.5 ns (16 pages)",
     ),
     row(
         "walking the most pages",
-        "tlb_walk",
-        &["most_pages_offset0_ns"],
-        Some("pages_factor_offset0"),
+        tlb_walk::EXPERIMENT,
+        &[tlb_walk::key::MOST_PAGES_OFFSET0_NS],
+        Some(tlb_walk::key::PAGES_FACTOR_OFFSET0),
         "about 90 ns, about 25x (65,536 pages)",
     ),
     row(
         "touching a page the first time",
-        "tlb_walk",
-        &["first_touch_ns"],
-        Some("first_touch_factor"),
+        tlb_walk::EXPERIMENT,
+        &[tlb_walk::key::FIRST_TOUCH_NS],
+        Some(tlb_walk::key::FIRST_TOUCH_FACTOR),
         "around 1,000 ns, about 100x",
     ),
     row(

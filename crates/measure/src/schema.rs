@@ -220,6 +220,61 @@ pub mod tlb_walk {
     }
 }
 
+/// `clock_probe`: the clock's resolution and cost, and the three timing traps
+pub mod clock_probe {
+    pub const EXPERIMENT: &str = "clock_probe";
+
+    block!(clock_resolution = "clock_resolution" {
+        CLOCK = "clock" [text],
+        CLAIMED_NS = "claimed_ns",
+    });
+
+    block!(clock_cost = "clock_cost" {
+        METHOD = "method" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(trap_one = "trap_one" {
+        VARIANT = "variant" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        PER_ELEMENT_NS = "per_element_ns",
+    });
+
+    block!(times_ten = "times_ten" {
+        VARIANT = "variant" [text],
+        ELEMENTS = "elements",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        CASE = "case" [text],
+    });
+
+    block!(trap_two = "trap_two" {
+        FILL = "fill" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(trap_three_samples = "trap_three_samples" {
+        ROUND = "round",
+        NS = "ns",
+    });
+
+    block!(trap_three_summary = "trap_three_summary" {
+        STAT = "stat" [text],
+        NS = "ns",
+    });
+
+    keys! {
+        CLOCK_READ = "clock_read",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

@@ -37,12 +37,36 @@ pub struct Row<'a> {
 /// columns, or the row's number.
 const KEYS: &[(&str, &str, &[&str])] = &[
     ("*", "key_figures", &["figure"]),
-    ("clock_probe", "clock_resolution", &["clock"]),
-    ("clock_probe", "clock_cost", &["method"]),
-    ("clock_probe", "trap_one", &["variant"]),
-    ("clock_probe", "trap_two", &["fill"]),
-    ("clock_probe", "trap_three_samples", &["round"]),
-    ("clock_probe", "trap_three_summary", &["stat"]),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::clock_resolution::BLOCK,
+        &[schema::clock_probe::clock_resolution::CLOCK],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::clock_cost::BLOCK,
+        &[schema::clock_probe::clock_cost::METHOD],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_one::BLOCK,
+        &[schema::clock_probe::trap_one::VARIANT],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_two::BLOCK,
+        &[schema::clock_probe::trap_two::FILL],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_three_samples::BLOCK,
+        &[schema::clock_probe::trap_three_samples::ROUND],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_three_summary::BLOCK,
+        &[schema::clock_probe::trap_three_summary::STAT],
+    ),
     (cl::EXPERIMENT, cl::latency::BLOCK, &[cl::latency::KIB]),
     (
         cl::EXPERIMENT,

@@ -391,7 +391,13 @@ fn float_lanes(m: &Machine) -> Cell {
 }
 
 fn clock(m: &Machine) -> Cell {
-    match keyfig::get(m, "clock_probe", "clock_read").and_then(|k| k.ends().map(|e| (e, k.unit))) {
+    match keyfig::get(
+        m,
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::key::CLOCK_READ,
+    )
+    .and_then(|k| k.ends().map(|e| (e, k.unit)))
+    {
         Some(((a, b), unit)) => Cell::Shown {
             shows: None,
             text: if a == b {

@@ -6,7 +6,7 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
-use measure::schema::{cache_ladder, stride, tlb_walk};
+use measure::schema::{cache_ladder, clock_probe, stride, tlb_walk};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -300,8 +300,8 @@ const fn row(
 const TABLE_105_26: &[BookRow] = &[
     row(
         "reading the clock once",
-        "clock_probe",
-        &["clock_read"],
+        clock_probe::EXPERIMENT,
+        &[clock_probe::key::CLOCK_READ],
         None,
         "about 17 ns",
     ),

@@ -275,6 +275,122 @@ pub mod clock_probe {
     }
 }
 
+/// `branch`: a branch on random against sorted data, by variant and by pattern, and the cost of one misprediction
+pub mod branch {
+    pub const EXPERIMENT: &str = "branch";
+
+    block!(shape = "shape" {
+        VARIANT = "variant" [text],
+        SYMBOL = "symbol" [text],
+        VERDICT = "verdict" [text],
+        LOOPS = "loops",
+        FORKS = "forks",
+    });
+
+    block!(variants = "variants" {
+        VARIANT = "variant" [text],
+        SHAPE = "shape" [text],
+        RANDOM_NS = "random_ns",
+        RANDOM_MIN_NS = "random_min_ns",
+        RANDOM_MAX_NS = "random_max_ns",
+        SORTED_NS = "sorted_ns",
+        SORTED_MIN_NS = "sorted_min_ns",
+        SORTED_MAX_NS = "sorted_max_ns",
+        RANDOM_OVER_SORTED = "random_over_sorted",
+    });
+
+    block!(mispredict = "mispredict" {
+        EXTRA_NS_PER_ELEMENT = "extra_ns_per_element",
+        MISS_RATE = "miss_rate",
+        NS_PER_MISS = "ns_per_miss",
+        NS_PER_MISS_LOW = "ns_per_miss_low",
+        NS_PER_MISS_HIGH = "ns_per_miss_high",
+        CYCLES_PER_MISS = "cycles_per_miss",
+    });
+
+    block!(patterns = "patterns" {
+        PATTERN = "pattern" [text],
+        PERIOD = "period",
+        TAKEN_SHARE = "taken_share",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        VS_ALWAYS = "vs_always",
+        IMPLIED_MISS_SHARE = "implied_miss_share",
+    });
+
+    keys! {
+        REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted",
+        MISPREDICT = "mispredict",
+    }
+}
+
+/// `fp_cost`: what a floating-point operation costs: latency and throughput by op, denormals, float against double
+pub mod fp_cost {
+    pub const EXPERIMENT: &str = "fp_cost";
+    /// The column compare's translation of the book's program gives `ops` (its own loop).
+    pub const APPENDIX_LOOP_NS: &str = "appendix_loop_ns";
+
+    block!(shape = "shape" {
+        KERNEL = "kernel" [text],
+        VERDICT = "verdict" [text],
+    });
+
+    block!(denormal = "denormal" {
+        VALUES = "values" [text],
+        FTZ_DAZ = "ftz_daz" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(width = "width" {
+        VARIANT = "variant" [text],
+        TYPE = "type" [text],
+        ORDER = "order" [text],
+        SHAPE = "shape" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(per_element = "per_element" {
+        OP = "op" [text],
+        EXPR = "expr" [text],
+        ARRAY = "array" [text],
+        ARRAY_BYTES = "array_bytes",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        VS_MULTIPLY = "vs_multiply",
+        CASE = "case" [text],
+    });
+
+    block!(ops = "ops" {
+        OP = "op" [text],
+        STEP = "step" [text],
+        CHAIN_NS = "chain_ns",
+        CHAIN_MIN_NS = "chain_min_ns",
+        CHAIN_MAX_NS = "chain_max_ns",
+        LATENCY_NS = "latency_ns",
+        LATENCY_CYCLES = "latency_cycles",
+        THROUGHPUT_NS = "throughput_ns",
+        THROUGHPUT_MIN_NS = "throughput_min_ns",
+        THROUGHPUT_MAX_NS = "throughput_max_ns",
+        THROUGHPUT_CYCLES = "throughput_cycles",
+        SHAPE = "shape" [text],
+    });
+
+    keys! {
+        DENORMAL_OVER_NORMAL = "denormal_over_normal",
+        DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput",
+        PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul",
+        PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul",
+        FLOAT_SPEEDUP_LANES = "float_speedup_lanes",
+        FLOAT_SPEEDUP_STRICT = "float_speedup_strict",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

@@ -141,8 +141,10 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 schema::tlb_walk::pages::OFFSET0_NS,
                 rows,
             )),
-            "branch" => {
-                let mut nb = Block::new("patterns", &["pattern:text", "period", "median_ns"]);
+            schema::branch::EXPERIMENT => {
+                use schema::branch::patterns as pat;
+                let pattern = format!("{}:text", pat::PATTERN);
+                let mut nb = Block::new(pat::BLOCK, &[&pattern, pat::PERIOD, pat::MEDIAN_NS]);
                 for (p, v) in rows {
                     let name = p.map_or_else(
                         || "unknown".to_string(),
@@ -157,8 +159,10 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "fp_cost" => {
-                let mut nb = Block::new("ops", &["op:text", "appendix_loop_ns"]);
+            schema::fp_cost::EXPERIMENT => {
+                use schema::fp_cost::{APPENDIX_LOOP_NS, ops};
+                let op = format!("{}:text", ops::OP);
+                let mut nb = Block::new(ops::BLOCK, &[&op, APPENDIX_LOOP_NS]);
                 for (k, v) in rows {
                     let name = k
                         .filter(|k| k.fract() == 0.0 && *k >= 0.0 && (*k as usize) < OPS.len())

@@ -293,8 +293,18 @@ fn tlb(m: &Machine) -> Cell {
 }
 
 fn mispredict(m: &Machine) -> Cell {
-    let ratio = keyfig::get(m, "branch", "real_branch_random_over_sorted").and_then(|k| k.value);
-    let miss = keyfig::get(m, "branch", "mispredict").and_then(|k| k.value);
+    let ratio = keyfig::get(
+        m,
+        schema::branch::EXPERIMENT,
+        schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
+    )
+    .and_then(|k| k.value);
+    let miss = keyfig::get(
+        m,
+        schema::branch::EXPERIMENT,
+        schema::branch::key::MISPREDICT,
+    )
+    .and_then(|k| k.value);
     match (ratio, miss) {
         (None, None) => nm("no branch figures"),
         (Some(r), miss) => shown(
@@ -370,15 +380,30 @@ fn bandwidth(m: &Machine) -> Cell {
 }
 
 fn denormal(m: &Machine) -> Cell {
-    match ratio_figure(m, "fp_cost", "denormal_over_normal", 1.5) {
+    match ratio_figure(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::DENORMAL_OVER_NORMAL,
+        1.5,
+    ) {
         Some((y, v)) => shown(y, format!("{}x", sig3(v))),
         None => nm("no denormal figure"),
     }
 }
 
 fn float_lanes(m: &Machine) -> Cell {
-    let strict = keyfig::get(m, "fp_cost", "float_speedup_strict").and_then(|k| k.value);
-    match ratio_figure(m, "fp_cost", "float_speedup_lanes", 1.5) {
+    let strict = keyfig::get(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
+    )
+    .and_then(|k| k.value);
+    match ratio_figure(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
+        1.5,
+    ) {
         Some((y, v)) => shown(
             y,
             match strict {

@@ -517,9 +517,14 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         "one_in_sixteen",
         "random",
     ];
-    let series = by_category(ms, "branch", "patterns", "pattern", &cats, |m| {
-        ("median_ns", m.label.clone())
-    });
+    let series = by_category(
+        ms,
+        schema::branch::EXPERIMENT,
+        schema::branch::patterns::BLOCK,
+        schema::branch::patterns::PATTERN,
+        &cats,
+        |m| (schema::branch::patterns::MEDIAN_NS, m.label.clone()),
+    );
     let spec = Spec {
         file: "compare-branch.svg",
         title: format!(
@@ -537,16 +542,23 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 
 fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let cats = ["multiply", "add", "divide", "sqrt", "sin"];
-    let series = by_category(ms, "fp_cost", "ops", "op", &cats, |m| match m.kind {
-        Kind::Run => (
-            "throughput_ns",
-            format!("{} (independent operations)", m.label),
-        ),
-        Kind::Appendix => (
-            "appendix_loop_ns",
-            format!("{} (a[i] op b[i], 4 accumulators)", m.label),
-        ),
-    });
+    let series = by_category(
+        ms,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::ops::BLOCK,
+        schema::fp_cost::ops::OP,
+        &cats,
+        |m| match m.kind {
+            Kind::Run => (
+                schema::fp_cost::ops::THROUGHPUT_NS,
+                format!("{} (independent operations)", m.label),
+            ),
+            Kind::Appendix => (
+                schema::fp_cost::APPENDIX_LOOP_NS,
+                format!("{} (a[i] op b[i], 4 accumulators)", m.label),
+            ),
+        },
+    );
     // The key ratio: divide against multiply, on each machine's own series.
     let ratio = |s: &Series, k: f64| {
         let at = |x: f64| s.points.iter().find(|p| p.0 == x).map(|p| p.1);

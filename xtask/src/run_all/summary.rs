@@ -6,7 +6,7 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
-use measure::schema::{cache_ladder, clock_probe, stride, tlb_walk};
+use measure::schema::{branch, cache_ladder, clock_probe, fp_cost, stride, tlb_walk};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -373,15 +373,15 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "an unpredictable branch vs a predicted one",
-        "branch",
-        &["real_branch_random_over_sorted"],
+        branch::EXPERIMENT,
+        &[branch::key::REAL_BRANCH_RANDOM_OVER_SORTED],
         None,
         "about 5x",
     ),
     row(
         "one misprediction",
-        "branch",
-        &["mispredict"],
+        branch::EXPERIMENT,
+        &[branch::key::MISPREDICT],
         None,
         "about 6 ns",
     ),
@@ -422,22 +422,25 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "multiplying denormals vs normal numbers",
-        "fp_cost",
-        &["denormal_over_normal"],
+        fp_cost::EXPERIMENT,
+        &[fp_cost::key::DENORMAL_OVER_NORMAL],
         None,
         "about 72x",
     ),
     row(
         "division vs multiplication",
-        "fp_cost",
-        &["per_element_div_over_mul", "div_over_mul_throughput"],
+        fp_cost::EXPERIMENT,
+        &[
+            fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
+            fp_cost::key::DIV_OVER_MUL_THROUGHPUT,
+        ],
         None,
         "3.7x (per element)",
     ),
     row(
         "sin vs multiplication",
-        "fp_cost",
-        &["per_element_sin_over_mul"],
+        fp_cost::EXPERIMENT,
+        &[fp_cost::key::PER_ELEMENT_SIN_OVER_MUL],
         None,
         "25x (per element)",
     ),

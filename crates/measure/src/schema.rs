@@ -391,6 +391,85 @@ pub mod fp_cost {
     }
 }
 
+/// `bandwidth`: bytes per second by working set and kernel, the boundaries read from them, all cores, latency under load
+pub mod bandwidth {
+    pub const EXPERIMENT: &str = "bandwidth";
+
+    block!(kernels = "kernels" {
+        KERNEL = "kernel" [text],
+        SYMBOL = "symbol" [text],
+        ACCESS_BYTES = "access_bytes",
+        NON_TEMPORAL = "non_temporal" [text],
+        SHAPE = "shape" [text],
+    });
+
+    block!(bandwidth = "bandwidth" {
+        KIB = "kib",
+        KERNEL = "kernel" [text],
+        OP = "op" [text],
+        FORM = "form" [text],
+        GBS = "gbs",
+        GBS_MIN = "gbs_min",
+        GBS_MAX = "gbs_max",
+        BYTES_PER_CYCLE = "bytes_per_cycle",
+        PASS_SPREAD = "pass_spread",
+        ROUND_SPREAD = "round_spread",
+        STABLE = "stable" [text],
+        WHERE = "where" [text],
+    });
+
+    block!(boundaries = "boundaries" {
+        KIND = "kind" [text],
+        FROM_KIB = "from_kib",
+        TO_KIB = "to_kib",
+        RATIO = "ratio",
+        NEAREST = "nearest" [text],
+        NEAREST_KIB = "nearest_kib",
+        AGREES = "agrees" [text],
+    });
+
+    block!(threads = "threads" {
+        THREADS = "threads",
+        STATUS = "status" [text],
+        CORES = "cores" [text],
+        TOTAL_GBS = "total_gbs",
+        TOTAL_GBS_MIN = "total_gbs_min",
+        TOTAL_GBS_MAX = "total_gbs_max",
+        PER_THREAD_GBS = "per_thread_gbs",
+        VS_ONE = "vs_one",
+        PINNED = "pinned" [text],
+        OFF_CORE_ROUNDS = "off_core_rounds",
+        REGION_KIB = "region_kib",
+    });
+
+    block!(loaded_latency = "loaded_latency" {
+        STATE = "state" [text],
+        ROUND = "round",
+        NS = "ns",
+        STREAM_GBS = "stream_gbs",
+        ON_CORE = "on_core",
+        COUNTS = "counts" [text],
+        STREAMERS = "streamers",
+        PINNED = "pinned" [text],
+        CHASE_KIB = "chase_kib",
+    });
+
+    block!(levels = "levels" {
+        LEVEL = "level" [text],
+        KIB = "kib",
+        READ_GBS = "read_gbs",
+        WRITE_GBS = "write_gbs",
+        COPY_GBS = "copy_gbs",
+        READ_BPC = "read_bpc",
+        WRITE_BPC = "write_bpc",
+        COPY_BPC = "copy_bpc",
+    });
+
+    keys! {
+        L1_OVER_MEMORY_READ = "l1_over_memory_read",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

@@ -179,12 +179,45 @@ const KEYS: &[(&str, &str, &[&str])] = &[
     ("env_scan", "slow_share", &["workload", "pass"]),
     ("env_scan", "time_trend", &["workload", "pass"]),
     ("env_scan", "verdict", &["workload"]),
-    ("bandwidth", "kernels", &["kernel"]),
-    ("bandwidth", "bandwidth", &["kib", "kernel"]),
-    ("bandwidth", "boundaries", &["kind", "from_kib"]),
-    ("bandwidth", "threads", &["threads"]),
-    ("bandwidth", "loaded_latency", &["state", "round"]),
-    ("bandwidth", "levels", &["level"]),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::kernels::BLOCK,
+        &[schema::bandwidth::kernels::KERNEL],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::bandwidth::BLOCK,
+        &[
+            schema::bandwidth::bandwidth::KIB,
+            schema::bandwidth::bandwidth::KERNEL,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::boundaries::BLOCK,
+        &[
+            schema::bandwidth::boundaries::KIND,
+            schema::bandwidth::boundaries::FROM_KIB,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::threads::BLOCK,
+        &[schema::bandwidth::threads::THREADS],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::loaded_latency::BLOCK,
+        &[
+            schema::bandwidth::loaded_latency::STATE,
+            schema::bandwidth::loaded_latency::ROUND,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::levels::BLOCK,
+        &[schema::bandwidth::levels::LEVEL],
+    ),
 ];
 
 /// The unit of a column, from its name (units are part of column names in `#DATA`).

@@ -373,7 +373,12 @@ fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f
 }
 
 fn bandwidth(m: &Machine) -> Cell {
-    match ratio_figure(m, "bandwidth", "l1_over_memory_read", 3.0) {
+    match ratio_figure(
+        m,
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::key::L1_OVER_MEMORY_READ,
+        3.0,
+    ) {
         Some((y, v)) => shown(y, format!("{}x", sig3(v))),
         None => nm("no bandwidth figure"),
     }

@@ -470,6 +470,63 @@ pub mod bandwidth {
     }
 }
 
+/// `sink_bench`: what a discarded result, black_box and a checksum do to a timed sum; warm and cold, in one process and in fresh ones
+pub mod sink_bench {
+    pub const EXPERIMENT: &str = "sink_bench";
+
+    block!(part1_passes = "part1_passes" {
+        ROUND = "round",
+        DISCARDED_NS = "discarded_ns",
+        SINK_NS = "sink_ns",
+        CHECKSUM_NS = "checksum_ns",
+    });
+
+    block!(warm_in_process = "warm_in_process" {
+        PASS = "pass",
+        NS = "ns",
+    });
+
+    block!(fresh_processes = "fresh_processes" {
+        PROCESS = "process",
+        COLD_NS = "cold_ns",
+        WARM_NS = "warm_ns",
+        COLD_FAULTS = "cold_faults",
+        WARM_FAULTS = "warm_faults",
+        CPU = "cpu",
+    });
+
+    block!(fresh_first_discarded = "fresh_first_discarded" {
+        COLD_NS = "cold_ns",
+        WARM_NS = "warm_ns",
+        COLD_FAULTS = "cold_faults",
+        WARM_FAULTS = "warm_faults",
+    });
+
+    block!(cold_in_process = "cold_in_process" {
+        NS = "ns",
+        FAULTS = "faults",
+    });
+
+    block!(series_summary = "series_summary" {
+        SERIES = "series" [text],
+        N = "n",
+        MIN_NS = "min_ns",
+        MEDIAN_NS = "median_ns",
+        MAX_NS = "max_ns",
+        CV_PCT = "cv_pct",
+        MAX_OVER_MIN = "max_over_min",
+        OVER2_PCT = "over2_pct",
+        OVER5_PCT = "over5_pct",
+        OVER10_PCT = "over10_pct",
+    });
+
+    block!(summary_figures = "summary_figures" {
+        FIGURE = "figure" [text],
+        VALUE = "value",
+        UNIT = "unit" [text],
+    });
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

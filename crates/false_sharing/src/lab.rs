@@ -260,22 +260,12 @@ impl Lab {
                 .collect(),
             plan,
             rounds: Block::new(
-                "rounds",
-                &["set:text", "config:text", "round", "ns_per_increment"],
+                measure::schema::false_sharing::rounds::BLOCK,
+                measure::schema::false_sharing::rounds::COLUMNS,
             ),
             placement: Block::new(
-                "placement",
-                &[
-                    "set:text",
-                    "config:text",
-                    "round",
-                    "thread",
-                    "requested_core",
-                    "start_cpu",
-                    "end_cpu",
-                    "cpu_share",
-                    "verified:text",
-                ],
+                measure::schema::false_sharing::placement::BLOCK,
+                measure::schema::false_sharing::placement::COLUMNS,
             ),
         })
     }

@@ -288,7 +288,11 @@ fn false_sharing_verdict(
         )];
     };
     let loss = same / apart;
-    exp.key_figure("same_line_vs_apart_2t", loss, "x");
+    exp.key_figure(
+        measure::schema::false_sharing::key::SAME_LINE_VS_APART_2T,
+        loss,
+        "x",
+    );
     let mut say = Vec::new();
     if loss > 1.0 + SAME_WITHIN {
         say.push(format!(
@@ -608,7 +612,11 @@ fn c2c_verdict(
             }
         ));
     }
-    exp.key_figure("c2c_one_way_median", sum.median, "ns");
+    exp.key_figure(
+        measure::schema::false_sharing::key::C2C_ONE_WAY_MEDIAN,
+        sum.median,
+        "ns",
+    );
     say
 }
 

@@ -527,6 +527,130 @@ pub mod sink_bench {
     });
 }
 
+/// `false_sharing`: two threads on one cache line against separate lines, by distance, by threads, shared counters, and core-to-core latency
+pub mod false_sharing {
+    pub const EXPERIMENT: &str = "false_sharing";
+
+    block!(rounds = "rounds" {
+        SET = "set" [text],
+        CONFIG = "config" [text],
+        ROUND = "round",
+        NS_PER_INCREMENT = "ns_per_increment",
+    });
+
+    block!(placement = "placement" {
+        SET = "set" [text],
+        CONFIG = "config" [text],
+        ROUND = "round",
+        THREAD = "thread",
+        REQUESTED_CORE = "requested_core",
+        START_CPU = "start_cpu",
+        END_CPU = "end_cpu",
+        CPU_SHARE = "cpu_share",
+        VERIFIED = "verified" [text],
+    });
+
+    block!(c2c = "c2c" {
+        FROM = "from",
+        TO = "to",
+        FROM_ON = "from_on",
+        TO_ON = "to_on",
+        SMT = "smt" [text],
+        SAME_PACKAGE = "same_package" [text],
+        ROUND_TRIP_MEDIAN_NS = "round_trip_median_ns",
+        ROUND_TRIP_MIN_NS = "round_trip_min_ns",
+        ONE_WAY_MEDIAN_NS = "one_way_median_ns",
+        ONE_WAY_MIN_NS = "one_way_min_ns",
+        BATCHES = "batches",
+        NOTE = "note" [text],
+    });
+
+    block!(c2c_methods = "c2c_methods" {
+        METHOD = "method" [text],
+        FROM = "from",
+        TO = "to",
+        BATCHES = "batches",
+        ONE_WAY_MEDIAN_NS = "one_way_median_ns",
+        ONE_WAY_MIN_NS = "one_way_min_ns",
+        ONE_WAY_MAX_NS = "one_way_max_ns",
+    });
+
+    block!(baseline = "baseline" {
+        SET = "set" [text],
+        ROUNDS = "rounds",
+        CORES = "cores" [text],
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+    });
+
+    block!(distance = "distance" {
+        DISTANCE_BYTES = "distance_bytes",
+        SAME_LINE = "same_line" [text],
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        SPLIT_NS = "split_ns",
+        VS_SPLIT_MEDIAN = "vs_split_median",
+        VS_SPLIT_MIN = "vs_split_min",
+        VS_SPLIT_MAX = "vs_split_max",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        CORES = "cores" [text],
+        GROUPS = "groups",
+        LOW_ROUNDS = "low_rounds",
+        LOW_MEDIAN_NS = "low_median_ns",
+        HIGH_ROUNDS = "high_rounds",
+        HIGH_MEDIAN_NS = "high_median_ns",
+    });
+
+    block!(threads = "threads" {
+        THREADS = "threads",
+        LAYOUT = "layout" [text],
+        DISTANCE_BYTES = "distance_bytes",
+        LINES = "lines",
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        VS_SPLIT_MEDIAN = "vs_split_median",
+        VS_SPLIT_MIN = "vs_split_min",
+        VS_SPLIT_MAX = "vs_split_max",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        NOTE = "note" [text],
+        GROUPS = "groups",
+        LOW_ROUNDS = "low_rounds",
+        LOW_MEDIAN_NS = "low_median_ns",
+        HIGH_ROUNDS = "high_rounds",
+        HIGH_MEDIAN_NS = "high_median_ns",
+    });
+
+    block!(shared = "shared" {
+        METHOD = "method" [text],
+        THREADS = "threads",
+        ITERS_PER_THREAD = "iters_per_thread",
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        VS_BASELINE = "vs_baseline",
+        VS_ONE_THREAD = "vs_one_thread",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        NOTE = "note" [text],
+    });
+
+    keys! {
+        ATOMIC_1T = "atomic_1t",
+        ATOMIC_2T = "atomic_2t",
+        C2C_ONE_WAY_MEDIAN = "c2c_one_way_median",
+        MUTEX_2T = "mutex_2t",
+        SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Each column constant names one declared column, and no column is declared twice.

@@ -174,10 +174,14 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "false_sharing" => {
+            schema::false_sharing::EXPERIMENT => {
                 let mut nb = Block::new(
-                    "distance",
-                    &["distance_bytes", "ns_median", "vs_split_median"],
+                    schema::false_sharing::distance::BLOCK,
+                    &[
+                        schema::false_sharing::distance::DISTANCE_BYTES,
+                        schema::false_sharing::distance::NS_MEDIAN,
+                        schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+                    ],
                 );
                 for (d, v) in rows {
                     let split = d.and_then(|d| vs_split(&figures, d));
@@ -193,7 +197,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         }
     }
     // The phone's false sharing: ratios by distance with no nanoseconds.
-    if exp == "false_sharing" && !used_program {
+    if exp == schema::false_sharing::EXPERIMENT && !used_program {
         let mut ds: Vec<f64> = figures
             .iter()
             .filter_map(|(n, _, _)| split_distance(n))
@@ -201,8 +205,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         ds.dedup();
         if !ds.is_empty() {
             let mut nb = Block::new(
-                "distance",
-                &["distance_bytes", "ns_median", "vs_split_median"],
+                schema::false_sharing::distance::BLOCK,
+                &[
+                    schema::false_sharing::distance::DISTANCE_BYTES,
+                    schema::false_sharing::distance::NS_MEDIAN,
+                    schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+                ],
             );
             for d in ds {
                 nb.row(vec![d.into(), Value::Missing, vs_split(&figures, d).into()]);
@@ -219,7 +227,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     }
     let kf: Vec<&(String, f64, String)> = figures
         .iter()
-        .filter(|(n, _, _)| exp != "false_sharing" || split_distance(n).is_none())
+        .filter(|(n, _, _)| exp != schema::false_sharing::EXPERIMENT || split_distance(n).is_none())
         .collect();
     if !kf.is_empty() {
         let mut nb = Block::new(

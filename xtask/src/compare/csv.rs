@@ -152,17 +152,59 @@ const KEYS: &[(&str, &str, &[&str])] = &[
         schema::fp_cost::ops::BLOCK,
         &[schema::fp_cost::ops::OP],
     ),
-    ("false_sharing", "distance", &["distance_bytes"]),
-    ("false_sharing", "threads", &["threads", "layout"]),
-    ("false_sharing", "shared", &["method", "threads"]),
-    ("false_sharing", "baseline", &["set"]),
-    ("false_sharing", "rounds", &["set", "config", "round"]),
     (
-        "false_sharing",
-        "placement",
-        &["set", "config", "round", "thread"],
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        &[schema::false_sharing::distance::DISTANCE_BYTES],
     ),
-    ("false_sharing", "c2c", &["from", "to"]),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::threads::BLOCK,
+        &[
+            schema::false_sharing::threads::THREADS,
+            schema::false_sharing::threads::LAYOUT,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::shared::BLOCK,
+        &[
+            schema::false_sharing::shared::METHOD,
+            schema::false_sharing::shared::THREADS,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::baseline::BLOCK,
+        &[schema::false_sharing::baseline::SET],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::rounds::BLOCK,
+        &[
+            schema::false_sharing::rounds::SET,
+            schema::false_sharing::rounds::CONFIG,
+            schema::false_sharing::rounds::ROUND,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::placement::BLOCK,
+        &[
+            schema::false_sharing::placement::SET,
+            schema::false_sharing::placement::CONFIG,
+            schema::false_sharing::placement::ROUND,
+            schema::false_sharing::placement::THREAD,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::c2c::BLOCK,
+        &[
+            schema::false_sharing::c2c::FROM,
+            schema::false_sharing::c2c::TO,
+        ],
+    ),
     (
         schema::sink_bench::EXPERIMENT,
         schema::sink_bench::part1_passes::BLOCK,

@@ -337,10 +337,13 @@ fn median(v: &mut [f64]) -> Option<f64> {
 fn false_sharing(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
-        "false_sharing",
-        "distance",
-        "distance_bytes",
-        &["vs_split_median", "ns_median"],
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        schema::false_sharing::distance::DISTANCE_BYTES,
+        &[
+            schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+            schema::false_sharing::distance::NS_MEDIAN,
+        ],
     ) else {
         return nm("no distance table");
     };

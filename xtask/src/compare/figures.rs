@@ -589,10 +589,10 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let series = simple(
         ms,
-        "false_sharing",
-        "distance",
-        "distance_bytes",
-        &["vs_split_median"],
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        schema::false_sharing::distance::DISTANCE_BYTES,
+        &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
     );
     let mut x = Axis::new(
         "distance between the two threads' slots (bytes)",

@@ -6,7 +6,9 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
-use measure::schema::{branch, cache_ladder, clock_probe, fp_cost, stride, tlb_walk};
+use measure::schema::{
+    branch, cache_ladder, clock_probe, false_sharing, fp_cost, stride, tlb_walk,
+};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -387,36 +389,36 @@ const TABLE_105_26: &[BookRow] = &[
     ),
     row(
         "false sharing (same line vs apart, 2 threads)",
-        "false_sharing",
-        &["same_line_vs_apart_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::SAME_LINE_VS_APART_2T],
         None,
         "1.39x a perfect split",
     ),
     row(
         "atomic increment, uncontended",
-        "false_sharing",
-        &["atomic_1t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::ATOMIC_1T],
         None,
         "about 5.2 ns",
     ),
     row(
         "atomic increment, two contending",
-        "false_sharing",
-        &["atomic_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::ATOMIC_2T],
         None,
         "about 19 ns",
     ),
     row(
         "a lock, two contending",
-        "false_sharing",
-        &["mutex_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::MUTEX_2T],
         None,
         "about 70 ns",
     ),
     row(
         "core to core, one way",
-        "false_sharing",
-        &["c2c_one_way_median"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::C2C_ONE_WAY_MEDIAN],
         None,
         "not printed",
     ),

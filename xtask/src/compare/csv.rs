@@ -225,18 +225,63 @@ const KEYS: &[(&str, &str, &[&str])] = &[
         schema::sink_bench::series_summary::BLOCK,
         &[schema::sink_bench::series_summary::SERIES],
     ),
-    ("env_scan", "mechanism", &["pad_bytes"]),
-    ("env_scan", "raw", &["seq"]),
-    ("env_scan", "deviation", &["pad_bytes", "workload"]),
-    ("env_scan", "correlation", &["workload", "pass_a", "pass_b"]),
     (
-        "env_scan",
-        "regions",
-        &["workload", "pass", "region_start_bytes"],
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::mechanism::BLOCK,
+        &[schema::env_scan::mechanism::PAD_BYTES],
     ),
-    ("env_scan", "slow_share", &["workload", "pass"]),
-    ("env_scan", "time_trend", &["workload", "pass"]),
-    ("env_scan", "verdict", &["workload"]),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::raw::BLOCK,
+        &[schema::env_scan::raw::SEQ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::deviation::BLOCK,
+        &[
+            schema::env_scan::deviation::PAD_BYTES,
+            schema::env_scan::deviation::WORKLOAD,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::correlation::BLOCK,
+        &[
+            schema::env_scan::correlation::WORKLOAD,
+            schema::env_scan::correlation::PASS_A,
+            schema::env_scan::correlation::PASS_B,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::regions::BLOCK,
+        &[
+            schema::env_scan::regions::WORKLOAD,
+            schema::env_scan::regions::PASS,
+            schema::env_scan::regions::REGION_START_BYTES,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::slow_share::BLOCK,
+        &[
+            schema::env_scan::slow_share::WORKLOAD,
+            schema::env_scan::slow_share::PASS,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::time_trend::BLOCK,
+        &[
+            schema::env_scan::time_trend::WORKLOAD,
+            schema::env_scan::time_trend::PASS,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::verdict::BLOCK,
+        &[schema::env_scan::verdict::WORKLOAD],
+    ),
     (
         schema::bandwidth::EXPERIMENT,
         schema::bandwidth::kernels::BLOCK,

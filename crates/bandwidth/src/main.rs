@@ -145,7 +145,10 @@ fn main() {
     meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
     meta("rounds_per_pass", plan.rounds);
     meta("vector_bytes", width.bytes());
-    meta("explicit_width", width.name());
+    meta(
+        measure::schema::bandwidth::META_EXPLICIT_WIDTH,
+        width.name(),
+    );
     let widths = |f: Form| {
         kernels
             .iter()

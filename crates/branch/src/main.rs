@@ -206,7 +206,7 @@ fn main() {
         );
     }
     exp.pin_main_thread();
-    meta("n", N);
+    meta(measure::schema::branch::META_N, N);
     meta("threshold", THRESHOLD);
     meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
     meta("rounds", rounds);

@@ -117,7 +117,7 @@ fn main() {
             "\n  This run may use only one core. Nothing between cores can be measured: no false\n  \
              sharing, no contention, no core-to-core latency. Stopping here."
         );
-        meta("fs_skipped", "one core");
+        meta(measure::schema::false_sharing::META_FS_SKIPPED, "one core");
         exp.finish();
         return;
     }
@@ -240,7 +240,10 @@ fn main() {
         println!(
             "  skipped: --no-pin. A latency between two cores needs the two threads on those cores."
         );
-        meta("c2c_skipped", "unpinned run");
+        meta(
+            measure::schema::false_sharing::META_C2C_SKIPPED,
+            "unpinned run",
+        );
     }
     exp.finish();
 }

@@ -54,7 +54,7 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     meta("fs_cores", ids);
     meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
     meta(
-        "fs_line_bytes",
+        measure::schema::false_sharing::META_FS_LINE_BYTES,
         line.value.map_or("unknown".into(), |l| l.to_string()),
     );
 }
@@ -529,9 +529,18 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
             "  ",
         );
     }
-    meta("c2c_cores", cores::list(cores.iter().map(|c| c.id)));
-    meta("c2c_pairs_visited", s.visited);
-    meta("c2c_pairs_total", s.total);
+    meta(
+        measure::schema::false_sharing::META_C2C_CORES,
+        cores::list(cores.iter().map(|c| c.id)),
+    );
+    meta(
+        measure::schema::false_sharing::META_C2C_PAIRS_VISITED,
+        s.visited,
+    );
+    meta(
+        measure::schema::false_sharing::META_C2C_PAIRS_TOTAL,
+        s.total,
+    );
     meta("c2c_batches", plan.batches);
     meta("c2c_round_trips_per_batch", plan.per_batch);
     meta("c2c_method", Method::Cas.label());

@@ -84,7 +84,7 @@ pub fn flush_switch(d: &Denormals) {
         }
         (Some(_), None) => "flush-to-zero: not run".to_string(),
         (Some(reg), Some(sw)) => {
-            meta("fp_control_register", reg);
+            meta(measure::schema::fp_cost::META_FP_CONTROL_REGISTER, reg);
             meta("fp_flush_bits", fpenv::NAMES);
             meta("fp_control_before", format!("{:#x}", sw.before));
             meta("fp_control_during", format!("{:#x}", sw.during));

@@ -112,6 +112,16 @@ pub mod cache_ladder {
 /// `stride`: cost by stride, lines touched, and array-of-structs against struct-of-arrays
 pub mod stride {
     pub const EXPERIMENT: &str = "stride";
+    /// A `#META` key a figure reads.
+    pub const META_ACCESSES: &str = "accesses";
+    /// A `#META` key a figure reads.
+    pub const META_BUFFER_BYTES: &str = "buffer_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_LINE_BYTES: &str = "line_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_ELEMENTS: &str = "elements";
+    /// A `#META` key a figure reads.
+    pub const META_STRUCT_BYTES: &str = "struct_bytes";
 
     block!(layout = "layout" {
         LAYOUT = "layout" [text],
@@ -167,6 +177,10 @@ pub mod stride {
 /// `tlb_walk`: time per read by pages walked, on huge pages, and the first touch of a page
 pub mod tlb_walk {
     pub const EXPERIMENT: &str = "tlb_walk";
+    /// A `#META` key a figure reads.
+    pub const META_LINES_PER_PAGE: &str = "lines_per_page";
+    /// A `#META` key a figure reads.
+    pub const META_HUGE_WALK_PAGES: &str = "huge_walk_pages";
 
     block!(first_touch = "first_touch" {
         TOUCH = "touch" [text],
@@ -278,6 +292,8 @@ pub mod clock_probe {
 /// `branch`: a branch on random against sorted data, by variant and by pattern, and the cost of one misprediction
 pub mod branch {
     pub const EXPERIMENT: &str = "branch";
+    /// A `#META` key a figure reads.
+    pub const META_N: &str = "n";
 
     block!(shape = "shape" {
         VARIANT = "variant" [text],
@@ -328,6 +344,8 @@ pub mod branch {
 /// `fp_cost`: what a floating-point operation costs: latency and throughput by op, denormals, float against double
 pub mod fp_cost {
     pub const EXPERIMENT: &str = "fp_cost";
+    /// A `#META` key a figure reads.
+    pub const META_FP_CONTROL_REGISTER: &str = "fp_control_register";
     /// The column compare's translation of the book's program gives `ops` (its own loop).
     pub const APPENDIX_LOOP_NS: &str = "appendix_loop_ns";
 
@@ -394,6 +412,8 @@ pub mod fp_cost {
 /// `bandwidth`: bytes per second by working set and kernel, the boundaries read from them, all cores, latency under load
 pub mod bandwidth {
     pub const EXPERIMENT: &str = "bandwidth";
+    /// A `#META` key a figure reads.
+    pub const META_EXPLICIT_WIDTH: &str = "explicit_width";
 
     block!(kernels = "kernels" {
         KERNEL = "kernel" [text],
@@ -530,6 +550,18 @@ pub mod sink_bench {
 /// `false_sharing`: two threads on one cache line against separate lines, by distance, by threads, shared counters, and core-to-core latency
 pub mod false_sharing {
     pub const EXPERIMENT: &str = "false_sharing";
+    /// A `#META` key a figure reads.
+    pub const META_FS_LINE_BYTES: &str = "fs_line_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_FS_SKIPPED: &str = "fs_skipped";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_SKIPPED: &str = "c2c_skipped";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_PAIRS_VISITED: &str = "c2c_pairs_visited";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_PAIRS_TOTAL: &str = "c2c_pairs_total";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_CORES: &str = "c2c_cores";
 
     block!(rounds = "rounds" {
         SET = "set" [text],

@@ -20,8 +20,8 @@ pub fn sizes(n: usize, line: Option<u64>) {
         bytes((n * PARTICLE_BYTES) as u64),
         bytes((n * 8) as u64)
     );
-    meta("elements", n);
-    meta("struct_bytes", PARTICLE_BYTES);
+    meta(measure::schema::stride::META_ELEMENTS, n);
+    meta(measure::schema::stride::META_STRUCT_BYTES, PARTICLE_BYTES);
 }
 
 /// The checksums every round returned, the table, and the `layout` block.

@@ -23,7 +23,7 @@ pub fn line(fact: &Fact) {
         ),
     }
     meta(
-        "line_bytes",
+        measure::schema::stride::META_LINE_BYTES,
         fact.value.map_or("unknown".into(), |l| l.to_string()),
     );
     meta(
@@ -73,10 +73,10 @@ pub fn buffer(
         "{}",
         wrap_to(&text, "  buffer         : ", "                   ", WIDTH)
     );
-    meta("buffer_bytes", len);
+    meta(measure::schema::stride::META_BUFFER_BYTES, len);
     meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);
-    meta("accesses", accesses);
+    meta(measure::schema::stride::META_ACCESSES, accesses);
     meta("rounds", rounds);
 }
 

@@ -84,7 +84,10 @@ fn main() {
     );
     meta("page_bytes", page);
     meta("line_bytes", line);
-    meta("lines_per_page", lines_per_page);
+    meta(
+        measure::schema::tlb_walk::META_LINES_PER_PAGE,
+        lines_per_page,
+    );
     let cc = exp.core_clock();
 
     // == 1. How many pages before translation becomes the bottleneck.
@@ -222,7 +225,7 @@ fn huge_pages(
     cc: &CoreClock,
 ) {
     let bytes = pages * page;
-    meta("huge_walk_pages", pages);
+    meta(measure::schema::tlb_walk::META_HUGE_WALK_PAGES, pages);
     let mode = match exp.facts.thp_mode.as_deref() {
         None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
                  the comparison below can only show that"

@@ -231,8 +231,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         .collect();
     if !kf.is_empty() {
         let mut nb = Block::new(
-            "key_figures",
-            &["figure:text", "value", "unit:text", "low", "high"],
+            schema::key_figures::BLOCK,
+            &[
+                schema::key_figures::COLUMNS,
+                &[schema::key_figures::LOW, schema::key_figures::HIGH],
+            ]
+            .concat(),
         );
         let mut seen: Vec<&str> = Vec::new();
         for (name, _, unit) in &kf {

@@ -36,7 +36,11 @@ pub struct Row<'a> {
 /// The key columns of the blocks this project prints; other blocks use their leading text
 /// columns, or the row's number.
 const KEYS: &[(&str, &str, &[&str])] = &[
-    ("*", "key_figures", &["figure"]),
+    (
+        "*",
+        schema::key_figures::BLOCK,
+        &[schema::key_figures::FIGURE],
+    ),
     (
         schema::clock_probe::EXPERIMENT,
         schema::clock_probe::clock_resolution::BLOCK,
@@ -446,8 +450,8 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
                     }
                 };
                 let keys = row_keys(exp, b);
-                let unit_col = (block == "key_figures")
-                    .then(|| b.col_index("unit"))
+                let unit_col = (block == schema::key_figures::BLOCK)
+                    .then(|| b.col_index(schema::key_figures::UNIT))
                     .flatten();
                 for (r, key) in b.rows.iter().zip(&keys) {
                     for (c, col) in b.columns.iter().enumerate() {

@@ -621,9 +621,9 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     for (i, m) in ms.iter().enumerate() {
         let Some(v) = m
             .runs
-            .get("false_sharing")
-            .and_then(|f| f.block("c2c"))
-            .and_then(|b| b.nums("one_way_median_ns"))
+            .get(schema::false_sharing::EXPERIMENT)
+            .and_then(|f| f.block(schema::false_sharing::c2c::BLOCK))
+            .and_then(|b| b.nums(schema::false_sharing::c2c::ONE_WAY_MEDIAN_NS))
         else {
             continue;
         };

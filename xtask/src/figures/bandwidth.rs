@@ -321,7 +321,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
     let b = need_block(run, sc::bandwidth::BLOCK)?;
     let cs = curves(b)?;
-    let width = run.meta("explicit_width").unwrap_or("explicit");
+    let width = run.meta(sc::META_EXPLICIT_WIDTH).unwrap_or("explicit");
     let mut panels = Vec::new();
     for (op, title) in [
         ("read", "read: the sum of every word"),

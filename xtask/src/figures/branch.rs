@@ -60,7 +60,7 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         return Err(format!("{} is empty", super::block_name(v)).into());
     }
     let n = run
-        .meta_num("n")
+        .meta_num(sc::META_N)
         .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e15)
         .map_or(String::new(), |n| {
             format!(" of {} values", super::chart::axis::group(n as u64))

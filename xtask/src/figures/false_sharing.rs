@@ -31,7 +31,7 @@ const EXP: &str = sc::EXPERIMENT;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(EXP)?;
-    if run.meta("fs_skipped").is_some() {
+    if run.meta(sc::META_FS_SKIPPED).is_some() {
         // An honest run that could measure nothing between cores: nothing to draw.
         return Ok(Vec::new());
     }
@@ -41,7 +41,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         threads(saved, run)?,
         shared(saved, run)?,
     ];
-    if run.meta("c2c_skipped").is_none() {
+    if run.meta(sc::META_C2C_SKIPPED).is_none() {
         figs.push(c2c(saved, run)?);
     }
     Ok(figs)
@@ -53,7 +53,7 @@ fn groups(run: &DataFile, b: &Block) -> Result<(Option<f64>, Option<f64>), DrawE
     let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?;
     let med = need_nums(b, sc::distance::NS_MEDIAN)?;
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     let same: Vec<Option<bool>> = match b.texts(sc::distance::SAME_LINE) {
         Some(t) => t
@@ -80,7 +80,7 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let b = need_block(run, sc::distance::BLOCK)?;
     let (same, apart) = groups(run, b)?;
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l >= 8.0 && *l <= 4096.0);
     // The two slots as the run placed them: its smallest distance.
     let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?
@@ -435,7 +435,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .push(Series::new(r.label.clone(), rp, Style::reference()));
     }
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     match line {
         Some(l) => c.verticals.push(Vertical {
@@ -715,7 +715,7 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let to = need_nums(b, sc::c2c::TO)?;
     let one_way = need_nums(b, sc::c2c::ONE_WAY_MEDIAN_NS)?;
     // The axis: every core the survey could pair (from #META), else those in the block.
-    let mut cores: Vec<usize> = match run.meta("c2c_cores") {
+    let mut cores: Vec<usize> = match run.meta(sc::META_C2C_CORES) {
         Some(list) => list
             .split(',')
             .map(|c| c.trim().parse::<usize>())
@@ -751,8 +751,8 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             values[r][k] = one_way[i];
         }
     }
-    let visited = run.meta_num("c2c_pairs_visited");
-    let total = run.meta_num("c2c_pairs_total");
+    let visited = run.meta_num(sc::META_C2C_PAIRS_VISITED);
+    let total = run.meta_num(sc::META_C2C_PAIRS_TOTAL);
     let mut caption = vec!["one-way latency = half the median round trip of a compare-and-swap ping-pong between the two cores".to_string()];
     if let (Some(v), Some(t)) = (visited, total)
         && v < t

@@ -117,7 +117,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             .and_then(|i| med[i].map(|x| Bar::spread(x, dmin[i], dmax[i])))
     };
     let reg = run
-        .meta("fp_control_register")
+        .meta(sc::META_FP_CONTROL_REGISTER)
         .unwrap_or("control register");
     let mut c = BarChart::new(
         &format!(

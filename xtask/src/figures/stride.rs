@@ -90,11 +90,13 @@ fn cost_chart(
         ],
     )?;
     let accesses = run
-        .meta_num("accesses")
+        .meta_num(sc::META_ACCESSES)
         .map_or(String::new(), |a| format!("{} accesses", grouped(a)));
-    let buffer = run.meta_num("buffer_bytes").map_or(String::new(), |b| {
-        format!(" over {} MiB", num(b / 1048576.0))
-    });
+    let buffer = run
+        .meta_num(sc::META_BUFFER_BYTES)
+        .map_or(String::new(), |b| {
+            format!(" over {} MiB", num(b / 1048576.0))
+        });
     let mut c = LineChart::new(
         &format!(
             "Figure 105.3: cost per access by stride ({accesses}{buffer}; {})",
@@ -141,7 +143,7 @@ fn cost_chart(
             .push(Series::new(r.label.clone(), pts, Style::reference()));
     }
     let line = run
-        .meta_num("line_bytes")
+        .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     if let Some(l) = line {
         c.verticals.push(Vertical {
@@ -213,8 +215,10 @@ fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineCh
         fresh_pts.clone(),
         Style::measured(1, Marker::Square),
     ));
-    if let (Some(buf), Some(line)) = (run.meta_num("buffer_bytes"), run.meta_num("line_bytes"))
-        && let Some(n) = div(buf, line)
+    if let (Some(buf), Some(line)) = (
+        run.meta_num(sc::META_BUFFER_BYTES),
+        run.meta_num(sc::META_LINE_BYTES),
+    ) && let Some(n) = div(buf, line)
     {
         c.hlines.push(HLine {
             y: n,
@@ -259,7 +263,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
             .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
     };
     let elements = run
-        .meta_num("elements")
+        .meta_num(sc::META_ELEMENTS)
         .map_or(String::new(), |n| format!(" over {} particles", grouped(n)));
     let mut c = BarChart::new(
         &format!(
@@ -269,7 +273,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     let struct_bytes = run
-        .meta_num("struct_bytes")
+        .meta_num(sc::META_STRUCT_BYTES)
         .map_or("a struct".to_string(), |s| format!("{} B structs", num(s)));
     c.categories = vec![
         format!("array of structs (x is 8 B of {struct_bytes})"),

@@ -50,7 +50,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         sc::pages::LINE_MAX_NS,
     ])?;
     let lpp = run
-        .meta_num("lines_per_page")
+        .meta_num(sc::META_LINES_PER_PAGE)
         .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e9)
         .map_or("lines per page".to_string(), |n| format!("{n:.0}"));
     let mut c = LineChart::new(
@@ -148,7 +148,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         let hi = opt_nums(h, sc::huge_pages::MAX_NS);
         let pct = opt_nums(h, sc::huge_pages::HUGE_BACKING_PCT);
         let n = run
-            .meta_num("huge_walk_pages")
+            .meta_num(sc::META_HUGE_WALK_PAGES)
             .filter(|n| n.is_finite() && *n > 0.0);
         let mut bars = BarChart::new(
             &format!(

@@ -5,9 +5,12 @@
 //! reads with them, so renaming a block or a column changes both sides or breaks the build.
 //! The text format is unchanged: `COLUMNS` is exactly what `Block::new` receives.
 //!
-//! One module per experiment; in it, one module per block with `BLOCK` (its name), one
-//! constant per column (the bare name, as readers look it up) and `COLUMNS` (the columns in
-//! order, text columns marked `:text`), and `key` with the key figures' names.
+//! One module per experiment: `EXPERIMENT` (its name); one module per block with `BLOCK` (its
+//! name), one constant per column (the bare name, as readers look it up) and `COLUMNS` (the
+//! columns in order, text columns marked `:text`); `key` with the names of the key figures
+//! other tools read; and `META_*`, the `#META` keys its figure reads. A block whose columns
+//! depend on the run (env_scan's `deviation`) declares its fixed columns and a function for the
+//! others.
 
 /// Declares one block: `name = "block" { CONST = "column" [text], ... }`.
 macro_rules! block {
@@ -785,6 +788,8 @@ pub mod env_scan {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// Each column constant names one declared column, and no column is declared twice.
     fn check(columns: &[&str], constants: &[&str]) {
         let bare: Vec<&str> = columns
@@ -810,15 +815,325 @@ mod tests {
         check(COLUMNS, &[FIGURE, VALUE, UNIT]);
     }
 
+    /// Every block declared with `block!`: experiment, block, columns.
+    const ALL: &[(&str, &str, &[&str])] = &[
+        (
+            cache_ladder::EXPERIMENT,
+            cache_ladder::latency::BLOCK,
+            cache_ladder::latency::COLUMNS,
+        ),
+        (
+            cache_ladder::EXPERIMENT,
+            cache_ladder::knees::BLOCK,
+            cache_ladder::knees::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::layout::BLOCK,
+            stride::layout::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::stride::BLOCK,
+            stride::stride::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::stride_passes::BLOCK,
+            stride::stride_passes::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::first_touch::BLOCK,
+            tlb_walk::first_touch::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::pages::BLOCK,
+            tlb_walk::pages::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::huge_pages::BLOCK,
+            tlb_walk::huge_pages::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::huge_verdict::BLOCK,
+            tlb_walk::huge_verdict::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::clock_resolution::BLOCK,
+            clock_probe::clock_resolution::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::clock_cost::BLOCK,
+            clock_probe::clock_cost::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_one::BLOCK,
+            clock_probe::trap_one::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::times_ten::BLOCK,
+            clock_probe::times_ten::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_two::BLOCK,
+            clock_probe::trap_two::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_three_samples::BLOCK,
+            clock_probe::trap_three_samples::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_three_summary::BLOCK,
+            clock_probe::trap_three_summary::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::shape::BLOCK,
+            branch::shape::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::variants::BLOCK,
+            branch::variants::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::mispredict::BLOCK,
+            branch::mispredict::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::patterns::BLOCK,
+            branch::patterns::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::shape::BLOCK,
+            fp_cost::shape::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::denormal::BLOCK,
+            fp_cost::denormal::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::width::BLOCK,
+            fp_cost::width::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::per_element::BLOCK,
+            fp_cost::per_element::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::ops::BLOCK,
+            fp_cost::ops::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::kernels::BLOCK,
+            bandwidth::kernels::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::bandwidth::BLOCK,
+            bandwidth::bandwidth::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::boundaries::BLOCK,
+            bandwidth::boundaries::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::threads::BLOCK,
+            bandwidth::threads::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::loaded_latency::BLOCK,
+            bandwidth::loaded_latency::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::levels::BLOCK,
+            bandwidth::levels::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::part1_passes::BLOCK,
+            sink_bench::part1_passes::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::warm_in_process::BLOCK,
+            sink_bench::warm_in_process::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::fresh_processes::BLOCK,
+            sink_bench::fresh_processes::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::fresh_first_discarded::BLOCK,
+            sink_bench::fresh_first_discarded::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::cold_in_process::BLOCK,
+            sink_bench::cold_in_process::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::series_summary::BLOCK,
+            sink_bench::series_summary::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::summary_figures::BLOCK,
+            sink_bench::summary_figures::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::rounds::BLOCK,
+            false_sharing::rounds::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::placement::BLOCK,
+            false_sharing::placement::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::c2c::BLOCK,
+            false_sharing::c2c::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::c2c_methods::BLOCK,
+            false_sharing::c2c_methods::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::baseline::BLOCK,
+            false_sharing::baseline::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::distance::BLOCK,
+            false_sharing::distance::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::threads::BLOCK,
+            false_sharing::threads::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::shared::BLOCK,
+            false_sharing::shared::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::verdict::BLOCK,
+            env_scan::verdict::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::mechanism::BLOCK,
+            env_scan::mechanism::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::raw::BLOCK,
+            env_scan::raw::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::correlation::BLOCK,
+            env_scan::correlation::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::regions::BLOCK,
+            env_scan::regions::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::slow_share::BLOCK,
+            env_scan::slow_share::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::time_trend::BLOCK,
+            env_scan::time_trend::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::region_repeats::BLOCK,
+            env_scan::region_repeats::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::repeat_verdicts::BLOCK,
+            env_scan::repeat_verdicts::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::region_moves::BLOCK,
+            env_scan::region_moves::COLUMNS,
+        ),
+    ];
+
     #[test]
-    fn cache_ladder_columns_are_distinct_and_marked() {
-        use super::cache_ladder::*;
-        check(
-            latency::COLUMNS,
-            &[latency::KIB, latency::WHERE, latency::HUGE_STABLE],
-        );
-        check(knees::COLUMNS, &[knees::SERIES, knees::AGREES]);
-        assert!(latency::COLUMNS.contains(&"where:text"));
-        assert_eq!(latency::COLUMNS.len(), 33);
+    fn every_block_has_distinct_well_formed_columns() {
+        for (exp, block, columns) in ALL {
+            assert!(!columns.is_empty(), "{exp}.{block} has no column");
+            for c in *columns {
+                let bare = c.strip_suffix(":text").unwrap_or(c);
+                assert!(
+                    !bare.is_empty()
+                        && bare
+                            .chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_'),
+                    "{exp}.{block}: odd column {c:?}"
+                );
+            }
+            check(columns, &[]);
+        }
+    }
+
+    #[test]
+    fn block_names_are_distinct_within_an_experiment() {
+        for (i, (exp, block, _)) in ALL.iter().enumerate() {
+            for (other, name, _) in &ALL[i + 1..] {
+                assert!(
+                    !(exp == other && block == name),
+                    "{exp}.{block} declared twice"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cache_ladder_latency_is_declared_as_written() {
+        use super::cache_ladder::latency::*;
+        check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
+        assert_eq!(COLUMNS[1], "where:text");
+        assert_eq!(COLUMNS.len(), 33);
     }
 }

@@ -65,12 +65,7 @@ pub fn print(
     cc: &CoreClock,
     seen: &Seen,
 ) {
-    let reported: Vec<(String, u64)> = exp
-        .facts
-        .caches
-        .iter()
-        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
-        .collect();
+    let reported = exp.facts.reported_caches();
     let idx = |op| find(kernels, op, Form::Explicit);
     let (r, w, c) = (idx(Op::Read), idx(Op::Write), idx(Op::Copy));
     let lv = levels(rows, &reported, |row| {

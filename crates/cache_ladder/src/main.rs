@@ -66,12 +66,7 @@ fn main() {
 
     // == 1. The caches this machine reports (the "where" column and the figure's verticals).
     exp.section("1. the caches of this machine, as reported");
-    let reported: Vec<(String, u64)> = exp
-        .facts
-        .caches
-        .iter()
-        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
-        .collect();
+    let reported = exp.facts.reported_caches();
     if reported.is_empty() {
         meta("reported_caches", "none");
         say(

@@ -13,6 +13,7 @@
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
+//! | [`curve`] | reading a measured curve against the reported caches: its unstable stretches, the reported size nearest a boundary |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
 //! | [`key`] | reading an experiment's key figures back from a saved run |
@@ -33,6 +34,7 @@ pub mod asm;
 pub mod chase;
 pub mod cli;
 pub mod clock;
+pub mod curve;
 pub mod data;
 pub mod facts;
 pub mod fmt;

@@ -214,10 +214,13 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
             ),
         ),
     ];
-    let pinning = match (m.text("pinned")?, m.file.meta("pinned_core")) {
+    let pinning = match (
+        m.text(measure::schema::run::META_PINNED)?,
+        m.file.meta(measure::schema::run::META_PINNED_CORE),
+    ) {
         ("yes", Some(_)) => format!(
             "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified)",
-            m.count("pinned_core")?,
+            m.count(measure::schema::run::META_PINNED_CORE)?,
             m.count("fresh_pinned_verified")?
         ),
         _ => "none: the kernel placed every process".to_string(),
@@ -233,14 +236,14 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
     notes.push(("load before", m.load("load_before")?));
     notes.push(("load after", m.load("load_after")?));
     if m.file
-        .meta("other_cpu_cores")
+        .meta(measure::schema::run::META_OTHER_CPU_CORES)
         .is_some_and(|v| v != "unknown")
     {
         notes.push((
             "other work",
             format!(
                 "{:.2} cores used by other processes during the run",
-                m.num("other_cpu_cores")?
+                m.num(measure::schema::run::META_OTHER_CPU_CORES)?
             ),
         ));
     }

@@ -50,6 +50,21 @@ pub mod key_figures {
     pub const HIGH: &str = "high";
 }
 
+/// The `#META` keys every experiment's run writes (see [`crate::run`]) that tools read back.
+pub mod run {
+    /// The core clock estimated at the start, in GHz ("unknown" when it could not be).
+    pub const META_CLOCK_GHZ_ESTIMATE: &str = "clock_ghz_estimate";
+    /// The spread of every round of both core-clock estimates, in percent.
+    pub const META_CLOCK_SPREAD_PCT: &str = "clock_spread_pct";
+    /// Other processes' CPU time while the experiment ran, in cores.
+    pub const META_OTHER_CPU_CORES: &str = "other_cpu_cores";
+    /// The experiment's wall time in seconds.
+    pub const META_WALL_S: &str = "wall_s";
+    /// Whether the main thread was pinned (verified), and to which core.
+    pub const META_PINNED: &str = "pinned";
+    pub const META_PINNED_CORE: &str = "pinned_core";
+}
+
 /// `cache_ladder`: latency by working set, and the knees read from it.
 pub mod cache_ladder {
     pub const EXPERIMENT: &str = "cache_ladder";

@@ -186,7 +186,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let ns_hi = mispredict(run, sc::mispredict::NS_PER_MISS_HIGH);
     let miss = mispredict(run, sc::mispredict::MISS_RATE);
     let ghz = run
-        .meta_num("clock_ghz_estimate")
+        .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
         .filter(|g| g.is_finite() && *g > 0.0);
     let real = run.block(sc::variants::BLOCK).and_then(|v| {
         let names = v.texts(sc::variants::VARIANT)?;

@@ -56,10 +56,14 @@ impl Row {
         }
     }
     fn other_cores(&self) -> Option<f64> {
-        self.saved.as_ref()?.meta_num("other_cpu_cores")
+        self.saved
+            .as_ref()?
+            .meta_num(measure::schema::run::META_OTHER_CPU_CORES)
     }
     fn clock_ghz(&self) -> Option<f64> {
-        self.saved.as_ref()?.meta_num("clock_ghz_estimate")
+        self.saved
+            .as_ref()?
+            .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
     }
 }
 
@@ -222,7 +226,12 @@ fn experiments(s: &mut String, rows: &[Row]) {
          load before | other work | core clock |\n|---|---|---|---|---:|---|---:|---:|"
     );
     for r in rows {
-        let wall = match (&r.now, r.saved.as_ref().and_then(|f| f.meta_num("wall_s"))) {
+        let wall = match (
+            &r.now,
+            r.saved
+                .as_ref()
+                .and_then(|f| f.meta_num(measure::schema::run::META_WALL_S)),
+        ) {
             (Some((true, _, w)), _) => format!("{w:.1} s"),
             (_, Some(w)) => format!("{w:.1} s"),
             _ => "-".into(),
@@ -242,7 +251,7 @@ fn experiments(s: &mut String, rows: &[Row]) {
                 match r
                     .saved
                     .as_ref()
-                    .and_then(|f| f.meta_num("clock_spread_pct"))
+                    .and_then(|f| f.meta_num(measure::schema::run::META_CLOCK_SPREAD_PCT))
                 {
                     Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
                     None => format!("{g:.3} GHz"),

@@ -235,25 +235,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &axis.ticks {
-            let x = fx(t.t);
-            c.line(
-                &[(x, plot.y0), (x, plot.y1)],
-                super::chart::GRID,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 6.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
+        c.x_grid(plot, &axis.ticks, fx, &mut geom)?;
         c.text(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
             ((left + right) / 2.0, plot.y1 + 24.0),

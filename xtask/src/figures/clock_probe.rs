@@ -210,25 +210,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &axis.ticks {
-            let x = tx(t.t);
-            c.line(
-                &[(x, plot.y0), (x, plot.y1)],
-                super::chart::GRID,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 6.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
+        c.x_grid(plot, &axis.ticks, tx, &mut geom)?;
         c.text(
             "time (log scale)",
             ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),

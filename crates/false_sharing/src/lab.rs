@@ -407,3 +407,17 @@ impl Lab {
         self.placement.print();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Work;
+    use measure::schema::false_sharing::key;
+
+    /// The key figures named by a run's label are the ones run-all's summary reads.
+    #[test]
+    fn labels_name_the_key_figures_the_summary_reads() {
+        assert_eq!(Work::Atomic { threads: 1 }.label(), key::ATOMIC_1T);
+        assert_eq!(Work::Atomic { threads: 2 }.label(), key::ATOMIC_2T);
+        assert_eq!(Work::Locked { threads: 2 }.label(), key::MUTEX_2T);
+    }
+}

@@ -8,14 +8,15 @@
 //! `summary_figures` blocks that sink_bench writes into its data part.
 
 use measure::data::{self, Block, DataFile, format_num};
+use measure::schema::sink_bench::{self as sc, series_summary as ss, summary_figures as sf};
 use std::fmt::Write as _;
 
 /// The summary's file name, beside `sink_bench.txt` in a results folder.
 pub const SUMMARY_FILE: &str = "sink_bench.summary.md";
 
 /// The blocks the summary reads.
-const SERIES_BLOCK: &str = "series_summary";
-const FIGURES_BLOCK: &str = "summary_figures";
+const SERIES_BLOCK: &str = sc::series_summary::BLOCK;
+const FIGURES_BLOCK: &str = sc::summary_figures::BLOCK;
 
 /// Each series' key (the `series` column) and its label in the table, in the run's order.
 const SERIES: [(&str, &str); 7] = [
@@ -69,7 +70,7 @@ const FIGURES: [(&str, &str); 12] = [
 /// line of the output at fault where there is one.
 pub fn summary_md(saved_output: &str) -> Result<String, String> {
     let f = data::parse(saved_output).map_err(|e| e.to_string())?;
-    if f.meta("experiment") != Some("sink_bench") {
+    if f.meta("experiment") != Some(sc::EXPERIMENT) {
         return Err(format!(
             "not a sink_bench output (#META experiment is {:?})",
             f.meta("experiment").unwrap_or("missing")
@@ -213,10 +214,13 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
             ),
         ),
     ];
-    let pinning = match (m.text("pinned")?, m.file.meta("pinned_core")) {
+    let pinning = match (
+        m.text(measure::schema::run::META_PINNED)?,
+        m.file.meta(measure::schema::run::META_PINNED_CORE),
+    ) {
         ("yes", Some(_)) => format!(
             "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified)",
-            m.count("pinned_core")?,
+            m.count(measure::schema::run::META_PINNED_CORE)?,
             m.count("fresh_pinned_verified")?
         ),
         _ => "none: the kernel placed every process".to_string(),
@@ -232,14 +236,14 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
     notes.push(("load before", m.load("load_before")?));
     notes.push(("load after", m.load("load_after")?));
     if m.file
-        .meta("other_cpu_cores")
+        .meta(measure::schema::run::META_OTHER_CPU_CORES)
         .is_some_and(|v| v != "unknown")
     {
         notes.push((
             "other work",
             format!(
                 "{:.2} cores used by other processes during the run",
-                m.num("other_cpu_cores")?
+                m.num(measure::schema::run::META_OTHER_CPU_CORES)?
             ),
         ));
     }
@@ -296,7 +300,7 @@ fn series_table(s: &mut String, b: &Block) -> Result<(), String> {
          | pairs > 5 % | pairs > 10 % |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for r in 0..b.rows.len() {
-        let key = text_cell(b, "series", r)?;
+        let key = text_cell(b, ss::SERIES, r)?;
         let show = |col: &str, decimals: usize| -> Result<String, String> {
             Ok(cell(b, col, r)?.map_or("-".to_string(), |v| format!("{v:.decimals$}")))
         };
@@ -304,15 +308,15 @@ fn series_table(s: &mut String, b: &Block) -> Result<(), String> {
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             label(&SERIES, &key),
-            show("n", 0)?,
-            show("min_ns", 0)?,
-            show("median_ns", 0)?,
-            show("max_ns", 0)?,
-            show("cv_pct", 2)?,
-            show("max_over_min", 3)?,
-            show("over2_pct", 1)?,
-            show("over5_pct", 1)?,
-            show("over10_pct", 1)?,
+            show(ss::N, 0)?,
+            show(ss::MIN_NS, 0)?,
+            show(ss::MEDIAN_NS, 0)?,
+            show(ss::MAX_NS, 0)?,
+            show(ss::CV_PCT, 2)?,
+            show(ss::MAX_OVER_MIN, 3)?,
+            show(ss::OVER2_PCT, 1)?,
+            show(ss::OVER5_PCT, 1)?,
+            show(ss::OVER10_PCT, 1)?,
         );
     }
     Ok(())
@@ -321,13 +325,13 @@ fn series_table(s: &mut String, b: &Block) -> Result<(), String> {
 fn figures_table(s: &mut String, b: &Block) -> Result<(), String> {
     let _ = writeln!(s, "\n| figure | value | unit |\n|---|---:|---|");
     for r in 0..b.rows.len() {
-        let key = text_cell(b, "figure", r)?;
-        let value = cell(b, "value", r)?.map_or("not measured".to_string(), format_num);
+        let key = text_cell(b, sf::FIGURE, r)?;
+        let value = cell(b, sf::VALUE, r)?.map_or("not measured".to_string(), format_num);
         let _ = writeln!(
             s,
             "| {} | {value} | {} |",
             label(&FIGURES, &key),
-            text_cell(b, "unit", r)?
+            text_cell(b, sf::UNIT, r)?
         );
     }
     Ok(())

@@ -8,6 +8,8 @@
 //! Only stable points are compared (passes agree, rounds agree); a stretch of unstable
 //! points is reported as such, and no boundary is read inside it.
 
+use measure::curve;
+
 /// The smallest fall (bandwidth at `s` over bandwidth at `2s`) that counts as a boundary.
 pub const MIN_DROP: f64 = 1.25;
 
@@ -79,24 +81,12 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
             ratio: points[i].gbs / points[j].gbs,
         })
         .collect();
-    let mut i = 0;
-    while i < points.len() {
-        if points[i].stable {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut worst: f64 = 0.0;
-        while i < points.len() && !points[i].stable {
-            worst = worst.max(points[i].spread);
-            i += 1;
-        }
-        out.push(Finding::Unstable {
-            from: points[start].bytes,
-            to: points[i - 1].bytes,
-            spread: worst,
-        });
-    }
+    let stretches = curve::unstable_stretches(points, |p| (p.bytes, p.stable, p.spread));
+    out.extend(stretches.into_iter().map(|s| Finding::Unstable {
+        from: s.from,
+        to: s.to,
+        spread: s.spread,
+    }));
     out.sort_by_key(Finding::start);
     out
 }
@@ -108,12 +98,7 @@ pub fn nearest_reported(
     to: u64,
     reported: &[(String, u64)],
 ) -> Option<(&str, u64, bool)> {
-    let mid = ((from as f64) * (to as f64)).sqrt();
-    reported
-        .iter()
-        .map(|(n, b)| (n.as_str(), *b, (*b as f64 / mid).log2().abs()))
-        .min_by(|a, b| a.2.total_cmp(&b.2))
-        .map(|(n, b, d)| (n, b, d <= 1.0))
+    curve::nearest_reported(from as f64, to as f64, reported)
 }
 
 #[cfg(test)]

@@ -145,7 +145,10 @@ fn main() {
     meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
     meta("rounds_per_pass", plan.rounds);
     meta("vector_bytes", width.bytes());
-    meta("explicit_width", width.name());
+    meta(
+        measure::schema::bandwidth::META_EXPLICIT_WIDTH,
+        width.name(),
+    );
     let widths = |f: Form| {
         kernels
             .iter()
@@ -184,12 +187,7 @@ fn main() {
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
-    let reported: Vec<(String, u64)> = exp
-        .facts
-        .caches
-        .iter()
-        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
-        .collect();
+    let reported = exp.facts.reported_caches();
     let ri = find(&kernels, Op::Read, Form::Explicit).expect("an explicit read");
     let found = boundaries::find(&report::points(&rows, ri));
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);

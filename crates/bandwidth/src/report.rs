@@ -104,14 +104,8 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
         ),
     );
     let mut block = Block::new(
-        "kernels",
-        &[
-            "kernel:text",
-            "symbol:text",
-            "access_bytes",
-            "non_temporal:text",
-            "shape:text",
-        ],
+        measure::schema::bandwidth::kernels::BLOCK,
+        measure::schema::bandwidth::kernels::COLUMNS,
     );
     for op in [Op::Read, Op::Write, Op::Copy] {
         let parts: Vec<String> = kernels
@@ -188,21 +182,8 @@ pub fn table(
     println!("{top}");
     println!("{sub}");
     let mut block = Block::new(
-        "bandwidth",
-        &[
-            "kib",
-            "kernel:text",
-            "op:text",
-            "form:text",
-            "gbs",
-            "gbs_min",
-            "gbs_max",
-            "bytes_per_cycle",
-            "pass_spread",
-            "round_spread",
-            "stable:text",
-            "where:text",
-        ],
+        measure::schema::bandwidth::bandwidth::BLOCK,
+        measure::schema::bandwidth::bandwidth::COLUMNS,
     );
     for r in rows {
         let w = where_(r.bytes as u64);
@@ -350,16 +331,8 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
 /// (boundaries found, of them agreeing with a reported size, the last drop's start).
 pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usize, Option<u64>) {
     let mut b = Block::new(
-        "boundaries",
-        &[
-            "kind:text",
-            "from_kib",
-            "to_kib",
-            "ratio",
-            "nearest:text",
-            "nearest_kib",
-            "agrees:text",
-        ],
+        measure::schema::bandwidth::boundaries::BLOCK,
+        measure::schema::bandwidth::boundaries::COLUMNS,
     );
     let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
@@ -468,20 +441,8 @@ pub fn threads(
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
     );
     let mut b = Block::new(
-        "threads",
-        &[
-            "threads",
-            "status:text",
-            "cores:text",
-            "total_gbs",
-            "total_gbs_min",
-            "total_gbs_max",
-            "per_thread_gbs",
-            "vs_one",
-            "pinned:text",
-            "off_core_rounds",
-            "region_kib",
-        ],
+        measure::schema::bandwidth::threads::BLOCK,
+        measure::schema::bandwidth::threads::COLUMNS,
     );
     let one = rows
         .first()
@@ -637,18 +598,8 @@ fn loaded_block(
     chase_bytes: u64,
 ) {
     let mut b = Block::new(
-        "loaded_latency",
-        &[
-            "state:text",
-            "round",
-            "ns",
-            "stream_gbs",
-            "on_core",
-            "counts:text",
-            "streamers",
-            "pinned:text",
-            "chase_kib",
-        ],
+        measure::schema::bandwidth::loaded_latency::BLOCK,
+        measure::schema::bandwidth::loaded_latency::COLUMNS,
     );
     let rows = [
         ("idle", &l.idle, &l.idle_share, None, &v.idle_counts),

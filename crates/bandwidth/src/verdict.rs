@@ -65,12 +65,7 @@ pub fn print(
     cc: &CoreClock,
     seen: &Seen,
 ) {
-    let reported: Vec<(String, u64)> = exp
-        .facts
-        .caches
-        .iter()
-        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
-        .collect();
+    let reported = exp.facts.reported_caches();
     let idx = |op| find(kernels, op, Form::Explicit);
     let (r, w, c) = (idx(Op::Read), idx(Op::Write), idx(Op::Copy));
     let lv = levels(rows, &reported, |row| {
@@ -92,17 +87,8 @@ pub fn print(
         "level", "set", "read GB/s  B/cyc", "write GB/s  B/cyc", "copy GB/s  B/cyc"
     );
     let mut b = Block::new(
-        "levels",
-        &[
-            "level:text",
-            "kib",
-            "read_gbs",
-            "write_gbs",
-            "copy_gbs",
-            "read_bpc",
-            "write_bpc",
-            "copy_bpc",
-        ],
+        measure::schema::bandwidth::levels::BLOCK,
+        measure::schema::bandwidth::levels::COLUMNS,
     );
     for (name, i) in &lv {
         let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
@@ -145,7 +131,11 @@ pub fn print(
         );
         exp.key_figure("l1_read_gbs", a, "GB/s");
         exp.key_figure("memory_read_gbs", m, "GB/s");
-        exp.key_figure("l1_over_memory_read", a / m, "x");
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            a / m,
+            "x",
+        );
     } else {
         verdict(
             "l1_memory",
@@ -153,7 +143,11 @@ pub fn print(
             "not computed, because no L1d size is reported or the largest set is not at least \
              twice the largest reported cache.",
         );
-        exp.key_figure("l1_over_memory_read", None::<f64>, "x");
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            None::<f64>,
+            "x",
+        );
     }
 
     // L1 against the core's load and store limit.

@@ -206,7 +206,7 @@ fn main() {
         );
     }
     exp.pin_main_thread();
-    meta("n", N);
+    meta(measure::schema::branch::META_N, N);
     meta("threshold", THRESHOLD);
     meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
     meta("rounds", rounds);
@@ -260,7 +260,11 @@ fn main() {
         orders.as_written.ratio(),
         "x",
     );
-    exp.key_figure("real_branch_random_over_sorted", orders.real.ratio(), "x");
+    exp.key_figure(
+        measure::schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
+        orders.real.ratio(),
+        "x",
+    );
 
     // == 3. The cost of one misprediction.
     exp.section("3. the cost of one misprediction (derived from the real branch)");
@@ -276,7 +280,11 @@ fn main() {
     report::miss_block(extra, miss_rate, miss, &cc).print();
     println!("\n  how to read this run:");
     conclude(&miss_sentence(real, miss, &cc));
-    exp.key_figure("mispredict", miss.map(|m| m.ns), "ns");
+    exp.key_figure(
+        measure::schema::branch::key::MISPREDICT,
+        miss.map(|m| m.ns),
+        "ns",
+    );
     exp.key_figure(
         "mispredict_cycles",
         miss.and_then(|m| cc.cycles(m.ns)),

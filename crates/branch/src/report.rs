@@ -24,14 +24,8 @@ pub fn print_shapes(shapes: &PerVersion<Result<Verdict, String>>) {
 /// The `shape` block: one row per version, `unchecked` where the binary could not be read.
 pub fn shape_block(shapes: &PerVersion<Result<Verdict, String>>) -> Block {
     let mut b = Block::new(
-        "shape",
-        &[
-            "variant:text",
-            "symbol:text",
-            "verdict:text",
-            "loops",
-            "forks",
-        ],
+        measure::schema::branch::shape::BLOCK,
+        measure::schema::branch::shape::COLUMNS,
     );
     for (version, v) in shapes.iter() {
         let (verdict, loops, forks): (Value, Value, Value) = match v {
@@ -56,18 +50,8 @@ pub fn print_orders(orders: &PerVersion<Order>, expect: i64) {
         "ns per element", "random order", "sorted order", "random/sorted"
     );
     let mut b = Block::new(
-        "variants",
-        &[
-            "variant:text",
-            "shape:text",
-            "random_ns",
-            "random_min_ns",
-            "random_max_ns",
-            "sorted_ns",
-            "sorted_min_ns",
-            "sorted_max_ns",
-            "random_over_sorted",
-        ],
+        measure::schema::branch::variants::BLOCK,
+        measure::schema::branch::variants::COLUMNS,
     );
     for (v, o) in orders.iter() {
         let (r, s) = (&o.random, &o.sorted);
@@ -129,15 +113,8 @@ pub fn print_miss(extra: f64, miss_rate: f64, taken: f64, m: &Miss, cc: &CoreClo
 /// The `mispredict` block (one row; `NA` where the cost was not derived).
 pub fn miss_block(extra: f64, miss_rate: f64, m: Option<Miss>, cc: &CoreClock) -> Block {
     let mut b = Block::new(
-        "mispredict",
-        &[
-            "extra_ns_per_element",
-            "miss_rate",
-            "ns_per_miss",
-            "ns_per_miss_low",
-            "ns_per_miss_high",
-            "cycles_per_miss",
-        ],
+        measure::schema::branch::mispredict::BLOCK,
+        measure::schema::branch::mispredict::COLUMNS,
     );
     b.row(vec![
         extra.into(),
@@ -167,17 +144,8 @@ pub fn print_patterns(rows: &[PatternRow]) {
         "pattern", "taken", "ns per element", "vs always"
     );
     let mut b = Block::new(
-        "patterns",
-        &[
-            "pattern:text",
-            "period",
-            "taken_share",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "vs_always",
-            "implied_miss_share",
-        ],
+        measure::schema::branch::patterns::BLOCK,
+        measure::schema::branch::patterns::COLUMNS,
     );
     for r in rows {
         let (p, t) = (r.pattern, &r.time);

@@ -13,6 +13,8 @@
 //! a second, the same working set reads 12 ns in one round and 115 ns in the next; such a
 //! stretch is reported as unstable, and no knee is claimed inside it.
 
+use measure::curve;
+
 /// The smallest ratio between neighbouring sizes that counts as a rise.
 pub const MIN_RATIO: f64 = 1.3;
 
@@ -73,24 +75,12 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
             });
         }
     }
-    let mut i = 0;
-    while i < points.len() {
-        if points[i].stable {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut worst: f64 = 0.0;
-        while i < points.len() && !points[i].stable {
-            worst = worst.max(points[i].spread);
-            i += 1;
-        }
-        out.push(Finding::Unstable {
-            from_kib: points[start].kib,
-            to_kib: points[i - 1].kib,
-            spread: worst,
-        });
-    }
+    let stretches = curve::unstable_stretches(points, |p| (p.kib, p.stable, p.spread));
+    out.extend(stretches.into_iter().map(|s| Finding::Unstable {
+        from_kib: s.from,
+        to_kib: s.to,
+        spread: s.spread,
+    }));
     out.sort_by_key(|f| f.start_kib());
     out
 }
@@ -124,12 +114,7 @@ pub fn nearest_reported(
     to_kib: u64,
     reported: &[(String, u64)],
 ) -> Option<(&str, u64, bool)> {
-    let mid = ((from_kib as f64) * (to_kib as f64)).sqrt() * 1024.0;
-    reported
-        .iter()
-        .map(|(name, bytes)| (name.as_str(), *bytes, (*bytes as f64 / mid).log2().abs()))
-        .min_by(|a, b| a.2.total_cmp(&b.2))
-        .map(|(n, b, d)| (n, b, d <= 1.0))
+    curve::nearest_reported(from_kib as f64 * 1024.0, to_kib as f64 * 1024.0, reported)
 }
 
 #[cfg(test)]

@@ -92,7 +92,10 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
         let (huge, huge_before) = match mem::prepare(max as usize, HugeAdvice::Huge, page) {
             Ok(h) => {
                 show("huge region", &h);
-                meta("huge_backing_pct", backing_meta(h.backing));
+                meta(
+                    measure::schema::cache_ladder::META_HUGE_BACKING_PCT,
+                    backing_meta(h.backing),
+                );
                 if h.backing.is_some_and(|b| b < 90.0) {
                     say(
                         &format!(
@@ -110,7 +113,10 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
                     &format!("huge region    : skipped: {e}; the huge-page column stays empty"),
                     "  ",
                 );
-                meta("huge_backing_pct", "skipped");
+                meta(
+                    measure::schema::cache_ladder::META_HUGE_BACKING_PCT,
+                    "skipped",
+                );
                 (None, None)
             }
         };

@@ -33,6 +33,7 @@ use measure::fmt::{bytes, conclude, say};
 use measure::mem::{self, backing_meta};
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
+use measure::schema::cache_ladder::key;
 use report::{Row, Series};
 
 const OPTS: &[Opt] = &[Opt {
@@ -65,12 +66,7 @@ fn main() {
 
     // == 1. The caches this machine reports (the "where" column and the figure's verticals).
     exp.section("1. the caches of this machine, as reported");
-    let reported: Vec<(String, u64)> = exp
-        .facts
-        .caches
-        .iter()
-        .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
-        .collect();
+    let reported = exp.facts.reported_caches();
     if reported.is_empty() {
         meta("reported_caches", "none");
         say(
@@ -334,13 +330,13 @@ fn read_out(
         ));
     }
     exp.key_figure("first_pointer_ns", pp, "ns");
-    exp.key_figure("first_index_ns", pi, "ns");
+    exp.key_figure(key::FIRST_INDEX_NS, pi, "ns");
     exp.key_figure("first_pointer_cycles", cc.cycles(pp), "cycles");
-    exp.key_figure("largest_index_ns", last.index.ns.median, "ns");
+    exp.key_figure(key::LARGEST_INDEX_NS, last.index.ns.median, "ns");
     exp.key_figure("largest_pointer_ns", last.pointer.ns.median, "ns");
-    exp.key_figure("ladder_factor", f, "x");
+    exp.key_figure(key::LADDER_FACTOR, f, "x");
     exp.key_figure("random_over_sequential_largest", s, "x");
-    exp.key_figure("largest_seq_ns", last.seq.ns.median, "ns");
+    exp.key_figure(key::LARGEST_SEQ_NS, last.seq.ns.median, "ns");
     exp.key_figure("largest_seq_vec_ns", last.seq_vec.ns.median, "ns");
     for (name, b) in [
         ("index", after.index),

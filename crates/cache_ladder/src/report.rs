@@ -11,6 +11,7 @@ use measure::data::{Block, Value, meta};
 use measure::fmt::{WIDTH, bytes, conclude, say, wrap_to};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
+use measure::schema::cache_ladder as schema;
 use measure::stats::{Summary, sorted_but_largest};
 
 /// One chase kind at one size: all rounds summarised, and how well passes and rounds agree.
@@ -166,44 +167,7 @@ pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
         "set", "", "ns (cycles)", "ns (cycles)", "ns (cycles)", "index"
     );
     let base = rows.first().map_or(f64::NAN, |r| r.index.ns.median);
-    let mut block = Block::new(
-        "latency",
-        &[
-            "kib",
-            "where:text",
-            "index_ns",
-            "index_min_ns",
-            "index_max_ns",
-            "index_cycles",
-            "pointer_ns",
-            "pointer_min_ns",
-            "pointer_max_ns",
-            "pointer_cycles",
-            "seq_ns",
-            "seq_min_ns",
-            "seq_max_ns",
-            "seq_vec_ns",
-            "seq_vec_min_ns",
-            "seq_vec_max_ns",
-            "huge_ns",
-            "huge_min_ns",
-            "huge_max_ns",
-            "huge_cycles",
-            "factor",
-            "pointer_factor",
-            "index_pass_spread",
-            "pointer_pass_spread",
-            "huge_pass_spread",
-            "seq_pass_spread",
-            "seq_vec_pass_spread",
-            "index_round_spread",
-            "pointer_round_spread",
-            "huge_round_spread",
-            "agree:text",
-            "stable:text",
-            "huge_stable:text",
-        ],
-    );
+    let mut block = Block::new(schema::latency::BLOCK, schema::latency::COLUMNS);
     let pbase = rows.first().map_or(f64::NAN, |r| r.pointer.ns.median);
     for r in rows {
         let wh = exp.facts.where_fits(r.bytes as u64);
@@ -304,19 +268,7 @@ pub fn sweeps(rows: &[Row]) {
 
 /// The `knees` block, filled by [`findings`] for each series.
 pub fn knees_block() -> Block {
-    Block::new(
-        "knees",
-        &[
-            "series:text",
-            "kind:text",
-            "from_kib",
-            "to_kib",
-            "ratio",
-            "spread",
-            "nearest:text",
-            "agrees:text",
-        ],
-    )
+    Block::new(schema::knees::BLOCK, schema::knees::COLUMNS)
 }
 
 /// What one series' curve showed.

@@ -100,7 +100,10 @@ fn main() {
         if quick { 10 } else { 41 },
         if quick { 20_000 } else { 100_000 },
     );
-    let mut res = Block::new("clock_resolution", &["clock:text", "claimed_ns"]);
+    let mut res = Block::new(
+        measure::schema::clock_probe::clock_resolution::BLOCK,
+        measure::schema::clock_probe::clock_resolution::COLUMNS,
+    );
     for (name, ns) in &probe.claimed {
         match ns {
             Some(v) => println!("  {name:<26} claims {v} ns"),
@@ -146,8 +149,8 @@ fn main() {
         floor * 100.0 / 1000.0
     )]);
     let mut cost = Block::new(
-        "clock_cost",
-        &["method:text", "median_ns", "min_ns", "max_ns"],
+        measure::schema::clock_probe::clock_cost::BLOCK,
+        measure::schema::clock_probe::clock_cost::COLUMNS,
     );
     for (method, s) in [("clock_gettime", &g), ("instant_now", &i)] {
         let mut row: Vec<Value> = vec![method.into()];
@@ -156,7 +159,11 @@ fn main() {
     }
     cost.print();
     meta("clock_min_step_ns", probe.min_step_ns);
-    exp.key_figure("clock_read", g.median, "ns");
+    exp.key_figure(
+        measure::schema::clock_probe::key::CLOCK_READ,
+        g.median,
+        "ns",
+    );
     exp.key_figure("clock_step", probe.min_step_ns, "ns");
 
     // == Beyond the appendix: the core clock, so later figures can show cycles.
@@ -237,25 +244,12 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
         )
     };
     let mut t1 = Block::new(
-        "trap_one",
-        &[
-            "variant:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "per_element_ns",
-        ],
+        measure::schema::clock_probe::trap_one::BLOCK,
+        measure::schema::clock_probe::trap_one::COLUMNS,
     );
     let mut x10 = Block::new(
-        "times_ten",
-        &[
-            "variant:text",
-            "elements",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "case:text",
-        ],
+        measure::schema::clock_probe::times_ten::BLOCK,
+        measure::schema::clock_probe::times_ten::COLUMNS,
     );
     let mut grew = [0.0; 2];
     for (v, name) in ["discarded", "used"].iter().enumerate() {
@@ -363,7 +357,10 @@ fn trap_two(exp: &mut measure::run::Experiment, buffers: usize) {
          warm-up.",
         (f.median - s.median) / pages as f64
     )]);
-    let mut t2 = Block::new("trap_two", &["fill:text", "median_ns", "min_ns", "max_ns"]);
+    let mut t2 = Block::new(
+        measure::schema::clock_probe::trap_two::BLOCK,
+        measure::schema::clock_probe::trap_two::COLUMNS,
+    );
     for (name, x) in [("first", &f), ("second", &s)] {
         let mut row: Vec<Value> = vec![name.into()];
         row.extend(median_min_max(Some(x)));
@@ -419,12 +416,18 @@ fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
         s.min, s.max
     ));
     how_to_read(&say);
-    let mut t3 = Block::new("trap_three_samples", &["round", "ns"]);
+    let mut t3 = Block::new(
+        measure::schema::clock_probe::trap_three_samples::BLOCK,
+        measure::schema::clock_probe::trap_three_samples::COLUMNS,
+    );
     for (r, v) in samples.iter().enumerate() {
         t3.row(vec![r.into(), (*v).into()]);
     }
     t3.print();
-    let mut t3s = Block::new("trap_three_summary", &["stat:text", "ns"]);
+    let mut t3s = Block::new(
+        measure::schema::clock_probe::trap_three_summary::BLOCK,
+        measure::schema::clock_probe::trap_three_summary::COLUMNS,
+    );
     for (n, v) in [
         ("min", s.min),
         ("median", s.median),

@@ -260,7 +260,10 @@ fn verdicts(
     positions: &[Vec<usize>],
     aslr_verified: bool,
 ) {
-    let mut verdict = Block::new("verdict", &["workload:text", "kind:text"]);
+    let mut verdict = Block::new(
+        measure::schema::env_scan::verdict::BLOCK,
+        measure::schema::env_scan::verdict::COLUMNS,
+    );
     for (w, workload) in Workload::ALL.iter().enumerate() {
         let j = s.judge(&devs[w], positions);
         let headline = match (j.kind, aslr_verified) {

@@ -27,16 +27,8 @@ pub struct Mechanism {
 /// `mechanism` block and its `#META` lines.
 pub fn demonstrate(launcher: &Launcher) -> Mechanism {
     let mut mech = Block::new(
-        "mechanism",
-        &[
-            "pad_bytes",
-            "stack_addr",
-            "shift_bytes",
-            "expected_lo_bytes",
-            "expected_hi_bytes",
-            "aslr_off:text",
-            "pinned:text",
-        ],
+        measure::schema::env_scan::mechanism::BLOCK,
+        measure::schema::env_scan::mechanism::COLUMNS,
     );
     let mut mech_reports = Vec::new();
     let mut mech_said: BTreeMap<String, usize> = BTreeMap::new();

@@ -191,24 +191,8 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
 /// array lay: the `raw` block.
 pub fn raw(scans: &[Scanned]) {
     let mut raw = Block::new(
-        "raw",
-        &[
-            "seq",
-            "pass",
-            "order:text",
-            "pad_bytes",
-            "workload:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "stack_addr",
-            "stack_mod_4k",
-            "stack_minus_global_mod_4k",
-            "aslr_off:text",
-            "pinned:text",
-            "cpu",
-            "repeat",
-        ],
+        measure::schema::env_scan::raw::BLOCK,
+        measure::schema::env_scan::raw::COLUMNS,
     );
     for (k, s) in scans.iter().enumerate() {
         for c in s.children() {
@@ -246,11 +230,12 @@ pub fn raw(scans: &[Scanned]) {
 /// Section 3: each pass's median and spread, how many sizes the passes agree on, and the
 /// `deviation` block.
 pub fn deviations(s: &Scanned, devs: &Devs) {
-    let mut cols = vec!["pad_bytes".to_string(), "workload:text".to_string()];
-    cols.extend(s.orders.iter().map(|o| format!("{}_pct", o.name())));
-    cols.push("passes_agree_10pct:text".into());
+    use measure::schema::env_scan::deviation as d;
+    let mut cols = vec![d::PAD_BYTES.to_string(), format!("{}:text", d::WORKLOAD)];
+    cols.extend(s.orders.iter().map(|o| d::pass_column(o.name())));
+    cols.push(format!("{}:text", d::PASSES_AGREE_10PCT));
     let col_refs: Vec<&str> = cols.iter().map(String::as_str).collect();
-    let mut block = Block::new("deviation", &col_refs);
+    let mut block = Block::new(d::BLOCK, &col_refs);
     for (w, workload) in Workload::ALL.iter().enumerate() {
         for (pass, o) in s.orders.iter().enumerate() {
             let present: Vec<f64> = s.times(w, pass).into_iter().flatten().collect();
@@ -294,8 +279,8 @@ pub fn deviations(s: &Scanned, devs: &Devs) {
 /// row per workload, and its block.
 pub fn correlations(orders: &[Order], devs: &Devs) {
     let mut corr = Block::new(
-        "correlation",
-        &["workload:text", "pass_a:text", "pass_b:text", "r"],
+        measure::schema::env_scan::correlation::BLOCK,
+        measure::schema::env_scan::correlation::COLUMNS,
     );
     let mut head = format!("  {:<8}", "workload");
     for (a, b, _) in analysis::pair_correlations(&devs[0]) {
@@ -325,13 +310,8 @@ pub fn correlations(orders: &[Order], devs: &Devs) {
 /// column per workload and pass.
 pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
     let mut reg = Block::new(
-        "regions",
-        &[
-            "workload:text",
-            "pass:text",
-            "region_start_bytes",
-            "median_deviation_pct",
-        ],
+        measure::schema::env_scan::regions::BLOCK,
+        measure::schema::env_scan::regions::COLUMNS,
     );
     // medians[w][pass][region]
     let medians: Vec<Vec<Vec<Option<f64>>>> = Workload::ALL
@@ -383,10 +363,13 @@ pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
 /// correlation with its time order, their blocks, and the shuffled shares as key figures.
 pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions: &[Vec<usize>]) {
     let mut slow = Block::new(
-        "slow_share",
-        &["workload:text", "pass:text", "slow_share_pct"],
+        measure::schema::env_scan::slow_share::BLOCK,
+        measure::schema::env_scan::slow_share::COLUMNS,
     );
-    let mut trend = Block::new("time_trend", &["workload:text", "pass:text", "r"]);
+    let mut trend = Block::new(
+        measure::schema::env_scan::time_trend::BLOCK,
+        measure::schema::env_scan::time_trend::COLUMNS,
+    );
     for (w, workload) in Workload::ALL.iter().enumerate() {
         for (pass, o) in s.orders.iter().enumerate() {
             let share = analysis::share_at_least(&devs[w][pass], SLOW_PCT).map(|s| s * 100.0);
@@ -429,16 +412,13 @@ pub fn verdict(workload: Workload, headline: &str, j: &analysis::Judgement) {
 /// (the `region_repeats` and `region_moves` blocks), and what that means for one scan.
 pub fn repeats(orders: &[Order], all: &[Repeat]) {
     let mut per = Block::new(
-        "region_repeats",
-        &[
-            "repeat",
-            "workload:text",
-            "pass:text",
-            "region_start_bytes",
-            "median_deviation_pct",
-        ],
+        measure::schema::env_scan::region_repeats::BLOCK,
+        measure::schema::env_scan::region_repeats::COLUMNS,
     );
-    let mut kinds = Block::new("repeat_verdicts", &["repeat", "workload:text", "kind:text"]);
+    let mut kinds = Block::new(
+        measure::schema::env_scan::repeat_verdicts::BLOCK,
+        measure::schema::env_scan::repeat_verdicts::COLUMNS,
+    );
     for (k, r) in all.iter().enumerate() {
         let verdicts: Vec<String> = Workload::ALL
             .iter()
@@ -486,14 +466,8 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
         "workload pass", "median", "largest"
     );
     let mut moves = Block::new(
-        "region_moves",
-        &[
-            "workload:text",
-            "pass:text",
-            "median_move_pp",
-            "max_move_pp",
-            "max_move_region_start_bytes",
-        ],
+        measure::schema::env_scan::region_moves::BLOCK,
+        measure::schema::env_scan::region_moves::COLUMNS,
     );
     let mut largest: Option<(f64, String)> = None;
     for (w, workload) in Workload::ALL.iter().enumerate() {

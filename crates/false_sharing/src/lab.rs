@@ -260,22 +260,12 @@ impl Lab {
                 .collect(),
             plan,
             rounds: Block::new(
-                "rounds",
-                &["set:text", "config:text", "round", "ns_per_increment"],
+                measure::schema::false_sharing::rounds::BLOCK,
+                measure::schema::false_sharing::rounds::COLUMNS,
             ),
             placement: Block::new(
-                "placement",
-                &[
-                    "set:text",
-                    "config:text",
-                    "round",
-                    "thread",
-                    "requested_core",
-                    "start_cpu",
-                    "end_cpu",
-                    "cpu_share",
-                    "verified:text",
-                ],
+                measure::schema::false_sharing::placement::BLOCK,
+                measure::schema::false_sharing::placement::COLUMNS,
             ),
         })
     }
@@ -415,5 +405,19 @@ impl Lab {
     pub fn print_raw(&self) {
         self.rounds.print();
         self.placement.print();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Work;
+    use measure::schema::false_sharing::key;
+
+    /// The key figures named by a run's label are the ones run-all's summary reads.
+    #[test]
+    fn labels_name_the_key_figures_the_summary_reads() {
+        assert_eq!(Work::Atomic { threads: 1 }.label(), key::ATOMIC_1T);
+        assert_eq!(Work::Atomic { threads: 2 }.label(), key::ATOMIC_2T);
+        assert_eq!(Work::Locked { threads: 2 }.label(), key::MUTEX_2T);
     }
 }

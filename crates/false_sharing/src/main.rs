@@ -117,7 +117,7 @@ fn main() {
             "\n  This run may use only one core. Nothing between cores can be measured: no false\n  \
              sharing, no contention, no core-to-core latency. Stopping here."
         );
-        meta("fs_skipped", "one core");
+        meta(measure::schema::false_sharing::META_FS_SKIPPED, "one core");
         exp.finish();
         return;
     }
@@ -240,7 +240,10 @@ fn main() {
         println!(
             "  skipped: --no-pin. A latency between two cores needs the two threads on those cores."
         );
-        meta("c2c_skipped", "unpinned run");
+        meta(
+            measure::schema::false_sharing::META_C2C_SKIPPED,
+            "unpinned run",
+        );
     }
     exp.finish();
 }
@@ -288,7 +291,11 @@ fn false_sharing_verdict(
         )];
     };
     let loss = same / apart;
-    exp.key_figure("same_line_vs_apart_2t", loss, "x");
+    exp.key_figure(
+        measure::schema::false_sharing::key::SAME_LINE_VS_APART_2T,
+        loss,
+        "x",
+    );
     let mut say = Vec::new();
     if loss > 1.0 + SAME_WITHIN {
         say.push(format!(
@@ -608,7 +615,11 @@ fn c2c_verdict(
             }
         ));
     }
-    exp.key_figure("c2c_one_way_median", sum.median, "ns");
+    exp.key_figure(
+        measure::schema::false_sharing::key::C2C_ONE_WAY_MEDIAN,
+        sum.median,
+        "ns",
+    );
     say
 }
 

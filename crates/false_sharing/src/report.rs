@@ -54,7 +54,7 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     meta("fs_cores", ids);
     meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
     meta(
-        "fs_line_bytes",
+        measure::schema::false_sharing::META_FS_LINE_BYTES,
         line.value.map_or("unknown".into(), |l| l.to_string()),
     );
 }
@@ -145,8 +145,10 @@ pub struct Baselines(Block);
 
 impl Default for Baselines {
     fn default() -> Baselines {
-        let columns = [&["set:text", "rounds", "cores:text"][..], &SPREAD].concat();
-        Baselines(Block::new("baseline", &columns))
+        Baselines(Block::new(
+            measure::schema::false_sharing::baseline::BLOCK,
+            measure::schema::false_sharing::baseline::COLUMNS,
+        ))
     }
 }
 
@@ -174,10 +176,10 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table whose columns are the groups `columns`, in order.
-    fn new(name: &str, columns: &[&[&str]]) -> Table {
+    /// A table with the block's name and columns.
+    fn new(name: &str, columns: &[&str]) -> Table {
         Table {
-            block: Block::new(name, &columns.concat()),
+            block: Block::new(name, columns),
             flags: Vec::new(),
             splits: Vec::new(),
         }
@@ -293,16 +295,8 @@ pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summ
         "distance", "ns per increment", "vs perfect split", "line"
     );
     let mut t = Table::new(
-        "distance",
-        &[
-            &["distance_bytes", "same_line:text"],
-            &SPREAD,
-            &["split_ns"],
-            &VS_SPLIT,
-            &CHECKS,
-            &["cores:text"],
-            &GROUPS,
-        ],
+        measure::schema::false_sharing::distance::BLOCK,
+        measure::schema::false_sharing::distance::COLUMNS,
     );
     let mut ratios = Vec::new();
     for m in &two[1..] {
@@ -372,15 +366,8 @@ pub fn threads(
         "threads", "one line: ns (vs split)", "separate: ns (vs split)", "factor"
     );
     let mut t = Table::new(
-        "threads",
-        &[
-            &["threads", "layout:text", "distance_bytes", "lines"],
-            &SPREAD,
-            &VS_SPLIT,
-            &CHECKS,
-            &["note:text"],
-            &GROUPS,
-        ],
+        measure::schema::false_sharing::threads::BLOCK,
+        measure::schema::false_sharing::threads::COLUMNS,
     );
     for &n in counts {
         let team = |gap| find(teams, Work::Slots { threads: n, gap });
@@ -437,14 +424,8 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         "", "ns per increment", "vs base", "vs 1 thread"
     );
     let mut t = Table::new(
-        "shared",
-        &[
-            &["method:text", "threads", "iters_per_thread"],
-            &SPREAD,
-            &["vs_baseline", "vs_one_thread"],
-            &CHECKS,
-            &["note:text"],
-        ],
+        measure::schema::false_sharing::shared::BLOCK,
+        measure::schema::false_sharing::shared::COLUMNS,
     );
     let mut all: Vec<Work> = set
         .iter()
@@ -548,29 +529,25 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
             "  ",
         );
     }
-    meta("c2c_cores", cores::list(cores.iter().map(|c| c.id)));
-    meta("c2c_pairs_visited", s.visited);
-    meta("c2c_pairs_total", s.total);
+    meta(
+        measure::schema::false_sharing::META_C2C_CORES,
+        cores::list(cores.iter().map(|c| c.id)),
+    );
+    meta(
+        measure::schema::false_sharing::META_C2C_PAIRS_VISITED,
+        s.visited,
+    );
+    meta(
+        measure::schema::false_sharing::META_C2C_PAIRS_TOTAL,
+        s.total,
+    );
     meta("c2c_batches", plan.batches);
     meta("c2c_round_trips_per_batch", plan.per_batch);
     meta("c2c_method", Method::Cas.label());
     let by_id = |id: usize| cores.iter().find(|c| c.id == id).copied();
     let mut blk = Block::new(
-        "c2c",
-        &[
-            "from",
-            "to",
-            "from_on",
-            "to_on",
-            "smt:text",
-            "same_package:text",
-            "round_trip_median_ns",
-            "round_trip_min_ns",
-            "one_way_median_ns",
-            "one_way_min_ns",
-            "batches",
-            "note:text",
-        ],
+        measure::schema::false_sharing::c2c::BLOCK,
+        measure::schema::false_sharing::c2c::COLUMNS,
     );
     let mut one_way = Vec::new();
     for p in &s.pairs {
@@ -643,16 +620,8 @@ fn matrix(cores: &[Core], one_way: &[OneWay]) {
 /// `c2c_methods` block. Returns each method's one-way median over both directions.
 pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
     let mut blk = Block::new(
-        "c2c_methods",
-        &[
-            "method:text",
-            "from",
-            "to",
-            "batches",
-            "one_way_median_ns",
-            "one_way_min_ns",
-            "one_way_max_ns",
-        ],
+        measure::schema::false_sharing::c2c_methods::BLOCK,
+        measure::schema::false_sharing::c2c_methods::COLUMNS,
     );
     let mut out = Vec::new();
     let Some(first) = pairs.first() else {
@@ -767,12 +736,6 @@ fn too_few_cores(n: usize, lab: &Lab) -> String {
     )
 }
 
-/// The columns of the time per increment.
-const SPREAD: [&str; 3] = ["ns_median", "ns_min", "ns_max"];
-/// The columns of the ratios against a perfect split.
-const VS_SPLIT: [&str; 3] = ["vs_split_median", "vs_split_min", "vs_split_max"];
-/// The columns of [`checks`].
-const CHECKS: [&str; 3] = ["suspicious:text", "disturbed_rounds", "pinned:text"];
 /// The columns of [`Table::groups`]: one group (all rounds, `high_*` NA) or two.
 const GROUPS: [&str; 5] = [
     "groups",

@@ -8,7 +8,7 @@
 //! when its work is done; the time of the run is the last finish minus the release. Thread
 //! creation, pinning and joining are outside the clock.
 
-use measure::clock::now_ns;
+use measure::clock::{now_ns, thread_cpu_ns};
 use measure::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -56,17 +56,6 @@ pub struct Run {
     pub seen: Vec<Seen>,
     /// What each worker's work returned (its final count, for checking).
     pub results: Vec<u64>,
-}
-
-/// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), if readable.
-pub fn thread_cpu_ns() -> Option<u64> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid out-pointer; the call only fails for an unknown clock, which we report.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
 /// Waits for `flag`, spinning; if the wait grows long (another process holds the core),

@@ -194,7 +194,7 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
     });
     meta("denormal_verdict", &say[0]);
     how_to_read(&say);
-    exp.key_figure("denormal_over_normal", r, "x");
+    exp.key_figure(measure::schema::fp_cost::key::DENORMAL_OVER_NORMAL, r, "x");
     exp.key_figure("ftz_denormal_over_normal", d.ratio_on(), "x");
 }
 
@@ -249,8 +249,16 @@ fn float_and_double(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &S
     });
     how_to_read(&say);
     exp.key_figure("float_speedup_four", four, "x");
-    exp.key_figure("float_speedup_strict", strict, "x");
-    exp.key_figure("float_speedup_lanes", lanes, "x");
+    exp.key_figure(
+        measure::schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
+        strict,
+        "x",
+    );
+    exp.key_figure(
+        measure::schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
+        lanes,
+        "x",
+    );
 }
 
 /// Section 3: the appendix's per-element table first, then latency and throughput.
@@ -317,8 +325,16 @@ fn operations(
         format!("A division costs about a multiply here ({div_t:.1}x in throughput).")
     });
     how_to_read(&say);
-    exp.key_figure("per_element_div_over_mul", div_pe, "x");
-    exp.key_figure("per_element_sin_over_mul", sin_pe, "x");
+    exp.key_figure(
+        measure::schema::fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
+        div_pe,
+        "x",
+    );
+    exp.key_figure(
+        measure::schema::fp_cost::key::PER_ELEMENT_SIN_OVER_MUL,
+        sin_pe,
+        "x",
+    );
     for (n, t) in ["mul", "add", "div", "sqrt", "sin"].iter().zip(&o.ops) {
         exp.key_figure(&format!("{n}_latency"), t.alone, "ns");
     }
@@ -328,7 +344,11 @@ fn operations(
         cc.cycles(o.ops[2].chain.median),
         "cycles",
     );
-    exp.key_figure("div_over_mul_throughput", div_t, "x");
+    exp.key_figure(
+        measure::schema::fp_cost::key::DIV_OVER_MUL_THROUGHPUT,
+        div_t,
+        "x",
+    );
     (pe, block)
 }
 

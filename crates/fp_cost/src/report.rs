@@ -19,7 +19,10 @@ fn cell(s: &Summary) -> String {
 /// the laned loops must be vectorised, every other timed loop scalar (the appendix's
 /// denormal loop may be either: it is the compiler's choice, and it is reported).
 pub fn shapes(shapes: &Shapes) {
-    let mut b = Block::new("shape", &["kernel:text", "verdict:text"]);
+    let mut b = Block::new(
+        measure::schema::fp_cost::shape::BLOCK,
+        measure::schema::fp_cost::shape::COLUMNS,
+    );
     for s in &shapes.0 {
         b.row(vec![s.symbol.into(), s.word.into()]);
     }
@@ -81,7 +84,7 @@ pub fn flush_switch(d: &Denormals) {
         }
         (Some(_), None) => "flush-to-zero: not run".to_string(),
         (Some(reg), Some(sw)) => {
-            meta("fp_control_register", reg);
+            meta(measure::schema::fp_cost::META_FP_CONTROL_REGISTER, reg);
             meta("fp_flush_bits", fpenv::NAMES);
             meta("fp_control_before", format!("{:#x}", sw.before));
             meta("fp_control_during", format!("{:#x}", sw.during));
@@ -131,14 +134,8 @@ pub fn denormal_table(d: &Denormals) {
         d.ratio_on().map_or("-".to_string(), |r| format!("{r:.2}x")),
     );
     let mut b = Block::new(
-        "denormal",
-        &[
-            "values:text",
-            "ftz_daz:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-        ],
+        measure::schema::fp_cost::denormal::BLOCK,
+        measure::schema::fp_cost::denormal::COLUMNS,
     );
     for (values, mode, s) in [
         ("normal", "off", Some(d.normal_off)),
@@ -186,16 +183,8 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
         );
     }
     let mut b = Block::new(
-        "width",
-        &[
-            "variant:text",
-            "type:text",
-            "order:text",
-            "shape:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-        ],
+        measure::schema::fp_cost::width::BLOCK,
+        measure::schema::fp_cost::width::COLUMNS,
     );
     for (dot, t) in DOTS.iter().zip(&w.times) {
         let mut r: Vec<Value> = vec![
@@ -253,18 +242,8 @@ pub fn per_element_table(
 /// The block of [`per_element_table`]'s rows.
 pub fn per_element_block() -> Block {
     Block::new(
-        "per_element",
-        &[
-            "op:text",
-            "expr:text",
-            "array:text",
-            "array_bytes",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "vs_multiply",
-            "case:text",
-        ],
+        measure::schema::fp_cost::per_element::BLOCK,
+        measure::schema::fp_cost::per_element::COLUMNS,
     )
 }
 
@@ -276,21 +255,8 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         "op", "one step", "latency ns", "cyc", "throughput ns", "cyc", "flight"
     );
     let mut b = Block::new(
-        "ops",
-        &[
-            "op:text",
-            "step:text",
-            "chain_ns",
-            "chain_min_ns",
-            "chain_max_ns",
-            "latency_ns",
-            "latency_cycles",
-            "throughput_ns",
-            "throughput_min_ns",
-            "throughput_max_ns",
-            "throughput_cycles",
-            "shape:text",
-        ],
+        measure::schema::fp_cost::ops::BLOCK,
+        measure::schema::fp_cost::ops::COLUMNS,
     );
     for (op, t) in OPS.iter().zip(&o.ops) {
         let shown = match (op.plus_add, t.alone) {

@@ -13,9 +13,11 @@
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
+//! | [`curve`] | reading a measured curve against the reported caches: its unstable stretches, the reported size nearest a boundary |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
 //! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
 //! | [`key`] | reading an experiment's key figures back from a saved run |
+//! | [`schema`] | the names across the data boundary, once: each experiment's blocks, columns and key figures, for writers and readers |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
@@ -32,6 +34,7 @@ pub mod asm;
 pub mod chase;
 pub mod cli;
 pub mod clock;
+pub mod curve;
 pub mod data;
 pub mod facts;
 pub mod fmt;
@@ -43,6 +46,7 @@ pub mod quiet;
 pub mod ring;
 pub mod run;
 pub mod scan;
+pub mod schema;
 pub mod stats;
 pub mod testing;
 

@@ -96,7 +96,10 @@ impl Experiment {
         let load_before = facts::load_average();
         report_load("before", load_before);
         let cpu_before = quiet::snapshot();
-        let key_figures = Block::new("key_figures", &["figure:text", "value", "unit:text"]);
+        let key_figures = Block::new(
+            crate::schema::key_figures::BLOCK,
+            crate::schema::key_figures::COLUMNS,
+        );
         Experiment {
             name,
             args,
@@ -116,14 +119,17 @@ impl Experiment {
             Err(e) => cli::fail(self.name, &e),
             Ok(None) => {
                 println!("  pinning        : skipped (no core list available); running unpinned");
-                meta("pinned", "no");
+                meta(crate::schema::run::META_PINNED, "no");
                 None
             }
             Ok(Some(core)) => {
                 let p = pin::pin_current_thread(core);
                 println!("  pinning        : {p}");
-                meta("pinned", if p.verified() { "yes" } else { "no" });
-                meta("pinned_core", p.requested);
+                meta(
+                    crate::schema::run::META_PINNED,
+                    if p.verified() { "yes" } else { "no" },
+                );
+                meta(crate::schema::run::META_PINNED_CORE, p.requested);
                 meta(
                     "running_on_core",
                     p.running_on.map_or("unknown".into(), |c| c.to_string()),
@@ -142,7 +148,7 @@ impl Experiment {
         let cc = clock::estimate_core_clock(self.clock_rounds());
         println!("{}", crate::fmt::field("core clock", &cc.describe()));
         meta(
-            "clock_ghz_estimate",
+            crate::schema::run::META_CLOCK_GHZ_ESTIMATE,
             cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),
         );
         let _ = self.clock_before.set(cc.clone());
@@ -194,18 +200,21 @@ impl Experiment {
         match quiet::between(&self.cpu_before, &quiet::snapshot()) {
             Some(w) => {
                 println!("  other work     : {}", w.describe());
-                meta("other_cpu_cores", format!("{:.3}", w.cores()));
+                meta(
+                    crate::schema::run::META_OTHER_CPU_CORES,
+                    format!("{:.3}", w.cores()),
+                );
                 meta("other_cpu_s", format!("{:.2}", w.cpu_s));
             }
             None => {
                 println!("  other work     : unknown (/proc/stat unreadable)");
-                meta("other_cpu_cores", "unknown");
+                meta(crate::schema::run::META_OTHER_CPU_CORES, "unknown");
             }
         }
         report_load("after", facts::load_average());
         let wall = self.t0.elapsed().as_secs_f64();
         println!("  wall time      : {wall:.1} s");
-        meta("wall_s", format!("{wall:.2}"));
+        meta(crate::schema::run::META_WALL_S, format!("{wall:.2}"));
         part::close(self.name, self.args.data);
     }
 }

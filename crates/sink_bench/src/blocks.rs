@@ -9,8 +9,8 @@ use measure::data::{Block, Value};
 /// Part 1's passes, one row per round: `part1_passes`.
 pub fn part1(passes: &[Vec<f64>; 3]) {
     let mut block = Block::new(
-        "part1_passes",
-        &["round", "discarded_ns", "sink_ns", "checksum_ns"],
+        measure::schema::sink_bench::part1_passes::BLOCK,
+        measure::schema::sink_bench::part1_passes::COLUMNS,
     );
     let [pa, pb, pc] = passes;
     for (r, ((a, b), c)) in pa.iter().zip(pb).zip(pc).enumerate() {
@@ -22,21 +22,17 @@ pub fn part1(passes: &[Vec<f64>; 3]) {
 /// Part 2's passes: `warm_in_process`, `fresh_processes`, and `fresh_first_discarded` (the
 /// binary's first execution, which made the same start and was discarded).
 pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
-    let mut b = Block::new("warm_in_process", &["pass", "ns"]);
+    let mut b = Block::new(
+        measure::schema::sink_bench::warm_in_process::BLOCK,
+        measure::schema::sink_bench::warm_in_process::COLUMNS,
+    );
     for (i, v) in warm_in.iter().enumerate() {
         b.row(vec![i.into(), (*v).into()]);
     }
     b.print();
     let mut b = Block::new(
-        "fresh_processes",
-        &[
-            "process",
-            "cold_ns",
-            "warm_ns",
-            "cold_faults",
-            "warm_faults",
-            "cpu",
-        ],
+        measure::schema::sink_bench::fresh_processes::BLOCK,
+        measure::schema::sink_bench::fresh_processes::COLUMNS,
     );
     for (i, k) in kids.iter().enumerate() {
         b.row(vec![
@@ -50,8 +46,8 @@ pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
     }
     b.print();
     let mut b = Block::new(
-        "fresh_first_discarded",
-        &["cold_ns", "warm_ns", "cold_faults", "warm_faults"],
+        measure::schema::sink_bench::fresh_first_discarded::BLOCK,
+        measure::schema::sink_bench::fresh_first_discarded::COLUMNS,
     );
     b.row(vec![
         first.cold_ns.into(),
@@ -64,7 +60,10 @@ pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
 
 /// This process's cold pass: `cold_in_process`.
 pub fn cold(ns: f64, faults: Option<u64>) {
-    let mut b = Block::new("cold_in_process", &["ns", "faults"]);
+    let mut b = Block::new(
+        measure::schema::sink_bench::cold_in_process::BLOCK,
+        measure::schema::sink_bench::cold_in_process::COLUMNS,
+    );
     b.row(vec![ns.into(), faults.into()]);
     b.print();
 }
@@ -72,19 +71,8 @@ pub fn cold(ns: f64, faults: Option<u64>) {
 /// Every series' statistics: `series_summary`, one row per series (its key in `series`).
 pub fn series(series: &[&SeriesStats]) {
     let mut b = Block::new(
-        "series_summary",
-        &[
-            "series:text",
-            "n",
-            "min_ns",
-            "median_ns",
-            "max_ns",
-            "cv_pct",
-            "max_over_min",
-            "over2_pct",
-            "over5_pct",
-            "over10_pct",
-        ],
+        measure::schema::sink_bench::series_summary::BLOCK,
+        measure::schema::sink_bench::series_summary::COLUMNS,
     );
     for st in series {
         let s = &st.summary;
@@ -125,7 +113,10 @@ pub struct Figures {
 
 /// The figures as the `summary_figures` block: `figure`, `value`, `unit`.
 pub fn figures(f: &Figures) {
-    let mut b = Block::new("summary_figures", &["figure:text", "value", "unit:text"]);
+    let mut b = Block::new(
+        measure::schema::sink_bench::summary_figures::BLOCK,
+        measure::schema::sink_bench::summary_figures::COLUMNS,
+    );
     let rows: [(&str, Option<f64>, &str); 12] = [
         ("clock_step", Some(f.clock_step), "ns"),
         ("a_over_b_median", Some(f.a_over_b_median), "x"),

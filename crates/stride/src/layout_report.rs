@@ -20,8 +20,8 @@ pub fn sizes(n: usize, line: Option<u64>) {
         bytes((n * PARTICLE_BYTES) as u64),
         bytes((n * 8) as u64)
     );
-    meta("elements", n);
-    meta("struct_bytes", PARTICLE_BYTES);
+    meta(measure::schema::stride::META_ELEMENTS, n);
+    meta(measure::schema::stride::META_STRUCT_BYTES, PARTICLE_BYTES);
 }
 
 /// The checksums every round returned, the table, and the `layout` block.
@@ -73,16 +73,8 @@ pub fn table(t: &LayoutTimes, line: Option<u64>) {
         "-".into(),
     );
     let mut b = Block::new(
-        "layout",
-        &[
-            "layout:text",
-            "median_ns",
-            "min_ns",
-            "max_ns",
-            "factor",
-            "fetched_bytes_per_element",
-            "used_bytes_per_line",
-        ],
+        measure::schema::stride::layout::BLOCK,
+        measure::schema::stride::layout::COLUMNS,
     );
     for (name, x, fetched, used) in [
         ("aos", &t.aos, aos_fetched.map(|b| b as f64), aos_used),

@@ -201,12 +201,16 @@ fn buffer_size(asked: Option<u64>, largest: Option<u64>) -> (u64, String) {
 fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
     let at = |s: u64| rows.iter().find(|r| r.stride == s);
     if let Some(r) = at(1) {
-        exp.key_figure("stride_1", r.wrap.median, "ns");
+        exp.key_figure(measure::schema::stride::key::STRIDE_1, r.wrap.median, "ns");
     }
     if let Some(r) = line.and_then(at) {
-        exp.key_figure("stride_line", r.wrap.median, "ns");
         exp.key_figure(
-            "line_over_stride_1",
+            measure::schema::stride::key::STRIDE_LINE,
+            r.wrap.median,
+            "ns",
+        );
+        exp.key_figure(
+            measure::schema::stride::key::LINE_OVER_STRIDE_1,
             r.wrap.median / rows[0].wrap.median,
             "x",
         );
@@ -232,7 +236,11 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, rounds: usize) {
     let t = timing::layouts(&aos, &xs, small_n, rounds);
     layout_report::table(&t, line);
     layout_report::findings(&t, line);
-    exp.key_figure("aos_x", t.aos.median, "ns");
+    exp.key_figure(measure::schema::stride::key::AOS_X, t.aos.median, "ns");
     exp.key_figure("soa_x", t.soa.median, "ns");
-    exp.key_figure("aos_over_soa", t.aos.median / t.soa.median, "x");
+    exp.key_figure(
+        measure::schema::stride::key::AOS_OVER_SOA,
+        t.aos.median / t.soa.median,
+        "x",
+    );
 }

@@ -23,7 +23,7 @@ pub fn line(fact: &Fact) {
         ),
     }
     meta(
-        "line_bytes",
+        measure::schema::stride::META_LINE_BYTES,
         fact.value.map_or("unknown".into(), |l| l.to_string()),
     );
     meta(
@@ -73,10 +73,10 @@ pub fn buffer(
         "{}",
         wrap_to(&text, "  buffer         : ", "                   ", WIDTH)
     );
-    meta("buffer_bytes", len);
+    meta(measure::schema::stride::META_BUFFER_BYTES, len);
     meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);
-    meta("accesses", accesses);
+    meta(measure::schema::stride::META_ACCESSES, accesses);
     meta("rounds", rounds);
 }
 
@@ -236,31 +236,8 @@ pub fn print_visit_table(rows: &[Row], line: Option<u64>, facts: &MachineFacts) 
 
 pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
     let mut b = Block::new(
-        "stride",
-        &[
-            "stride_bytes",
-            "appendix_ns",
-            "appendix_min_ns",
-            "appendix_max_ns",
-            "factor",
-            "appendix_cycles",
-            "fresh_ns",
-            "fresh_min_ns",
-            "fresh_max_ns",
-            "lines_per_access",
-            "vain_bytes",
-            "laps",
-            "appendix_lines",
-            "appendix_pages",
-            "appendix_set_bytes",
-            "fresh_lines",
-            "fresh_pages",
-            "fresh_set_bytes",
-            "appendix_spread",
-            "fresh_spread",
-            "agree:text",
-            "appendix_vain_bytes",
-        ],
+        measure::schema::stride::stride::BLOCK,
+        measure::schema::stride::stride::COLUMNS,
     );
     let base = rows[0].wrap.median;
     for r in rows {
@@ -291,8 +268,8 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
     }
     b.print();
     let mut p = Block::new(
-        "stride_passes",
-        &["stride_bytes", "pass:text", "appendix_ns", "fresh_ns"],
+        measure::schema::stride::stride_passes::BLOCK,
+        measure::schema::stride::stride_passes::COLUMNS,
     );
     for r in rows {
         for (order, w, f) in &r.passes {

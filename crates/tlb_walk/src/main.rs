@@ -84,7 +84,10 @@ fn main() {
     );
     meta("page_bytes", page);
     meta("line_bytes", line);
-    meta("lines_per_page", lines_per_page);
+    meta(
+        measure::schema::tlb_walk::META_LINES_PER_PAGE,
+        lines_per_page,
+    );
     let cc = exp.core_clock();
 
     // == 1. How many pages before translation becomes the bottleneck.
@@ -222,7 +225,7 @@ fn huge_pages(
     cc: &CoreClock,
 ) {
     let bytes = pages * page;
-    meta("huge_walk_pages", pages);
+    meta(measure::schema::tlb_walk::META_HUGE_WALK_PAGES, pages);
     let mode = match exp.facts.thp_mode.as_deref() {
         None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
                  the comparison below can only show that"
@@ -357,8 +360,8 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
          the pages ahead (fault-around or huge pages). Check the backing above."
     });
     let mut b = Block::new(
-        "first_touch",
-        &["touch:text", "ns_per_page", "min_ns", "max_ns"],
+        measure::schema::tlb_walk::first_touch::BLOCK,
+        measure::schema::tlb_walk::first_touch::COLUMNS,
     );
     for (name, s) in [("first", f), ("again", a)] {
         b.row(vec![
@@ -370,7 +373,19 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
     }
     b.print();
     meta("first_touch_backing_pct", backing_meta(backing));
-    exp.key_figure("first_touch_ns", f.median, "ns");
-    exp.key_figure("touch_again_ns", a.median, "ns");
-    exp.key_figure("first_touch_factor", factor, "x");
+    exp.key_figure(
+        measure::schema::tlb_walk::key::FIRST_TOUCH_NS,
+        f.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::TOUCH_AGAIN_NS,
+        a.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
+        factor,
+        "x",
+    );
 }

@@ -65,24 +65,8 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
     );
     let (b0, b1) = (rows[0].offset0.median, rows[0].line.median);
     let mut block = Block::new(
-        "pages",
-        &[
-            "pages",
-            "span_kib",
-            "offset0_ns",
-            "offset0_min_ns",
-            "offset0_max_ns",
-            "offset0_cycles",
-            "offset0_factor",
-            "line_ns",
-            "line_min_ns",
-            "line_max_ns",
-            "line_cycles",
-            "line_factor",
-            "offset0_pass_spread",
-            "line_pass_spread",
-            "agree:text",
-        ],
+        measure::schema::tlb_walk::pages::BLOCK,
+        measure::schema::tlb_walk::pages::COLUMNS,
     );
     for r in rows {
         let agree = r.spread0 <= DEFAULT_TOLERANCE && r.spread1 <= DEFAULT_TOLERANCE;
@@ -169,12 +153,24 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
             rows.len()
         ));
     }
-    exp.key_figure("first_pages_line_ns", first.line.median, "ns");
-    exp.key_figure("most_pages_line_ns", last.line.median, "ns");
-    exp.key_figure("first_pages_offset0_ns", first.offset0.median, "ns");
-    exp.key_figure("most_pages_offset0_ns", last.offset0.median, "ns");
     exp.key_figure(
-        "pages_factor_offset0",
+        measure::schema::tlb_walk::key::FIRST_PAGES_LINE_NS,
+        first.line.median,
+        "ns",
+    );
+    exp.key_figure("most_pages_line_ns", last.line.median, "ns");
+    exp.key_figure(
+        measure::schema::tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
+        first.offset0.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::MOST_PAGES_OFFSET0_NS,
+        last.offset0.median,
+        "ns",
+    );
+    exp.key_figure(
+        measure::schema::tlb_walk::key::PAGES_FACTOR_OFFSET0,
         last.offset0.median / first.offset0.median,
         "x",
     );
@@ -201,16 +197,8 @@ pub fn huge(
         "layout", "4 KiB pages ns", "huge pages ns", "ratio"
     );
     let mut block = Block::new(
-        "huge_pages",
-        &[
-            "layout:text",
-            "advice:text",
-            "huge_backing_pct",
-            "ns",
-            "min_ns",
-            "max_ns",
-            "cycles",
-        ],
+        measure::schema::tlb_walk::huge_pages::BLOCK,
+        measure::schema::tlb_walk::huge_pages::COLUMNS,
     );
     let sum = |v: &[f64]| Summary::of(v).expect("rounds");
     for (layout, t) in results {
@@ -238,8 +226,8 @@ pub fn huge(
     }
     block.print();
     let mut verdicts = Block::new(
-        "huge_verdict",
-        &["layout:text", "verdict:text", "normal_over_huge"],
+        measure::schema::tlb_walk::huge_verdict::BLOCK,
+        measure::schema::tlb_walk::huge_verdict::COLUMNS,
     );
     println!("\n  how to read this run:");
     for (layout, t) in results {

@@ -21,6 +21,8 @@
 //! kept as it is.
 
 use measure::data::{Block, DataFile, Value};
+use measure::schema;
+use measure::schema::cache_ladder as cl;
 
 /// A `value figure unit` row block: one number, then a text of exactly two words.
 fn is_figures(b: &Block) -> bool {
@@ -100,17 +102,18 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     {
         let rows = x.iter().zip(&y);
         let named = match exp {
-            "cache_ladder" => {
+            cl::EXPERIMENT => {
                 let seq = col(b, 2);
                 let where_at = b.columns.iter().position(|c| c.text);
-                let mut cols = vec!["kib", "index_ns"];
+                let where_col = format!("{}:text", cl::latency::WHERE);
+                let mut cols = vec![cl::latency::KIB, cl::latency::INDEX_NS];
                 if seq.is_some() {
-                    cols.push("seq_ns");
+                    cols.push(cl::latency::SEQ_NS);
                 }
                 if where_at.is_some() {
-                    cols.push("where:text");
+                    cols.push(&where_col);
                 }
-                let mut nb = Block::new("latency", &cols);
+                let mut nb = Block::new(cl::latency::BLOCK, &cols);
                 for (i, (k, v)) in rows.enumerate() {
                     let mut row: Vec<Value> = vec![(*k).into(), (*v).into()];
                     if let Some(s) = &seq {
@@ -126,10 +129,22 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "stride" => Some(pairs("stride", "stride_bytes", "appendix_ns", rows)),
-            "tlb_walk" => Some(pairs("pages", "pages", "offset0_ns", rows)),
-            "branch" => {
-                let mut nb = Block::new("patterns", &["pattern:text", "period", "median_ns"]);
+            schema::stride::EXPERIMENT => Some(pairs(
+                schema::stride::stride::BLOCK,
+                schema::stride::stride::STRIDE_BYTES,
+                schema::stride::stride::APPENDIX_NS,
+                rows,
+            )),
+            schema::tlb_walk::EXPERIMENT => Some(pairs(
+                schema::tlb_walk::pages::BLOCK,
+                schema::tlb_walk::pages::PAGES,
+                schema::tlb_walk::pages::OFFSET0_NS,
+                rows,
+            )),
+            schema::branch::EXPERIMENT => {
+                use schema::branch::patterns as pat;
+                let pattern = format!("{}:text", pat::PATTERN);
+                let mut nb = Block::new(pat::BLOCK, &[&pattern, pat::PERIOD, pat::MEDIAN_NS]);
                 for (p, v) in rows {
                     let name = p.map_or_else(
                         || "unknown".to_string(),
@@ -144,8 +159,10 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "fp_cost" => {
-                let mut nb = Block::new("ops", &["op:text", "appendix_loop_ns"]);
+            schema::fp_cost::EXPERIMENT => {
+                use schema::fp_cost::{APPENDIX_LOOP_NS, ops};
+                let op = format!("{}:text", ops::OP);
+                let mut nb = Block::new(ops::BLOCK, &[&op, APPENDIX_LOOP_NS]);
                 for (k, v) in rows {
                     let name = k
                         .filter(|k| k.fract() == 0.0 && *k >= 0.0 && (*k as usize) < OPS.len())
@@ -157,10 +174,14 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            "false_sharing" => {
+            schema::false_sharing::EXPERIMENT => {
                 let mut nb = Block::new(
-                    "distance",
-                    &["distance_bytes", "ns_median", "vs_split_median"],
+                    schema::false_sharing::distance::BLOCK,
+                    &[
+                        schema::false_sharing::distance::DISTANCE_BYTES,
+                        schema::false_sharing::distance::NS_MEDIAN,
+                        schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+                    ],
                 );
                 for (d, v) in rows {
                     let split = d.and_then(|d| vs_split(&figures, d));
@@ -176,7 +197,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         }
     }
     // The phone's false sharing: ratios by distance with no nanoseconds.
-    if exp == "false_sharing" && !used_program {
+    if exp == schema::false_sharing::EXPERIMENT && !used_program {
         let mut ds: Vec<f64> = figures
             .iter()
             .filter_map(|(n, _, _)| split_distance(n))
@@ -184,8 +205,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         ds.dedup();
         if !ds.is_empty() {
             let mut nb = Block::new(
-                "distance",
-                &["distance_bytes", "ns_median", "vs_split_median"],
+                schema::false_sharing::distance::BLOCK,
+                &[
+                    schema::false_sharing::distance::DISTANCE_BYTES,
+                    schema::false_sharing::distance::NS_MEDIAN,
+                    schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+                ],
             );
             for d in ds {
                 nb.row(vec![d.into(), Value::Missing, vs_split(&figures, d).into()]);
@@ -202,12 +227,16 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     }
     let kf: Vec<&(String, f64, String)> = figures
         .iter()
-        .filter(|(n, _, _)| exp != "false_sharing" || split_distance(n).is_none())
+        .filter(|(n, _, _)| exp != schema::false_sharing::EXPERIMENT || split_distance(n).is_none())
         .collect();
     if !kf.is_empty() {
         let mut nb = Block::new(
-            "key_figures",
-            &["figure:text", "value", "unit:text", "low", "high"],
+            schema::key_figures::BLOCK,
+            &[
+                schema::key_figures::COLUMNS,
+                &[schema::key_figures::LOW, schema::key_figures::HIGH],
+            ]
+            .concat(),
         );
         let mut seen: Vec<&str> = Vec::new();
         for (name, _, unit) in &kf {

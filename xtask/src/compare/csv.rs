@@ -16,6 +16,8 @@
 
 use super::load::Machine;
 use measure::data::{Block, Value, format_num};
+use measure::schema;
+use measure::schema::cache_ladder as cl;
 use std::collections::BTreeMap;
 
 pub const HEADER: &str = "machine,experiment,block,row,column,value,unit";
@@ -34,62 +36,295 @@ pub struct Row<'a> {
 /// The key columns of the blocks this project prints; other blocks use their leading text
 /// columns, or the row's number.
 const KEYS: &[(&str, &str, &[&str])] = &[
-    ("*", "key_figures", &["figure"]),
-    ("clock_probe", "clock_resolution", &["clock"]),
-    ("clock_probe", "clock_cost", &["method"]),
-    ("clock_probe", "trap_one", &["variant"]),
-    ("clock_probe", "trap_two", &["fill"]),
-    ("clock_probe", "trap_three_samples", &["round"]),
-    ("clock_probe", "trap_three_summary", &["stat"]),
-    ("cache_ladder", "latency", &["kib"]),
-    ("cache_ladder", "knees", &["series", "kind", "from_kib"]),
-    ("stride", "stride", &["stride_bytes"]),
-    ("stride", "stride_passes", &["stride_bytes", "pass"]),
-    ("stride", "layout", &["layout"]),
-    ("tlb_walk", "pages", &["pages"]),
-    ("tlb_walk", "huge_pages", &["layout", "advice"]),
-    ("tlb_walk", "huge_verdict", &["layout"]),
-    ("tlb_walk", "first_touch", &["touch"]),
-    ("branch", "shape", &["variant"]),
-    ("branch", "variants", &["variant"]),
-    ("branch", "patterns", &["pattern"]),
-    ("fp_cost", "shape", &["kernel"]),
-    ("fp_cost", "denormal", &["values", "ftz_daz"]),
-    ("fp_cost", "width", &["variant"]),
-    ("fp_cost", "ops", &["op"]),
-    ("false_sharing", "distance", &["distance_bytes"]),
-    ("false_sharing", "threads", &["threads", "layout"]),
-    ("false_sharing", "shared", &["method", "threads"]),
-    ("false_sharing", "baseline", &["set"]),
-    ("false_sharing", "rounds", &["set", "config", "round"]),
     (
-        "false_sharing",
-        "placement",
-        &["set", "config", "round", "thread"],
+        "*",
+        schema::key_figures::BLOCK,
+        &[schema::key_figures::FIGURE],
     ),
-    ("false_sharing", "c2c", &["from", "to"]),
-    ("sink_bench", "part1_passes", &["round"]),
-    ("sink_bench", "warm_in_process", &["pass"]),
-    ("sink_bench", "fresh_processes", &["process"]),
-    ("sink_bench", "series_summary", &["series"]),
-    ("env_scan", "mechanism", &["pad_bytes"]),
-    ("env_scan", "raw", &["seq"]),
-    ("env_scan", "deviation", &["pad_bytes", "workload"]),
-    ("env_scan", "correlation", &["workload", "pass_a", "pass_b"]),
     (
-        "env_scan",
-        "regions",
-        &["workload", "pass", "region_start_bytes"],
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::clock_resolution::BLOCK,
+        &[schema::clock_probe::clock_resolution::CLOCK],
     ),
-    ("env_scan", "slow_share", &["workload", "pass"]),
-    ("env_scan", "time_trend", &["workload", "pass"]),
-    ("env_scan", "verdict", &["workload"]),
-    ("bandwidth", "kernels", &["kernel"]),
-    ("bandwidth", "bandwidth", &["kib", "kernel"]),
-    ("bandwidth", "boundaries", &["kind", "from_kib"]),
-    ("bandwidth", "threads", &["threads"]),
-    ("bandwidth", "loaded_latency", &["state", "round"]),
-    ("bandwidth", "levels", &["level"]),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::clock_cost::BLOCK,
+        &[schema::clock_probe::clock_cost::METHOD],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_one::BLOCK,
+        &[schema::clock_probe::trap_one::VARIANT],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_two::BLOCK,
+        &[schema::clock_probe::trap_two::FILL],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_three_samples::BLOCK,
+        &[schema::clock_probe::trap_three_samples::ROUND],
+    ),
+    (
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::trap_three_summary::BLOCK,
+        &[schema::clock_probe::trap_three_summary::STAT],
+    ),
+    (cl::EXPERIMENT, cl::latency::BLOCK, &[cl::latency::KIB]),
+    (
+        cl::EXPERIMENT,
+        cl::knees::BLOCK,
+        &[cl::knees::SERIES, cl::knees::KIND, cl::knees::FROM_KIB],
+    ),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        &[schema::stride::stride::STRIDE_BYTES],
+    ),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::stride_passes::BLOCK,
+        &[
+            schema::stride::stride_passes::STRIDE_BYTES,
+            schema::stride::stride_passes::PASS,
+        ],
+    ),
+    (
+        schema::stride::EXPERIMENT,
+        schema::stride::layout::BLOCK,
+        &[schema::stride::layout::LAYOUT],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        &[schema::tlb_walk::pages::PAGES],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::huge_pages::BLOCK,
+        &[
+            schema::tlb_walk::huge_pages::LAYOUT,
+            schema::tlb_walk::huge_pages::ADVICE,
+        ],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::huge_verdict::BLOCK,
+        &[schema::tlb_walk::huge_verdict::LAYOUT],
+    ),
+    (
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::first_touch::BLOCK,
+        &[schema::tlb_walk::first_touch::TOUCH],
+    ),
+    (
+        schema::branch::EXPERIMENT,
+        schema::branch::shape::BLOCK,
+        &[schema::branch::shape::VARIANT],
+    ),
+    (
+        schema::branch::EXPERIMENT,
+        schema::branch::variants::BLOCK,
+        &[schema::branch::variants::VARIANT],
+    ),
+    (
+        schema::branch::EXPERIMENT,
+        schema::branch::patterns::BLOCK,
+        &[schema::branch::patterns::PATTERN],
+    ),
+    (
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::shape::BLOCK,
+        &[schema::fp_cost::shape::KERNEL],
+    ),
+    (
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::denormal::BLOCK,
+        &[
+            schema::fp_cost::denormal::VALUES,
+            schema::fp_cost::denormal::FTZ_DAZ,
+        ],
+    ),
+    (
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::width::BLOCK,
+        &[schema::fp_cost::width::VARIANT],
+    ),
+    (
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::ops::BLOCK,
+        &[schema::fp_cost::ops::OP],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        &[schema::false_sharing::distance::DISTANCE_BYTES],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::threads::BLOCK,
+        &[
+            schema::false_sharing::threads::THREADS,
+            schema::false_sharing::threads::LAYOUT,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::shared::BLOCK,
+        &[
+            schema::false_sharing::shared::METHOD,
+            schema::false_sharing::shared::THREADS,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::baseline::BLOCK,
+        &[schema::false_sharing::baseline::SET],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::rounds::BLOCK,
+        &[
+            schema::false_sharing::rounds::SET,
+            schema::false_sharing::rounds::CONFIG,
+            schema::false_sharing::rounds::ROUND,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::placement::BLOCK,
+        &[
+            schema::false_sharing::placement::SET,
+            schema::false_sharing::placement::CONFIG,
+            schema::false_sharing::placement::ROUND,
+            schema::false_sharing::placement::THREAD,
+        ],
+    ),
+    (
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::c2c::BLOCK,
+        &[
+            schema::false_sharing::c2c::FROM,
+            schema::false_sharing::c2c::TO,
+        ],
+    ),
+    (
+        schema::sink_bench::EXPERIMENT,
+        schema::sink_bench::part1_passes::BLOCK,
+        &[schema::sink_bench::part1_passes::ROUND],
+    ),
+    (
+        schema::sink_bench::EXPERIMENT,
+        schema::sink_bench::warm_in_process::BLOCK,
+        &[schema::sink_bench::warm_in_process::PASS],
+    ),
+    (
+        schema::sink_bench::EXPERIMENT,
+        schema::sink_bench::fresh_processes::BLOCK,
+        &[schema::sink_bench::fresh_processes::PROCESS],
+    ),
+    (
+        schema::sink_bench::EXPERIMENT,
+        schema::sink_bench::series_summary::BLOCK,
+        &[schema::sink_bench::series_summary::SERIES],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::mechanism::BLOCK,
+        &[schema::env_scan::mechanism::PAD_BYTES],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::raw::BLOCK,
+        &[schema::env_scan::raw::SEQ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::deviation::BLOCK,
+        &[
+            schema::env_scan::deviation::PAD_BYTES,
+            schema::env_scan::deviation::WORKLOAD,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::correlation::BLOCK,
+        &[
+            schema::env_scan::correlation::WORKLOAD,
+            schema::env_scan::correlation::PASS_A,
+            schema::env_scan::correlation::PASS_B,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::regions::BLOCK,
+        &[
+            schema::env_scan::regions::WORKLOAD,
+            schema::env_scan::regions::PASS,
+            schema::env_scan::regions::REGION_START_BYTES,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::slow_share::BLOCK,
+        &[
+            schema::env_scan::slow_share::WORKLOAD,
+            schema::env_scan::slow_share::PASS,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::time_trend::BLOCK,
+        &[
+            schema::env_scan::time_trend::WORKLOAD,
+            schema::env_scan::time_trend::PASS,
+        ],
+    ),
+    (
+        schema::env_scan::EXPERIMENT,
+        schema::env_scan::verdict::BLOCK,
+        &[schema::env_scan::verdict::WORKLOAD],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::kernels::BLOCK,
+        &[schema::bandwidth::kernels::KERNEL],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::bandwidth::BLOCK,
+        &[
+            schema::bandwidth::bandwidth::KIB,
+            schema::bandwidth::bandwidth::KERNEL,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::boundaries::BLOCK,
+        &[
+            schema::bandwidth::boundaries::KIND,
+            schema::bandwidth::boundaries::FROM_KIB,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::threads::BLOCK,
+        &[schema::bandwidth::threads::THREADS],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::loaded_latency::BLOCK,
+        &[
+            schema::bandwidth::loaded_latency::STATE,
+            schema::bandwidth::loaded_latency::ROUND,
+        ],
+    ),
+    (
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::levels::BLOCK,
+        &[schema::bandwidth::levels::LEVEL],
+    ),
 ];
 
 /// The unit of a column, from its name (units are part of column names in `#DATA`).
@@ -215,8 +450,8 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
                     }
                 };
                 let keys = row_keys(exp, b);
-                let unit_col = (block == "key_figures")
-                    .then(|| b.col_index("unit"))
+                let unit_col = (block == schema::key_figures::BLOCK)
+                    .then(|| b.col_index(schema::key_figures::UNIT))
                     .flatten();
                 for (r, key) in b.rows.iter().zip(&keys) {
                     for (c, col) in b.columns.iter().enumerate() {

@@ -6,6 +6,8 @@
 
 use super::keyfig;
 use super::load::Machine;
+use measure::schema;
+use measure::schema::cache_ladder as cl;
 
 /// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,10 +182,10 @@ fn size_kib(k: f64) -> String {
 fn ladder(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
-        "cache_ladder",
-        "latency",
-        "kib",
-        &["index_ns", "pointer_ns"],
+        cl::EXPERIMENT,
+        cl::latency::BLOCK,
+        cl::latency::KIB,
+        &[cl::latency::INDEX_NS, cl::latency::POINTER_NS],
     ) else {
         return nm("no latency curve");
     };
@@ -192,7 +194,7 @@ fn ladder(m: &Machine) -> Cell {
     }
     let (a, b) = (pts[0], pts[pts.len() - 1]);
     let f = b.1 / a.1;
-    let chase = if col == "index_ns" {
+    let chase = if col == cl::latency::INDEX_NS {
         "index chase"
     } else {
         "pointer chase"
@@ -213,10 +215,13 @@ fn ladder(m: &Machine) -> Cell {
 fn line_from_stride(m: &Machine) -> Cell {
     let Some((_, pts)) = curve(
         m,
-        "stride",
-        "stride",
-        "stride_bytes",
-        &["appendix_ns", "fresh_ns"],
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        schema::stride::stride::STRIDE_BYTES,
+        &[
+            schema::stride::stride::APPENDIX_NS,
+            schema::stride::stride::FRESH_NS,
+        ],
     ) else {
         return nm("no stride curve");
     };
@@ -260,7 +265,13 @@ fn line_from_stride(m: &Machine) -> Cell {
 }
 
 fn tlb(m: &Machine) -> Cell {
-    let Some((_, pts)) = curve(m, "tlb_walk", "pages", "pages", &["offset0_ns"]) else {
+    let Some((_, pts)) = curve(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        schema::tlb_walk::pages::PAGES,
+        &[schema::tlb_walk::pages::OFFSET0_NS],
+    ) else {
         return nm("no page walk");
     };
     if pts.len() < 2 || pts[0].1 <= 0.0 {
@@ -282,8 +293,18 @@ fn tlb(m: &Machine) -> Cell {
 }
 
 fn mispredict(m: &Machine) -> Cell {
-    let ratio = keyfig::get(m, "branch", "real_branch_random_over_sorted").and_then(|k| k.value);
-    let miss = keyfig::get(m, "branch", "mispredict").and_then(|k| k.value);
+    let ratio = keyfig::get(
+        m,
+        schema::branch::EXPERIMENT,
+        schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
+    )
+    .and_then(|k| k.value);
+    let miss = keyfig::get(
+        m,
+        schema::branch::EXPERIMENT,
+        schema::branch::key::MISPREDICT,
+    )
+    .and_then(|k| k.value);
     match (ratio, miss) {
         (None, None) => nm("no branch figures"),
         (Some(r), miss) => shown(
@@ -316,10 +337,13 @@ fn median(v: &mut [f64]) -> Option<f64> {
 fn false_sharing(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
-        "false_sharing",
-        "distance",
-        "distance_bytes",
-        &["vs_split_median", "ns_median"],
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        schema::false_sharing::distance::DISTANCE_BYTES,
+        &[
+            schema::false_sharing::distance::VS_SPLIT_MEDIAN,
+            schema::false_sharing::distance::NS_MEDIAN,
+        ],
     ) else {
         return nm("no distance table");
     };
@@ -352,22 +376,42 @@ fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f
 }
 
 fn bandwidth(m: &Machine) -> Cell {
-    match ratio_figure(m, "bandwidth", "l1_over_memory_read", 3.0) {
+    match ratio_figure(
+        m,
+        schema::bandwidth::EXPERIMENT,
+        schema::bandwidth::key::L1_OVER_MEMORY_READ,
+        3.0,
+    ) {
         Some((y, v)) => shown(y, format!("{}x", sig3(v))),
         None => nm("no bandwidth figure"),
     }
 }
 
 fn denormal(m: &Machine) -> Cell {
-    match ratio_figure(m, "fp_cost", "denormal_over_normal", 1.5) {
+    match ratio_figure(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::DENORMAL_OVER_NORMAL,
+        1.5,
+    ) {
         Some((y, v)) => shown(y, format!("{}x", sig3(v))),
         None => nm("no denormal figure"),
     }
 }
 
 fn float_lanes(m: &Machine) -> Cell {
-    let strict = keyfig::get(m, "fp_cost", "float_speedup_strict").and_then(|k| k.value);
-    match ratio_figure(m, "fp_cost", "float_speedup_lanes", 1.5) {
+    let strict = keyfig::get(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
+    )
+    .and_then(|k| k.value);
+    match ratio_figure(
+        m,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
+        1.5,
+    ) {
         Some((y, v)) => shown(
             y,
             match strict {
@@ -380,7 +424,13 @@ fn float_lanes(m: &Machine) -> Cell {
 }
 
 fn clock(m: &Machine) -> Cell {
-    match keyfig::get(m, "clock_probe", "clock_read").and_then(|k| k.ends().map(|e| (e, k.unit))) {
+    match keyfig::get(
+        m,
+        schema::clock_probe::EXPERIMENT,
+        schema::clock_probe::key::CLOCK_READ,
+    )
+    .and_then(|k| k.ends().map(|e| (e, k.unit)))
+    {
         Some(((a, b), unit)) => Cell::Shown {
             shows: None,
             text: if a == b {
@@ -394,9 +444,24 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    let first = keyfig::get(m, "tlb_walk", "first_touch_ns").and_then(|k| k.value);
-    let again = keyfig::get(m, "tlb_walk", "touch_again_ns").and_then(|k| k.value);
-    match ratio_figure(m, "tlb_walk", "first_touch_factor", 5.0) {
+    let first = keyfig::get(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::FIRST_TOUCH_NS,
+    )
+    .and_then(|k| k.value);
+    let again = keyfig::get(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::TOUCH_AGAIN_NS,
+    )
+    .and_then(|k| k.value);
+    match ratio_figure(
+        m,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
+        5.0,
+    ) {
         Some((y, f)) => shown(
             y,
             match (first, again) {

@@ -11,6 +11,8 @@ use super::plot::{
     Axis, BLACK, Chart, GREY, LegendEntry, Line, Rgb, Scale, Units, Vertical, Whisker, clip,
     machine_color,
 };
+use measure::schema;
+use measure::schema::cache_ladder as cl;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -302,7 +304,13 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
     for (i, m) in ms.iter().enumerate() {
         match m.kind {
             Kind::Appendix => {
-                if let Some((_, p)) = curve(m, "cache_ladder", "latency", "kib", &["index_ns"]) {
+                if let Some((_, p)) = curve(
+                    m,
+                    cl::EXPERIMENT,
+                    cl::latency::BLOCK,
+                    cl::latency::KIB,
+                    &[cl::latency::INDEX_NS],
+                ) {
                     series.push(Series {
                         machine: i,
                         label: format!("{} (index chase)", m.label),
@@ -314,12 +322,12 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             Kind::Run => {
                 if let Some((col, p)) = curve(
                     m,
-                    "cache_ladder",
-                    "latency",
-                    "kib",
-                    &["pointer_ns", "index_ns"],
+                    cl::EXPERIMENT,
+                    cl::latency::BLOCK,
+                    cl::latency::KIB,
+                    &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
                 ) {
-                    let chase = if col == "pointer_ns" {
+                    let chase = if col == cl::latency::POINTER_NS {
                         "pointer"
                     } else {
                         "index"
@@ -331,9 +339,14 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
                         secondary: false,
                     });
                     if index_chase
-                        && col == "pointer_ns"
-                        && let Some((_, q)) =
-                            curve(m, "cache_ladder", "latency", "kib", &["index_ns"])
+                        && col == cl::latency::POINTER_NS
+                        && let Some((_, q)) = curve(
+                            m,
+                            cl::EXPERIMENT,
+                            cl::latency::BLOCK,
+                            cl::latency::KIB,
+                            &[cl::latency::INDEX_NS],
+                        )
                     {
                         series.push(Series {
                             machine: i,
@@ -402,10 +415,13 @@ fn simple(ms: &[Machine], exp: &str, block: &str, x: &str, ys: &[&str]) -> Vec<S
 fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let series = simple(
         ms,
-        "stride",
-        "stride",
-        "stride_bytes",
-        &["appendix_ns", "fresh_ns"],
+        schema::stride::EXPERIMENT,
+        schema::stride::stride::BLOCK,
+        schema::stride::stride::STRIDE_BYTES,
+        &[
+            schema::stride::stride::APPENDIX_NS,
+            schema::stride::stride::FRESH_NS,
+        ],
     );
     let mut x = Axis::new("stride (bytes)", Scale::Log2);
     x.units = Units::Bytes;
@@ -427,7 +443,13 @@ fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 fn tlb(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    let series = simple(ms, "tlb_walk", "pages", "pages", &["offset0_ns"]);
+    let series = simple(
+        ms,
+        schema::tlb_walk::EXPERIMENT,
+        schema::tlb_walk::pages::BLOCK,
+        schema::tlb_walk::pages::PAGES,
+        &[schema::tlb_walk::pages::OFFSET0_NS],
+    );
     let spec = Spec {
         file: "compare-tlb.svg",
         title: format!(
@@ -495,9 +517,14 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         "one_in_sixteen",
         "random",
     ];
-    let series = by_category(ms, "branch", "patterns", "pattern", &cats, |m| {
-        ("median_ns", m.label.clone())
-    });
+    let series = by_category(
+        ms,
+        schema::branch::EXPERIMENT,
+        schema::branch::patterns::BLOCK,
+        schema::branch::patterns::PATTERN,
+        &cats,
+        |m| (schema::branch::patterns::MEDIAN_NS, m.label.clone()),
+    );
     let spec = Spec {
         file: "compare-branch.svg",
         title: format!(
@@ -515,16 +542,23 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 
 fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let cats = ["multiply", "add", "divide", "sqrt", "sin"];
-    let series = by_category(ms, "fp_cost", "ops", "op", &cats, |m| match m.kind {
-        Kind::Run => (
-            "throughput_ns",
-            format!("{} (independent operations)", m.label),
-        ),
-        Kind::Appendix => (
-            "appendix_loop_ns",
-            format!("{} (a[i] op b[i], 4 accumulators)", m.label),
-        ),
-    });
+    let series = by_category(
+        ms,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::ops::BLOCK,
+        schema::fp_cost::ops::OP,
+        &cats,
+        |m| match m.kind {
+            Kind::Run => (
+                schema::fp_cost::ops::THROUGHPUT_NS,
+                format!("{} (independent operations)", m.label),
+            ),
+            Kind::Appendix => (
+                schema::fp_cost::APPENDIX_LOOP_NS,
+                format!("{} (a[i] op b[i], 4 accumulators)", m.label),
+            ),
+        },
+    );
     // The key ratio: divide against multiply, on each machine's own series.
     let ratio = |s: &Series, k: f64| {
         let at = |x: f64| s.points.iter().find(|p| p.0 == x).map(|p| p.1);
@@ -555,10 +589,10 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let series = simple(
         ms,
-        "false_sharing",
-        "distance",
-        "distance_bytes",
-        &["vs_split_median"],
+        schema::false_sharing::EXPERIMENT,
+        schema::false_sharing::distance::BLOCK,
+        schema::false_sharing::distance::DISTANCE_BYTES,
+        &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
     );
     let mut x = Axis::new(
         "distance between the two threads' slots (bytes)",
@@ -587,9 +621,9 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     for (i, m) in ms.iter().enumerate() {
         let Some(v) = m
             .runs
-            .get("false_sharing")
-            .and_then(|f| f.block("c2c"))
-            .and_then(|b| b.nums("one_way_median_ns"))
+            .get(schema::false_sharing::EXPERIMENT)
+            .and_then(|f| f.block(schema::false_sharing::c2c::BLOCK))
+            .and_then(|b| b.nums(schema::false_sharing::c2c::ONE_WAY_MEDIAN_NS))
         else {
             continue;
         };

@@ -2,6 +2,7 @@
 
 use super::load::Machine;
 use measure::data::Block;
+use measure::schema::key_figures as kf;
 
 /// One key figure. `value` is `None` when not measured (NA), or when the book gives a range.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,13 +26,13 @@ impl KeyFig {
 }
 
 fn from_block(b: &Block) -> Vec<KeyFig> {
-    let (Some(n), Some(u)) = (b.texts("figure"), b.texts("unit")) else {
+    let (Some(n), Some(u)) = (b.texts(kf::FIGURE), b.texts(kf::UNIT)) else {
         return Vec::new();
     };
     let none = || vec![None; b.rows.len()];
-    let v = b.nums("value").unwrap_or_else(none);
-    let lo = b.nums("low").unwrap_or_else(none);
-    let hi = b.nums("high").unwrap_or_else(none);
+    let v = b.nums(kf::VALUE).unwrap_or_else(none);
+    let lo = b.nums(kf::LOW).unwrap_or_else(none);
+    let hi = b.nums(kf::HIGH).unwrap_or_else(none);
     (0..b.rows.len())
         .map(|i| KeyFig {
             name: n[i].clone(),
@@ -46,7 +47,7 @@ fn from_block(b: &Block) -> Vec<KeyFig> {
 pub fn of(m: &Machine, exp: &str) -> Vec<KeyFig> {
     m.runs
         .get(exp)
-        .and_then(|f| f.block("key_figures"))
+        .and_then(|f| f.block(kf::BLOCK))
         .map(from_block)
         .unwrap_or_default()
 }

@@ -18,6 +18,7 @@ use super::chart::{
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts, opt_nums};
 use measure::data::{Block, DataFile};
+use measure::schema::bandwidth as sc;
 
 /// Palette indices, one per kernel, stable across runs and machines.
 fn kernel_color(kernel: &str) -> usize {
@@ -60,11 +61,14 @@ struct Curve {
 
 /// The curves of the `bandwidth` block, in the order the kernels first appear.
 fn curves(b: &Block) -> Result<Vec<Curve>, DrawError> {
-    let kib = need_nums(b, "kib")?;
-    let g = need_nums(b, "gbs")?;
-    let (lo, hi) = (opt_nums(b, "gbs_min"), opt_nums(b, "gbs_max"));
-    let names = need_texts(b, "kernel")?;
-    let stable = b.texts("stable").unwrap_or_default();
+    let kib = need_nums(b, sc::bandwidth::KIB)?;
+    let g = need_nums(b, sc::bandwidth::GBS)?;
+    let (lo, hi) = (
+        opt_nums(b, sc::bandwidth::GBS_MIN),
+        opt_nums(b, sc::bandwidth::GBS_MAX),
+    );
+    let names = need_texts(b, sc::bandwidth::KERNEL)?;
+    let stable = b.texts(sc::bandwidth::STABLE).unwrap_or_default();
     let mut out: Vec<Curve> = Vec::new();
     for i in 0..names.len().min(kib.len()).min(g.len()) {
         let (Some(k), Some(v)) = (kib[i], g[i]) else {
@@ -133,11 +137,14 @@ fn reported(run: &DataFile) -> Vec<Vertical> {
 /// The boundaries read from the explicit read's curve: a dotted vertical in the middle of
 /// each fall (on the log2 axis).
 fn boundaries(run: &DataFile) -> Vec<Vertical> {
-    let Some(kb) = run.block("boundaries") else {
+    let Some(kb) = run.block(sc::boundaries::BLOCK) else {
         return Vec::new();
     };
-    let kinds = kb.texts("kind").unwrap_or_default();
-    let (from, to) = (opt_nums(kb, "from_kib"), opt_nums(kb, "to_kib"));
+    let kinds = kb.texts(sc::boundaries::KIND).unwrap_or_default();
+    let (from, to) = (
+        opt_nums(kb, sc::boundaries::FROM_KIB),
+        opt_nums(kb, sc::boundaries::TO_KIB),
+    );
     (0..kinds.len().min(from.len()).min(to.len()))
         .filter_map(|i| {
             let (f, t) = (from[i]?, to[i]?);
@@ -157,8 +164,12 @@ fn boundaries(run: &DataFile) -> Vec<Vertical> {
 
 /// The key ratio from the `levels` block: (L1 KiB, L1 read GB/s, memory KiB, memory GB/s).
 fn key_ratio(run: &DataFile) -> Option<(f64, f64, f64, f64)> {
-    let l = run.block("levels")?;
-    let (names, kib, read) = (l.texts("level")?, l.nums("kib")?, l.nums("read_gbs")?);
+    let l = run.block(sc::levels::BLOCK)?;
+    let (names, kib, read) = (
+        l.texts(sc::levels::LEVEL)?,
+        l.nums(sc::levels::KIB)?,
+        l.nums(sc::levels::READ_GBS)?,
+    );
     let at = |n: &str| {
         let i = names.iter().position(|x| x == n)?;
         let (k, g) = (*kib.get(i)?, *read.get(i)?);
@@ -227,12 +238,15 @@ fn op_panel(run: &DataFile, cs: &[Curve], op: &str, width: &str, title: &str) ->
 
 /// The thread-scaling panel: total GB/s by threads, with whiskers, and n x one thread.
 fn threads_panel(run: &DataFile) -> Result<Option<LineChart>, DrawError> {
-    let Some(t) = run.block("threads") else {
+    let Some(t) = run.block(sc::threads::BLOCK) else {
         return Ok(None);
     };
-    let n = need_nums(t, "threads")?;
-    let m = need_nums(t, "total_gbs")?;
-    let (lo, hi) = (opt_nums(t, "total_gbs_min"), opt_nums(t, "total_gbs_max"));
+    let n = need_nums(t, sc::threads::THREADS)?;
+    let m = need_nums(t, sc::threads::TOTAL_GBS)?;
+    let (lo, hi) = (
+        opt_nums(t, sc::threads::TOTAL_GBS_MIN),
+        opt_nums(t, sc::threads::TOTAL_GBS_MAX),
+    );
     let pts: Vec<Pt> = (0..n.len().min(m.len()))
         .filter_map(|i| {
             let (x, y) = (n[i]?, m[i]?);
@@ -304,10 +318,10 @@ fn threads_panel(run: &DataFile) -> Result<Option<LineChart>, DrawError> {
 }
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("bandwidth")?;
-    let b = need_block(run, "bandwidth")?;
+    let run = saved.need(sc::EXPERIMENT)?;
+    let b = need_block(run, sc::bandwidth::BLOCK)?;
     let cs = curves(b)?;
-    let width = run.meta("explicit_width").unwrap_or("explicit");
+    let width = run.meta(sc::META_EXPLICIT_WIDTH).unwrap_or("explicit");
     let mut panels = Vec::new();
     for (op, title) in [
         ("read", "read: the sum of every word"),

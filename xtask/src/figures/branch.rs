@@ -20,10 +20,11 @@ use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
 use measure::data::DataFile;
+use measure::schema::branch as sc;
 use plotters::style::{Color, RGBColor};
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("branch")?;
+    let run = saved.need(sc::EXPERIMENT)?;
     Ok(vec![
         variants(saved, run)?,
         patterns(saved, run)?,
@@ -32,26 +33,34 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 }
 
 fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let v = need_block(run, "variants")?;
-    let names = need_texts(v, "variant")?;
+    let v = need_block(run, sc::variants::BLOCK)?;
+    let names = need_texts(v, sc::variants::VARIANT)?;
     let shapes = v
-        .texts("shape")
+        .texts(sc::variants::SHAPE)
         .unwrap_or_else(|| vec![String::new(); names.len()]);
-    let bars = |col: &str| -> Result<Vec<Option<Bar>>, DrawError> {
+    let bars = |[col, min, max]: [&str; 3]| -> Result<Vec<Option<Bar>>, DrawError> {
         let m = need_nums(v, col)?;
-        let lo = opt_nums(v, &col.replace("_ns", "_min_ns"));
-        let hi = opt_nums(v, &col.replace("_ns", "_max_ns"));
+        let lo = opt_nums(v, min);
+        let hi = opt_nums(v, max);
         Ok((0..names.len())
             .map(|i| m[i].map(|x| Bar::spread(x, lo[i], hi[i])))
             .collect())
     };
-    let random = bars("random_ns")?;
-    let sorted = bars("sorted_ns")?;
+    let random = bars([
+        sc::variants::RANDOM_NS,
+        sc::variants::RANDOM_MIN_NS,
+        sc::variants::RANDOM_MAX_NS,
+    ])?;
+    let sorted = bars([
+        sc::variants::SORTED_NS,
+        sc::variants::SORTED_MIN_NS,
+        sc::variants::SORTED_MAX_NS,
+    ])?;
     if names.is_empty() {
         return Err(format!("{} is empty", super::block_name(v)).into());
     }
     let n = run
-        .meta_num("n")
+        .meta_num(sc::META_N)
         .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e15)
         .map_or(String::new(), |n| {
             format!(" of {} values", super::chart::axis::group(n as u64))
@@ -95,12 +104,12 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let p = need_block(run, "patterns")?;
-    let pats = need_texts(p, "pattern")?;
-    let period = need_nums(p, "period")?;
-    let ns = need_nums(p, "median_ns")?;
-    let lo = opt_nums(p, "min_ns");
-    let hi = opt_nums(p, "max_ns");
+    let p = need_block(run, sc::patterns::BLOCK)?;
+    let pats = need_texts(p, sc::patterns::PATTERN)?;
+    let period = need_nums(p, sc::patterns::PERIOD)?;
+    let ns = need_nums(p, sc::patterns::MEDIAN_NS)?;
+    let lo = opt_nums(p, sc::patterns::MIN_NS);
+    let hi = opt_nums(p, sc::patterns::MAX_NS);
     if pats.is_empty() {
         return Err(format!("{} is empty", super::block_name(p)).into());
     }
@@ -129,7 +138,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         color(0),
     ));
     // The appendix's C program prints one bare block: period, ns per element.
-    if let Some(r) = appendix_reference(saved, "branch")? {
+    if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
         let pairs = r.pairs("c1", "c2")?;
         let matched: Vec<Option<Bar>> = period
             .iter()
@@ -162,7 +171,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 
 /// The mispredict block's first row, by column.
 fn mispredict(run: &DataFile, col: &str) -> Option<f64> {
-    run.block("mispredict")?
+    run.block(sc::mispredict::BLOCK)?
         .nums(col)?
         .first()
         .copied()
@@ -171,18 +180,21 @@ fn mispredict(run: &DataFile, col: &str) -> Option<f64> {
 }
 
 fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let cycles = mispredict(run, "cycles_per_miss").filter(|c| *c > 0.0 && *c < 1e6);
-    let ns = mispredict(run, "ns_per_miss");
-    let ns_lo = mispredict(run, "ns_per_miss_low");
-    let ns_hi = mispredict(run, "ns_per_miss_high");
-    let miss = mispredict(run, "miss_rate");
+    let cycles = mispredict(run, sc::mispredict::CYCLES_PER_MISS).filter(|c| *c > 0.0 && *c < 1e6);
+    let ns = mispredict(run, sc::mispredict::NS_PER_MISS);
+    let ns_lo = mispredict(run, sc::mispredict::NS_PER_MISS_LOW);
+    let ns_hi = mispredict(run, sc::mispredict::NS_PER_MISS_HIGH);
+    let miss = mispredict(run, sc::mispredict::MISS_RATE);
     let ghz = run
-        .meta_num("clock_ghz_estimate")
+        .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
         .filter(|g| g.is_finite() && *g > 0.0);
-    let real = run.block("variants").and_then(|v| {
-        let names = v.texts("variant")?;
+    let real = run.block(sc::variants::BLOCK).and_then(|v| {
+        let names = v.texts(sc::variants::VARIANT)?;
         let i = names.iter().position(|n| n == "real_branch_kept")?;
-        Some((v.nums("random_ns")?[i], v.nums("sorted_ns")?[i]))
+        Some((
+            v.nums(sc::variants::RANDOM_NS)?[i],
+            v.nums(sc::variants::SORTED_NS)?[i],
+        ))
     });
 
     // The lost time, drawn to scale in cycles (up to 120); a nominal 12 when not measured.
@@ -223,25 +235,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &axis.ticks {
-            let x = fx(t.t);
-            c.line(
-                &[(x, plot.y0), (x, plot.y1)],
-                super::chart::GRID,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 6.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
+        c.x_grid(plot, &axis.ticks, fx, &mut geom)?;
         c.text(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
             ((left + right) / 2.0, plot.y1 + 24.0),
@@ -416,7 +410,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             )),
             _ => lines.push("The real branch on random and sorted data: not measured.".into()),
         }
-        match (miss, mispredict(run, "extra_ns_per_element")) {
+        match (miss, mispredict(run, sc::mispredict::EXTRA_NS_PER_ELEMENT)) {
             (Some(m), Some(e)) => lines.push(format!(
                 "The difference, {} ns per element, over {} mispredictions per element = {ns_text} per misprediction.",
                 num(e),

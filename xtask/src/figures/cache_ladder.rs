@@ -14,6 +14,7 @@ use super::chart::{
     kib_label, ratio,
 };
 use super::{DrawError, Figure, Saved, appendix_reference, need_block, need_nums, opt_nums};
+use measure::schema::cache_ladder::{EXPERIMENT, META_HUGE_BACKING_PCT, knees, latency as l};
 
 /// Palette indices of the series, kept stable across figures.
 const INDEX: usize = 0;
@@ -23,27 +24,27 @@ const HUGE: usize = 3;
 const SEQ_VEC: usize = 8;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("cache_ladder")?;
-    let b = need_block(run, "latency")?;
-    let kib = need_nums(b, "kib")?;
+    let run = saved.need(EXPERIMENT)?;
+    let b = need_block(run, l::BLOCK)?;
+    let kib = need_nums(b, l::KIB)?;
     // A series with its whiskers; optional columns missing mean "not drawn".
-    let series = |col: &str, required: bool| -> Result<Vec<Pt>, DrawError> {
+    let series = |[col, min, max]: [&str; 3], required: bool| -> Result<Vec<Pt>, DrawError> {
         let v = if required {
             need_nums(b, col)?
         } else {
             opt_nums(b, col)
         };
-        let lo = opt_nums(b, &col.replace("_ns", "_min_ns"));
-        let hi = opt_nums(b, &col.replace("_ns", "_max_ns"));
+        let lo = opt_nums(b, min);
+        let hi = opt_nums(b, max);
         Ok((0..kib.len())
             .filter_map(|i| Some(Pt::spread(kib[i]?, v[i]?, lo[i], hi[i])))
             .collect())
     };
-    let index = series("index_ns", true)?;
+    let index = series([l::INDEX_NS, l::INDEX_MIN_NS, l::INDEX_MAX_NS], true)?;
     if index.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let pointer = series("pointer_ns", true)?;
+    let pointer = series([l::POINTER_NS, l::POINTER_MIN_NS, l::POINTER_MAX_NS], true)?;
     let mut c = LineChart::new(
         &format!(
             "Figure 105.2: time for one read by working set ({})",
@@ -68,10 +69,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         index.clone(),
         index_style,
     ));
-    let huge = series("huge_ns", false)?;
+    let huge = series([l::HUGE_NS, l::HUGE_MIN_NS, l::HUGE_MAX_NS], false)?;
     if !huge.is_empty() {
         let pct = run
-            .meta_num("huge_backing_pct")
+            .meta_num(META_HUGE_BACKING_PCT)
             .map_or("backing unknown".to_string(), |p| {
                 format!("{}% backed, verified", super::chart::num(p))
             });
@@ -81,7 +82,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             Style::measured(HUGE, Marker::Diamond),
         ));
     }
-    let seq = series("seq_ns", false)?;
+    let seq = series([l::SEQ_NS, l::SEQ_MIN_NS, l::SEQ_MAX_NS], false)?;
     if !seq.is_empty() {
         c.series.push(Series::new(
             "sequential, one add per word (the appendix's sweep)",
@@ -90,7 +91,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ));
     }
     // The vectorised sweep arrived after the first saved runs: drawn when present.
-    let vec = series("seq_vec_ns", false)?;
+    let vec = series([l::SEQ_VEC_NS, l::SEQ_VEC_MIN_NS, l::SEQ_VEC_MAX_NS], false)?;
     if !vec.is_empty() {
         c.series.push(Series::new(
             "sequential, vectorised sum",
@@ -100,7 +101,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
-    if let Some(r) = appendix_reference(saved, "cache_ladder")? {
+    if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
         let rnd = r.pairs("c1", "c2")?;
         if rnd.is_empty() {
             return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
@@ -122,7 +123,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
 
     // Points whose passes or rounds disagree: ringed, so nobody reads a step into them.
-    if let Some(stable) = b.texts("stable") {
+    if let Some(stable) = b.texts(l::STABLE) {
         let unstable: Vec<Pt> = pointer
             .iter()
             .zip(kib.iter().zip(&stable))
@@ -157,11 +158,11 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     // The boundaries read from the pointer chase's curve: a level ends between the two sizes
     // of a knee, so its line stands halfway between them on the log2 axis.
-    if let Some(kn) = run.block("knees") {
-        let kinds = kn.texts("kind").unwrap_or_default();
-        let which = kn.texts("series").unwrap_or_default();
-        let from = opt_nums(kn, "from_kib");
-        let to = opt_nums(kn, "to_kib");
+    if let Some(kn) = run.block(knees::BLOCK) {
+        let kinds = kn.texts(knees::KIND).unwrap_or_default();
+        let which = kn.texts(knees::SERIES).unwrap_or_default();
+        let from = opt_nums(kn, knees::FROM_KIB);
+        let to = opt_nums(kn, knees::TO_KIB);
         for i in 0..kinds.len().min(which.len()) {
             if kinds[i] == "knee"
                 && which[i] == "pointer"

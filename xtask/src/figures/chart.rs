@@ -436,6 +436,32 @@ impl Canvas<'_> {
         }
     }
 
+    /// The x axis of a diagram: a grid line across `plot` at each tick (at pixel `x(tick)`),
+    /// its label under the plot, and the tick recorded in `geom`.
+    pub fn x_grid(
+        &mut self,
+        plot: Rect,
+        ticks: &[axis::Tick],
+        x: impl Fn(f64) -> f64,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        for t in ticks {
+            let x = x(t.t);
+            self.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
+            self.text(
+                &t.label,
+                (x, plot.y1 + 6.0),
+                SMALL,
+                BLACK_C,
+                Align::Center,
+                0,
+                false,
+            )?;
+            geom.x_ticks.push((x, t.label.clone()));
+        }
+        Ok(())
+    }
+
     /// Text at a pixel position; `valign` 0 = top, 1 = middle, 2 = bottom of the text.
     /// Returns the box it takes (estimated).
     #[allow(clippy::too_many_arguments)]

@@ -16,35 +16,36 @@ use super::chart::{
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
 use measure::data::DataFile;
+use measure::schema::clock_probe as sc;
 
-const EXP: &str = "clock_probe";
+const EXP: &str = sc::EXPERIMENT;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(EXP)?;
     Ok(vec![traps(saved, run)?, trap_three(saved, run)?])
 }
 
-/// `(median, min, max)` of a row of a `label median_ns min_ns max_ns` block.
+/// `(median, min, max)` of the row whose `key_col` is `key`, from a block's median, min and
+/// max columns (`cols`).
 fn row(
     run: &DataFile,
-    block: &str,
-    key_col: &str,
-    key: &str,
+    [block, key_col, key]: [&str; 3],
+    [med, min, max]: [&str; 3],
 ) -> Option<(f64, Option<f64>, Option<f64>)> {
     let b = run.block(block)?;
     let keys = b.texts(key_col)?;
     let i = keys.iter().position(|k| k == key)?;
-    let med = b.nums("median_ns")?[i]?;
-    let min = b.nums("min_ns").and_then(|v| v[i]);
-    let max = b.nums("max_ns").and_then(|v| v[i]);
+    let med = b.nums(med)?[i]?;
+    let min = b.nums(min).and_then(|v| v[i]);
+    let max = b.nums(max).and_then(|v| v[i]);
     Some((med, min, max))
 }
 
 /// The trap-three summary (from the block, else from the samples).
 fn stat(run: &DataFile, name: &str) -> Option<f64> {
-    let s = run.block("trap_three_summary")?;
-    let names = s.texts("stat")?;
-    let v = s.nums("ns")?;
+    let s = run.block(sc::trap_three_summary::BLOCK)?;
+    let names = s.texts(sc::trap_three_summary::STAT)?;
+    let v = s.nums(sc::trap_three_summary::NS)?;
     names.iter().position(|x| x == name).and_then(|i| v[i])
 }
 
@@ -67,13 +68,16 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let step = run
         .meta_num("clock_min_step_ns")
         .filter(|v| v.is_finite() && *v > 0.0);
-    let discarded = row(run, "trap_one", "variant", "discarded");
-    let used = row(run, "trap_one", "variant", "used");
-    let first = row(run, "trap_two", "fill", "first");
-    let second = row(run, "trap_two", "fill", "second");
+    use sc::{trap_one as one, trap_two as two};
+    let spread_one = [one::MEDIAN_NS, one::MIN_NS, one::MAX_NS];
+    let spread_two = [two::MEDIAN_NS, two::MIN_NS, two::MAX_NS];
+    let discarded = row(run, [one::BLOCK, one::VARIANT, "discarded"], spread_one);
+    let used = row(run, [one::BLOCK, one::VARIANT, "used"], spread_one);
+    let first = row(run, [two::BLOCK, two::FILL, "first"], spread_two);
+    let second = row(run, [two::BLOCK, two::FILL, "second"], spread_two);
     let (median, mean, max) = (stat(run, "median"), stat(run, "mean"), stat(run, "max"));
     let rounds = run
-        .block("trap_three_samples")
+        .block(sc::trap_three_samples::BLOCK)
         .map(|b| b.rows.len())
         .filter(|n| *n > 0);
     let ratio_of = |a: Option<f64>, b: Option<f64>, what: &str| {
@@ -171,7 +175,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         values.push(m / 2.0);
     }
     if values.is_empty() {
-        return Err(need_block(run, "trap_one")
+        return Err(need_block(run, sc::trap_one::BLOCK)
             .err()
             .unwrap_or_else(|| "no trap was measured".into()));
     }
@@ -206,25 +210,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &axis.ticks {
-            let x = tx(t.t);
-            c.line(
-                &[(x, plot.y0), (x, plot.y1)],
-                super::chart::GRID,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 6.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
+        c.x_grid(plot, &axis.ticks, tx, &mut geom)?;
         c.text(
             "time (log scale)",
             ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
@@ -373,9 +359,9 @@ fn fmt_time(ns: f64) -> String {
 }
 
 fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "trap_three_samples")?;
-    let rounds = need_nums(b, "round")?;
-    let ns = need_nums(b, "ns")?;
+    let b = need_block(run, sc::trap_three_samples::BLOCK)?;
+    let rounds = need_nums(b, sc::trap_three_samples::ROUND)?;
+    let ns = need_nums(b, sc::trap_three_samples::NS)?;
     let us: Vec<Pt> = rounds
         .iter()
         .zip(&ns)
@@ -385,8 +371,11 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     if us.is_empty() {
         return Err(format!("{} has no measured round", super::block_name(b)).into());
     }
-    if run.block("trap_three_summary").is_some() {
-        need_texts(need_block(run, "trap_three_summary")?, "stat")?;
+    if run.block(sc::trap_three_summary::BLOCK).is_some() {
+        need_texts(
+            need_block(run, sc::trap_three_summary::BLOCK)?,
+            sc::trap_three_summary::STAT,
+        )?;
     }
     let vals: Vec<f64> = us.iter().map(|p| p.y).collect();
     let from_samples = |name: &str| -> Option<f64> {

@@ -14,8 +14,9 @@ use super::chart::{
     AxisSpec, HLine, Heatmap, LineChart, Marker, Palette, Pt, Series, Style, color, num,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
+use measure::schema::env_scan as sc;
 
-const EXP: &str = "env_scan";
+const EXP: &str = sc::EXPERIMENT;
 const PASSES: [&str; 3] = ["forward", "backward", "shuffled"];
 /// At most this many workloads are drawn (one panel each).
 const MAX_WORKLOADS: usize = 8;
@@ -49,10 +50,10 @@ fn clip_limit(all: &[f64]) -> f64 {
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(EXP)?;
-    let dev = need_block(run, "deviation")?;
-    let workloads = need_texts(dev, "workload")?;
-    let pads = need_nums(dev, "pad_bytes")?;
-    let corr = run.block("correlation");
+    let dev = need_block(run, sc::deviation::BLOCK)?;
+    let workloads = need_texts(dev, sc::deviation::WORKLOAD)?;
+    let pads = need_nums(dev, sc::deviation::PAD_BYTES)?;
+    let corr = run.block(sc::correlation::BLOCK);
     let mut names: Vec<String> = Vec::new();
     for w in &workloads {
         if !names.contains(w) && names.len() < MAX_WORKLOADS {
@@ -64,7 +65,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     let cols: Vec<Vec<Option<f64>>> = PASSES
         .iter()
-        .map(|p| need_nums(dev, &format!("{p}_pct")))
+        .map(|p| need_nums(dev, &sc::deviation::pass_column(p)))
         .collect::<Result<_, _>>()?;
     let mut panels = Vec::new();
     for name in &names {
@@ -119,11 +120,11 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let deviation = Figure::new("env_scan-deviation.svg", render_panels(&title, &panels)?);
 
     // The regions as a heatmap: one row per workload and pass, one column per region.
-    let reg = need_block(run, "regions")?;
-    let rw = need_texts(reg, "workload")?;
-    let rp = need_texts(reg, "pass")?;
-    let start = need_nums(reg, "region_start_bytes")?;
-    let med = need_nums(reg, "median_deviation_pct")?;
+    let reg = need_block(run, sc::regions::BLOCK)?;
+    let rw = need_texts(reg, sc::regions::WORKLOAD)?;
+    let rp = need_texts(reg, sc::regions::PASS)?;
+    let start = need_nums(reg, sc::regions::REGION_START_BYTES)?;
+    let med = need_nums(reg, sc::regions::MEDIAN_DEVIATION_PCT)?;
     let mut starts: Vec<f64> = start
         .iter()
         .flatten()
@@ -197,10 +198,10 @@ fn panel_title(
     let mut pairs = Vec::new();
     if let Some(c) = corr
         && let (Some(w), Some(a), Some(b), Some(r)) = (
-            c.texts("workload"),
-            c.texts("pass_a"),
-            c.texts("pass_b"),
-            c.nums("r"),
+            c.texts(sc::correlation::WORKLOAD),
+            c.texts(sc::correlation::PASS_A),
+            c.texts(sc::correlation::PASS_B),
+            c.nums(sc::correlation::R),
         )
     {
         for i in 0..w.len().min(a.len()).min(b.len()).min(r.len()) {

@@ -24,13 +24,14 @@ use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
 use measure::data::{Block, DataFile};
+use measure::schema::false_sharing as sc;
 use plotters::style::{Color, RGBColor};
 
-const EXP: &str = "false_sharing";
+const EXP: &str = sc::EXPERIMENT;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(EXP)?;
-    if run.meta("fs_skipped").is_some() {
+    if run.meta(sc::META_FS_SKIPPED).is_some() {
         // An honest run that could measure nothing between cores: nothing to draw.
         return Ok(Vec::new());
     }
@@ -40,7 +41,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         threads(saved, run)?,
         shared(saved, run)?,
     ];
-    if run.meta("c2c_skipped").is_none() {
+    if run.meta(sc::META_C2C_SKIPPED).is_none() {
         figs.push(c2c(saved, run)?);
     }
     Ok(figs)
@@ -49,12 +50,12 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 /// The two groups of the distance block: (slots in one line, slots in separate lines),
 /// each the median over its rows' medians.
 fn groups(run: &DataFile, b: &Block) -> Result<(Option<f64>, Option<f64>), DrawError> {
-    let gap = need_nums(b, "distance_bytes")?;
-    let med = need_nums(b, "ns_median")?;
+    let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?;
+    let med = need_nums(b, sc::distance::NS_MEDIAN)?;
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
-    let same: Vec<Option<bool>> = match b.texts("same_line") {
+    let same: Vec<Option<bool>> = match b.texts(sc::distance::SAME_LINE) {
         Some(t) => t
             .iter()
             .map(|s| match s.as_str() {
@@ -76,22 +77,22 @@ fn groups(run: &DataFile, b: &Block) -> Result<(Option<f64>, Option<f64>), DrawE
 }
 
 fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "distance")?;
+    let b = need_block(run, sc::distance::BLOCK)?;
     let (same, apart) = groups(run, b)?;
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l >= 8.0 && *l <= 4096.0);
     // The two slots as the run placed them: its smallest distance.
-    let gap = need_nums(b, "distance_bytes")?
+    let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?
         .into_iter()
         .flatten()
         .filter(|g| g.is_finite() && *g >= 1.0)
         .fold(f64::INFINITY, f64::min);
     let gap = (gap.is_finite() && line.is_none_or(|l| gap < l)).then_some(gap);
-    let baseline = run.block("baseline").and_then(|base| {
-        let sets = base.texts("set")?;
+    let baseline = run.block(sc::baseline::BLOCK).and_then(|base| {
+        let sets = base.texts(sc::baseline::SET)?;
         let i = sets.iter().position(|s| s == "distance")?;
-        base.nums("ns_median")?[i]
+        base.nums(sc::baseline::NS_MEDIAN)?[i]
     });
     let (width, height) = (1000.0, 550.0);
     let title = format!(
@@ -351,21 +352,27 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "distance")?;
-    let gap = need_nums(b, "distance_bytes")?;
-    let med = need_nums(b, "ns_median")?;
-    let (lo, hi) = (opt_nums(b, "ns_min"), opt_nums(b, "ns_max"));
+    let b = need_block(run, sc::distance::BLOCK)?;
+    let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?;
+    let med = need_nums(b, sc::distance::NS_MEDIAN)?;
+    let (lo, hi) = (
+        opt_nums(b, sc::distance::NS_MIN),
+        opt_nums(b, sc::distance::NS_MAX),
+    );
     let pts: Vec<Pt> = (0..gap.len().min(med.len()))
         .filter_map(|i| Some(Pt::spread(gap[i]?, med[i]?, lo[i], hi[i])))
         .collect();
     if pts.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let split = opt_nums(b, "split_ns").into_iter().flatten().next();
-    let baseline = run.block("baseline").and_then(|base| {
-        let sets = base.texts("set")?;
+    let split = opt_nums(b, sc::distance::SPLIT_NS)
+        .into_iter()
+        .flatten()
+        .next();
+    let baseline = run.block(sc::baseline::BLOCK).and_then(|base| {
+        let sets = base.texts(sc::baseline::SET)?;
         let i = sets.iter().position(|s| s == "distance")?;
-        base.nums("ns_median")?[i]
+        base.nums(sc::baseline::NS_MEDIAN)?[i]
     });
     let mut c = LineChart::new(
         &format!(
@@ -403,7 +410,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             dash: Dash::Short,
         });
     }
-    if let Some(sus) = b.texts("suspicious") {
+    if let Some(sus) = b.texts(sc::distance::SUSPICIOUS) {
         let flagged: Vec<Pt> = pts
             .iter()
             .zip(&sus)
@@ -428,7 +435,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .push(Series::new(r.label.clone(), rp, Style::reference()));
     }
     let line = run
-        .meta_num("fs_line_bytes")
+        .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     match line {
         Some(l) => c.verticals.push(Vertical {
@@ -486,12 +493,15 @@ fn counts(n: &[Option<f64>]) -> Vec<f64> {
 }
 
 fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "threads")?;
-    let n = need_nums(b, "threads")?;
-    let layout = need_texts(b, "layout")?;
-    let ratio_col = need_nums(b, "vs_split_median")?;
-    let (lo, hi) = (opt_nums(b, "vs_split_min"), opt_nums(b, "vs_split_max"));
-    let notes = b.texts("note").unwrap_or_default();
+    let b = need_block(run, sc::threads::BLOCK)?;
+    let n = need_nums(b, sc::threads::THREADS)?;
+    let layout = need_texts(b, sc::threads::LAYOUT)?;
+    let ratio_col = need_nums(b, sc::threads::VS_SPLIT_MEDIAN)?;
+    let (lo, hi) = (
+        opt_nums(b, sc::threads::VS_SPLIT_MIN),
+        opt_nums(b, sc::threads::VS_SPLIT_MAX),
+    );
+    let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
     let rows = n.len().min(layout.len()).min(ratio_col.len());
     let get = |k: f64, l: &str| {
         (0..rows)
@@ -524,7 +534,7 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             }
         })
         .collect();
-    let apart = opt_nums(b, "distance_bytes");
+    let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
     let one_line_label = (0..rows)
         .find(|&i| layout[i] == "one_line")
         .and_then(|i| apart[i])
@@ -586,12 +596,15 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "shared")?;
-    let method = need_texts(b, "method")?;
-    let n = need_nums(b, "threads")?;
-    let ns = need_nums(b, "ns_median")?;
-    let (lo, hi) = (opt_nums(b, "ns_min"), opt_nums(b, "ns_max"));
-    let notes = b.texts("note").unwrap_or_default();
+    let b = need_block(run, sc::shared::BLOCK)?;
+    let method = need_texts(b, sc::shared::METHOD)?;
+    let n = need_nums(b, sc::shared::THREADS)?;
+    let ns = need_nums(b, sc::shared::NS_MEDIAN)?;
+    let (lo, hi) = (
+        opt_nums(b, sc::shared::NS_MIN),
+        opt_nums(b, sc::shared::NS_MAX),
+    );
+    let notes = b.texts(sc::shared::NOTE).unwrap_or_default();
     let rows = method.len().min(n.len()).min(ns.len());
     let get = |m: &str, k: f64| {
         (0..rows)
@@ -697,12 +710,12 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, "c2c")?;
-    let from = need_nums(b, "from")?;
-    let to = need_nums(b, "to")?;
-    let one_way = need_nums(b, "one_way_median_ns")?;
+    let b = need_block(run, sc::c2c::BLOCK)?;
+    let from = need_nums(b, sc::c2c::FROM)?;
+    let to = need_nums(b, sc::c2c::TO)?;
+    let one_way = need_nums(b, sc::c2c::ONE_WAY_MEDIAN_NS)?;
     // The axis: every core the survey could pair (from #META), else those in the block.
-    let mut cores: Vec<usize> = match run.meta("c2c_cores") {
+    let mut cores: Vec<usize> = match run.meta(sc::META_C2C_CORES) {
         Some(list) => list
             .split(',')
             .map(|c| c.trim().parse::<usize>())
@@ -738,8 +751,8 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             values[r][k] = one_way[i];
         }
     }
-    let visited = run.meta_num("c2c_pairs_visited");
-    let total = run.meta_num("c2c_pairs_total");
+    let visited = run.meta_num(sc::META_C2C_PAIRS_VISITED);
+    let total = run.meta_num(sc::META_C2C_PAIRS_TOTAL);
     let mut caption = vec!["one-way latency = half the median round trip of a compare-and-swap ping-pong between the two cores".to_string()];
     if let (Some(v), Some(t)) = (visited, total)
         && v < t

@@ -13,22 +13,26 @@ use super::chart::{AxisSpec, Bar, BarChart, BarSeries, color, div, ratio};
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
+use measure::schema::fp_cost as sc;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("fp_cost")?;
+    let run = saved.need(sc::EXPERIMENT)?;
     let cpu = run.meta("cpu_family").unwrap_or("CPU unknown");
 
     // Operations: latency and throughput.
-    let o = need_block(run, "ops")?;
-    let ops = need_texts(o, "op")?;
+    let o = need_block(run, sc::ops::BLOCK)?;
+    let ops = need_texts(o, sc::ops::OP)?;
     if ops.is_empty() {
         return Err(format!("{} is empty", super::block_name(o)).into());
     }
-    let lat = need_nums(o, "latency_ns")?;
+    let lat = need_nums(o, sc::ops::LATENCY_NS)?;
     // The latency is the chain's time less any +1 step it carries; its spread is the chain's,
     // shifted by the same amount.
-    let chain = opt_nums(o, "chain_ns");
-    let (cmin, cmax) = (opt_nums(o, "chain_min_ns"), opt_nums(o, "chain_max_ns"));
+    let chain = opt_nums(o, sc::ops::CHAIN_NS);
+    let (cmin, cmax) = (
+        opt_nums(o, sc::ops::CHAIN_MIN_NS),
+        opt_nums(o, sc::ops::CHAIN_MAX_NS),
+    );
     let latency: Vec<Option<Bar>> = (0..ops.len())
         .map(|i| {
             let v = lat[i]?;
@@ -38,10 +42,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             Some(Bar::spread(v, lo, hi))
         })
         .collect();
-    let tp = need_nums(o, "throughput_ns")?;
+    let tp = need_nums(o, sc::ops::THROUGHPUT_NS)?;
     let (tmin, tmax) = (
-        opt_nums(o, "throughput_min_ns"),
-        opt_nums(o, "throughput_max_ns"),
+        opt_nums(o, sc::ops::THROUGHPUT_MIN_NS),
+        opt_nums(o, sc::ops::THROUGHPUT_MAX_NS),
     );
     let throughput: Vec<Option<Bar>> = (0..ops.len())
         .map(|i| tp[i].map(|v| Bar::spread(v, tmin[i], tmax[i])))
@@ -65,7 +69,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
     // The appendix's C program prints one bare block: operation index, ns per element of
     // `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
-    if let Some(r) = appendix_reference(saved, "fp_cost")? {
+    if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
         let pairs = r.pairs("c1", "c2")?;
         let order = ["multiply", "add", "divide", "sqrt", "sin"];
         let matched: Vec<Option<Bar>> = ops
@@ -99,18 +103,21 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let ops_fig = Figure::new("fp_cost-ops.svg", c.render()?);
 
     // Denormals, with and without flush-to-zero.
-    let d = need_block(run, "denormal")?;
-    let values = need_texts(d, "values")?;
-    let mode = need_texts(d, "ftz_daz")?;
-    let med = need_nums(d, "median_ns")?;
-    let (dmin, dmax) = (opt_nums(d, "min_ns"), opt_nums(d, "max_ns"));
+    let d = need_block(run, sc::denormal::BLOCK)?;
+    let values = need_texts(d, sc::denormal::VALUES)?;
+    let mode = need_texts(d, sc::denormal::FTZ_DAZ)?;
+    let med = need_nums(d, sc::denormal::MEDIAN_NS)?;
+    let (dmin, dmax) = (
+        opt_nums(d, sc::denormal::MIN_NS),
+        opt_nums(d, sc::denormal::MAX_NS),
+    );
     let cell = |v: &str, m: &str| {
         (0..values.len().min(mode.len()))
             .find(|&i| values[i] == v && mode[i] == m)
             .and_then(|i| med[i].map(|x| Bar::spread(x, dmin[i], dmax[i])))
     };
     let reg = run
-        .meta("fp_control_register")
+        .meta(sc::META_FP_CONTROL_REGISTER)
         .unwrap_or("control register");
     let mut c = BarChart::new(
         &format!(
@@ -160,14 +167,17 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let den_fig = Figure::new("fp_cost-denormal.svg", c.render()?);
 
     // float against double.
-    let w = need_block(run, "width")?;
-    let ty = need_texts(w, "type")?;
-    let order = need_texts(w, "order")?;
+    let w = need_block(run, sc::width::BLOCK)?;
+    let ty = need_texts(w, sc::width::TYPE)?;
+    let order = need_texts(w, sc::width::ORDER)?;
     let shape = w
-        .texts("shape")
+        .texts(sc::width::SHAPE)
         .unwrap_or_else(|| vec![String::new(); ty.len()]);
-    let ns = need_nums(w, "median_ns")?;
-    let (wmin, wmax) = (opt_nums(w, "min_ns"), opt_nums(w, "max_ns"));
+    let ns = need_nums(w, sc::width::MEDIAN_NS)?;
+    let (wmin, wmax) = (
+        opt_nums(w, sc::width::MIN_NS),
+        opt_nums(w, sc::width::MAX_NS),
+    );
     let mut orders: Vec<String> = Vec::new();
     for o in &order {
         if !orders.contains(o) {

@@ -11,8 +11,9 @@ use super::chart::strip::{Column, Strip, StripRatio, render_row};
 use super::chart::{AxisSpec, Dash, GREY, Scale, Units, color, div, num, ratio};
 use super::{DrawError, Figure, Saved, need_block, need_nums};
 use measure::data::DataFile;
+use measure::schema::sink_bench as sc;
 
-const EXP: &str = "sink_bench";
+const EXP: &str = sc::EXPERIMENT;
 
 /// "26 ns", "545.6 us", "1.23 ms".
 fn fmt_ns(v: f64) -> String {
@@ -46,14 +47,14 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         .filter(|s| s.is_finite() && *s > 0.0)
         .ok_or("no #META clock_min_step_ns (a positive number)")?;
     let names = [
-        ("discarded_ns", "(a) sum discarded"),
-        ("sink_ns", "(b) black_box(sum)"),
-        ("checksum_ns", "(c) stored, checksummed"),
+        (sc::part1_passes::DISCARDED_NS, "(a) sum discarded"),
+        (sc::part1_passes::SINK_NS, "(b) black_box(sum)"),
+        (sc::part1_passes::CHECKSUM_NS, "(c) stored, checksummed"),
     ];
     let mut columns = Vec::new();
     let mut zeros = 0;
     for (i, (col, label)) in names.iter().enumerate() {
-        let v = values(run, "part1_passes", col)?;
+        let v = values(run, sc::part1_passes::BLOCK, col)?;
         // A pass that read 0 ns (two reads inside one clock step) cannot sit on a log axis:
         // it is drawn at half a step and counted in the title.
         zeros += v.iter().filter(|x| **x <= 0.0).count();
@@ -106,10 +107,26 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     };
 
     let us = |v: Vec<f64>| v.into_iter().map(|x| x / 1e3).collect::<Vec<_>>();
-    let warm_in = us(values(run, "warm_in_process", "ns")?);
-    let warm_fresh = us(values(run, "fresh_processes", "warm_ns")?);
-    let cold_in = us(values(run, "cold_in_process", "ns")?);
-    let cold_fresh = us(values(run, "fresh_processes", "cold_ns")?);
+    let warm_in = us(values(
+        run,
+        sc::warm_in_process::BLOCK,
+        sc::warm_in_process::NS,
+    )?);
+    let warm_fresh = us(values(
+        run,
+        sc::fresh_processes::BLOCK,
+        sc::fresh_processes::WARM_NS,
+    )?);
+    let cold_in = us(values(
+        run,
+        sc::cold_in_process::BLOCK,
+        sc::cold_in_process::NS,
+    )?);
+    let cold_fresh = us(values(
+        run,
+        sc::fresh_processes::BLOCK,
+        sc::fresh_processes::COLD_NS,
+    )?);
     // The key ratio of each panel: fresh processes against one process, medians.
     let between = |a: &[f64], b: &[f64], what: &str| -> Vec<StripRatio> {
         let (Some(x), Some(y)) = (measure::stats::median(a), measure::stats::median(b)) else {

@@ -21,11 +21,12 @@ use super::{
     opt_nums,
 };
 use measure::data::{Block, DataFile};
+use measure::schema::stride as sc;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("stride")?;
-    let b = need_block(run, "stride")?;
-    let reference = appendix_reference(saved, "stride")?;
+    let run = saved.need(sc::EXPERIMENT)?;
+    let b = need_block(run, sc::stride::BLOCK)?;
+    let reference = appendix_reference(saved, sc::EXPERIMENT)?;
     let mut figs = vec![Figure::new(
         "stride-cost.svg",
         cost_chart(run, b, saved, reference.as_ref())?.render()?,
@@ -50,11 +51,11 @@ fn grouped(v: f64) -> String {
     }
 }
 
-/// Points with whiskers from `<col>`, `<col_min>`, `<col_max>` (whiskers optional).
-fn points(b: &Block, x: &[Option<f64>], col: &str) -> Result<Vec<Pt>, DrawError> {
+/// Points with whiskers from the median, min and max columns (whiskers optional).
+fn points(b: &Block, x: &[Option<f64>], [col, min, max]: [&str; 3]) -> Result<Vec<Pt>, DrawError> {
     let v = need_nums(b, col)?;
-    let lo = opt_nums(b, &col.replace("_ns", "_min_ns"));
-    let hi = opt_nums(b, &col.replace("_ns", "_max_ns"));
+    let lo = opt_nums(b, min);
+    let hi = opt_nums(b, max);
     Ok((0..x.len().min(v.len()))
         .filter_map(|i| Some(Pt::spread(x[i]?, v[i]?, lo[i], hi[i])))
         .collect())
@@ -66,18 +67,36 @@ fn cost_chart(
     saved: &Saved,
     reference: Option<&Reference>,
 ) -> Result<LineChart, DrawError> {
-    let stride = need_nums(b, "stride_bytes")?;
-    let wrap = points(b, &stride, "appendix_ns")?;
+    let stride = need_nums(b, sc::stride::STRIDE_BYTES)?;
+    let wrap = points(
+        b,
+        &stride,
+        [
+            sc::stride::APPENDIX_NS,
+            sc::stride::APPENDIX_MIN_NS,
+            sc::stride::APPENDIX_MAX_NS,
+        ],
+    )?;
     if wrap.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let fresh = points(b, &stride, "fresh_ns")?;
+    let fresh = points(
+        b,
+        &stride,
+        [
+            sc::stride::FRESH_NS,
+            sc::stride::FRESH_MIN_NS,
+            sc::stride::FRESH_MAX_NS,
+        ],
+    )?;
     let accesses = run
-        .meta_num("accesses")
+        .meta_num(sc::META_ACCESSES)
         .map_or(String::new(), |a| format!("{} accesses", grouped(a)));
-    let buffer = run.meta_num("buffer_bytes").map_or(String::new(), |b| {
-        format!(" over {} MiB", num(b / 1048576.0))
-    });
+    let buffer = run
+        .meta_num(sc::META_BUFFER_BYTES)
+        .map_or(String::new(), |b| {
+            format!(" over {} MiB", num(b / 1048576.0))
+        });
     let mut c = LineChart::new(
         &format!(
             "Figure 105.3: cost per access by stride ({accesses}{buffer}; {})",
@@ -98,10 +117,10 @@ fn cost_chart(
             Style::measured(1, Marker::Square),
         ));
     }
-    if let Some(agree) = b.texts("agree") {
+    if let Some(agree) = b.texts(sc::stride::AGREE) {
         let flagged: Vec<Pt> = stride
             .iter()
-            .zip(need_nums(b, "appendix_ns")?)
+            .zip(need_nums(b, sc::stride::APPENDIX_NS)?)
             .zip(&agree)
             .filter(|(_, a)| a.as_str() != "yes")
             .filter_map(|((x, y), _)| Some(Pt::new((*x)?, y?)))
@@ -124,7 +143,7 @@ fn cost_chart(
             .push(Series::new(r.label.clone(), pts, Style::reference()));
     }
     let line = run
-        .meta_num("line_bytes")
+        .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     if let Some(l) = line {
         c.verticals.push(Vertical {
@@ -159,8 +178,11 @@ fn cost_chart(
 }
 
 fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineChart>, DrawError> {
-    let stride = need_nums(b, "stride_bytes")?;
-    let (Some(wrap), Some(fresh)) = (b.nums("appendix_lines"), b.nums("fresh_lines")) else {
+    let stride = need_nums(b, sc::stride::STRIDE_BYTES)?;
+    let (Some(wrap), Some(fresh)) = (
+        b.nums(sc::stride::APPENDIX_LINES),
+        b.nums(sc::stride::FRESH_LINES),
+    ) else {
         return Ok(None);
     };
     let pts = |v: &[Option<f64>]| -> Vec<Pt> {
@@ -193,8 +215,10 @@ fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineCh
         fresh_pts.clone(),
         Style::measured(1, Marker::Square),
     ));
-    if let (Some(buf), Some(line)) = (run.meta_num("buffer_bytes"), run.meta_num("line_bytes"))
-        && let Some(n) = div(buf, line)
+    if let (Some(buf), Some(line)) = (
+        run.meta_num(sc::META_BUFFER_BYTES),
+        run.meta_num(sc::META_LINE_BYTES),
+    ) && let Some(n) = div(buf, line)
     {
         c.hlines.push(HLine {
             y: n,
@@ -227,11 +251,11 @@ fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineCh
 }
 
 fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
-    let b = need_block(run, "layout")?;
-    let names = need_texts(b, "layout")?;
-    let ns = need_nums(b, "median_ns")?;
-    let lo = opt_nums(b, "min_ns");
-    let hi = opt_nums(b, "max_ns");
+    let b = need_block(run, sc::layout::BLOCK)?;
+    let names = need_texts(b, sc::layout::LAYOUT)?;
+    let ns = need_nums(b, sc::layout::MEDIAN_NS)?;
+    let lo = opt_nums(b, sc::layout::MIN_NS);
+    let hi = opt_nums(b, sc::layout::MAX_NS);
     let get = |n: &str| {
         names
             .iter()
@@ -239,7 +263,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
             .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
     };
     let elements = run
-        .meta_num("elements")
+        .meta_num(sc::META_ELEMENTS)
         .map_or(String::new(), |n| format!(" over {} particles", grouped(n)));
     let mut c = BarChart::new(
         &format!(
@@ -249,7 +273,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     let struct_bytes = run
-        .meta_num("struct_bytes")
+        .meta_num(sc::META_STRUCT_BYTES)
         .map_or("a struct".to_string(), |s| format!("{} B structs", num(s)));
     c.categories = vec![
         format!("array of structs (x is 8 B of {struct_bytes})"),

@@ -19,29 +19,38 @@ use super::chart::{
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
+use measure::schema::tlb_walk as sc;
 
 const OFFSET0: usize = 0;
 const LINE: usize = 1;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    let run = saved.need("tlb_walk")?;
-    let b = need_block(run, "pages")?;
-    let pages = need_nums(b, "pages")?;
-    let series = |col: &str| -> Result<Vec<Pt>, DrawError> {
+    let run = saved.need(sc::EXPERIMENT)?;
+    let b = need_block(run, sc::pages::BLOCK)?;
+    let pages = need_nums(b, sc::pages::PAGES)?;
+    let series = |[col, min, max]: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
         let v = need_nums(b, col)?;
-        let lo = opt_nums(b, &col.replace("_ns", "_min_ns"));
-        let hi = opt_nums(b, &col.replace("_ns", "_max_ns"));
+        let lo = opt_nums(b, min);
+        let hi = opt_nums(b, max);
         Ok((0..pages.len().min(v.len()))
             .filter_map(|i| Some(Pt::spread(pages[i]?, v[i]?, lo[i], hi[i])))
             .collect())
     };
-    let off0 = series("offset0_ns")?;
+    let off0 = series([
+        sc::pages::OFFSET0_NS,
+        sc::pages::OFFSET0_MIN_NS,
+        sc::pages::OFFSET0_MAX_NS,
+    ])?;
     if off0.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let line = series("line_ns")?;
+    let line = series([
+        sc::pages::LINE_NS,
+        sc::pages::LINE_MIN_NS,
+        sc::pages::LINE_MAX_NS,
+    ])?;
     let lpp = run
-        .meta_num("lines_per_page")
+        .meta_num(sc::META_LINES_PER_PAGE)
         .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e9)
         .map_or("lines per page".to_string(), |n| format!("{n:.0}"));
     let mut c = LineChart::new(
@@ -65,7 +74,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         line.clone(),
         Style::measured(LINE, Marker::Square),
     ));
-    if let Some(agree) = b.texts("agree") {
+    if let Some(agree) = b.texts(sc::pages::AGREE) {
         let mut flagged = Vec::new();
         for (i, a) in agree.iter().enumerate() {
             if a != "yes"
@@ -87,7 +96,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         }
     }
     // The appendix's own output: bare blocks `pages ns`.
-    if let Some(r) = appendix_reference(saved, "tlb_walk")? {
+    if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
         let pts: Vec<Pt> = r
             .pairs("c1", "c2")?
             .into_iter()
@@ -131,15 +140,15 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let mut out = vec![Figure::new("tlb_walk-pages.svg", c.render()?)];
 
     // Section 3: huge against small pages, both layouts.
-    if let Some(h) = run.block("huge_pages") {
-        let layout = need_texts(h, "layout")?;
-        let advice = need_texts(h, "advice")?;
-        let ns = need_nums(h, "ns")?;
-        let lo = opt_nums(h, "min_ns");
-        let hi = opt_nums(h, "max_ns");
-        let pct = opt_nums(h, "huge_backing_pct");
+    if let Some(h) = run.block(sc::huge_pages::BLOCK) {
+        let layout = need_texts(h, sc::huge_pages::LAYOUT)?;
+        let advice = need_texts(h, sc::huge_pages::ADVICE)?;
+        let ns = need_nums(h, sc::huge_pages::NS)?;
+        let lo = opt_nums(h, sc::huge_pages::MIN_NS);
+        let hi = opt_nums(h, sc::huge_pages::MAX_NS);
+        let pct = opt_nums(h, sc::huge_pages::HUGE_BACKING_PCT);
         let n = run
-            .meta_num("huge_walk_pages")
+            .meta_num(sc::META_HUGE_WALK_PAGES)
             .filter(|n| n.is_finite() && *n > 0.0);
         let mut bars = BarChart::new(
             &format!(

@@ -84,7 +84,7 @@ fn sink_bench_summary(plan: &Plan, record: &RunRecord) {
     if !record
         .outcomes
         .iter()
-        .any(|o| o.name == "sink_bench" && o.ok)
+        .any(|o| o.name == measure::schema::sink_bench::EXPERIMENT && o.ok)
     {
         return;
     }

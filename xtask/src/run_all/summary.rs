@@ -6,6 +6,9 @@
 use super::{Plan, RunRecord};
 use crate::project::EXPERIMENTS;
 use measure::data::{self, DataFile};
+use measure::schema::{
+    branch, cache_ladder, clock_probe, false_sharing, fp_cost, stride, tlb_walk,
+};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 use std::fs;
@@ -53,10 +56,14 @@ impl Row {
         }
     }
     fn other_cores(&self) -> Option<f64> {
-        self.saved.as_ref()?.meta_num("other_cpu_cores")
+        self.saved
+            .as_ref()?
+            .meta_num(measure::schema::run::META_OTHER_CPU_CORES)
     }
     fn clock_ghz(&self) -> Option<f64> {
-        self.saved.as_ref()?.meta_num("clock_ghz_estimate")
+        self.saved
+            .as_ref()?
+            .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
     }
 }
 
@@ -219,7 +226,12 @@ fn experiments(s: &mut String, rows: &[Row]) {
          load before | other work | core clock |\n|---|---|---|---|---:|---|---:|---:|"
     );
     for r in rows {
-        let wall = match (&r.now, r.saved.as_ref().and_then(|f| f.meta_num("wall_s"))) {
+        let wall = match (
+            &r.now,
+            r.saved
+                .as_ref()
+                .and_then(|f| f.meta_num(measure::schema::run::META_WALL_S)),
+        ) {
             (Some((true, _, w)), _) => format!("{w:.1} s"),
             (_, Some(w)) => format!("{w:.1} s"),
             _ => "-".into(),
@@ -239,7 +251,7 @@ fn experiments(s: &mut String, rows: &[Row]) {
                 match r
                     .saved
                     .as_ref()
-                    .and_then(|f| f.meta_num("clock_spread_pct"))
+                    .and_then(|f| f.meta_num(measure::schema::run::META_CLOCK_SPREAD_PCT))
                 {
                     Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
                     None => format!("{g:.3} GHz"),
@@ -299,141 +311,147 @@ const fn row(
 const TABLE_105_26: &[BookRow] = &[
     row(
         "reading the clock once",
-        "clock_probe",
-        &["clock_read"],
+        clock_probe::EXPERIMENT,
+        &[clock_probe::key::CLOCK_READ],
         None,
         "about 17 ns",
     ),
     row(
         "random access within L1 (index chase)",
-        "cache_ladder",
-        &["first_index_ns"],
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::FIRST_INDEX_NS],
         None,
         "about 1.4 ns",
     ),
     row(
         "main memory (largest working set)",
-        "cache_ladder",
-        &["largest_index_ns"],
-        Some("ladder_factor"),
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::LARGEST_INDEX_NS],
+        Some(cache_ladder::key::LADDER_FACTOR),
         "about 86 ns, about 60x",
     ),
     row(
         "sweeping in order (largest set)",
-        "cache_ladder",
-        &["largest_seq_ns"],
+        cache_ladder::EXPERIMENT,
+        &[cache_ladder::key::LARGEST_SEQ_NS],
         None,
         "about 0.4 ns",
     ),
     row(
         "smallest stride",
-        "stride",
-        &["stride_1"],
+        stride::EXPERIMENT,
+        &[stride::key::STRIDE_1],
         None,
         "about 0.8 ns (8 bytes)",
     ),
     row(
         "stride of the line size",
-        "stride",
-        &["stride_line"],
-        Some("line_over_stride_1"),
+        stride::EXPERIMENT,
+        &[stride::key::STRIDE_LINE],
+        Some(stride::key::LINE_OVER_STRIDE_1),
         "about 3.2 ns, about 4x",
     ),
     row(
         "one field from an array of structs",
-        "stride",
-        &["aos_x"],
-        Some("aos_over_soa"),
+        stride::EXPERIMENT,
+        &[stride::key::AOS_X],
+        Some(stride::key::AOS_OVER_SOA),
         "about 2.7 ns, 2.3x",
     ),
     row(
         "walking the fewest pages",
-        "tlb_walk",
-        &["first_pages_offset0_ns", "first_pages_line_ns"],
+        tlb_walk::EXPERIMENT,
+        &[
+            tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
+            tlb_walk::key::FIRST_PAGES_LINE_NS,
+        ],
         None,
         "about 3.5 ns (16 pages)",
     ),
     row(
         "walking the most pages",
-        "tlb_walk",
-        &["most_pages_offset0_ns"],
-        Some("pages_factor_offset0"),
+        tlb_walk::EXPERIMENT,
+        &[tlb_walk::key::MOST_PAGES_OFFSET0_NS],
+        Some(tlb_walk::key::PAGES_FACTOR_OFFSET0),
         "about 90 ns, about 25x (65,536 pages)",
     ),
     row(
         "touching a page the first time",
-        "tlb_walk",
-        &["first_touch_ns"],
-        Some("first_touch_factor"),
+        tlb_walk::EXPERIMENT,
+        &[tlb_walk::key::FIRST_TOUCH_NS],
+        Some(tlb_walk::key::FIRST_TOUCH_FACTOR),
         "around 1,000 ns, about 100x",
     ),
     row(
         "an unpredictable branch vs a predicted one",
-        "branch",
-        &["real_branch_random_over_sorted"],
+        branch::EXPERIMENT,
+        &[branch::key::REAL_BRANCH_RANDOM_OVER_SORTED],
         None,
         "about 5x",
     ),
     row(
         "one misprediction",
-        "branch",
-        &["mispredict"],
+        branch::EXPERIMENT,
+        &[branch::key::MISPREDICT],
         None,
         "about 6 ns",
     ),
     row(
         "false sharing (same line vs apart, 2 threads)",
-        "false_sharing",
-        &["same_line_vs_apart_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::SAME_LINE_VS_APART_2T],
         None,
         "1.39x a perfect split",
     ),
     row(
         "atomic increment, uncontended",
-        "false_sharing",
-        &["atomic_1t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::ATOMIC_1T],
         None,
         "about 5.2 ns",
     ),
     row(
         "atomic increment, two contending",
-        "false_sharing",
-        &["atomic_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::ATOMIC_2T],
         None,
         "about 19 ns",
     ),
     row(
         "a lock, two contending",
-        "false_sharing",
-        &["mutex_2t"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::MUTEX_2T],
         None,
         "about 70 ns",
     ),
     row(
         "core to core, one way",
-        "false_sharing",
-        &["c2c_one_way_median"],
+        false_sharing::EXPERIMENT,
+        &[false_sharing::key::C2C_ONE_WAY_MEDIAN],
         None,
         "not printed",
     ),
     row(
         "multiplying denormals vs normal numbers",
-        "fp_cost",
-        &["denormal_over_normal"],
+        fp_cost::EXPERIMENT,
+        &[fp_cost::key::DENORMAL_OVER_NORMAL],
         None,
         "about 72x",
     ),
     row(
         "division vs multiplication",
-        "fp_cost",
-        &["per_element_div_over_mul", "div_over_mul_throughput"],
+        fp_cost::EXPERIMENT,
+        &[
+            fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
+            fp_cost::key::DIV_OVER_MUL_THROUGHPUT,
+        ],
         None,
         "3.7x (per element)",
     ),
     row(
         "sin vs multiplication",
-        "fp_cost",
-        &["per_element_sin_over_mul"],
+        fp_cost::EXPERIMENT,
+        &[fp_cost::key::PER_ELEMENT_SIN_OVER_MUL],
         None,
         "25x (per element)",
     ),

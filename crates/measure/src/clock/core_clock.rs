@@ -212,7 +212,10 @@ impl RunClock {
         [
             ("clock_ghz_before", format!("{:.3}", self.before)),
             ("clock_ghz_after", format!("{:.3}", self.after)),
-            ("clock_spread_pct", format!("{:.2}", self.spread.pct())),
+            (
+                crate::schema::run::META_CLOCK_SPREAD_PCT,
+                format!("{:.2}", self.spread.pct()),
+            ),
             ("clock_moved", crate::fmt::yes_no(self.moved()).into()),
         ]
     }

@@ -215,6 +215,14 @@ impl MachineFacts {
         self.caches.iter().filter_map(|c| c.size.value).max()
     }
 
+    /// The caches whose size is reported: `(name, bytes)` ("L1d", 49152), in reported order.
+    pub fn reported_caches(&self) -> Vec<(String, u64)> {
+        self.caches
+            .iter()
+            .filter_map(|c| c.size.value.map(|v| (c.name(), v)))
+            .collect()
+    }
+
     /// Which level a working set of `bytes` fits in, by reported sizes: "L1d", "L2", "L3",
     /// "memory", or "?" when no size is known at all.
     pub fn where_fits(&self, bytes: u64) -> String {

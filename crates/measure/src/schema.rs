@@ -1,0 +1,1154 @@
+//! The names across the data boundary, declared once: each experiment's `#DATA` blocks, their
+//! columns, and the key figures that tools read back.
+//!
+//! The experiments write with these constants and xtask (figures, run-all's summary, compare)
+//! reads with them, so renaming a block or a column changes both sides or breaks the build.
+//! The text format is unchanged: `COLUMNS` is exactly what `Block::new` receives.
+//!
+//! One module per experiment: `EXPERIMENT` (its name); one module per block with `BLOCK` (its
+//! name), one constant per column (the bare name, as readers look it up) and `COLUMNS` (the
+//! columns in order, text columns marked `:text`); `key` with the names of the key figures
+//! other tools read; and `META_*`, the `#META` keys its figure reads. A block whose columns
+//! depend on the run (env_scan's `deviation`) declares its fixed columns and a function for the
+//! others.
+
+/// Declares one block: `name = "block" { CONST = "column" [text], ... }`.
+macro_rules! block {
+    ($(#[$m:meta])* $module:ident = $name:literal {
+        $($col:ident = $cname:literal $([$text:ident])?),* $(,)?
+    }) => {
+        $(#[$m])*
+        pub mod $module {
+            /// The block's name.
+            pub const BLOCK: &str = $name;
+            $(pub const $col: &str = $cname;)*
+            /// The columns in order, as the writer declares them (`:text` marks a text column).
+            pub const COLUMNS: &[&str] = &[$(block!(@col $cname $($text)?)),*];
+        }
+    };
+    (@col $c:literal) => { $c };
+    (@col $c:literal text) => { concat!($c, ":text") };
+}
+
+/// Declares key-figure names: `NAME = "name", ...`.
+macro_rules! keys {
+    ($($k:ident = $v:literal),* $(,)?) => {
+        /// The names of the key figures other tools read back.
+        pub mod key {
+            $(pub const $k: &str = $v;)*
+        }
+    };
+}
+
+/// The key figures every experiment writes (see [`crate::key`]).
+pub mod key_figures {
+    pub use crate::key::{BLOCK, FIGURE, UNIT, VALUE};
+    /// The columns in order, as the writer declares them.
+    pub const COLUMNS: &[&str] = &["figure:text", "value", "unit:text"];
+    /// The book's range ends (reference data only).
+    pub const LOW: &str = "low";
+    pub const HIGH: &str = "high";
+}
+
+/// The `#META` keys every experiment's run writes (see [`crate::run`]) that tools read back.
+pub mod run {
+    /// The core clock estimated at the start, in GHz ("unknown" when it could not be).
+    pub const META_CLOCK_GHZ_ESTIMATE: &str = "clock_ghz_estimate";
+    /// The spread of every round of both core-clock estimates, in percent.
+    pub const META_CLOCK_SPREAD_PCT: &str = "clock_spread_pct";
+    /// Other processes' CPU time while the experiment ran, in cores.
+    pub const META_OTHER_CPU_CORES: &str = "other_cpu_cores";
+    /// The experiment's wall time in seconds.
+    pub const META_WALL_S: &str = "wall_s";
+    /// Whether the main thread was pinned (verified), and to which core.
+    pub const META_PINNED: &str = "pinned";
+    pub const META_PINNED_CORE: &str = "pinned_core";
+}
+
+/// `cache_ladder`: latency by working set, and the knees read from it.
+pub mod cache_ladder {
+    pub const EXPERIMENT: &str = "cache_ladder";
+
+    block!(latency = "latency" {
+        KIB = "kib",
+        WHERE = "where" [text],
+        INDEX_NS = "index_ns",
+        INDEX_MIN_NS = "index_min_ns",
+        INDEX_MAX_NS = "index_max_ns",
+        INDEX_CYCLES = "index_cycles",
+        POINTER_NS = "pointer_ns",
+        POINTER_MIN_NS = "pointer_min_ns",
+        POINTER_MAX_NS = "pointer_max_ns",
+        POINTER_CYCLES = "pointer_cycles",
+        SEQ_NS = "seq_ns",
+        SEQ_MIN_NS = "seq_min_ns",
+        SEQ_MAX_NS = "seq_max_ns",
+        SEQ_VEC_NS = "seq_vec_ns",
+        SEQ_VEC_MIN_NS = "seq_vec_min_ns",
+        SEQ_VEC_MAX_NS = "seq_vec_max_ns",
+        HUGE_NS = "huge_ns",
+        HUGE_MIN_NS = "huge_min_ns",
+        HUGE_MAX_NS = "huge_max_ns",
+        HUGE_CYCLES = "huge_cycles",
+        FACTOR = "factor",
+        POINTER_FACTOR = "pointer_factor",
+        INDEX_PASS_SPREAD = "index_pass_spread",
+        POINTER_PASS_SPREAD = "pointer_pass_spread",
+        HUGE_PASS_SPREAD = "huge_pass_spread",
+        SEQ_PASS_SPREAD = "seq_pass_spread",
+        SEQ_VEC_PASS_SPREAD = "seq_vec_pass_spread",
+        INDEX_ROUND_SPREAD = "index_round_spread",
+        POINTER_ROUND_SPREAD = "pointer_round_spread",
+        HUGE_ROUND_SPREAD = "huge_round_spread",
+        AGREE = "agree" [text],
+        STABLE = "stable" [text],
+        HUGE_STABLE = "huge_stable" [text],
+    });
+
+    block!(knees = "knees" {
+        SERIES = "series" [text],
+        KIND = "kind" [text],
+        FROM_KIB = "from_kib",
+        TO_KIB = "to_kib",
+        RATIO = "ratio",
+        SPREAD = "spread",
+        NEAREST = "nearest" [text],
+        AGREES = "agrees" [text],
+    });
+
+    keys! {
+        FIRST_INDEX_NS = "first_index_ns",
+        LARGEST_INDEX_NS = "largest_index_ns",
+        LADDER_FACTOR = "ladder_factor",
+        LARGEST_SEQ_NS = "largest_seq_ns",
+    }
+
+    /// The `#META` keys the figure reads.
+    pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
+}
+
+/// `stride`: cost by stride, lines touched, and array-of-structs against struct-of-arrays
+pub mod stride {
+    pub const EXPERIMENT: &str = "stride";
+    /// A `#META` key a figure reads.
+    pub const META_ACCESSES: &str = "accesses";
+    /// A `#META` key a figure reads.
+    pub const META_BUFFER_BYTES: &str = "buffer_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_LINE_BYTES: &str = "line_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_ELEMENTS: &str = "elements";
+    /// A `#META` key a figure reads.
+    pub const META_STRUCT_BYTES: &str = "struct_bytes";
+
+    block!(layout = "layout" {
+        LAYOUT = "layout" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        FACTOR = "factor",
+        FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
+        USED_BYTES_PER_LINE = "used_bytes_per_line",
+    });
+
+    block!(stride = "stride" {
+        STRIDE_BYTES = "stride_bytes",
+        APPENDIX_NS = "appendix_ns",
+        APPENDIX_MIN_NS = "appendix_min_ns",
+        APPENDIX_MAX_NS = "appendix_max_ns",
+        FACTOR = "factor",
+        APPENDIX_CYCLES = "appendix_cycles",
+        FRESH_NS = "fresh_ns",
+        FRESH_MIN_NS = "fresh_min_ns",
+        FRESH_MAX_NS = "fresh_max_ns",
+        LINES_PER_ACCESS = "lines_per_access",
+        VAIN_BYTES = "vain_bytes",
+        LAPS = "laps",
+        APPENDIX_LINES = "appendix_lines",
+        APPENDIX_PAGES = "appendix_pages",
+        APPENDIX_SET_BYTES = "appendix_set_bytes",
+        FRESH_LINES = "fresh_lines",
+        FRESH_PAGES = "fresh_pages",
+        FRESH_SET_BYTES = "fresh_set_bytes",
+        APPENDIX_SPREAD = "appendix_spread",
+        FRESH_SPREAD = "fresh_spread",
+        AGREE = "agree" [text],
+        APPENDIX_VAIN_BYTES = "appendix_vain_bytes",
+    });
+
+    block!(stride_passes = "stride_passes" {
+        STRIDE_BYTES = "stride_bytes",
+        PASS = "pass" [text],
+        APPENDIX_NS = "appendix_ns",
+        FRESH_NS = "fresh_ns",
+    });
+
+    keys! {
+        AOS_OVER_SOA = "aos_over_soa",
+        AOS_X = "aos_x",
+        LINE_OVER_STRIDE_1 = "line_over_stride_1",
+        STRIDE_1 = "stride_1",
+        STRIDE_LINE = "stride_line",
+    }
+}
+
+/// `tlb_walk`: time per read by pages walked, on huge pages, and the first touch of a page
+pub mod tlb_walk {
+    pub const EXPERIMENT: &str = "tlb_walk";
+    /// A `#META` key a figure reads.
+    pub const META_LINES_PER_PAGE: &str = "lines_per_page";
+    /// A `#META` key a figure reads.
+    pub const META_HUGE_WALK_PAGES: &str = "huge_walk_pages";
+
+    block!(first_touch = "first_touch" {
+        TOUCH = "touch" [text],
+        NS_PER_PAGE = "ns_per_page",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(pages = "pages" {
+        PAGES = "pages",
+        SPAN_KIB = "span_kib",
+        OFFSET0_NS = "offset0_ns",
+        OFFSET0_MIN_NS = "offset0_min_ns",
+        OFFSET0_MAX_NS = "offset0_max_ns",
+        OFFSET0_CYCLES = "offset0_cycles",
+        OFFSET0_FACTOR = "offset0_factor",
+        LINE_NS = "line_ns",
+        LINE_MIN_NS = "line_min_ns",
+        LINE_MAX_NS = "line_max_ns",
+        LINE_CYCLES = "line_cycles",
+        LINE_FACTOR = "line_factor",
+        OFFSET0_PASS_SPREAD = "offset0_pass_spread",
+        LINE_PASS_SPREAD = "line_pass_spread",
+        AGREE = "agree" [text],
+    });
+
+    block!(huge_pages = "huge_pages" {
+        LAYOUT = "layout" [text],
+        ADVICE = "advice" [text],
+        HUGE_BACKING_PCT = "huge_backing_pct",
+        NS = "ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        CYCLES = "cycles",
+    });
+
+    block!(huge_verdict = "huge_verdict" {
+        LAYOUT = "layout" [text],
+        VERDICT = "verdict" [text],
+        NORMAL_OVER_HUGE = "normal_over_huge",
+    });
+
+    keys! {
+        FIRST_PAGES_LINE_NS = "first_pages_line_ns",
+        FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns",
+        FIRST_TOUCH_FACTOR = "first_touch_factor",
+        FIRST_TOUCH_NS = "first_touch_ns",
+        MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns",
+        PAGES_FACTOR_OFFSET0 = "pages_factor_offset0",
+        TOUCH_AGAIN_NS = "touch_again_ns",
+    }
+}
+
+/// `clock_probe`: the clock's resolution and cost, and the three timing traps
+pub mod clock_probe {
+    pub const EXPERIMENT: &str = "clock_probe";
+
+    block!(clock_resolution = "clock_resolution" {
+        CLOCK = "clock" [text],
+        CLAIMED_NS = "claimed_ns",
+    });
+
+    block!(clock_cost = "clock_cost" {
+        METHOD = "method" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(trap_one = "trap_one" {
+        VARIANT = "variant" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        PER_ELEMENT_NS = "per_element_ns",
+    });
+
+    block!(times_ten = "times_ten" {
+        VARIANT = "variant" [text],
+        ELEMENTS = "elements",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        CASE = "case" [text],
+    });
+
+    block!(trap_two = "trap_two" {
+        FILL = "fill" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(trap_three_samples = "trap_three_samples" {
+        ROUND = "round",
+        NS = "ns",
+    });
+
+    block!(trap_three_summary = "trap_three_summary" {
+        STAT = "stat" [text],
+        NS = "ns",
+    });
+
+    keys! {
+        CLOCK_READ = "clock_read",
+    }
+}
+
+/// `branch`: a branch on random against sorted data, by variant and by pattern, and the cost of one misprediction
+pub mod branch {
+    pub const EXPERIMENT: &str = "branch";
+    /// A `#META` key a figure reads.
+    pub const META_N: &str = "n";
+
+    block!(shape = "shape" {
+        VARIANT = "variant" [text],
+        SYMBOL = "symbol" [text],
+        VERDICT = "verdict" [text],
+        LOOPS = "loops",
+        FORKS = "forks",
+    });
+
+    block!(variants = "variants" {
+        VARIANT = "variant" [text],
+        SHAPE = "shape" [text],
+        RANDOM_NS = "random_ns",
+        RANDOM_MIN_NS = "random_min_ns",
+        RANDOM_MAX_NS = "random_max_ns",
+        SORTED_NS = "sorted_ns",
+        SORTED_MIN_NS = "sorted_min_ns",
+        SORTED_MAX_NS = "sorted_max_ns",
+        RANDOM_OVER_SORTED = "random_over_sorted",
+    });
+
+    block!(mispredict = "mispredict" {
+        EXTRA_NS_PER_ELEMENT = "extra_ns_per_element",
+        MISS_RATE = "miss_rate",
+        NS_PER_MISS = "ns_per_miss",
+        NS_PER_MISS_LOW = "ns_per_miss_low",
+        NS_PER_MISS_HIGH = "ns_per_miss_high",
+        CYCLES_PER_MISS = "cycles_per_miss",
+    });
+
+    block!(patterns = "patterns" {
+        PATTERN = "pattern" [text],
+        PERIOD = "period",
+        TAKEN_SHARE = "taken_share",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        VS_ALWAYS = "vs_always",
+        IMPLIED_MISS_SHARE = "implied_miss_share",
+    });
+
+    keys! {
+        REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted",
+        MISPREDICT = "mispredict",
+    }
+}
+
+/// `fp_cost`: what a floating-point operation costs: latency and throughput by op, denormals, float against double
+pub mod fp_cost {
+    pub const EXPERIMENT: &str = "fp_cost";
+    /// A `#META` key a figure reads.
+    pub const META_FP_CONTROL_REGISTER: &str = "fp_control_register";
+    /// The column compare's translation of the book's program gives `ops` (its own loop).
+    pub const APPENDIX_LOOP_NS: &str = "appendix_loop_ns";
+
+    block!(shape = "shape" {
+        KERNEL = "kernel" [text],
+        VERDICT = "verdict" [text],
+    });
+
+    block!(denormal = "denormal" {
+        VALUES = "values" [text],
+        FTZ_DAZ = "ftz_daz" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(width = "width" {
+        VARIANT = "variant" [text],
+        TYPE = "type" [text],
+        ORDER = "order" [text],
+        SHAPE = "shape" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
+    block!(per_element = "per_element" {
+        OP = "op" [text],
+        EXPR = "expr" [text],
+        ARRAY = "array" [text],
+        ARRAY_BYTES = "array_bytes",
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        VS_MULTIPLY = "vs_multiply",
+        CASE = "case" [text],
+    });
+
+    block!(ops = "ops" {
+        OP = "op" [text],
+        STEP = "step" [text],
+        CHAIN_NS = "chain_ns",
+        CHAIN_MIN_NS = "chain_min_ns",
+        CHAIN_MAX_NS = "chain_max_ns",
+        LATENCY_NS = "latency_ns",
+        LATENCY_CYCLES = "latency_cycles",
+        THROUGHPUT_NS = "throughput_ns",
+        THROUGHPUT_MIN_NS = "throughput_min_ns",
+        THROUGHPUT_MAX_NS = "throughput_max_ns",
+        THROUGHPUT_CYCLES = "throughput_cycles",
+        SHAPE = "shape" [text],
+    });
+
+    keys! {
+        DENORMAL_OVER_NORMAL = "denormal_over_normal",
+        DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput",
+        PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul",
+        PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul",
+        FLOAT_SPEEDUP_LANES = "float_speedup_lanes",
+        FLOAT_SPEEDUP_STRICT = "float_speedup_strict",
+    }
+}
+
+/// `bandwidth`: bytes per second by working set and kernel, the boundaries read from them, all cores, latency under load
+pub mod bandwidth {
+    pub const EXPERIMENT: &str = "bandwidth";
+    /// A `#META` key a figure reads.
+    pub const META_EXPLICIT_WIDTH: &str = "explicit_width";
+
+    block!(kernels = "kernels" {
+        KERNEL = "kernel" [text],
+        SYMBOL = "symbol" [text],
+        ACCESS_BYTES = "access_bytes",
+        NON_TEMPORAL = "non_temporal" [text],
+        SHAPE = "shape" [text],
+    });
+
+    block!(bandwidth = "bandwidth" {
+        KIB = "kib",
+        KERNEL = "kernel" [text],
+        OP = "op" [text],
+        FORM = "form" [text],
+        GBS = "gbs",
+        GBS_MIN = "gbs_min",
+        GBS_MAX = "gbs_max",
+        BYTES_PER_CYCLE = "bytes_per_cycle",
+        PASS_SPREAD = "pass_spread",
+        ROUND_SPREAD = "round_spread",
+        STABLE = "stable" [text],
+        WHERE = "where" [text],
+    });
+
+    block!(boundaries = "boundaries" {
+        KIND = "kind" [text],
+        FROM_KIB = "from_kib",
+        TO_KIB = "to_kib",
+        RATIO = "ratio",
+        NEAREST = "nearest" [text],
+        NEAREST_KIB = "nearest_kib",
+        AGREES = "agrees" [text],
+    });
+
+    block!(threads = "threads" {
+        THREADS = "threads",
+        STATUS = "status" [text],
+        CORES = "cores" [text],
+        TOTAL_GBS = "total_gbs",
+        TOTAL_GBS_MIN = "total_gbs_min",
+        TOTAL_GBS_MAX = "total_gbs_max",
+        PER_THREAD_GBS = "per_thread_gbs",
+        VS_ONE = "vs_one",
+        PINNED = "pinned" [text],
+        OFF_CORE_ROUNDS = "off_core_rounds",
+        REGION_KIB = "region_kib",
+    });
+
+    block!(loaded_latency = "loaded_latency" {
+        STATE = "state" [text],
+        ROUND = "round",
+        NS = "ns",
+        STREAM_GBS = "stream_gbs",
+        ON_CORE = "on_core",
+        COUNTS = "counts" [text],
+        STREAMERS = "streamers",
+        PINNED = "pinned" [text],
+        CHASE_KIB = "chase_kib",
+    });
+
+    block!(levels = "levels" {
+        LEVEL = "level" [text],
+        KIB = "kib",
+        READ_GBS = "read_gbs",
+        WRITE_GBS = "write_gbs",
+        COPY_GBS = "copy_gbs",
+        READ_BPC = "read_bpc",
+        WRITE_BPC = "write_bpc",
+        COPY_BPC = "copy_bpc",
+    });
+
+    keys! {
+        L1_OVER_MEMORY_READ = "l1_over_memory_read",
+    }
+}
+
+/// `sink_bench`: what a discarded result, black_box and a checksum do to a timed sum; warm and cold, in one process and in fresh ones
+pub mod sink_bench {
+    pub const EXPERIMENT: &str = "sink_bench";
+
+    block!(part1_passes = "part1_passes" {
+        ROUND = "round",
+        DISCARDED_NS = "discarded_ns",
+        SINK_NS = "sink_ns",
+        CHECKSUM_NS = "checksum_ns",
+    });
+
+    block!(warm_in_process = "warm_in_process" {
+        PASS = "pass",
+        NS = "ns",
+    });
+
+    block!(fresh_processes = "fresh_processes" {
+        PROCESS = "process",
+        COLD_NS = "cold_ns",
+        WARM_NS = "warm_ns",
+        COLD_FAULTS = "cold_faults",
+        WARM_FAULTS = "warm_faults",
+        CPU = "cpu",
+    });
+
+    block!(fresh_first_discarded = "fresh_first_discarded" {
+        COLD_NS = "cold_ns",
+        WARM_NS = "warm_ns",
+        COLD_FAULTS = "cold_faults",
+        WARM_FAULTS = "warm_faults",
+    });
+
+    block!(cold_in_process = "cold_in_process" {
+        NS = "ns",
+        FAULTS = "faults",
+    });
+
+    block!(series_summary = "series_summary" {
+        SERIES = "series" [text],
+        N = "n",
+        MIN_NS = "min_ns",
+        MEDIAN_NS = "median_ns",
+        MAX_NS = "max_ns",
+        CV_PCT = "cv_pct",
+        MAX_OVER_MIN = "max_over_min",
+        OVER2_PCT = "over2_pct",
+        OVER5_PCT = "over5_pct",
+        OVER10_PCT = "over10_pct",
+    });
+
+    block!(summary_figures = "summary_figures" {
+        FIGURE = "figure" [text],
+        VALUE = "value",
+        UNIT = "unit" [text],
+    });
+}
+
+/// `false_sharing`: two threads on one cache line against separate lines, by distance, by threads, shared counters, and core-to-core latency
+pub mod false_sharing {
+    pub const EXPERIMENT: &str = "false_sharing";
+    /// A `#META` key a figure reads.
+    pub const META_FS_LINE_BYTES: &str = "fs_line_bytes";
+    /// A `#META` key a figure reads.
+    pub const META_FS_SKIPPED: &str = "fs_skipped";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_SKIPPED: &str = "c2c_skipped";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_PAIRS_VISITED: &str = "c2c_pairs_visited";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_PAIRS_TOTAL: &str = "c2c_pairs_total";
+    /// A `#META` key a figure reads.
+    pub const META_C2C_CORES: &str = "c2c_cores";
+
+    block!(rounds = "rounds" {
+        SET = "set" [text],
+        CONFIG = "config" [text],
+        ROUND = "round",
+        NS_PER_INCREMENT = "ns_per_increment",
+    });
+
+    block!(placement = "placement" {
+        SET = "set" [text],
+        CONFIG = "config" [text],
+        ROUND = "round",
+        THREAD = "thread",
+        REQUESTED_CORE = "requested_core",
+        START_CPU = "start_cpu",
+        END_CPU = "end_cpu",
+        CPU_SHARE = "cpu_share",
+        VERIFIED = "verified" [text],
+    });
+
+    block!(c2c = "c2c" {
+        FROM = "from",
+        TO = "to",
+        FROM_ON = "from_on",
+        TO_ON = "to_on",
+        SMT = "smt" [text],
+        SAME_PACKAGE = "same_package" [text],
+        ROUND_TRIP_MEDIAN_NS = "round_trip_median_ns",
+        ROUND_TRIP_MIN_NS = "round_trip_min_ns",
+        ONE_WAY_MEDIAN_NS = "one_way_median_ns",
+        ONE_WAY_MIN_NS = "one_way_min_ns",
+        BATCHES = "batches",
+        NOTE = "note" [text],
+    });
+
+    block!(c2c_methods = "c2c_methods" {
+        METHOD = "method" [text],
+        FROM = "from",
+        TO = "to",
+        BATCHES = "batches",
+        ONE_WAY_MEDIAN_NS = "one_way_median_ns",
+        ONE_WAY_MIN_NS = "one_way_min_ns",
+        ONE_WAY_MAX_NS = "one_way_max_ns",
+    });
+
+    block!(baseline = "baseline" {
+        SET = "set" [text],
+        ROUNDS = "rounds",
+        CORES = "cores" [text],
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+    });
+
+    block!(distance = "distance" {
+        DISTANCE_BYTES = "distance_bytes",
+        SAME_LINE = "same_line" [text],
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        SPLIT_NS = "split_ns",
+        VS_SPLIT_MEDIAN = "vs_split_median",
+        VS_SPLIT_MIN = "vs_split_min",
+        VS_SPLIT_MAX = "vs_split_max",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        CORES = "cores" [text],
+        GROUPS = "groups",
+        LOW_ROUNDS = "low_rounds",
+        LOW_MEDIAN_NS = "low_median_ns",
+        HIGH_ROUNDS = "high_rounds",
+        HIGH_MEDIAN_NS = "high_median_ns",
+    });
+
+    block!(threads = "threads" {
+        THREADS = "threads",
+        LAYOUT = "layout" [text],
+        DISTANCE_BYTES = "distance_bytes",
+        LINES = "lines",
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        VS_SPLIT_MEDIAN = "vs_split_median",
+        VS_SPLIT_MIN = "vs_split_min",
+        VS_SPLIT_MAX = "vs_split_max",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        NOTE = "note" [text],
+        GROUPS = "groups",
+        LOW_ROUNDS = "low_rounds",
+        LOW_MEDIAN_NS = "low_median_ns",
+        HIGH_ROUNDS = "high_rounds",
+        HIGH_MEDIAN_NS = "high_median_ns",
+    });
+
+    block!(shared = "shared" {
+        METHOD = "method" [text],
+        THREADS = "threads",
+        ITERS_PER_THREAD = "iters_per_thread",
+        NS_MEDIAN = "ns_median",
+        NS_MIN = "ns_min",
+        NS_MAX = "ns_max",
+        VS_BASELINE = "vs_baseline",
+        VS_ONE_THREAD = "vs_one_thread",
+        SUSPICIOUS = "suspicious" [text],
+        DISTURBED_ROUNDS = "disturbed_rounds",
+        PINNED = "pinned" [text],
+        NOTE = "note" [text],
+    });
+
+    keys! {
+        ATOMIC_1T = "atomic_1t",
+        ATOMIC_2T = "atomic_2t",
+        C2C_ONE_WAY_MEDIAN = "c2c_one_way_median",
+        MUTEX_2T = "mutex_2t",
+        SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t",
+    }
+}
+
+/// `env_scan`: the same work at shifted addresses and environment sizes, in fresh processes: raw times, deviations, correlations, verdicts
+pub mod env_scan {
+    pub const EXPERIMENT: &str = "env_scan";
+
+    /// The `deviation` block: one column per scan pass, named by the pass, so its columns are
+    /// built by the writer from [`deviation::pass_column`].
+    pub mod deviation {
+        pub const BLOCK: &str = "deviation";
+        pub const PAD_BYTES: &str = "pad_bytes";
+        pub const WORKLOAD: &str = "workload";
+        pub const PASSES_AGREE_10PCT: &str = "passes_agree_10pct";
+
+        /// The column of one pass's deviation: `forward_pct`.
+        pub fn pass_column(pass: &str) -> String {
+            format!("{pass}_pct")
+        }
+    }
+
+    block!(verdict = "verdict" {
+        WORKLOAD = "workload" [text],
+        KIND = "kind" [text],
+    });
+
+    block!(mechanism = "mechanism" {
+        PAD_BYTES = "pad_bytes",
+        STACK_ADDR = "stack_addr",
+        SHIFT_BYTES = "shift_bytes",
+        EXPECTED_LO_BYTES = "expected_lo_bytes",
+        EXPECTED_HI_BYTES = "expected_hi_bytes",
+        ASLR_OFF = "aslr_off" [text],
+        PINNED = "pinned" [text],
+    });
+
+    block!(raw = "raw" {
+        SEQ = "seq",
+        PASS = "pass",
+        ORDER = "order" [text],
+        PAD_BYTES = "pad_bytes",
+        WORKLOAD = "workload" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+        STACK_ADDR = "stack_addr",
+        STACK_MOD_4K = "stack_mod_4k",
+        STACK_MINUS_GLOBAL_MOD_4K = "stack_minus_global_mod_4k",
+        ASLR_OFF = "aslr_off" [text],
+        PINNED = "pinned" [text],
+        CPU = "cpu",
+        REPEAT = "repeat",
+    });
+
+    block!(correlation = "correlation" {
+        WORKLOAD = "workload" [text],
+        PASS_A = "pass_a" [text],
+        PASS_B = "pass_b" [text],
+        R = "r",
+    });
+
+    block!(regions = "regions" {
+        WORKLOAD = "workload" [text],
+        PASS = "pass" [text],
+        REGION_START_BYTES = "region_start_bytes",
+        MEDIAN_DEVIATION_PCT = "median_deviation_pct",
+    });
+
+    block!(slow_share = "slow_share" {
+        WORKLOAD = "workload" [text],
+        PASS = "pass" [text],
+        SLOW_SHARE_PCT = "slow_share_pct",
+    });
+
+    block!(time_trend = "time_trend" {
+        WORKLOAD = "workload" [text],
+        PASS = "pass" [text],
+        R = "r",
+    });
+
+    block!(region_repeats = "region_repeats" {
+        REPEAT = "repeat",
+        WORKLOAD = "workload" [text],
+        PASS = "pass" [text],
+        REGION_START_BYTES = "region_start_bytes",
+        MEDIAN_DEVIATION_PCT = "median_deviation_pct",
+    });
+
+    block!(repeat_verdicts = "repeat_verdicts" {
+        REPEAT = "repeat",
+        WORKLOAD = "workload" [text],
+        KIND = "kind" [text],
+    });
+
+    block!(region_moves = "region_moves" {
+        WORKLOAD = "workload" [text],
+        PASS = "pass" [text],
+        MEDIAN_MOVE_PP = "median_move_pp",
+        MAX_MOVE_PP = "max_move_pp",
+        MAX_MOVE_REGION_START_BYTES = "max_move_region_start_bytes",
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each column constant names one declared column, and no column is declared twice.
+    fn check(columns: &[&str], constants: &[&str]) {
+        let bare: Vec<&str> = columns
+            .iter()
+            .map(|c| c.strip_suffix(":text").unwrap_or(c))
+            .collect();
+        for c in constants {
+            assert!(bare.contains(c), "{c} is not among {bare:?}");
+        }
+        let mut sorted = bare.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            bare.len(),
+            "a column declared twice in {bare:?}"
+        );
+    }
+
+    #[test]
+    fn key_figures_columns_match_their_constants() {
+        use super::key_figures::*;
+        check(COLUMNS, &[FIGURE, VALUE, UNIT]);
+    }
+
+    /// Every block declared with `block!`: experiment, block, columns.
+    const ALL: &[(&str, &str, &[&str])] = &[
+        (
+            cache_ladder::EXPERIMENT,
+            cache_ladder::latency::BLOCK,
+            cache_ladder::latency::COLUMNS,
+        ),
+        (
+            cache_ladder::EXPERIMENT,
+            cache_ladder::knees::BLOCK,
+            cache_ladder::knees::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::layout::BLOCK,
+            stride::layout::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::stride::BLOCK,
+            stride::stride::COLUMNS,
+        ),
+        (
+            stride::EXPERIMENT,
+            stride::stride_passes::BLOCK,
+            stride::stride_passes::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::first_touch::BLOCK,
+            tlb_walk::first_touch::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::pages::BLOCK,
+            tlb_walk::pages::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::huge_pages::BLOCK,
+            tlb_walk::huge_pages::COLUMNS,
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            tlb_walk::huge_verdict::BLOCK,
+            tlb_walk::huge_verdict::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::clock_resolution::BLOCK,
+            clock_probe::clock_resolution::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::clock_cost::BLOCK,
+            clock_probe::clock_cost::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_one::BLOCK,
+            clock_probe::trap_one::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::times_ten::BLOCK,
+            clock_probe::times_ten::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_two::BLOCK,
+            clock_probe::trap_two::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_three_samples::BLOCK,
+            clock_probe::trap_three_samples::COLUMNS,
+        ),
+        (
+            clock_probe::EXPERIMENT,
+            clock_probe::trap_three_summary::BLOCK,
+            clock_probe::trap_three_summary::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::shape::BLOCK,
+            branch::shape::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::variants::BLOCK,
+            branch::variants::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::mispredict::BLOCK,
+            branch::mispredict::COLUMNS,
+        ),
+        (
+            branch::EXPERIMENT,
+            branch::patterns::BLOCK,
+            branch::patterns::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::shape::BLOCK,
+            fp_cost::shape::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::denormal::BLOCK,
+            fp_cost::denormal::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::width::BLOCK,
+            fp_cost::width::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::per_element::BLOCK,
+            fp_cost::per_element::COLUMNS,
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            fp_cost::ops::BLOCK,
+            fp_cost::ops::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::kernels::BLOCK,
+            bandwidth::kernels::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::bandwidth::BLOCK,
+            bandwidth::bandwidth::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::boundaries::BLOCK,
+            bandwidth::boundaries::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::threads::BLOCK,
+            bandwidth::threads::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::loaded_latency::BLOCK,
+            bandwidth::loaded_latency::COLUMNS,
+        ),
+        (
+            bandwidth::EXPERIMENT,
+            bandwidth::levels::BLOCK,
+            bandwidth::levels::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::part1_passes::BLOCK,
+            sink_bench::part1_passes::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::warm_in_process::BLOCK,
+            sink_bench::warm_in_process::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::fresh_processes::BLOCK,
+            sink_bench::fresh_processes::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::fresh_first_discarded::BLOCK,
+            sink_bench::fresh_first_discarded::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::cold_in_process::BLOCK,
+            sink_bench::cold_in_process::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::series_summary::BLOCK,
+            sink_bench::series_summary::COLUMNS,
+        ),
+        (
+            sink_bench::EXPERIMENT,
+            sink_bench::summary_figures::BLOCK,
+            sink_bench::summary_figures::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::rounds::BLOCK,
+            false_sharing::rounds::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::placement::BLOCK,
+            false_sharing::placement::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::c2c::BLOCK,
+            false_sharing::c2c::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::c2c_methods::BLOCK,
+            false_sharing::c2c_methods::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::baseline::BLOCK,
+            false_sharing::baseline::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::distance::BLOCK,
+            false_sharing::distance::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::threads::BLOCK,
+            false_sharing::threads::COLUMNS,
+        ),
+        (
+            false_sharing::EXPERIMENT,
+            false_sharing::shared::BLOCK,
+            false_sharing::shared::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::verdict::BLOCK,
+            env_scan::verdict::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::mechanism::BLOCK,
+            env_scan::mechanism::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::raw::BLOCK,
+            env_scan::raw::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::correlation::BLOCK,
+            env_scan::correlation::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::regions::BLOCK,
+            env_scan::regions::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::slow_share::BLOCK,
+            env_scan::slow_share::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::time_trend::BLOCK,
+            env_scan::time_trend::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::region_repeats::BLOCK,
+            env_scan::region_repeats::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::repeat_verdicts::BLOCK,
+            env_scan::repeat_verdicts::COLUMNS,
+        ),
+        (
+            env_scan::EXPERIMENT,
+            env_scan::region_moves::BLOCK,
+            env_scan::region_moves::COLUMNS,
+        ),
+    ];
+
+    #[test]
+    fn every_block_has_distinct_well_formed_columns() {
+        for (exp, block, columns) in ALL {
+            assert!(!columns.is_empty(), "{exp}.{block} has no column");
+            for c in *columns {
+                let bare = c.strip_suffix(":text").unwrap_or(c);
+                assert!(
+                    !bare.is_empty()
+                        && bare
+                            .chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_'),
+                    "{exp}.{block}: odd column {c:?}"
+                );
+            }
+            check(columns, &[]);
+        }
+    }
+
+    #[test]
+    fn block_names_are_distinct_within_an_experiment() {
+        for (i, (exp, block, _)) in ALL.iter().enumerate() {
+            for (other, name, _) in &ALL[i + 1..] {
+                assert!(
+                    !(exp == other && block == name),
+                    "{exp}.{block} declared twice"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cache_ladder_latency_is_declared_as_written() {
+        use super::cache_ladder::latency::*;
+        check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
+        assert_eq!(COLUMNS[1], "where:text");
+        assert_eq!(COLUMNS.len(), 33);
+    }
+}

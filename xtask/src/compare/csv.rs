@@ -438,7 +438,7 @@ fn unique(b: &Block, cols: &[usize]) -> bool {
 pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
     let mut out = Vec::new();
     for m in machines {
-        for exp in crate::project::EXPERIMENTS {
+        for exp in crate::project::EXPERIMENTS.iter() {
             let Some(f) = m.runs.get(*exp) else { continue };
             let mut bare = 0;
             for b in &f.blocks {

@@ -148,7 +148,7 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
         "Each experiment's headline numbers as its run (or the book) recorded them, one column per \
          machine; \"-\" where a machine has no such figure.\n"
     );
-    for exp in crate::project::EXPERIMENTS {
+    for exp in crate::project::EXPERIMENTS.iter() {
         // Names in the baseline's order, then each other machine's new ones.
         let mut order: Vec<usize> = vec![base];
         order.extend((0..ms.len()).filter(|&i| i != base));
@@ -248,7 +248,7 @@ pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
     // Runs of this project: blocks and columns that not every run has (another version of the
     // output format). The appendix's folders are compared on what they contain.
     let runs: Vec<&Machine> = ms.iter().filter(|m| m.kind == Kind::Run).collect();
-    for exp in crate::project::EXPERIMENTS {
+    for exp in crate::project::EXPERIMENTS.iter() {
         let with: Vec<&&Machine> = runs.iter().filter(|m| m.runs.contains_key(*exp)).collect();
         if with.len() < 2 {
             continue;

@@ -172,8 +172,10 @@ impl Saved {
 
 type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
 
-/// Every experiment's figure drawer, and every file it may write (a drawer that no longer
-/// draws one of them, because the run could not measure it, has that old file removed).
+/// The registry of experiments, in the order run-all runs them: each one's name, its figure
+/// drawer, and every file the drawer may write (a drawer that no longer draws one of them,
+/// because the run could not measure it, has that old file removed).
+/// [`crate::project::EXPERIMENTS`] is read from here.
 pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
     (
         "clock_probe",

@@ -180,6 +180,41 @@ fn synthetic(dir: &Path, i: usize, skip: &[&str], extra: bool) {
             d = 33.0 * k
         ),
     ));
+    // bandwidth: the read kernel in both forms (the overlay draws only the explicit one).
+    let bw = measure::schema::bandwidth::bandwidth::BLOCK;
+    let mut b = {
+        use measure::schema::bandwidth::bandwidth::{FORM, GBS, KERNEL, KIB, OP};
+        format!(
+            "#META explicit_width avx2\n#DATA-BEGIN {bw}\n\
+             #COLUMNS {KIB} {KERNEL}:text {OP}:text {FORM}:text {GBS}\n"
+        )
+    };
+    let mut kib = 4u64;
+    while kib <= 131072 {
+        let gbs = if kib <= 32 {
+            200.0
+        } else if kib <= 1024 {
+            110.0
+        } else if kib <= 16384 {
+            90.0
+        } else {
+            30.0
+        } / k;
+        b.push_str(&format!("#DATA {kib} read_explicit read explicit {gbs}\n"));
+        b.push_str(&format!(
+            "#DATA {kib} read_plain read plain {}\n",
+            gbs / 2.0
+        ));
+        kib *= 2;
+    }
+    b.push_str("#DATA-END\n");
+    files.push((
+        "bandwidth",
+        format!(
+            "{meta}{b}{}",
+            kf(&[("l1_over_memory_read", 200.0 / 30.0, "x")])
+        ),
+    ));
     for (e, text) in files {
         if !skip.contains(&e) {
             fs::write(dir.join(format!("{e}.txt")), text).unwrap();
@@ -218,6 +253,7 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         "compare-fp.svg",
         "compare-false-sharing.svg",
         "compare-c2c.svg",
+        "compare-bandwidth.svg",
     ] {
         assert!(out.join(f).is_file(), "{f} written");
     }
@@ -252,7 +288,20 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     assert!(lat.contains(">amd-epyc-zen4-2c (pointer chase)<"));
     assert!(lat.contains("stroke-dasharray=\"8 5\""));
     // Each missing part listed once; the extra column listed.
-    let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan, bandwidth (no file).";
+    // Bandwidth by working set: the explicit read kernel of each machine that has it (the plain
+    // one left out), the appendix's folders named as having no numbers.
+    let bw = fs::read_to_string(out.join("compare-bandwidth.svg")).unwrap();
+    assert!(bw.contains(">synthetic (read, avx2)<"), "{bw}");
+    assert!(bw.contains(">amd-epyc-zen4-2c (read, "));
+    assert!(!bw.contains("plain"));
+    assert!(bw.contains(">GB/s read (log)<"));
+    assert!(bw.contains("No numbers for this figure: appendix-book, appendix-phone."));
+    assert!(
+        bw.contains("synthetic yes: 6.67x"),
+        "the effect under the figure"
+    );
+    assert!(md.contains("(compare-bandwidth.svg)"));
+    let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(
         md.matches("appendix-phone** has no branch, fp_cost")
@@ -336,7 +385,7 @@ fn the_same_input_gives_the_same_bytes() {
         .collect();
     names.sort();
     assert!(
-        names.iter().filter(|n| n.ends_with(".svg")).count() >= 7,
+        names.iter().filter(|n| n.ends_with(".svg")).count() >= 8,
         "{names:?}"
     );
     for n in &names {
@@ -495,9 +544,10 @@ fn the_page_references_only_files_that_exist() {
             refs += 1;
         }
     }
-    assert!(refs >= 9, "the figures and the data are linked ({refs})");
+    assert!(refs >= 10, "the figures and the data are linked ({refs})");
+    assert!(html.contains("href=\"compare-bandwidth.svg\""));
     // Every figure is also inline, so the page stands alone.
-    assert!(html.matches("<svg ").count() >= 7);
+    assert!(html.matches("<svg ").count() >= 8);
     let _ = fs::remove_dir_all(&d);
 }
 
@@ -568,6 +618,16 @@ fn a_class_of_thirty_finishes_in_seconds_and_stays_readable() {
         "every machine a grey line"
     );
     assert!(!lat.contains(">student-05<"), "no legend entry per machine");
+    let bw = fs::read_to_string(out.join("compare-bandwidth.svg")).unwrap();
+    assert!(bw.contains("median over the 30 measured runs"));
+    assert!(bw.contains("student-00 (baseline)"));
+    assert!(
+        bw.contains(">each other machine (29)<"),
+        "the appendix has no bandwidth"
+    );
+    assert!(bw.matches("stroke=\"#a0a0a0\"").count() >= 29);
+    assert!(!bw.contains(">student-05 (read, avx2)<"));
+    assert!(bw.contains("L1 to memory (bandwidth): 30 of 30 machines"));
     let _ = fs::remove_dir_all(&d);
 }
 

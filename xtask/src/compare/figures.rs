@@ -30,6 +30,7 @@ pub const FILES: &[&str] = &[
     "compare-fp.svg",
     "compare-false-sharing.svg",
     "compare-c2c.svg",
+    "compare-bandwidth.svg",
 ];
 
 const MANY: usize = 8;
@@ -359,7 +360,28 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             }
         }
     }
-    let verticals = ms[base]
+    let mut x = Axis::new("working set (KiB)", Scale::Log2);
+    x.units = Units::KiB;
+    let spec = Spec {
+        file: "compare-latency.svg",
+        title: format!(
+            "Figure 105.2, {} machines: time per random read by working set",
+            ms.len()
+        ),
+        subtitle: "a dependent chain of loads through a random ring; solid: runs of this project, \
+                   dashed: the appendix's numbers"
+            .into(),
+        x,
+        y: Axis::new("ns per read (log)", Scale::Log10),
+        effect: Some("L1 to memory (latency ladder)"),
+        notes: Vec::new(),
+    };
+    draw(ms, base, spec, series, cache_verticals(ms, base))
+}
+
+/// The baseline's reported cache sizes, as dashed verticals.
+fn cache_verticals(ms: &[Machine], base: usize) -> Vec<(Vertical, String)> {
+    ms[base]
         .facts
         .cache_kib
         .iter()
@@ -377,24 +399,65 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
                 ),
             )
         })
+        .collect()
+}
+
+/// The rows of bandwidth's `bandwidth` block that the overlay draws: the read kernel in its
+/// explicit form (`core::arch` at the widest width the CPU reports).
+const BANDWIDTH_OP: &str = "read";
+const BANDWIDTH_FORM: &str = "explicit";
+
+fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
+    use schema::bandwidth as bw;
+    let series = ms
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| {
+            let f = m.runs.get(bw::EXPERIMENT)?;
+            let b = f.block(bw::bandwidth::BLOCK)?;
+            let (kib, gbs) = (b.nums(bw::bandwidth::KIB)?, b.nums(bw::bandwidth::GBS)?);
+            let (op, form) = (b.texts(bw::bandwidth::OP)?, b.texts(bw::bandwidth::FORM)?);
+            let mut points: Vec<(f64, f64)> = (0..kib.len())
+                .filter(|&j| op[j] == BANDWIDTH_OP && form[j] == BANDWIDTH_FORM)
+                .filter_map(|j| Some((kib[j]?, gbs[j]?)))
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect();
+            if points.is_empty() {
+                return None;
+            }
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let width = f.meta(bw::META_EXPLICIT_WIDTH).unwrap_or("widest width");
+            Some(Series {
+                machine: i,
+                label: format!("{} (read, {width})", m.label),
+                points,
+                secondary: false,
+            })
+        })
         .collect();
     let mut x = Axis::new("working set (KiB)", Scale::Log2);
     x.units = Units::KiB;
     let spec = Spec {
-        file: "compare-latency.svg",
+        file: "compare-bandwidth.svg",
         title: format!(
-            "Figure 105.2, {} machines: time per random read by working set",
+            "Bandwidth, {} machines: bytes read per second by working set",
             ms.len()
         ),
-        subtitle: "a dependent chain of loads through a random ring; solid: runs of this project, \
-                   dashed: the appendix's numbers"
+        subtitle: "one thread sums a buffer with the widest vector loads the CPU reports; \
+                   median over rounds"
             .into(),
         x,
-        y: Axis::new("ns per read (log)", Scale::Log10),
-        effect: Some("L1 to memory (latency ladder)"),
-        notes: Vec::new(),
+        y: Axis::new("GB/s read (log)", Scale::Log10),
+        effect: Some("L1 to memory (bandwidth)"),
+        notes: if ms.iter().any(|m| m.kind == Kind::Appendix) {
+            vec![
+                "The appendix does not measure bandwidth: its folders have no numbers here.".into(),
+            ]
+        } else {
+            Vec::new()
+        },
     };
-    draw(ms, base, spec, series, verticals)
+    draw(ms, base, spec, series, cache_verticals(ms, base))
 }
 
 fn simple(ms: &[Machine], exp: &str, block: &str, x: &str, ys: &[&str]) -> Vec<Series> {
@@ -749,6 +812,7 @@ pub fn draw_all(ms: &[Machine], base: usize, index_chase: bool) -> Result<Vec<Ov
         fp(ms, base)?,
         false_sharing(ms, base)?,
         c2c(ms, base)?,
+        bandwidth(ms, base)?,
     ];
     Ok(figs.into_iter().flatten().collect())
 }

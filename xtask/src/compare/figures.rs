@@ -1,4 +1,5 @@
-//! The overlay figures: one series per machine on each of the appendix's figures.
+//! The overlay figures: one series per machine on each of the appendix's figures, and on
+//! bandwidth by working set.
 //!
 //! Up to eight machines each get a colour and a legend entry; the appendix's numbers (the
 //! book's, or its C programs') are dashed. With more than eight, every machine is a thin grey

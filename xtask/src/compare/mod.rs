@@ -9,7 +9,8 @@
 //! - `compare.md`: the machines, the headline effects, every key figure side by side with its
 //!   ratio to the baseline, the figures, and every missing part ([`md`]);
 //! - `compare.csv`: every number of every machine as one tidy long table ([`csv`]);
-//! - `compare-*.svg`: one overlay figure per appendix figure ([`figures`], drawn by [`plot`]);
+//! - `compare-*.svg`: one overlay figure per appendix figure, and bandwidth by working set
+//!   ([`figures`], drawn by [`plot`]);
 //! - `index.html`: all of it on one static page ([`html`]).
 //!
 //! The pieces: [`load`] finds and reads the folders, [`appendix`] gives the appendix's bare

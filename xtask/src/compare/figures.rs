@@ -14,6 +14,7 @@ use super::plot::{
 };
 use measure::schema;
 use measure::schema::cache_ladder as cl;
+use measure::stats::median;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -101,21 +102,14 @@ fn median_line(ms: &[Machine], series: &[Series]) -> Vec<(f64, f64)> {
     let need = 3.max(runs.len().div_ceil(2));
     xs.into_iter()
         .filter_map(|x| {
-            let mut ys: Vec<f64> = runs
+            let ys: Vec<f64> = runs
                 .iter()
                 .filter_map(|s| s.points.iter().find(|p| p.0 == x).map(|p| p.1))
                 .collect();
             if ys.len() < need {
                 return None;
             }
-            ys.sort_by(f64::total_cmp);
-            let n = ys.len();
-            let m = if n % 2 == 1 {
-                ys[n / 2]
-            } else {
-                (ys[n / 2 - 1] + ys[n / 2]) / 2.0
-            };
-            Some((x, m))
+            Some((x, median(&ys)?))
         })
         .collect()
 }
@@ -302,63 +296,40 @@ fn line_verticals(ms: &[Machine]) -> Vec<(Vertical, String)> {
 }
 
 fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Overlay>, String> {
+    let ladder = |m: &Machine, ys: &[&str]| {
+        curve(m, cl::EXPERIMENT, cl::latency::BLOCK, cl::latency::KIB, ys)
+    };
     let mut series = Vec::new();
     for (i, m) in ms.iter().enumerate() {
-        match m.kind {
-            Kind::Appendix => {
-                if let Some((_, p)) = curve(
-                    m,
-                    cl::EXPERIMENT,
-                    cl::latency::BLOCK,
-                    cl::latency::KIB,
-                    &[cl::latency::INDEX_NS],
-                ) {
-                    series.push(Series {
-                        machine: i,
-                        label: format!("{} (index chase)", m.label),
-                        points: p,
-                        secondary: false,
-                    });
-                }
-            }
-            Kind::Run => {
-                if let Some((col, p)) = curve(
-                    m,
-                    cl::EXPERIMENT,
-                    cl::latency::BLOCK,
-                    cl::latency::KIB,
-                    &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
-                ) {
-                    let chase = if col == cl::latency::POINTER_NS {
-                        "pointer"
-                    } else {
-                        "index"
-                    };
-                    series.push(Series {
-                        machine: i,
-                        label: format!("{} ({chase} chase)", m.label),
-                        points: p,
-                        secondary: false,
-                    });
-                    if index_chase
-                        && col == cl::latency::POINTER_NS
-                        && let Some((_, q)) = curve(
-                            m,
-                            cl::EXPERIMENT,
-                            cl::latency::BLOCK,
-                            cl::latency::KIB,
-                            &[cl::latency::INDEX_NS],
-                        )
-                    {
-                        series.push(Series {
-                            machine: i,
-                            label: format!("{} (index chase)", m.label),
-                            points: q,
-                            secondary: true,
-                        });
-                    }
-                }
-            }
+        // The appendix's numbers are its index chase; a run draws its pointer chase.
+        let main: &[&str] = match m.kind {
+            Kind::Appendix => &[cl::latency::INDEX_NS],
+            Kind::Run => &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
+        };
+        let Some((col, p)) = ladder(m, main) else {
+            continue;
+        };
+        let chase = if col == cl::latency::POINTER_NS {
+            "pointer"
+        } else {
+            "index"
+        };
+        series.push(Series {
+            machine: i,
+            label: format!("{} ({chase} chase)", m.label),
+            points: p,
+            secondary: false,
+        });
+        if index_chase
+            && col == cl::latency::POINTER_NS
+            && let Some((_, q)) = ladder(m, &[cl::latency::INDEX_NS])
+        {
+            series.push(Series {
+                machine: i,
+                label: format!("{} (index chase)", m.label),
+                points: q,
+                secondary: true,
+            });
         }
     }
     let mut x = Axis::new("working set (KiB)", Scale::Log2);
@@ -699,13 +670,11 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         if v.is_empty() {
             continue;
         }
+        let Some(med) = median(&v) else {
+            continue;
+        };
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let med = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
         rows.push((i, med, v[0], v[n - 1], n));
     }
     if rows.is_empty() {
@@ -753,15 +722,12 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             markers: true,
         });
     }
-    let mut meds: Vec<f64> = rows.iter().map(|r| r.1).collect();
-    meds.sort_by(f64::total_cmp);
-    if many && meds.len() >= 3 {
-        let n = meds.len();
-        let m = if n % 2 == 1 {
-            meds[n / 2]
-        } else {
-            (meds[n / 2 - 1] + meds[n / 2]) / 2.0
-        };
+    let meds: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    let n = meds.len();
+    if many
+        && n >= 3
+        && let Some(m) = median(&meds)
+    {
         c.verticals.push(Vertical { x: m, color: BLACK });
         c.legend.push(LegendEntry {
             label: format!("median over the {n} machines: {} ns", sig3(m)),

@@ -137,14 +137,11 @@ pub fn trim(s: String) -> String {
     }
 }
 
+/// A curve read from a block: the column its y values come from, and its `(x, y)` points.
+pub type Curve = Option<(String, Vec<(f64, f64)>)>;
+
 /// `(x, y)` points of numeric columns `x` and the first of `ys` that has any value, sorted by x.
-pub fn curve(
-    m: &Machine,
-    exp: &str,
-    block: &str,
-    x: &str,
-    ys: &[&str],
-) -> Option<(String, Vec<(f64, f64)>)> {
+pub fn curve(m: &Machine, exp: &str, block: &str, x: &str, ys: &[&str]) -> Curve {
     let b = m.runs.get(exp)?.block(block)?;
     let xs = b.nums(x)?;
     for y in ys {
@@ -212,8 +209,9 @@ fn ladder(m: &Machine) -> Cell {
     )
 }
 
-fn line_from_stride(m: &Machine) -> Cell {
-    let Some((_, pts)) = curve(
+/// The stride curve: the appendix's walk, or the fresh one where a folder has only that.
+pub fn stride_curve(m: &Machine) -> Curve {
+    curve(
         m,
         schema::stride::EXPERIMENT,
         schema::stride::stride::BLOCK,
@@ -222,7 +220,11 @@ fn line_from_stride(m: &Machine) -> Cell {
             schema::stride::stride::APPENDIX_NS,
             schema::stride::stride::FRESH_NS,
         ],
-    ) else {
+    )
+}
+
+fn line_from_stride(m: &Machine) -> Cell {
+    let Some((_, pts)) = stride_curve(m) else {
         return nm("no stride curve");
     };
     let line = m.facts.line_bytes;
@@ -264,14 +266,19 @@ fn line_from_stride(m: &Machine) -> Cell {
     }
 }
 
-fn tlb(m: &Machine) -> Cell {
-    let Some((_, pts)) = curve(
+/// The page walk: one read at offset 0 of each page, by page count.
+pub fn tlb_curve(m: &Machine) -> Curve {
+    curve(
         m,
         schema::tlb_walk::EXPERIMENT,
         schema::tlb_walk::pages::BLOCK,
         schema::tlb_walk::pages::PAGES,
         &[schema::tlb_walk::pages::OFFSET0_NS],
-    ) else {
+    )
+}
+
+fn tlb(m: &Machine) -> Cell {
+    let Some((_, pts)) = tlb_curve(m) else {
         return nm("no page walk");
     };
     if pts.len() < 2 || pts[0].1 <= 0.0 {

@@ -6,7 +6,7 @@
 //! line, the median over the measured runs is black and the baseline keeps its colour, so that
 //! a class of thirty stays readable. The key ratio of each figure is written under it.
 
-use super::effects::{self, EFFECTS, curve, sig3};
+use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
 use super::plot::{
     Axis, BLACK, Chart, GREY, LegendEntry, Line, Rgb, Scale, Units, Vertical, Whisker, clip,
@@ -432,11 +432,12 @@ fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     draw(ms, base, spec, series, cache_verticals(ms, base))
 }
 
-fn simple(ms: &[Machine], exp: &str, block: &str, x: &str, ys: &[&str]) -> Vec<Series> {
+/// One series per machine that has the curve `read` gives, labelled with the machine.
+fn simple(ms: &[Machine], read: impl Fn(&Machine) -> Curve) -> Vec<Series> {
     ms.iter()
         .enumerate()
         .filter_map(|(i, m)| {
-            let (_, p) = curve(m, exp, block, x, ys)?;
+            let (_, p) = read(m)?;
             Some(Series {
                 machine: i,
                 label: m.label.clone(),
@@ -448,16 +449,7 @@ fn simple(ms: &[Machine], exp: &str, block: &str, x: &str, ys: &[&str]) -> Vec<S
 }
 
 fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    let series = simple(
-        ms,
-        schema::stride::EXPERIMENT,
-        schema::stride::stride::BLOCK,
-        schema::stride::stride::STRIDE_BYTES,
-        &[
-            schema::stride::stride::APPENDIX_NS,
-            schema::stride::stride::FRESH_NS,
-        ],
-    );
+    let series = simple(ms, stride_curve);
     let mut x = Axis::new("stride (bytes)", Scale::Log2);
     x.units = Units::Bytes;
     let spec = Spec {
@@ -478,13 +470,7 @@ fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 fn tlb(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    let series = simple(
-        ms,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::pages::BLOCK,
-        schema::tlb_walk::pages::PAGES,
-        &[schema::tlb_walk::pages::OFFSET0_NS],
-    );
+    let series = simple(ms, tlb_curve);
     let spec = Spec {
         file: "compare-tlb.svg",
         title: format!(
@@ -622,13 +608,15 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    let series = simple(
-        ms,
-        schema::false_sharing::EXPERIMENT,
-        schema::false_sharing::distance::BLOCK,
-        schema::false_sharing::distance::DISTANCE_BYTES,
-        &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
-    );
+    let series = simple(ms, |m| {
+        curve(
+            m,
+            schema::false_sharing::EXPERIMENT,
+            schema::false_sharing::distance::BLOCK,
+            schema::false_sharing::distance::DISTANCE_BYTES,
+            &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
+        )
+    });
     let mut x = Axis::new(
         "distance between the two threads' slots (bytes)",
         Scale::Log2,

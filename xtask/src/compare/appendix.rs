@@ -175,14 +175,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 Some(nb)
             }
             schema::false_sharing::EXPERIMENT => {
-                let mut nb = Block::new(
-                    schema::false_sharing::distance::BLOCK,
-                    &[
-                        schema::false_sharing::distance::DISTANCE_BYTES,
-                        schema::false_sharing::distance::NS_MEDIAN,
-                        schema::false_sharing::distance::VS_SPLIT_MEDIAN,
-                    ],
-                );
+                let mut nb = distance_block();
                 for (d, v) in rows {
                     let split = d.and_then(|d| vs_split(&figures, d));
                     nb.row(vec![(*d).into(), (*v).into(), split.into()]);
@@ -204,14 +197,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
             .collect();
         ds.dedup();
         if !ds.is_empty() {
-            let mut nb = Block::new(
-                schema::false_sharing::distance::BLOCK,
-                &[
-                    schema::false_sharing::distance::DISTANCE_BYTES,
-                    schema::false_sharing::distance::NS_MEDIAN,
-                    schema::false_sharing::distance::VS_SPLIT_MEDIAN,
-                ],
-            );
+            let mut nb = distance_block();
             for d in ds {
                 nb.row(vec![d.into(), Value::Missing, vs_split(&figures, d).into()]);
             }
@@ -285,6 +271,15 @@ fn pairs<'a>(
 }
 
 /// `vs_split_8b` -> 8.
+/// false_sharing's `distance` block with the columns the appendix's numbers fill.
+fn distance_block() -> Block {
+    use schema::false_sharing::distance as d;
+    Block::new(
+        d::BLOCK,
+        &[d::DISTANCE_BYTES, d::NS_MEDIAN, d::VS_SPLIT_MEDIAN],
+    )
+}
+
 fn split_distance(name: &str) -> Option<f64> {
     name.strip_prefix("vs_split_")?
         .strip_suffix('b')?

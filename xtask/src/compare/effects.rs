@@ -300,18 +300,16 @@ fn tlb(m: &Machine) -> Cell {
 }
 
 fn mispredict(m: &Machine) -> Cell {
-    let ratio = keyfig::get(
+    let ratio = keyfig::value(
         m,
         schema::branch::EXPERIMENT,
         schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
-    )
-    .and_then(|k| k.value);
-    let miss = keyfig::get(
+    );
+    let miss = keyfig::value(
         m,
         schema::branch::EXPERIMENT,
         schema::branch::key::MISPREDICT,
-    )
-    .and_then(|k| k.value);
+    );
     match (ratio, miss) {
         (None, None) => nm("no branch figures"),
         (Some(r), miss) => shown(
@@ -377,9 +375,7 @@ fn false_sharing(m: &Machine) -> Cell {
 }
 
 fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f64)> {
-    keyfig::get(m, exp, name)
-        .and_then(|k| k.value)
-        .map(|v| (v >= yes, v))
+    keyfig::value(m, exp, name).map(|v| (v >= yes, v))
 }
 
 fn bandwidth(m: &Machine) -> Cell {
@@ -407,12 +403,11 @@ fn denormal(m: &Machine) -> Cell {
 }
 
 fn float_lanes(m: &Machine) -> Cell {
-    let strict = keyfig::get(
+    let strict = keyfig::value(
         m,
         schema::fp_cost::EXPERIMENT,
         schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
-    )
-    .and_then(|k| k.value);
+    );
     match ratio_figure(
         m,
         schema::fp_cost::EXPERIMENT,
@@ -451,18 +446,16 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    let first = keyfig::get(
+    let first = keyfig::value(
         m,
         schema::tlb_walk::EXPERIMENT,
         schema::tlb_walk::key::FIRST_TOUCH_NS,
-    )
-    .and_then(|k| k.value);
-    let again = keyfig::get(
+    );
+    let again = keyfig::value(
         m,
         schema::tlb_walk::EXPERIMENT,
         schema::tlb_walk::key::TOUCH_AGAIN_NS,
-    )
-    .and_then(|k| k.value);
+    );
     match ratio_figure(
         m,
         schema::tlb_walk::EXPERIMENT,

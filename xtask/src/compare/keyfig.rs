@@ -56,3 +56,8 @@ pub fn of(m: &Machine, exp: &str) -> Vec<KeyFig> {
 pub fn get(m: &Machine, exp: &str, name: &str) -> Option<KeyFig> {
     of(m, exp).into_iter().find(|k| k.name == name)
 }
+
+/// One key figure's value by name (`None` when absent, not measured, or a range).
+pub fn value(m: &Machine, exp: &str, name: &str) -> Option<f64> {
+    get(m, exp, name).and_then(|k| k.value)
+}

@@ -59,26 +59,32 @@ struct Spec {
     notes: Vec<String>,
 }
 
+/// Machine `i`'s colour: its own up to eight machines; beyond, the baseline's or grey.
+fn color(ms: &[Machine], base: usize, i: usize) -> Rgb {
+    if ms.len() <= MANY {
+        machine_color(i)
+    } else if i == base {
+        BASE_COLOR
+    } else {
+        GREY
+    }
+}
+
 fn style(ms: &[Machine], base: usize, s: &Series) -> Line {
     let m = &ms[s.machine];
     let dashed = m.kind == Kind::Appendix;
     if ms.len() > MANY {
-        let (color, width) = if s.machine == base {
-            (BASE_COLOR, 2.5)
-        } else {
-            (GREY, 1.0)
-        };
         Line {
             points: s.points.clone(),
-            color,
-            width,
+            color: color(ms, base, s.machine),
+            width: if s.machine == base { 2.5 } else { 1.0 },
             dashed,
             markers: s.machine == base,
         }
     } else {
         Line {
             points: s.points.clone(),
-            color: machine_color(s.machine),
+            color: color(ms, base, s.machine),
             width: if s.secondary { 1.2 } else { 2.0 },
             dashed,
             markers: !s.secondary,
@@ -263,13 +269,14 @@ fn draw(
             format!("No numbers for this figure: {}.", missing.join(", "))
         });
     }
+    finish(c, spec.file)
+}
+
+/// Renders a chart into the overlay `file`.
+fn finish(c: Chart, file: &'static str) -> Result<Option<Overlay>, String> {
     let title = c.title.clone();
-    let svg = c.render().map_err(|e| format!("{}: {e}", spec.file))?;
-    Ok(Some(Overlay {
-        file: spec.file,
-        title,
-        svg,
-    }))
+    let svg = c.render().map_err(|e| format!("{file}: {e}"))?;
+    Ok(Some(Overlay { file, title, svg }))
 }
 
 fn line_verticals(ms: &[Machine]) -> Vec<(Vertical, String)> {
@@ -691,11 +698,7 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     c.plot_height = (28.0 * k as f64 + 30.0).max(110.0);
     for (pos, &(i, med, lo, hi, _)) in rows.iter().enumerate() {
         let yv = (k - 1 - pos) as f64;
-        let color = if many {
-            if i == base { BASE_COLOR } else { GREY }
-        } else {
-            machine_color(i)
-        };
+        let color = color(ms, base, i);
         c.whiskers.push(Whisker {
             y: yv,
             lo,
@@ -748,13 +751,7 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             "{missing} machine(s) have no core-to-core numbers (the appendix does not measure them)."
         ));
     }
-    let title = c.title.clone();
-    let svg = c.render().map_err(|e| format!("compare-c2c.svg: {e}"))?;
-    Ok(Some(Overlay {
-        file: "compare-c2c.svg",
-        title,
-        svg,
-    }))
+    finish(c, "compare-c2c.svg")
 }
 
 /// Every overlay figure that has data. An error is a bug in drawing, not bad input.

@@ -378,28 +378,34 @@ fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f
     keyfig::value(m, exp, name).map(|v| (v >= yes, v))
 }
 
-fn bandwidth(m: &Machine) -> Cell {
-    match ratio_figure(
-        m,
-        schema::bandwidth::EXPERIMENT,
-        schema::bandwidth::key::L1_OVER_MEMORY_READ,
-        3.0,
-    ) {
+/// A ratio key figure as it is: shown from `yes` up, "not measured (no `what` figure)" without it.
+fn ratio_cell(m: &Machine, exp: &str, name: &str, yes: f64, what: &str) -> Cell {
+    match ratio_figure(m, exp, name, yes) {
         Some((y, v)) => shown(y, format!("{}x", sig3(v))),
-        None => nm("no bandwidth figure"),
+        None => nm(&format!("no {what} figure")),
     }
 }
 
-fn denormal(m: &Machine) -> Cell {
-    match ratio_figure(
+fn bandwidth(m: &Machine) -> Cell {
+    use schema::bandwidth as bw;
+    ratio_cell(
         m,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::key::DENORMAL_OVER_NORMAL,
+        bw::EXPERIMENT,
+        bw::key::L1_OVER_MEMORY_READ,
+        3.0,
+        "bandwidth",
+    )
+}
+
+fn denormal(m: &Machine) -> Cell {
+    use schema::fp_cost as fp;
+    ratio_cell(
+        m,
+        fp::EXPERIMENT,
+        fp::key::DENORMAL_OVER_NORMAL,
         1.5,
-    ) {
-        Some((y, v)) => shown(y, format!("{}x", sig3(v))),
-        None => nm("no denormal figure"),
-    }
+        "denormal",
+    )
 }
 
 fn float_lanes(m: &Machine) -> Cell {

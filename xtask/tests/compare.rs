@@ -574,8 +574,11 @@ fn same_labels_are_told_apart_by_path_and_the_baseline_can_be_chosen() {
     }
     let md = fs::read_to_string(out.join("compare.md")).unwrap();
     assert!(md.contains("Baseline: **new/lab**"));
-    // A run's appendix-c folder is named after its run.
+    // A run's appendix-c folder is named after its run. The C programs measure no bandwidth,
+    // so a figure left from an earlier compare into the same folder is removed.
     let out2 = d.join("out2");
+    fs::create_dir_all(&out2).unwrap();
+    fs::write(out2.join("compare-bandwidth.svg"), "<svg/>").unwrap();
     ok(&xtask(&[
         "compare",
         &format!("{}/appendix-c", results("amd-epyc-zen4-2c")),
@@ -585,6 +588,11 @@ fn same_labels_are_told_apart_by_path_and_the_baseline_can_be_chosen() {
     ]));
     let csv = fs::read_to_string(out2.join("compare.csv")).unwrap();
     assert!(csv.contains("\namd-epyc-zen4-2c/appendix-c,cache_ladder,latency,4,index_ns,"));
+    assert!(
+        !out2.join("compare-bandwidth.svg").exists(),
+        "a stale figure is removed"
+    );
+    assert!(out2.join("compare-latency.svg").is_file());
     let _ = fs::remove_dir_all(&d);
 }
 

@@ -235,15 +235,11 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_grid(plot, &axis.ticks, fx, &mut geom)?;
-        c.text(
+        c.x_grid(plot, &axis.ticks, fx, false, &mut geom)?;
+        c.x_title(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
-            ((left + right) / 2.0, plot.y1 + 24.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
+            plot,
+            plot.y1 + 24.0,
         )?;
         let slot = |c: &mut super::chart::Canvas<'_>,
                     cyc: f64,

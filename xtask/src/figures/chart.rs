@@ -436,21 +436,55 @@ impl Canvas<'_> {
         }
     }
 
-    /// The x axis of a diagram: a grid line across `plot` at each tick (at pixel `x(tick)`),
-    /// its label under the plot, and the tick recorded in `geom`.
+    /// Faint vertical lines across `plot` at an axis's minor ticks (at pixel `x(t)`).
+    pub fn x_minor(
+        &mut self,
+        plot: Rect,
+        minor: &[f64],
+        x: impl Fn(f64) -> f64,
+    ) -> Result<(), String> {
+        for t in minor {
+            let x = x(*t);
+            self.line(&[(x, plot.y0), (x, plot.y1)], GRID_MINOR, 1, Dash::Solid)?;
+        }
+        Ok(())
+    }
+
+    /// Faint horizontal lines across `plot` at an axis's minor ticks (at pixel `y(t)`).
+    pub fn y_minor(
+        &mut self,
+        plot: Rect,
+        minor: &[f64],
+        y: impl Fn(f64) -> f64,
+    ) -> Result<(), String> {
+        for t in minor {
+            let yy = y(*t);
+            self.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
+        }
+        Ok(())
+    }
+
+    /// The x axis: a grid line across `plot` at each tick (at pixel `x(tick)`), its label
+    /// under the plot, and the tick recorded in `geom`. With `marks`, a 5-pixel tick mark
+    /// below the plot and the label 8 pixels under it; without, the label 6 pixels under.
     pub fn x_grid(
         &mut self,
         plot: Rect,
         ticks: &[axis::Tick],
         x: impl Fn(f64) -> f64,
+        marks: bool,
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
         for t in ticks {
             let x = x(t.t);
             self.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
+            if marks {
+                self.line(&[(x, plot.y1), (x, plot.y1 + 5.0)], BLACK_C, 1, Dash::Solid)?;
+            }
+            let gap = if marks { 8.0 } else { 6.0 };
             self.text(
                 &t.label,
-                (x, plot.y1 + 6.0),
+                (x, plot.y1 + gap),
                 SMALL,
                 BLACK_C,
                 Align::Center,
@@ -459,6 +493,74 @@ impl Canvas<'_> {
             )?;
             geom.x_ticks.push((x, t.label.clone()));
         }
+        Ok(())
+    }
+
+    /// The y axis: a grid line across `plot` at each tick (at pixel `y(tick)`), its label
+    /// left of the plot, and the tick recorded in `geom`. With `marks`, a 5-pixel tick mark
+    /// left of the plot and the label 8 pixels off it; without, the label 6 pixels off.
+    pub fn y_grid(
+        &mut self,
+        plot: Rect,
+        ticks: &[axis::Tick],
+        y: impl Fn(f64) -> f64,
+        marks: bool,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        for t in ticks {
+            let yy = y(t.t);
+            self.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
+            if marks {
+                self.line(
+                    &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
+                    BLACK_C,
+                    1,
+                    Dash::Solid,
+                )?;
+            }
+            let gap = if marks { 8.0 } else { 6.0 };
+            self.text(
+                &t.label,
+                (plot.x0 - gap, yy),
+                SMALL,
+                BLACK_C,
+                Align::Right,
+                1,
+                false,
+            )?;
+            geom.y_ticks.push((yy, t.label.clone()));
+        }
+        Ok(())
+    }
+
+    /// An axis title centred under `plot`, its top at `y`.
+    pub fn x_title(&mut self, s: &str, plot: Rect, y: f64) -> Result<Rect, String> {
+        self.text(
+            s,
+            ((plot.x0 + plot.x1) / 2.0, y),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )
+    }
+
+    /// A min..max whisker at pixel column `x` from pixel `lo` to `hi`, with caps `cap`
+    /// pixels each side; both ends recorded in `geom` as plotted points.
+    pub fn whisker(
+        &mut self,
+        x: f64,
+        (lo, hi): (f64, f64),
+        cap: f64,
+        col: RGBColor,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        self.line(&[(x, lo), (x, hi)], col, 1, Dash::Solid)?;
+        self.line(&[(x - cap, lo), (x + cap, lo)], col, 1, Dash::Solid)?;
+        self.line(&[(x - cap, hi), (x + cap, hi)], col, 1, Dash::Solid)?;
+        geom.points.push((x, lo));
+        geom.points.push((x, hi));
         Ok(())
     }
 

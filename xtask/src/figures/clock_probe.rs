@@ -210,16 +210,8 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_grid(plot, &axis.ticks, tx, &mut geom)?;
-        c.text(
-            "time (log scale)",
-            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
-        )?;
+        c.x_grid(plot, &axis.ticks, tx, false, &mut geom)?;
+        c.x_title("time (log scale)", plot, plot.y1 + 26.0)?;
         if let Some(s) = step
             && let Some(x) = fx(s)
         {

@@ -137,6 +137,14 @@ impl Axis {
         Ok(axis)
     }
 
+    /// The width of the widest tick label, in pixels at the small size.
+    pub fn label_w(&self) -> f64 {
+        self.ticks
+            .iter()
+            .map(|t| super::text_w(&t.label, super::SMALL))
+            .fold(0.0, f64::max)
+    }
+
     /// The position of `v` from 0 (low end) to 1 (high end); `None` if it cannot be drawn.
     pub fn frac(&self, v: f64) -> Option<f64> {
         if !v.is_finite() {

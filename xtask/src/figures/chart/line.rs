@@ -3,8 +3,8 @@
 
 use super::axis::{Axis, AxisSpec};
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend,
-    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect, SMALL,
+    Style, place, render, text_box_rect, text_w, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -321,12 +321,7 @@ impl LineChart {
 
         let y_axis = Axis::fit(&self.y, &ys, plot_h - 2.0 * INSET, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
-        let y_label_w = y_axis
-            .ticks
-            .iter()
-            .map(|t| text_w(&t.label, SMALL))
-            .fold(0.0, f64::max);
-        let left = 14.0 + 22.0 + y_label_w + 8.0;
+        let left = 14.0 + 22.0 + y_axis.label_w() + 8.0;
         let right = w - 22.0;
         let plot = Rect::new(left, y, right, y + plot_h);
         let x_axis = Axis::fit(&self.x, &xs, plot.w() - 2.0 * INSET, &|s| {
@@ -357,59 +352,12 @@ impl LineChart {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &x_axis.minor {
-            let x = tx(*t);
-            c.line(&[(x, plot.y0), (x, plot.y1)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &y_axis.minor {
-            let yy = ty(*t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &x_axis.ticks {
-            let x = tx(t.t);
-            c.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
-            c.line(&[(x, plot.y1), (x, plot.y1 + 5.0)], BLACK_C, 1, Dash::Solid)?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 8.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
-        for t in &y_axis.ticks {
-            let yy = ty(t.t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            c.line(
-                &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
-                BLACK_C,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (plot.x0 - 8.0, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
-        }
+        c.x_minor(plot, &x_axis.minor, tx)?;
+        c.y_minor(plot, &y_axis.minor, ty)?;
+        c.x_grid(plot, &x_axis.ticks, tx, true, &mut geom)?;
+        c.y_grid(plot, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text(
-            &self.x.title,
-            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 28.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
-        )?;
+        c.x_title(&self.x.title, plot, plot.y1 + 28.0)?;
         c.text_vertical(
             &self.y.title,
             (14.0, (plot.y0 + plot.y1) / 2.0),
@@ -460,12 +408,7 @@ impl LineChart {
                     p.hi.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
                         .and_then(fy);
                 if let (Some(a), Some(b)) = (lo, hi) {
-                    let col = s.style.color;
-                    c.line(&[(x, a), (x, b)], col, 1, Dash::Solid)?;
-                    c.line(&[(x - 3.0, a), (x + 3.0, a)], col, 1, Dash::Solid)?;
-                    c.line(&[(x - 3.0, b), (x + 3.0, b)], col, 1, Dash::Solid)?;
-                    geom.points.push((x, a));
-                    geom.points.push((x, b));
+                    c.whisker(x, (a, b), 3.0, s.style.color, &mut geom)?;
                 }
             }
         }

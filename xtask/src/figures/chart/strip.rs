@@ -6,8 +6,8 @@
 use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend, Marker,
-    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom, Rect, SMALL,
+    Style, place, render, text_box_rect, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -130,12 +130,12 @@ impl Strip {
         let plot_h = f64::from(self.plot_height);
         let y_axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: {e}", self.title))?;
-        let ylw = y_axis
-            .ticks
-            .iter()
-            .map(|t| text_w(&t.label, SMALL))
-            .fold(0.0, f64::max);
-        let plot = Rect::new(x0 + 36.0 + ylw + 8.0, y, x0 + w - 14.0, y + plot_h);
+        let plot = Rect::new(
+            x0 + 36.0 + y_axis.label_w() + 8.0,
+            y,
+            x0 + w - 14.0,
+            y + plot_h,
+        );
         let fy = |v: f64| {
             y_axis
                 .frac(v)
@@ -147,24 +147,8 @@ impl Strip {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &y_axis.minor {
-            let yy = ty(*t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &y_axis.ticks {
-            let yy = ty(t.t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            c.text(
-                &t.label,
-                (plot.x0 - 6.0, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
-        }
+        c.y_minor(plot, &y_axis.minor, ty)?;
+        c.y_grid(plot, &y_axis.ticks, ty, false, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.text_vertical(
             &self.y.title,

@@ -492,6 +492,45 @@ fn counts(n: &[Option<f64>]) -> Vec<f64> {
     c
 }
 
+/// The block's thread counts split by `is_measured`: the measured ones, sorted, and, when
+/// some were not, the chart's skipped slot (its text, each count with the reason its note
+/// gives, and the label under it).
+fn split_counts(
+    n: &[Option<f64>],
+    notes: &[String],
+    rows: usize,
+    is_measured: impl Fn(f64) -> bool,
+) -> (Vec<f64>, Option<(String, String)>) {
+    let all = counts(n);
+    let measured: Vec<f64> = all.iter().copied().filter(|&k| is_measured(k)).collect();
+    let unmeasured: Vec<f64> = all
+        .iter()
+        .copied()
+        .filter(|k| !measured.contains(k))
+        .collect();
+    if unmeasured.is_empty() {
+        return (measured, None);
+    }
+    let lines: Vec<String> = unmeasured
+        .iter()
+        .map(|&k| {
+            let why = (0..rows)
+                .find(|&i| {
+                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
+                })
+                .map(|i| reason(&notes[i]));
+            match why {
+                Some(w) => format!("{} threads ({w})", num(k)),
+                None => format!("{} threads", num(k)),
+            }
+        })
+        .collect();
+    let list: Vec<String> = unmeasured.iter().map(|k| num(*k)).collect();
+    let text = format!("not measured on this machine:\n{}", lines.join("\n"));
+    let label = format!("{} threads: not measured", list.join(", "));
+    (measured, Some((text, label)))
+}
+
 fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let b = need_block(run, sc::threads::BLOCK)?;
     let n = need_nums(b, sc::threads::THREADS)?;
@@ -508,32 +547,9 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .find(|&i| n[i] == Some(k) && layout[i] == l)
             .and_then(|i| ratio_col[i].map(|v| Bar::spread(v, lo[i], hi[i])))
     };
-    let all = counts(&n);
-    let measured: Vec<f64> = all
-        .iter()
-        .copied()
-        .filter(|&k| get(k, "one_line").is_some() || get(k, "separate").is_some())
-        .collect();
-    let skipped_counts: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|k| num(*k))
-        .collect();
-    let skipped: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|&k| {
-            let why = (0..rows)
-                .find(|&i| {
-                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
-                })
-                .map(|i| reason(&notes[i]));
-            match why {
-                Some(w) => format!("{} threads ({w})", num(k)),
-                None => format!("{} threads", num(k)),
-            }
-        })
-        .collect();
+    let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
+        get(k, "one_line").is_some() || get(k, "separate").is_some()
+    });
     let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
     let one_line_label = (0..rows)
         .find(|&i| layout[i] == "one_line")
@@ -570,12 +586,9 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         dash: Dash::Short,
     });
     c.whisker_label = "bars: fastest..slowest round".into();
-    if !skipped.is_empty() {
-        c.skipped = Some(format!(
-            "not measured on this machine:\n{}",
-            skipped.join("\n")
-        ));
-        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    if let Some((note, label)) = skipped {
+        c.skipped = Some(note);
+        c.skipped_label = label;
     }
     for (ci, k) in measured.iter().enumerate() {
         if let (Some(a), Some(s)) = (get(*k, "one_line"), get(*k, "separate"))
@@ -611,33 +624,10 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .find(|&i| method[i] == m && n[i] == Some(k))
             .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
     };
-    let all = counts(&n);
     let methods = ["plain", "atomic", "mutex"];
-    let measured: Vec<f64> = all
-        .iter()
-        .copied()
-        .filter(|&k| methods.iter().any(|m| get(m, k).is_some()))
-        .collect();
-    let skipped_counts: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|k| num(*k))
-        .collect();
-    let skipped: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|&k| {
-            let why = (0..rows)
-                .find(|&i| {
-                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
-                })
-                .map(|i| reason(&notes[i]));
-            match why {
-                Some(w) => format!("{} threads ({w})", num(k)),
-                None => format!("{} threads", num(k)),
-            }
-        })
-        .collect();
+    let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
+        methods.iter().any(|m| get(m, k).is_some())
+    });
     if measured.is_empty() {
         return Err(format!("{}: nothing was measured", super::block_name(b)).into());
     }
@@ -676,12 +666,9 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             color([6, 0, 1][k]),
         ));
     }
-    if !skipped.is_empty() {
-        c.skipped = Some(format!(
-            "not measured on this machine:\n{}",
-            skipped.join("\n")
-        ));
-        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    if let Some((note, label)) = skipped {
+        c.skipped = Some(note);
+        c.skipped_label = label;
     }
     let one = measured.iter().position(|k| *k == 1.0);
     let two = measured.iter().position(|k| *k == 2.0);

@@ -546,6 +546,27 @@ impl Canvas<'_> {
         )
     }
 
+    /// An axis title turned a quarter left, centred beside `plot` at pixel column `x`.
+    pub fn y_title(&mut self, s: &str, plot: Rect, x: f64) -> Result<(), String> {
+        self.text_vertical(s, (x, (plot.y0 + plot.y1) / 2.0), LABEL, BLACK_C)
+    }
+
+    /// Horizontal references across `plot`, each at pixel height `y(line.y)` (one that
+    /// cannot be placed is left out).
+    pub fn hlines(
+        &mut self,
+        plot: Rect,
+        lines: &[HLine],
+        y: impl Fn(f64) -> Option<f64>,
+    ) -> Result<(), String> {
+        for h in lines {
+            if let Some(yy) = y(h.y) {
+                self.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A min..max whisker at pixel column `x` from pixel `lo` to `hi`, with caps `cap`
     /// pixels each side; both ends recorded in `geom` as plotted points.
     pub fn whisker(
@@ -743,6 +764,13 @@ impl Legend {
     }
 
     /// The height the legend takes at `width`.
+    /// One entry for each horizontal reference.
+    pub fn hlines(&mut self, lines: &[HLine]) {
+        for h in lines {
+            self.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
+        }
+    }
+
     pub fn height(&self, width: f64) -> f64 {
         let (_, rows) = self.grid(width);
         if rows == 0 {

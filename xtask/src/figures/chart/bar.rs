@@ -129,9 +129,7 @@ impl BarChart {
                 l.push(Glyph::Bar(s.color, !s.reference), s.label.clone());
             }
         }
-        for h in &self.hlines {
-            l.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
-        }
+        l.hlines(&self.hlines);
         if self.bars().any(|(_, _, b)| {
             b.lo.is_some_and(|v| self.y.drawable(v)) && b.hi.is_some_and(|v| self.y.drawable(v))
         }) {
@@ -219,12 +217,7 @@ impl BarChart {
                     .filter(|v| self.y.drawable(*v)),
             );
         }
-        ys.extend(
-            self.hlines
-                .iter()
-                .map(|h| h.y)
-                .filter(|v| self.y.drawable(*v)),
-        );
+        ys.extend(HLine::ys(&self.hlines, &self.y));
         let headroom = TOP_PAD + BRACKET_STEP * self.bracket_levels() as f64;
         let y_axis = Axis::fit(&self.y, &ys, plot_h - headroom, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
@@ -241,12 +234,7 @@ impl BarChart {
         c.y_minor(plot, &y_axis.minor, ty)?;
         c.y_grid(plot, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text_vertical(
-            &self.y.title,
-            (14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.y_title(&self.y.title, plot, 14.0)?;
 
         let n_slots = self.slots().max(1);
         let slot = plot.w() / n_slots as f64;
@@ -382,11 +370,7 @@ impl BarChart {
                 }
             }
         }
-        for h in &self.hlines {
-            if let Some(yy) = fy(h.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
-            }
-        }
+        c.hlines(plot, &self.hlines, fy)?;
 
         // Ratio brackets, each above the bars it spans and above earlier brackets there.
         let mut drawn: Vec<(f64, f64, f64)> = Vec::new(); // (x from, x to, top)

@@ -86,6 +86,13 @@ pub struct HLine {
     pub dash: Dash,
 }
 
+impl HLine {
+    /// The heights of `lines` that an axis `y` can draw (the axis must hold them).
+    pub fn ys<'a>(lines: &'a [HLine], y: &'a AxisSpec) -> impl Iterator<Item = f64> + 'a {
+        lines.iter().map(|h| h.y).filter(|v| y.drawable(*v))
+    }
+}
+
 /// A key ratio: a bracket at `x` from `y0` to `y1`, with its text beside it.
 #[derive(Clone, Debug)]
 pub struct Bracket {
@@ -186,9 +193,7 @@ impl LineChart {
                 l.push(Glyph::Series(s.style), s.label.clone());
             }
         }
-        for h in &self.hlines {
-            l.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
-        }
+        l.hlines(&self.hlines);
         for v in &self.verticals {
             let (c, d) = v.kind.look();
             l.push(Glyph::Vertical(c, d), v.legend.clone());
@@ -307,12 +312,7 @@ impl LineChart {
                 .map(|v| v.x)
                 .filter(|x| self.x.drawable(*x)),
         );
-        ys.extend(
-            self.hlines
-                .iter()
-                .map(|h| h.y)
-                .filter(|y| self.y.drawable(*y)),
-        );
+        ys.extend(HLine::ys(&self.hlines, &self.y));
         for b in &self.brackets {
             if self.x.drawable(b.x) && self.y.drawable(b.y0) && self.y.drawable(b.y1) {
                 xs.push(b.x);
@@ -358,12 +358,7 @@ impl LineChart {
         c.y_grid(plot, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.x_title(&self.x.title, plot, plot.y1 + 28.0)?;
-        c.text_vertical(
-            &self.y.title,
-            (14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.y_title(&self.y.title, plot, 14.0)?;
 
         // Vertical marks, labelled in the strip above the plot (two rows, so labels that
         // would run into each other are staggered).
@@ -386,11 +381,7 @@ impl LineChart {
             c.text(&v.label, (x, ly), SMALL, col, Align::Center, 0, false)?;
         }
         // Horizontal references.
-        for h in &self.hlines {
-            if let Some(yy) = fy(h.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
-            }
-        }
+        c.hlines(plot, &self.hlines, fy)?;
 
         // Whiskers under the series, then lines, then markers.
         for s in &self.series {

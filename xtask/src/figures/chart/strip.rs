@@ -71,9 +71,7 @@ impl Strip {
             Glyph::Horizontal(BLACK_C, Dash::Solid),
             "black bar: the column's median; each dot one measured value",
         );
-        for r in &self.refs {
-            l.push(Glyph::Horizontal(r.color, r.dash), r.label.clone());
-        }
+        l.hlines(&self.refs);
         if let Some(cap) = self.cap()
             && self
                 .columns
@@ -121,12 +119,7 @@ impl Strip {
         {
             ys.push(cap);
         }
-        ys.extend(
-            self.refs
-                .iter()
-                .map(|r| r.y)
-                .filter(|v| self.y.drawable(*v)),
-        );
+        ys.extend(HLine::ys(&self.refs, &self.y));
         let plot_h = f64::from(self.plot_height);
         let y_axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: {e}", self.title))?;
@@ -150,20 +143,11 @@ impl Strip {
         c.y_minor(plot, &y_axis.minor, ty)?;
         c.y_grid(plot, &y_axis.ticks, ty, false, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text_vertical(
-            &self.y.title,
-            (x0 + 14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.y_title(&self.y.title, plot, x0 + 14.0)?;
         let n = self.columns.len().max(1);
         let slot = plot.w() / n as f64;
         let cx = |i: usize| plot.x0 + slot * (i as f64 + 0.5);
-        for r in &self.refs {
-            if let Some(yy) = fy(r.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], r.color, 2, r.dash)?;
-            }
-        }
+        c.hlines(plot, &self.refs, fy)?;
         let mut medians = Vec::new();
         for (i, col) in self.columns.iter().enumerate() {
             let x = cx(i);

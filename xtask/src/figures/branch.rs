@@ -17,9 +17,9 @@ use super::chart::{
     div, num, ratio, render, text_w,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
 };
-use measure::data::{Block, DataFile};
+use measure::data::DataFile;
 use measure::schema::branch as sc;
 use plotters::style::{Color, RGBColor};
 
@@ -41,8 +41,8 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .texts(sc::variants::SHAPE)
         .unwrap_or_else(|| vec![String::new(); names.len()]);
     let rows = names.len();
-    let random = spread_bars(v, [RANDOM_NS, RANDOM_MIN_NS, RANDOM_MAX_NS], rows)?;
-    let sorted = spread_bars(v, [SORTED_NS, SORTED_MIN_NS, SORTED_MAX_NS], rows)?;
+    let random = Spread::read(v, [RANDOM_NS, RANDOM_MIN_NS, RANDOM_MAX_NS])?.bars(rows);
+    let sorted = Spread::read(v, [SORTED_NS, SORTED_MIN_NS, SORTED_MAX_NS])?.bars(rows);
     if names.is_empty() {
         return Err(format!("{} is empty", super::block_name(v)).into());
     }
@@ -91,7 +91,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let p = need_block(run, sc::patterns::BLOCK)?;
     let pats = need_texts(p, sc::patterns::PATTERN)?;
     let period = need_nums(p, sc::patterns::PERIOD)?;
-    let ours = spread_bars(p, [MEDIAN_NS, MIN_NS, MAX_NS], pats.len())?;
+    let ours = Spread::read(p, [MEDIAN_NS, MIN_NS, MAX_NS])?.bars(pats.len());
     if pats.is_empty() {
         return Err(format!("{} is empty", super::block_name(p)).into());
     }
@@ -142,21 +142,6 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         });
     }
     Ok(Figure::new("branch-patterns.svg", c.render()?))
-}
-
-/// A median column with its min and max columns (each may be missing), as one bar a row
-/// for the first `rows` rows.
-fn spread_bars(
-    b: &Block,
-    [median, min, max]: [&str; 3],
-    rows: usize,
-) -> Result<Vec<Option<Bar>>, DrawError> {
-    let m = need_nums(b, median)?;
-    let lo = opt_nums(b, min);
-    let hi = opt_nums(b, max);
-    Ok((0..rows)
-        .map(|i| m[i].map(|x| Bar::spread(x, lo[i], hi[i])))
-        .collect())
 }
 
 /// A bar chart of the time per element (from zero, 380 pixels high), titled `title` and

@@ -16,12 +16,13 @@
 
 use super::chart::bar::BarRatio;
 use super::chart::{
-    Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
+    Align, AxisSpec, BLACK_C, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
     LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, Vertical,
     VerticalKind, color, div, num, ratio, render,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
+    opt_nums,
 };
 use measure::data::{Block, DataFile};
 use measure::schema::false_sharing as sc;
@@ -535,17 +536,20 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let b = need_block(run, sc::threads::BLOCK)?;
     let n = need_nums(b, sc::threads::THREADS)?;
     let layout = need_texts(b, sc::threads::LAYOUT)?;
-    let ratio_col = need_nums(b, sc::threads::VS_SPLIT_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::threads::VS_SPLIT_MIN),
-        opt_nums(b, sc::threads::VS_SPLIT_MAX),
-    );
+    let ratio_col = Spread::read(
+        b,
+        [
+            sc::threads::VS_SPLIT_MEDIAN,
+            sc::threads::VS_SPLIT_MIN,
+            sc::threads::VS_SPLIT_MAX,
+        ],
+    )?;
     let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
-    let rows = n.len().min(layout.len()).min(ratio_col.len());
+    let rows = n.len().min(layout.len()).min(ratio_col.rows());
     let get = |k: f64, l: &str| {
         (0..rows)
             .find(|&i| n[i] == Some(k) && layout[i] == l)
-            .and_then(|i| ratio_col[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+            .and_then(|i| ratio_col.bar(i))
     };
     let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
         get(k, "one_line").is_some() || get(k, "separate").is_some()
@@ -612,17 +616,20 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let b = need_block(run, sc::shared::BLOCK)?;
     let method = need_texts(b, sc::shared::METHOD)?;
     let n = need_nums(b, sc::shared::THREADS)?;
-    let ns = need_nums(b, sc::shared::NS_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::shared::NS_MIN),
-        opt_nums(b, sc::shared::NS_MAX),
-    );
+    let ns = Spread::read(
+        b,
+        [
+            sc::shared::NS_MEDIAN,
+            sc::shared::NS_MIN,
+            sc::shared::NS_MAX,
+        ],
+    )?;
     let notes = b.texts(sc::shared::NOTE).unwrap_or_default();
-    let rows = method.len().min(n.len()).min(ns.len());
+    let rows = method.len().min(n.len()).min(ns.rows());
     let get = |m: &str, k: f64| {
         (0..rows)
             .find(|&i| method[i] == m && n[i] == Some(k))
-            .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+            .and_then(|i| ns.bar(i))
     };
     let methods = ["plain", "atomic", "mutex"];
     let (measured, skipped) = split_counts(&n, &notes, rows, |k| {

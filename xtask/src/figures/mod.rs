@@ -445,6 +445,40 @@ pub fn opt_nums(b: &data::Block, col: &str) -> Vec<Option<f64>> {
     b.nums(col).unwrap_or_else(|| vec![None; b.rows.len()])
 }
 
+/// A median column with its min and max columns (each of those may be missing: the bar then
+/// has no whisker).
+pub struct Spread {
+    median: Vec<Option<f64>>,
+    lo: Vec<Option<f64>>,
+    hi: Vec<Option<f64>>,
+}
+
+impl Spread {
+    /// Reads the three columns; only the median is required.
+    pub fn read(b: &data::Block, [median, min, max]: [&str; 3]) -> Result<Spread, DrawError> {
+        Ok(Spread {
+            median: need_nums(b, median)?,
+            lo: opt_nums(b, min),
+            hi: opt_nums(b, max),
+        })
+    }
+
+    /// How many rows the median column has.
+    pub fn rows(&self) -> usize {
+        self.median.len()
+    }
+
+    /// Row `i` as a bar; `None` where its median is missing.
+    pub fn bar(&self, i: usize) -> Option<chart::Bar> {
+        self.median[i].map(|v| chart::Bar::spread(v, self.lo[i], self.hi[i]))
+    }
+
+    /// The first `rows` rows as bars.
+    pub fn bars(&self, rows: usize) -> Vec<Option<chart::Bar>> {
+        (0..rows).map(|i| self.bar(i)).collect()
+    }
+}
+
 /// The appendix's own numbers for an experiment, drawn beside ours when saved.
 pub struct Reference {
     /// The legend's name for them.

@@ -533,17 +533,11 @@ fn split_counts(
 }
 
 fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::threads::{VS_SPLIT_MAX, VS_SPLIT_MEDIAN, VS_SPLIT_MIN};
     let b = need_block(run, sc::threads::BLOCK)?;
     let n = need_nums(b, sc::threads::THREADS)?;
     let layout = need_texts(b, sc::threads::LAYOUT)?;
-    let ratio_col = Spread::read(
-        b,
-        [
-            sc::threads::VS_SPLIT_MEDIAN,
-            sc::threads::VS_SPLIT_MIN,
-            sc::threads::VS_SPLIT_MAX,
-        ],
-    )?;
+    let ratio_col = Spread::read(b, [VS_SPLIT_MEDIAN, VS_SPLIT_MIN, VS_SPLIT_MAX])?;
     let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
     let rows = n.len().min(layout.len()).min(ratio_col.rows());
     let get = |k: f64, l: &str| {
@@ -613,17 +607,11 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::shared::{NS_MAX, NS_MEDIAN, NS_MIN};
     let b = need_block(run, sc::shared::BLOCK)?;
     let method = need_texts(b, sc::shared::METHOD)?;
     let n = need_nums(b, sc::shared::THREADS)?;
-    let ns = Spread::read(
-        b,
-        [
-            sc::shared::NS_MEDIAN,
-            sc::shared::NS_MIN,
-            sc::shared::NS_MAX,
-        ],
-    )?;
+    let ns = Spread::read(b, [NS_MEDIAN, NS_MIN, NS_MAX])?;
     let notes = b.texts(sc::shared::NOTE).unwrap_or_default();
     let rows = method.len().min(n.len()).min(ns.rows());
     let get = |m: &str, k: f64| {

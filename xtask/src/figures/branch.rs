@@ -11,7 +11,6 @@
 //!   cycles per misprediction. A number the run did not measure is written "not measured".
 
 use super::chart::axis::{Axis, AxisSpec};
-use super::chart::bar::BarRatio;
 use super::chart::{
     Align, BLACK_C, Bar, BarChart, BarSeries, Dash, GREY, LABEL, PanelGeom, Rect, SMALL, color,
     div, num, ratio, render, text_w,
@@ -69,15 +68,7 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         })
         .collect();
     for (ci, (r, s)) in random.iter().zip(&sorted).enumerate() {
-        if let (Some(r), Some(s)) = (r, s)
-            && let Some(x) = div(r.v, s.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, ci),
-                b: (1, ci),
-                text: format!("random / sorted = {}", ratio(x)),
-            });
-        }
+        c.bracket((0, ci), (1, ci), "random / sorted", Bar::over(*r, *s));
     }
     c.series
         .push(BarSeries::new("random order", random, color(1)));
@@ -131,15 +122,9 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         }
     }
     let find = |name: &str| pats.iter().position(|p| p == name);
-    if let (Some(a), Some(z)) = (find("always_true"), find("random"))
-        && let (Some(x), Some(y)) = (ours[a], ours[z])
-        && let Some(q) = div(y.v, x.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, a),
-            b: (0, z),
-            text: format!("random / always true = {}", ratio(q)),
-        });
+    if let (Some(a), Some(z)) = (find("always_true"), find("random")) {
+        let x = Bar::over(ours[z], ours[a]);
+        c.bracket((0, a), (0, z), "random / always true", x);
     }
     Ok(Figure::new("branch-patterns.svg", c.render()?))
 }

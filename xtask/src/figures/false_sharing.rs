@@ -14,9 +14,8 @@
 //!
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
-use super::chart::bar::BarRatio;
 use super::chart::{
-    Align, AxisSpec, BLACK_C, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
+    Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
     LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, Vertical,
     VerticalKind, color, div, num, ratio, render,
 };
@@ -589,15 +588,8 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         c.skipped_label = label;
     }
     for (ci, k) in measured.iter().enumerate() {
-        if let (Some(a), Some(s)) = (get(*k, "one_line"), get(*k, "separate"))
-            && let Some(x) = div(a.v, s.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, ci),
-                b: (1, ci),
-                text: format!("one line / own lines = {}", ratio(x)),
-            });
-        }
+        let x = Bar::over(get(*k, "one_line"), get(*k, "separate"));
+        c.bracket((0, ci), (1, ci), "one line / own lines", x);
     }
     c.plot_height = 360;
     if measured.is_empty() {
@@ -667,25 +659,13 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     }
     let one = measured.iter().position(|k| *k == 1.0);
     let two = measured.iter().position(|k| *k == 2.0);
-    if let Some(i1) = one
-        && let (Some(p), Some(a)) = (get("plain", 1.0), get("atomic", 1.0))
-        && let Some(x) = div(a.v, p.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, i1),
-            b: (1, i1),
-            text: format!("atomic / plain = {}", ratio(x)),
-        });
+    if let Some(i1) = one {
+        let x = Bar::over(get("atomic", 1.0), get("plain", 1.0));
+        c.bracket((0, i1), (1, i1), "atomic / plain", x);
     }
-    if let (Some(i1), Some(i2)) = (one, two)
-        && let (Some(m1), Some(m2)) = (get("mutex", 1.0), get("mutex", 2.0))
-        && let Some(x) = div(m2.v, m1.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (2, i1),
-            b: (2, i2),
-            text: format!("mutex, 2 threads / 1 = {}", ratio(x)),
-        });
+    if let (Some(i1), Some(i2)) = (one, two) {
+        let x = Bar::over(get("mutex", 2.0), get("mutex", 1.0));
+        c.bracket((2, i1), (2, i2), "mutex, 2 threads / 1", x);
     }
     c.plot_height = 380;
     Ok(Figure::new("false_sharing-shared.svg", c.render()?))

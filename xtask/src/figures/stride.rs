@@ -11,7 +11,6 @@
 //!   with min..max whiskers and the AoS / SoA ratio.
 
 use super::chart::axis::group;
-use super::chart::bar::BarRatio;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, HLine, LineChart, Marker, Pt, Series, Style,
     Units, Vertical, VerticalKind, color, div, num, ratio,
@@ -286,15 +285,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         vec![aos, soa, get("soa_in_l1")],
         color(0),
     ));
-    if let (Some(a), Some(s)) = (aos, soa)
-        && let Some(r) = div(a.v, s.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, 0),
-            b: (0, 1),
-            text: format!("AoS / SoA = {}", ratio(r)),
-        });
-    }
+    c.bracket((0, 0), (0, 1), "AoS / SoA", Bar::over(aos, soa));
     Ok(c)
 }
 

@@ -11,7 +11,6 @@
 //! was verified to have, min..max whiskers and the 4 KiB / huge ratio for each layout.
 
 use super::chart::axis::group;
-use super::chart::bar::BarRatio;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, LineChart, Marker, Pt, Series, Style, Units,
     color, div, num, ratio,
@@ -190,16 +189,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             ));
         }
         for cat in 0..2 {
-            let get = |s: usize| bars.series[s].values[cat].map(|b| b.v);
-            if let (Some(small), Some(huge)) = (get(0), get(1))
-                && let Some(r) = div(small, huge)
-            {
-                bars.ratios.push(BarRatio {
-                    a: (0, cat),
-                    b: (1, cat),
-                    text: format!("4 KiB / huge = {}", ratio(r)),
-                });
-            }
+            let x = Bar::over(bars.series[0].values[cat], bars.series[1].values[cat]);
+            bars.bracket((0, cat), (1, cat), "4 KiB / huge", x);
         }
         out.push(Figure::new("tlb_walk-huge.svg", bars.render()?));
     }

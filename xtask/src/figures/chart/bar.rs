@@ -29,6 +29,12 @@ impl Bar {
     pub fn spread(v: f64, lo: Option<f64>, hi: Option<f64>) -> Bar {
         Bar { v, lo, hi }
     }
+
+    /// `top / bottom` of two bars' values, when both were measured and the quotient is a
+    /// number.
+    pub fn over(top: Option<Bar>, bottom: Option<Bar>) -> Option<f64> {
+        super::div(top?.v, bottom?.v)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -110,6 +116,18 @@ impl BarChart {
             mark_missing: true,
             width: 900,
             plot_height: 400,
+        }
+    }
+
+    /// A ratio bracket between bars `a` and `b` (`(series, category)` each) reading
+    /// "`what` = `x`"; none when `x` is `None`.
+    pub fn bracket(&mut self, a: (usize, usize), b: (usize, usize), what: &str, x: Option<f64>) {
+        if let Some(x) = x {
+            self.ratios.push(BarRatio {
+                a,
+                b,
+                text: format!("{what} = {}", super::ratio(x)),
+            });
         }
     }
 

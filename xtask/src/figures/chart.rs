@@ -860,6 +860,15 @@ fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), Strin
     }
 }
 
+/// 2000000.0 -> "2,000,000" (whole numbers; anything else as [`num`] writes it).
+pub fn grouped(v: f64) -> String {
+    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
+        axis::group(v as u64)
+    } else {
+        num(v)
+    }
+}
+
 /// A value written for people: three significant digits, no exponent in the usual range,
 /// trailing zeros dropped.
 pub fn num(v: f64) -> String {

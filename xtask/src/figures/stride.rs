@@ -10,10 +10,9 @@
 //! - `stride-layout.svg`: array of structs against struct of arrays (and the same sum in L1),
 //!   with min..max whiskers and the AoS / SoA ratio.
 
-use super::chart::axis::group;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, HLine, LineChart, Marker, Pt, Series, Style,
-    Units, Vertical, VerticalKind, color, div, num, ratio,
+    Units, Vertical, VerticalKind, color, div, grouped, num, ratio,
 };
 use super::{
     DrawError, Figure, Reference, Saved, appendix_reference, need_block, need_nums, need_texts,
@@ -39,15 +38,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         layout_chart(run, saved)?.render()?,
     ));
     Ok(figs)
-}
-
-/// 2000000.0 -> "2,000,000" (whole numbers; anything else as a number).
-fn grouped(v: f64) -> String {
-    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
-        group(v as u64)
-    } else {
-        num(v)
-    }
 }
 
 /// Points with whiskers from the median, min and max columns (whiskers optional).

@@ -10,10 +10,9 @@
 //! layouts, compared within section 2 only (like with like), with the backing each region
 //! was verified to have, min..max whiskers and the 4 KiB / huge ratio for each layout.
 
-use super::chart::axis::group;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, LineChart, Marker, Pt, Series, Style, Units,
-    color, div, num, ratio,
+    color, div, grouped, num, ratio,
 };
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
@@ -195,14 +194,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         out.push(Figure::new("tlb_walk-huge.svg", bars.render()?));
     }
     Ok(out)
-}
-
-fn grouped(v: f64) -> String {
-    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
-        group(v as u64)
-    } else {
-        num(v)
-    }
 }
 
 #[cfg(test)]

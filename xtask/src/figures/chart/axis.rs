@@ -540,17 +540,7 @@ fn decimal(m: u8, k: i32) -> String {
 }
 
 /// 65536 -> "65,536".
-pub fn group(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use measure::fmt::grouped as group;
 
 // ---- log2 ----
 

@@ -102,23 +102,22 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
     if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
-        let rnd = r.pairs("c1", "c2")?;
+        let rnd = r.points("c2")?;
         if rnd.is_empty() {
             return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
         }
-        let pts = |v: Vec<(f64, f64)>| v.into_iter().map(|(x, y)| Pt::new(x, y)).collect();
         c.series.push(Series::new(
             format!("{}: random", r.label),
-            pts(rnd),
+            rnd,
             Style::reference(),
         ));
-        let seq = r.pairs("c1", "c3").unwrap_or_default();
+        let seq = r.points("c3").unwrap_or_default();
         if !seq.is_empty() {
             let mut s = Style::reference();
             s.marker = Some(Marker::Triangle);
             s.size = 3;
             c.series
-                .push(Series::new(format!("{}: sequential", r.label), pts(seq), s));
+                .push(Series::new(format!("{}: sequential", r.label), seq, s));
         }
     }
 

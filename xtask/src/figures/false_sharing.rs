@@ -426,11 +426,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         }
     }
     if let Some(r) = appendix_reference(saved, EXP)? {
-        let rp: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
+        let rp = r.points("c2")?;
         c.series
             .push(Series::new(r.label.clone(), rp, Style::reference()));
     }

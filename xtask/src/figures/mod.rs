@@ -488,6 +488,15 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// The first bare block's columns `c1` (x) and `y` as the appendix's points.
+    pub fn points(&self, y: &str) -> Result<Vec<chart::Pt>, DrawError> {
+        Ok(self
+            .pairs("c1", y)?
+            .into_iter()
+            .map(|(x, y)| chart::Pt::new(x, y))
+            .collect())
+    }
+
     /// The first bare block's columns `c1`, `c2`, ... as pairs, or an error naming the file.
     pub fn pairs(&self, x: &str, y: &str) -> Result<Vec<(f64, f64)>, DrawError> {
         let blk = self

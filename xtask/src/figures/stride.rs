@@ -123,11 +123,7 @@ fn cost_chart(
         }
     }
     if let Some(r) = reference {
-        let pts: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
+        let pts = r.points("c2")?;
         c.series
             .push(Series::new(r.label.clone(), pts, Style::reference()));
     }

@@ -95,11 +95,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     // The appendix's own output: bare blocks `pages ns`.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
-        let pts: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
+        let pts = r.points("c2")?;
         if pts.is_empty() {
             return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
         }

@@ -16,8 +16,8 @@
 
 use super::chart::{
     Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
-    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, Vertical,
-    VerticalKind, color, div, num, ratio, render,
+    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, color, div, num,
+    ratio, render,
 };
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
@@ -426,20 +426,13 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         }
     }
     if let Some(r) = appendix_reference(saved, EXP)? {
-        let rp = r.points("c2")?;
-        c.series
-            .push(Series::new(r.label.clone(), rp, Style::reference()));
+        c.series.push(r.series()?);
     }
     let line = run
         .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     match line {
-        Some(l) => c.verticals.push(Vertical {
-            x: l,
-            label: format!("line {} B", num(l)),
-            kind: VerticalKind::Reported,
-            legend: "cache line size the machine reports".into(),
-        }),
+        Some(l) => c.verticals.push(super::line_size(l)),
         None => c.title.push_str(" - line size unknown"),
     }
     // The key ratio: slots in one line against slots apart, at the last distance in a line.

@@ -479,6 +479,16 @@ impl Spread {
     }
 }
 
+/// The cache line size the machine reports (`bytes`), as a vertical mark on a byte axis.
+pub fn line_size(bytes: f64) -> chart::Vertical {
+    chart::Vertical {
+        x: bytes,
+        label: format!("line {} B", chart::num(bytes)),
+        kind: chart::VerticalKind::Reported,
+        legend: "cache line size the machine reports".into(),
+    }
+}
+
 /// The appendix's own numbers for an experiment, drawn beside ours when saved.
 pub struct Reference {
     /// The legend's name for them.
@@ -488,6 +498,17 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// The first bare block's columns `c1` and `c2` as one dashed series, named by the
+    /// reference's label.
+    pub fn series(&self) -> Result<chart::Series, DrawError> {
+        let pts = self.points("c2")?;
+        Ok(chart::Series::new(
+            self.label.clone(),
+            pts,
+            chart::Style::reference(),
+        ))
+    }
+
     /// The first bare block's columns `c1` (x) and `y` as the appendix's points.
     pub fn points(&self, y: &str) -> Result<Vec<chart::Pt>, DrawError> {
         Ok(self

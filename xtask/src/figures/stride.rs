@@ -12,7 +12,7 @@
 
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, HLine, LineChart, Marker, Pt, Series, Style,
-    Units, Vertical, VerticalKind, color, div, grouped, num, ratio,
+    Units, color, div, grouped, num, ratio,
 };
 use super::{
     DrawError, Figure, Reference, Saved, appendix_reference, need_block, need_nums, need_texts,
@@ -123,20 +123,13 @@ fn cost_chart(
         }
     }
     if let Some(r) = reference {
-        let pts = r.points("c2")?;
-        c.series
-            .push(Series::new(r.label.clone(), pts, Style::reference()));
+        c.series.push(r.series()?);
     }
     let line = run
         .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     if let Some(l) = line {
-        c.verticals.push(Vertical {
-            x: l,
-            label: format!("line {} B", num(l)),
-            kind: VerticalKind::Reported,
-            legend: "cache line size the machine reports".into(),
-        });
+        c.verticals.push(super::line_size(l));
         // The key ratio: a line-sized stride against stride 1.
         let at = |x: f64| wrap.iter().find(|p| p.x == x).map(|p| p.y);
         if let (Some(one), Some(full)) = (at(1.0), at(l))

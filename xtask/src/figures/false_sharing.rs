@@ -469,16 +469,7 @@ fn reason(note: &str) -> String {
 
 /// Thread counts in the block, sorted.
 fn counts(n: &[Option<f64>]) -> Vec<f64> {
-    let mut c: Vec<f64> = n
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    c.sort_by(f64::total_cmp);
-    c.dedup();
-    c.truncate(64);
-    c
+    super::distinct(n, 64)
 }
 
 /// The block's thread counts split by `is_measured`: the measured ones, sorted, and, when

@@ -445,6 +445,20 @@ pub fn opt_nums(b: &data::Block, col: &str) -> Vec<Option<f64>> {
     b.nums(col).unwrap_or_else(|| vec![None; b.rows.len()])
 }
 
+/// The distinct finite values of a column, sorted, the `most` smallest of them.
+pub fn distinct(col: &[Option<f64>], most: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = col
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.truncate(most);
+    v
+}
+
 /// A median column with its min and max columns (each of those may be missing: the bar then
 /// has no whisker).
 pub struct Spread {

@@ -352,16 +352,10 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::distance::{NS_MAX, NS_MEDIAN, NS_MIN};
     let b = need_block(run, sc::distance::BLOCK)?;
     let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?;
-    let med = need_nums(b, sc::distance::NS_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::distance::NS_MIN),
-        opt_nums(b, sc::distance::NS_MAX),
-    );
-    let pts: Vec<Pt> = (0..gap.len().min(med.len()))
-        .filter_map(|i| Some(Pt::spread(gap[i]?, med[i]?, lo[i], hi[i])))
-        .collect();
+    let pts = Spread::read(b, [NS_MEDIAN, NS_MIN, NS_MAX])?.points(&gap);
     if pts.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }

@@ -487,6 +487,20 @@ impl Spread {
         self.median[i].map(|v| chart::Bar::spread(v, self.lo[i], self.hi[i]))
     }
 
+    /// The rows as points at `x` (a row without its x or its median is left out).
+    pub fn points(&self, x: &[Option<f64>]) -> Vec<chart::Pt> {
+        (0..x.len().min(self.median.len()))
+            .filter_map(|i| {
+                Some(chart::Pt::spread(
+                    x[i]?,
+                    self.median[i]?,
+                    self.lo[i],
+                    self.hi[i],
+                ))
+            })
+            .collect()
+    }
+
     /// The first `rows` rows as bars.
     pub fn bars(&self, rows: usize) -> Vec<Option<chart::Bar>> {
         (0..rows).map(|i| self.bar(i)).collect()

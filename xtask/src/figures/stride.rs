@@ -15,8 +15,8 @@ use super::chart::{
     Units, color, div, grouped, num, ratio,
 };
 use super::{
-    DrawError, Figure, Reference, Saved, appendix_reference, need_block, need_nums, need_texts,
-    opt_nums,
+    DrawError, Figure, Reference, Saved, Spread, appendix_reference, need_block, need_nums,
+    need_texts, opt_nums,
 };
 use measure::data::{Block, DataFile};
 use measure::schema::stride as sc;
@@ -40,16 +40,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     Ok(figs)
 }
 
-/// Points with whiskers from the median, min and max columns (whiskers optional).
-fn points(b: &Block, x: &[Option<f64>], [col, min, max]: [&str; 3]) -> Result<Vec<Pt>, DrawError> {
-    let v = need_nums(b, col)?;
-    let lo = opt_nums(b, min);
-    let hi = opt_nums(b, max);
-    Ok((0..x.len().min(v.len()))
-        .filter_map(|i| Some(Pt::spread(x[i]?, v[i]?, lo[i], hi[i])))
-        .collect())
-}
-
 fn cost_chart(
     run: &DataFile,
     b: &Block,
@@ -57,27 +47,13 @@ fn cost_chart(
     reference: Option<&Reference>,
 ) -> Result<LineChart, DrawError> {
     let stride = need_nums(b, sc::stride::STRIDE_BYTES)?;
-    let wrap = points(
-        b,
-        &stride,
-        [
-            sc::stride::APPENDIX_NS,
-            sc::stride::APPENDIX_MIN_NS,
-            sc::stride::APPENDIX_MAX_NS,
-        ],
-    )?;
+    use sc::stride::{APPENDIX_MAX_NS, APPENDIX_MIN_NS, APPENDIX_NS};
+    use sc::stride::{FRESH_MAX_NS, FRESH_MIN_NS, FRESH_NS};
+    let wrap = Spread::read(b, [APPENDIX_NS, APPENDIX_MIN_NS, APPENDIX_MAX_NS])?.points(&stride);
     if wrap.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let fresh = points(
-        b,
-        &stride,
-        [
-            sc::stride::FRESH_NS,
-            sc::stride::FRESH_MIN_NS,
-            sc::stride::FRESH_MAX_NS,
-        ],
-    )?;
+    let fresh = Spread::read(b, [FRESH_NS, FRESH_MIN_NS, FRESH_MAX_NS])?.points(&stride);
     let accesses = run
         .meta_num(sc::META_ACCESSES)
         .map_or(String::new(), |a| format!("{} accesses", grouped(a)));

@@ -15,7 +15,8 @@ use super::chart::{
     color, div, grouped, num, ratio,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
+    opt_nums,
 };
 use measure::schema::tlb_walk as sc;
 
@@ -26,13 +27,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
     let b = need_block(run, sc::pages::BLOCK)?;
     let pages = need_nums(b, sc::pages::PAGES)?;
-    let series = |[col, min, max]: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
-        let v = need_nums(b, col)?;
-        let lo = opt_nums(b, min);
-        let hi = opt_nums(b, max);
-        Ok((0..pages.len().min(v.len()))
-            .filter_map(|i| Some(Pt::spread(pages[i]?, v[i]?, lo[i], hi[i])))
-            .collect())
+    let series = |cols: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
+        Ok(Spread::read(b, cols)?.points(&pages))
     };
     let off0 = series([
         sc::pages::OFFSET0_NS,

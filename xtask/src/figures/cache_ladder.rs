@@ -129,13 +129,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             .filter(|(_, (_, s))| s.as_str() == "no")
             .map(|(p, _)| Pt::new(p.x, p.y))
             .collect();
-        if !unstable.is_empty() {
-            c.series.push(Series::new(
-                "unstable: its passes or rounds disagree (no knee read there)",
-                unstable,
-                Style::ring(),
-            ));
-        }
+        c.rings(
+            "unstable: its passes or rounds disagree (no knee read there)",
+            unstable,
+        );
     }
 
     // The cache sizes the machine reports.

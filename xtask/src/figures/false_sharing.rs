@@ -411,13 +411,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .filter(|(_, s)| s.as_str() == "yes")
             .map(|(p, _)| Pt::new(p.x, p.y))
             .collect();
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "flagged: faster than a perfect split (suspicious)",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("flagged: faster than a perfect split (suspicious)", flagged);
     }
     if let Some(r) = appendix_reference(saved, EXP)? {
         c.series.push(r.series()?);

@@ -90,13 +90,7 @@ fn cost_chart(
             .filter(|(_, a)| a.as_str() != "yes")
             .filter_map(|((x, y), _)| Some(Pt::new((*x)?, y?)))
             .collect();
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "unsettled: its passes disagree by over 10%",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("unsettled: its passes disagree by over 10%", flagged);
     }
     if let Some(r) = reference {
         c.series.push(r.series()?);

@@ -81,13 +81,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
                 }
             }
         }
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "unsettled: its passes disagree",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("unsettled: its passes disagree", flagged);
     }
     // The appendix's own output: bare blocks `pages ns`.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {

@@ -154,6 +154,14 @@ impl LineChart {
         }
     }
 
+    /// Rings the points `pts` (those the run flagged), named `label` in the legend; nothing
+    /// when there are none.
+    pub fn rings(&mut self, label: &str, pts: Vec<Pt>) {
+        if !pts.is_empty() {
+            self.series.push(Series::new(label, pts, Style::ring()));
+        }
+    }
+
     fn drawable(&self, x: f64, y: f64) -> bool {
         self.x.drawable(x) && self.y.drawable(y)
     }

@@ -173,18 +173,15 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             let p2 = (to.0 - ux * 10.0 + uy * 5.0, to.1 - uy * 10.0 - ux * 5.0);
             c.polygon(&[to, p1, p2], col.mix(1.0))
         };
+        // A case's heading, above the case drawn at `y`.
+        let heading = |c: &mut super::chart::Canvas<'_>, s: &str, y: f64| {
+            c.text(s, (30.0, y - 40.0), 16.0, BLACK_C, Align::Left, 0, true)
+                .map(|_| ())
+        };
         // Top: sharing a line.
         let lx = 60.0;
         let y_top = 100.0;
-        c.text(
-            "Sharing a line",
-            (30.0, y_top - 40.0),
-            16.0,
-            BLACK_C,
-            Align::Left,
-            0,
-            true,
-        )?;
+        heading(c, "Sharing a line", y_top)?;
         let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, cells - 1));
         draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
         c.text(
@@ -240,15 +237,7 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         )?;
         // Bottom: kept apart.
         let y_bot = 330.0;
-        c.text(
-            "Kept apart",
-            (30.0, y_bot - 40.0),
-            16.0,
-            BLACK_C,
-            Align::Left,
-            0,
-            true,
-        )?;
+        heading(c, "Kept apart", y_bot)?;
         draw_line(c, lx, y_bot + 60.0, &[(0, a, "A")])?;
         let lx2 = lx + cells as f64 * cell_w + 30.0;
         draw_line(c, lx2, y_bot + 60.0, &[(0, b_col, "B")])?;

@@ -12,8 +12,8 @@
 
 use super::chart::axis::{Axis, AxisSpec};
 use super::chart::{
-    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, GREY, LABEL, PanelGeom, Rect, SMALL, color,
-    div, num, ratio, render, text_w,
+    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, Edge, GREY, LABEL, PanelGeom, Rect, SMALL,
+    color, div, num, ratio, render, text_w,
 };
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
@@ -207,7 +207,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_grid(plot, &axis.ticks, fx, false, &mut geom)?;
+        c.grid(plot, Edge::Bottom, &axis.ticks, fx, false, &mut geom)?;
         c.x_title(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
             plot,

@@ -102,6 +102,24 @@ fn finish_svg(svg: String) -> String {
     s
 }
 
+/// The edge of a plot an axis is labelled along: the x axis at the bottom, the y axis at
+/// the left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    Bottom,
+    Left,
+}
+
+impl Edge {
+    /// The grid line across `plot` at pixel `p` along this edge's axis.
+    fn across(self, plot: Rect, p: f64) -> [(f64, f64); 2] {
+        match self {
+            Edge::Bottom => [(p, plot.y0), (p, plot.y1)],
+            Edge::Left => [(plot.x0, p), (plot.x1, p)],
+        }
+    }
+}
+
 /// A point marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
@@ -436,99 +454,60 @@ impl Canvas<'_> {
         }
     }
 
-    /// Faint vertical lines across `plot` at an axis's minor ticks (at pixel `x(t)`).
-    pub fn x_minor(
+    /// Faint lines across `plot` at an axis's minor ticks (at pixel `at(t)` along `edge`'s
+    /// axis).
+    pub fn minor_grid(
         &mut self,
         plot: Rect,
+        edge: Edge,
         minor: &[f64],
-        x: impl Fn(f64) -> f64,
+        at: impl Fn(f64) -> f64,
     ) -> Result<(), String> {
         for t in minor {
-            let x = x(*t);
-            self.line(&[(x, plot.y0), (x, plot.y1)], GRID_MINOR, 1, Dash::Solid)?;
+            self.line(&edge.across(plot, at(*t)), GRID_MINOR, 1, Dash::Solid)?;
         }
         Ok(())
     }
 
-    /// Faint horizontal lines across `plot` at an axis's minor ticks (at pixel `y(t)`).
-    pub fn y_minor(
+    /// An axis along `edge` of `plot`: a grid line across the plot at each tick (at pixel
+    /// `at(tick)`), its label outside the plot, and the tick recorded in `geom`. With `marks`,
+    /// a 5-pixel tick mark outside the plot and the label 8 pixels off it; without, the
+    /// label 6 pixels off.
+    pub fn grid(
         &mut self,
         plot: Rect,
-        minor: &[f64],
-        y: impl Fn(f64) -> f64,
-    ) -> Result<(), String> {
-        for t in minor {
-            let yy = y(*t);
-            self.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        Ok(())
-    }
-
-    /// The x axis: a grid line across `plot` at each tick (at pixel `x(tick)`), its label
-    /// under the plot, and the tick recorded in `geom`. With `marks`, a 5-pixel tick mark
-    /// below the plot and the label 8 pixels under it; without, the label 6 pixels under.
-    pub fn x_grid(
-        &mut self,
-        plot: Rect,
+        edge: Edge,
         ticks: &[axis::Tick],
-        x: impl Fn(f64) -> f64,
+        at: impl Fn(f64) -> f64,
         marks: bool,
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
+        let gap = if marks { 8.0 } else { 6.0 };
         for t in ticks {
-            let x = x(t.t);
-            self.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
-            if marks {
-                self.line(&[(x, plot.y1), (x, plot.y1 + 5.0)], BLACK_C, 1, Dash::Solid)?;
-            }
-            let gap = if marks { 8.0 } else { 6.0 };
-            self.text(
-                &t.label,
-                (x, plot.y1 + gap),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
-        Ok(())
-    }
-
-    /// The y axis: a grid line across `plot` at each tick (at pixel `y(tick)`), its label
-    /// left of the plot, and the tick recorded in `geom`. With `marks`, a 5-pixel tick mark
-    /// left of the plot and the label 8 pixels off it; without, the label 6 pixels off.
-    pub fn y_grid(
-        &mut self,
-        plot: Rect,
-        ticks: &[axis::Tick],
-        y: impl Fn(f64) -> f64,
-        marks: bool,
-        geom: &mut PanelGeom,
-    ) -> Result<(), String> {
-        for t in ticks {
-            let yy = y(t.t);
-            self.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            if marks {
-                self.line(
-                    &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
-                    BLACK_C,
+            let p = at(t.t);
+            self.line(&edge.across(plot, p), GRID, 1, Dash::Solid)?;
+            let (mark, label, align, valign) = match edge {
+                Edge::Bottom => (
+                    [(p, plot.y1), (p, plot.y1 + 5.0)],
+                    (p, plot.y1 + gap),
+                    Align::Center,
+                    0,
+                ),
+                Edge::Left => (
+                    [(plot.x0 - 5.0, p), (plot.x0, p)],
+                    (plot.x0 - gap, p),
+                    Align::Right,
                     1,
-                    Dash::Solid,
-                )?;
+                ),
+            };
+            if marks {
+                self.line(&mark, BLACK_C, 1, Dash::Solid)?;
             }
-            let gap = if marks { 8.0 } else { 6.0 };
-            self.text(
-                &t.label,
-                (plot.x0 - gap, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
+            self.text(&t.label, label, SMALL, BLACK_C, align, valign, false)?;
+            match edge {
+                Edge::Bottom => geom.x_ticks.push((p, t.label.clone())),
+                Edge::Left => geom.y_ticks.push((p, t.label.clone())),
+            }
         }
         Ok(())
     }

@@ -5,8 +5,8 @@
 use super::axis::{Axis, AxisSpec};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect, SMALL,
-    render, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
+    SMALL, render, text_w, wrap,
 };
 use plotters::style::{Color, RGBColor};
 
@@ -249,8 +249,8 @@ impl BarChart {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        c.y_minor(plot, &y_axis.minor, ty)?;
-        c.y_grid(plot, &y_axis.ticks, ty, true, &mut geom)?;
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.y_title(&self.y.title, plot, 14.0)?;
 

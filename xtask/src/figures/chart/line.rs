@@ -3,8 +3,8 @@
 
 use super::axis::{Axis, AxisSpec};
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect, SMALL,
-    Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
+    SMALL, Style, place, render, text_box_rect, text_w, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -360,10 +360,10 @@ impl LineChart {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_minor(plot, &x_axis.minor, tx)?;
-        c.y_minor(plot, &y_axis.minor, ty)?;
-        c.x_grid(plot, &x_axis.ticks, tx, true, &mut geom)?;
-        c.y_grid(plot, &y_axis.ticks, ty, true, &mut geom)?;
+        c.minor_grid(plot, Edge::Bottom, &x_axis.minor, tx)?;
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Bottom, &x_axis.ticks, tx, true, &mut geom)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.x_title(&self.x.title, plot, plot.y1 + 28.0)?;
         c.y_title(&self.y.title, plot, 14.0)?;

@@ -6,8 +6,8 @@
 use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom, Rect, SMALL,
-    Style, place, render, text_box_rect, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom, Rect,
+    SMALL, Style, place, render, text_box_rect, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -140,8 +140,8 @@ impl Strip {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        c.y_minor(plot, &y_axis.minor, ty)?;
-        c.y_grid(plot, &y_axis.ticks, ty, false, &mut geom)?;
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, false, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.y_title(&self.y.title, plot, x0 + 14.0)?;
         let n = self.columns.len().max(1);

@@ -83,22 +83,18 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ));
     }
     let seq = series([l::SEQ_NS, l::SEQ_MIN_NS, l::SEQ_MAX_NS], false)?;
-    if !seq.is_empty() {
-        c.series.push(Series::new(
-            "sequential, one add per word (the appendix's sweep)",
-            seq,
-            Style::measured(SEQ, Marker::Triangle),
-        ));
-    }
+    c.series_if_any(
+        "sequential, one add per word (the appendix's sweep)",
+        seq,
+        Style::measured(SEQ, Marker::Triangle),
+    );
     // The vectorised sweep arrived after the first saved runs: drawn when present.
     let vec = series([l::SEQ_VEC_NS, l::SEQ_VEC_MIN_NS, l::SEQ_VEC_MAX_NS], false)?;
-    if !vec.is_empty() {
-        c.series.push(Series::new(
-            "sequential, vectorised sum",
-            vec,
-            Style::measured(SEQ_VEC, Marker::Dot),
-        ));
-    }
+    c.series_if_any(
+        "sequential, vectorised sum",
+        vec,
+        Style::measured(SEQ_VEC, Marker::Dot),
+    );
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
     if let Some(r) = appendix_reference(saved, EXPERIMENT)? {

@@ -75,13 +75,11 @@ fn cost_chart(
         wrap.clone(),
         Style::measured(0, Marker::Dot),
     ));
-    if !fresh.is_empty() {
-        c.series.push(Series::new(
-            "each lap starts on fresh lines",
-            fresh,
-            Style::measured(1, Marker::Square),
-        ));
-    }
+    c.series_if_any(
+        "each lap starts on fresh lines",
+        fresh,
+        Style::measured(1, Marker::Square),
+    );
     if let Some(agree) = b.texts(sc::stride::AGREE) {
         let flagged: Vec<Pt> = stride
             .iter()

@@ -154,12 +154,18 @@ impl LineChart {
         }
     }
 
+    /// Adds the series `label` drawn in `style` when it has points (a column that later
+    /// runs added, say); nothing when it has none.
+    pub fn series_if_any(&mut self, label: &str, pts: Vec<Pt>, style: Style) {
+        if !pts.is_empty() {
+            self.series.push(Series::new(label, pts, style));
+        }
+    }
+
     /// Rings the points `pts` (those the run flagged), named `label` in the legend; nothing
     /// when there are none.
     pub fn rings(&mut self, label: &str, pts: Vec<Pt>) {
-        if !pts.is_empty() {
-            self.series.push(Series::new(label, pts, Style::ring()));
-        }
+        self.series_if_any(label, pts, Style::ring());
     }
 
     fn drawable(&self, x: f64, y: f64) -> bool {

@@ -445,7 +445,7 @@ pub fn opt_nums(b: &data::Block, col: &str) -> Vec<Option<f64>> {
     b.nums(col).unwrap_or_else(|| vec![None; b.rows.len()])
 }
 
-/// The distinct finite values of a column, sorted, the `most` smallest of them.
+/// The distinct finite values of a column, sorted: at most `most` of them, the smallest.
 pub fn distinct(col: &[Option<f64>], most: usize) -> Vec<f64> {
     let mut v: Vec<f64> = col
         .iter()
@@ -613,4 +613,46 @@ pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<Reference>,
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_sorts_drops_repeats_and_non_numbers_and_caps() {
+        let col = [
+            Some(4.0),
+            None,
+            Some(1.0),
+            Some(f64::NAN),
+            Some(4.0),
+            Some(2.0),
+        ];
+        assert_eq!(distinct(&col, 10), vec![1.0, 2.0, 4.0]);
+        assert_eq!(distinct(&col, 2), vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn spread_reads_whiskers_when_present_and_skips_missing_rows() {
+        let f = data::parse(
+            "#DATA-BEGIN t\n#COLUMNS x med lo hi\n#DATA 1 5 4 6\n#DATA 2 NA 1 1\n#DATA NA 3 2 4\n\
+             #DATA-END\n",
+        )
+        .unwrap();
+        let b = f.block("t").unwrap();
+        let s = Spread::read(b, ["med", "lo", "hi"]).unwrap();
+        assert_eq!(s.rows(), 3);
+        assert_eq!(
+            s.bars(2),
+            vec![Some(chart::Bar::spread(5.0, Some(4.0), Some(6.0))), None]
+        );
+        let x = b.nums("x").unwrap();
+        let pts = s.points(&x);
+        assert_eq!(pts, vec![chart::Pt::spread(1.0, 5.0, Some(4.0), Some(6.0))]);
+        let bare = Spread::read(b, ["med", "nope", "nope"]).unwrap();
+        assert_eq!(bare.bar(0), Some(chart::Bar::new(5.0)));
+        let missing = Spread::read(b, ["none", "lo", "hi"]).err().unwrap();
+        assert!(missing.to_string().contains("\"none\""), "{missing}");
+    }
 }

@@ -207,13 +207,7 @@ fn op_panel(run: &DataFile, cs: &[Curve], op: &str, width: &str, title: &str) ->
         .iter()
         .flat_map(|k| k.unstable.iter().copied())
         .collect();
-    if !unstable.is_empty() {
-        c.series.push(Series::new(
-            "unstable: its passes or rounds disagree",
-            unstable,
-            Style::ring(),
-        ));
-    }
+    c.rings("unstable: its passes or rounds disagree", unstable);
     c.verticals = reported(run);
     if op == "read" {
         c.verticals.extend(boundaries(run));

@@ -11,13 +11,12 @@
 //!   cycles per misprediction. A number the run did not measure is written "not measured".
 
 use super::chart::axis::{Axis, AxisSpec};
-use super::chart::bar::BarRatio;
 use super::chart::{
-    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, GREY, LABEL, PanelGeom, Rect, SMALL, color,
-    div, num, ratio, render, text_w,
+    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, Edge, GREY, LABEL, PanelGeom, Rect, SMALL,
+    color, div, num, ratio, render, text_w,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
 };
 use measure::data::DataFile;
 use measure::schema::branch as sc;
@@ -33,29 +32,16 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 }
 
 fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::variants::{RANDOM_MAX_NS, RANDOM_MIN_NS, RANDOM_NS};
+    use sc::variants::{SORTED_MAX_NS, SORTED_MIN_NS, SORTED_NS};
     let v = need_block(run, sc::variants::BLOCK)?;
     let names = need_texts(v, sc::variants::VARIANT)?;
     let shapes = v
         .texts(sc::variants::SHAPE)
         .unwrap_or_else(|| vec![String::new(); names.len()]);
-    let bars = |[col, min, max]: [&str; 3]| -> Result<Vec<Option<Bar>>, DrawError> {
-        let m = need_nums(v, col)?;
-        let lo = opt_nums(v, min);
-        let hi = opt_nums(v, max);
-        Ok((0..names.len())
-            .map(|i| m[i].map(|x| Bar::spread(x, lo[i], hi[i])))
-            .collect())
-    };
-    let random = bars([
-        sc::variants::RANDOM_NS,
-        sc::variants::RANDOM_MIN_NS,
-        sc::variants::RANDOM_MAX_NS,
-    ])?;
-    let sorted = bars([
-        sc::variants::SORTED_NS,
-        sc::variants::SORTED_MIN_NS,
-        sc::variants::SORTED_MAX_NS,
-    ])?;
+    let rows = names.len();
+    let random = Spread::read(v, [RANDOM_NS, RANDOM_MIN_NS, RANDOM_MAX_NS])?.bars(rows);
+    let sorted = Spread::read(v, [SORTED_NS, SORTED_MIN_NS, SORTED_MAX_NS])?.bars(rows);
     if names.is_empty() {
         return Err(format!("{} is empty", super::block_name(v)).into());
     }
@@ -65,14 +51,11 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .map_or(String::new(), |n| {
             format!(" of {} values", super::chart::axis::group(n as u64))
         });
-    let mut c = BarChart::new(
-        &format!(
-            "The same sum{n}, random against sorted order ({})",
-            saved.label
-        ),
-        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+    let mut c = per_element(
+        &format!("The same sum{n}, random against sorted order"),
+        "variant [the code shape read back from the binary]",
+        saved,
     );
-    c.x_title = "variant [the code shape read back from the binary]".into();
     c.categories = names
         .iter()
         .zip(&shapes)
@@ -85,42 +68,29 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         })
         .collect();
     for (ci, (r, s)) in random.iter().zip(&sorted).enumerate() {
-        if let (Some(r), Some(s)) = (r, s)
-            && let Some(x) = div(r.v, s.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, ci),
-                b: (1, ci),
-                text: format!("random / sorted = {}", ratio(x)),
-            });
-        }
+        c.bracket((0, ci), (1, ci), "random / sorted", Bar::over(*r, *s));
     }
     c.series
         .push(BarSeries::new("random order", random, color(1)));
     c.series
         .push(BarSeries::new("sorted order", sorted, color(0)));
-    c.plot_height = 380;
     Ok(Figure::new("branch-variants.svg", c.render()?))
 }
 
 fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::patterns::{MAX_NS, MEDIAN_NS, MIN_NS};
     let p = need_block(run, sc::patterns::BLOCK)?;
     let pats = need_texts(p, sc::patterns::PATTERN)?;
     let period = need_nums(p, sc::patterns::PERIOD)?;
-    let ns = need_nums(p, sc::patterns::MEDIAN_NS)?;
-    let lo = opt_nums(p, sc::patterns::MIN_NS);
-    let hi = opt_nums(p, sc::patterns::MAX_NS);
+    let ours = Spread::read(p, [MEDIAN_NS, MIN_NS, MAX_NS])?.bars(pats.len());
     if pats.is_empty() {
         return Err(format!("{} is empty", super::block_name(p)).into());
     }
-    let mut c = BarChart::new(
-        &format!(
-            "The real branch by pattern: what the predictor can learn ({})",
-            saved.label
-        ),
-        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+    let mut c = per_element(
+        "The real branch by pattern: what the predictor can learn",
+        "pattern of the condition (period: how often it repeats; 0 = never)",
+        saved,
     );
-    c.x_title = "pattern of the condition (period: how often it repeats; 0 = never)".into();
     c.categories = pats
         .iter()
         .zip(&period)
@@ -128,9 +98,6 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             Some(p) => format!("{} (period {})", s.replace('_', " "), num(*p)),
             None => s.replace('_', " "),
         })
-        .collect();
-    let ours: Vec<Option<Bar>> = (0..pats.len())
-        .map(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
         .collect();
     c.series.push(BarSeries::new(
         "the real branch, this run",
@@ -155,18 +122,23 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         }
     }
     let find = |name: &str| pats.iter().position(|p| p == name);
-    if let (Some(a), Some(z)) = (find("always_true"), find("random"))
-        && let (Some(x), Some(y)) = (ours[a], ours[z])
-        && let Some(q) = div(y.v, x.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, a),
-            b: (0, z),
-            text: format!("random / always true = {}", ratio(q)),
-        });
+    if let (Some(a), Some(z)) = (find("always_true"), find("random")) {
+        let x = Bar::over(ours[z], ours[a]);
+        c.bracket((0, a), (0, z), "random / always true", x);
     }
-    c.plot_height = 380;
     Ok(Figure::new("branch-patterns.svg", c.render()?))
+}
+
+/// A bar chart of the time per element (from zero, 380 pixels high), titled `title` and
+/// the run's label, with `x_title` under its categories.
+fn per_element(title: &str, x_title: &str, saved: &Saved) -> BarChart {
+    let mut c = BarChart::new(
+        &format!("{title} ({})", saved.label),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+    );
+    c.x_title = x_title.into();
+    c.plot_height = 380;
+    c
 }
 
 /// The mispredict block's first row, by column.
@@ -235,15 +207,11 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_grid(plot, &axis.ticks, fx, &mut geom)?;
-        c.text(
+        c.grid(plot, Edge::Bottom, &axis.ticks, fx, false, &mut geom)?;
+        c.x_title(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
-            ((left + right) / 2.0, plot.y1 + 24.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
+            plot,
+            plot.y1 + 24.0,
         )?;
         let slot = |c: &mut super::chart::Canvas<'_>,
                     cyc: f64,
@@ -271,27 +239,37 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             }
             Ok(())
         };
+        // A lane's name and its data, left of the lane at `y`.
+        let lane = |c: &mut super::chart::Canvas<'_>,
+                    geom: &mut PanelGeom,
+                    y: f64,
+                    name: &str,
+                    data: &str|
+         -> Result<(), String> {
+            c.text(
+                name,
+                (left - 12.0, y - 8.0),
+                15.0,
+                BLACK_C,
+                Align::Right,
+                1,
+                true,
+            )?;
+            c.text(
+                data,
+                (left - 12.0, y + 10.0),
+                SMALL,
+                GREY,
+                Align::Right,
+                1,
+                false,
+            )?;
+            geom.y_ticks.push((y, name.into()));
+            Ok(())
+        };
         // Lane 1: the guess was right.
         let y1 = lanes[0];
-        c.text(
-            "guess right",
-            (left - 12.0, y1 - 8.0),
-            15.0,
-            BLACK_C,
-            Align::Right,
-            1,
-            true,
-        )?;
-        c.text(
-            "(sorted data)",
-            (left - 12.0, y1 + 10.0),
-            SMALL,
-            GREY,
-            Align::Right,
-            1,
-            false,
-        )?;
-        geom.y_ticks.push((y1, "guess right".into()));
+        lane(c, &mut geom, y1, "guess right", "(sorted data)")?;
         slot(c, 0.0, y1, orange, "br", false)?;
         let mut k = 1.0;
         while k < total - 0.5 {
@@ -310,25 +288,7 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         )?;
         // Lane 2: the guess was wrong.
         let y2 = lanes[1];
-        c.text(
-            "guess wrong",
-            (left - 12.0, y2 - 8.0),
-            15.0,
-            BLACK_C,
-            Align::Right,
-            1,
-            true,
-        )?;
-        c.text(
-            "(random data)",
-            (left - 12.0, y2 + 10.0),
-            SMALL,
-            GREY,
-            Align::Right,
-            1,
-            false,
-        )?;
-        geom.y_ticks.push((y2, "guess wrong".into()));
+        lane(c, &mut geom, y2, "guess wrong", "(random data)")?;
         slot(c, 0.0, y2, orange, "br", false)?;
         let wasted = before.min(lost.floor()).max(1.0);
         let mut k = 1.0;

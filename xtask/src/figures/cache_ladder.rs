@@ -83,42 +83,37 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ));
     }
     let seq = series([l::SEQ_NS, l::SEQ_MIN_NS, l::SEQ_MAX_NS], false)?;
-    if !seq.is_empty() {
-        c.series.push(Series::new(
-            "sequential, one add per word (the appendix's sweep)",
-            seq,
-            Style::measured(SEQ, Marker::Triangle),
-        ));
-    }
+    c.series_if_any(
+        "sequential, one add per word (the appendix's sweep)",
+        seq,
+        Style::measured(SEQ, Marker::Triangle),
+    );
     // The vectorised sweep arrived after the first saved runs: drawn when present.
     let vec = series([l::SEQ_VEC_NS, l::SEQ_VEC_MIN_NS, l::SEQ_VEC_MAX_NS], false)?;
-    if !vec.is_empty() {
-        c.series.push(Series::new(
-            "sequential, vectorised sum",
-            vec,
-            Style::measured(SEQ_VEC, Marker::Dot),
-        ));
-    }
+    c.series_if_any(
+        "sequential, vectorised sum",
+        vec,
+        Style::measured(SEQ_VEC, Marker::Dot),
+    );
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
     if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
-        let rnd = r.pairs("c1", "c2")?;
+        let rnd = r.points("c2")?;
         if rnd.is_empty() {
             return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
         }
-        let pts = |v: Vec<(f64, f64)>| v.into_iter().map(|(x, y)| Pt::new(x, y)).collect();
         c.series.push(Series::new(
             format!("{}: random", r.label),
-            pts(rnd),
+            rnd,
             Style::reference(),
         ));
-        let seq = r.pairs("c1", "c3").unwrap_or_default();
+        let seq = r.points("c3").unwrap_or_default();
         if !seq.is_empty() {
             let mut s = Style::reference();
             s.marker = Some(Marker::Triangle);
             s.size = 3;
             c.series
-                .push(Series::new(format!("{}: sequential", r.label), pts(seq), s));
+                .push(Series::new(format!("{}: sequential", r.label), seq, s));
         }
     }
 
@@ -130,13 +125,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             .filter(|(_, (_, s))| s.as_str() == "no")
             .map(|(p, _)| Pt::new(p.x, p.y))
             .collect();
-        if !unstable.is_empty() {
-            c.series.push(Series::new(
-                "unstable: its passes or rounds disagree (no knee read there)",
-                unstable,
-                Style::ring(),
-            ));
-        }
+        c.rings(
+            "unstable: its passes or rounds disagree (no knee read there)",
+            unstable,
+        );
     }
 
     // The cache sizes the machine reports.

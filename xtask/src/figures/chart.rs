@@ -102,6 +102,24 @@ fn finish_svg(svg: String) -> String {
     s
 }
 
+/// The edge of a plot an axis is labelled along: the x axis at the bottom, the y axis at
+/// the left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Edge {
+    Bottom,
+    Left,
+}
+
+impl Edge {
+    /// The grid line across `plot` at pixel `p` along this edge's axis.
+    fn across(self, plot: Rect, p: f64) -> [(f64, f64); 2] {
+        match self {
+            Edge::Bottom => [(p, plot.y0), (p, plot.y1)],
+            Edge::Left => [(plot.x0, p), (plot.x1, p)],
+        }
+    }
+}
+
 /// A point marker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Marker {
@@ -436,29 +454,113 @@ impl Canvas<'_> {
         }
     }
 
-    /// The x axis of a diagram: a grid line across `plot` at each tick (at pixel `x(tick)`),
-    /// its label under the plot, and the tick recorded in `geom`.
-    pub fn x_grid(
+    /// Faint lines across `plot` at an axis's minor ticks (at pixel `at(t)` along `edge`'s
+    /// axis).
+    pub fn minor_grid(
         &mut self,
         plot: Rect,
+        edge: Edge,
+        minor: &[f64],
+        at: impl Fn(f64) -> f64,
+    ) -> Result<(), String> {
+        for t in minor {
+            self.line(&edge.across(plot, at(*t)), GRID_MINOR, 1, Dash::Solid)?;
+        }
+        Ok(())
+    }
+
+    /// An axis along `edge` of `plot`: a grid line across the plot at each tick (at pixel
+    /// `at(tick)`), its label outside the plot, and the tick recorded in `geom`. With `marks`,
+    /// a 5-pixel tick mark outside the plot and the label 8 pixels off it; without, the
+    /// label 6 pixels off.
+    pub fn grid(
+        &mut self,
+        plot: Rect,
+        edge: Edge,
         ticks: &[axis::Tick],
-        x: impl Fn(f64) -> f64,
+        at: impl Fn(f64) -> f64,
+        marks: bool,
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
+        let gap = if marks { 8.0 } else { 6.0 };
         for t in ticks {
-            let x = x(t.t);
-            self.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
-            self.text(
-                &t.label,
-                (x, plot.y1 + 6.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
+            let p = at(t.t);
+            self.line(&edge.across(plot, p), GRID, 1, Dash::Solid)?;
+            let (mark, label, align, valign) = match edge {
+                Edge::Bottom => (
+                    [(p, plot.y1), (p, plot.y1 + 5.0)],
+                    (p, plot.y1 + gap),
+                    Align::Center,
+                    0,
+                ),
+                Edge::Left => (
+                    [(plot.x0 - 5.0, p), (plot.x0, p)],
+                    (plot.x0 - gap, p),
+                    Align::Right,
+                    1,
+                ),
+            };
+            if marks {
+                self.line(&mark, BLACK_C, 1, Dash::Solid)?;
+            }
+            self.text(&t.label, label, SMALL, BLACK_C, align, valign, false)?;
+            match edge {
+                Edge::Bottom => geom.x_ticks.push((p, t.label.clone())),
+                Edge::Left => geom.y_ticks.push((p, t.label.clone())),
+            }
         }
+        Ok(())
+    }
+
+    /// An axis title centred under `plot`, its top at `y`.
+    pub fn x_title(&mut self, s: &str, plot: Rect, y: f64) -> Result<Rect, String> {
+        self.text(
+            s,
+            ((plot.x0 + plot.x1) / 2.0, y),
+            LABEL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )
+    }
+
+    /// An axis title turned a quarter left, centred beside `plot` at pixel column `x`.
+    pub fn y_title(&mut self, s: &str, plot: Rect, x: f64) -> Result<(), String> {
+        self.text_vertical(s, (x, (plot.y0 + plot.y1) / 2.0), LABEL, BLACK_C)
+    }
+
+    /// Horizontal references across `plot`, each at pixel height `y(line.y)` (one that
+    /// cannot be placed is left out).
+    pub fn hlines(
+        &mut self,
+        plot: Rect,
+        lines: &[HLine],
+        y: impl Fn(f64) -> Option<f64>,
+    ) -> Result<(), String> {
+        for h in lines {
+            if let Some(yy) = y(h.y) {
+                self.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A min..max whisker at pixel column `x` from pixel `lo` to `hi`, with caps `cap`
+    /// pixels each side; both ends recorded in `geom` as plotted points.
+    pub fn whisker(
+        &mut self,
+        x: f64,
+        (lo, hi): (f64, f64),
+        cap: f64,
+        col: RGBColor,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        self.line(&[(x, lo), (x, hi)], col, 1, Dash::Solid)?;
+        self.line(&[(x - cap, lo), (x + cap, lo)], col, 1, Dash::Solid)?;
+        self.line(&[(x - cap, hi), (x + cap, hi)], col, 1, Dash::Solid)?;
+        geom.points.push((x, lo));
+        geom.points.push((x, hi));
         Ok(())
     }
 
@@ -641,6 +743,13 @@ impl Legend {
     }
 
     /// The height the legend takes at `width`.
+    /// One entry for each horizontal reference.
+    pub fn hlines(&mut self, lines: &[HLine]) {
+        for h in lines {
+            self.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
+        }
+    }
+
     pub fn height(&self, width: f64) -> f64 {
         let (_, rows) = self.grid(width);
         if rows == 0 {
@@ -727,6 +836,15 @@ fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), Strin
                 c.rect(r, None, Some((*col, Dash::Long)))
             }
         }
+    }
+}
+
+/// 2000000.0 -> "2,000,000" (whole numbers; anything else as [`num`] writes it).
+pub fn grouped(v: f64) -> String {
+    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
+        axis::group(v as u64)
+    } else {
+        num(v)
     }
 }
 

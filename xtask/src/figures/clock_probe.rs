@@ -11,8 +11,8 @@
 use super::chart::axis::{Axis, AxisSpec, Scale, Units};
 use super::chart::line::render_panels;
 use super::chart::{
-    Align, BLACK_C, Bracket, Dash, GREY, HLine, LABEL, LineChart, Marker, Note, PanelGeom, Pt,
-    Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w,
+    Align, BLACK_C, Bracket, Dash, Edge, GREY, HLine, LABEL, LineChart, Marker, Note, PanelGeom,
+    Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
 use measure::data::DataFile;
@@ -210,16 +210,8 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.x_grid(plot, &axis.ticks, tx, &mut geom)?;
-        c.text(
-            "time (log scale)",
-            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
-        )?;
+        c.grid(plot, Edge::Bottom, &axis.ticks, tx, false, &mut geom)?;
+        c.x_title("time (log scale)", plot, plot.y1 + 26.0)?;
         if let Some(s) = step
             && let Some(x) = fx(s)
         {

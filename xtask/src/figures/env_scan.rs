@@ -125,15 +125,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let rp = need_texts(reg, sc::regions::PASS)?;
     let start = need_nums(reg, sc::regions::REGION_START_BYTES)?;
     let med = need_nums(reg, sc::regions::MEDIAN_DEVIATION_PCT)?;
-    let mut starts: Vec<f64> = start
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    starts.sort_by(f64::total_cmp);
-    starts.dedup();
-    starts.truncate(256);
+    let starts = super::distinct(&start, 256);
     if starts.is_empty() {
         return Err(format!("{} is empty", super::block_name(reg)).into());
     }

@@ -14,14 +14,14 @@
 //!
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
-use super::chart::bar::BarRatio;
 use super::chart::{
     Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
-    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, Vertical,
-    VerticalKind, color, div, num, ratio, render,
+    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, color, div, num,
+    ratio, render,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
+    opt_nums,
 };
 use measure::data::{Block, DataFile};
 use measure::schema::false_sharing as sc;
@@ -173,18 +173,15 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             let p2 = (to.0 - ux * 10.0 + uy * 5.0, to.1 - uy * 10.0 - ux * 5.0);
             c.polygon(&[to, p1, p2], col.mix(1.0))
         };
+        // A case's heading, above the case drawn at `y`.
+        let heading = |c: &mut super::chart::Canvas<'_>, s: &str, y: f64| {
+            c.text(s, (30.0, y - 40.0), 16.0, BLACK_C, Align::Left, 0, true)
+                .map(|_| ())
+        };
         // Top: sharing a line.
         let lx = 60.0;
         let y_top = 100.0;
-        c.text(
-            "Sharing a line",
-            (30.0, y_top - 40.0),
-            16.0,
-            BLACK_C,
-            Align::Left,
-            0,
-            true,
-        )?;
+        heading(c, "Sharing a line", y_top)?;
         let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, cells - 1));
         draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
         c.text(
@@ -240,15 +237,7 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         )?;
         // Bottom: kept apart.
         let y_bot = 330.0;
-        c.text(
-            "Kept apart",
-            (30.0, y_bot - 40.0),
-            16.0,
-            BLACK_C,
-            Align::Left,
-            0,
-            true,
-        )?;
+        heading(c, "Kept apart", y_bot)?;
         draw_line(c, lx, y_bot + 60.0, &[(0, a, "A")])?;
         let lx2 = lx + cells as f64 * cell_w + 30.0;
         draw_line(c, lx2, y_bot + 60.0, &[(0, b_col, "B")])?;
@@ -352,16 +341,10 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::distance::{NS_MAX, NS_MEDIAN, NS_MIN};
     let b = need_block(run, sc::distance::BLOCK)?;
     let gap = need_nums(b, sc::distance::DISTANCE_BYTES)?;
-    let med = need_nums(b, sc::distance::NS_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::distance::NS_MIN),
-        opt_nums(b, sc::distance::NS_MAX),
-    );
-    let pts: Vec<Pt> = (0..gap.len().min(med.len()))
-        .filter_map(|i| Some(Pt::spread(gap[i]?, med[i]?, lo[i], hi[i])))
-        .collect();
+    let pts = Spread::read(b, [NS_MEDIAN, NS_MIN, NS_MAX])?.points(&gap);
     if pts.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
@@ -417,33 +400,16 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             .filter(|(_, s)| s.as_str() == "yes")
             .map(|(p, _)| Pt::new(p.x, p.y))
             .collect();
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "flagged: faster than a perfect split (suspicious)",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("flagged: faster than a perfect split (suspicious)", flagged);
     }
     if let Some(r) = appendix_reference(saved, EXP)? {
-        let rp: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
-        c.series
-            .push(Series::new(r.label.clone(), rp, Style::reference()));
+        c.series.push(r.series()?);
     }
     let line = run
         .meta_num(sc::META_FS_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     match line {
-        Some(l) => c.verticals.push(Vertical {
-            x: l,
-            label: format!("line {} B", num(l)),
-            kind: VerticalKind::Reported,
-            legend: "cache line size the machine reports".into(),
-        }),
+        Some(l) => c.verticals.push(super::line_size(l)),
         None => c.title.push_str(" - line size unknown"),
     }
     // The key ratio: slots in one line against slots apart, at the last distance in a line.
@@ -480,48 +446,30 @@ fn reason(note: &str) -> String {
 
 /// Thread counts in the block, sorted.
 fn counts(n: &[Option<f64>]) -> Vec<f64> {
-    let mut c: Vec<f64> = n
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    c.sort_by(f64::total_cmp);
-    c.dedup();
-    c.truncate(64);
-    c
+    super::distinct(n, 64)
 }
 
-fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, sc::threads::BLOCK)?;
-    let n = need_nums(b, sc::threads::THREADS)?;
-    let layout = need_texts(b, sc::threads::LAYOUT)?;
-    let ratio_col = need_nums(b, sc::threads::VS_SPLIT_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::threads::VS_SPLIT_MIN),
-        opt_nums(b, sc::threads::VS_SPLIT_MAX),
-    );
-    let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
-    let rows = n.len().min(layout.len()).min(ratio_col.len());
-    let get = |k: f64, l: &str| {
-        (0..rows)
-            .find(|&i| n[i] == Some(k) && layout[i] == l)
-            .and_then(|i| ratio_col[i].map(|v| Bar::spread(v, lo[i], hi[i])))
-    };
-    let all = counts(&n);
-    let measured: Vec<f64> = all
+/// The block's thread counts split by `is_measured`: the measured ones, sorted, and, when
+/// some were not, the chart's skipped slot (its text, each count with the reason its note
+/// gives, and the label under it).
+fn split_counts(
+    n: &[Option<f64>],
+    notes: &[String],
+    rows: usize,
+    is_measured: impl Fn(f64) -> bool,
+) -> (Vec<f64>, Option<(String, String)>) {
+    let all = counts(n);
+    let measured: Vec<f64> = all.iter().copied().filter(|&k| is_measured(k)).collect();
+    let unmeasured: Vec<f64> = all
         .iter()
         .copied()
-        .filter(|&k| get(k, "one_line").is_some() || get(k, "separate").is_some())
-        .collect();
-    let skipped_counts: Vec<String> = all
-        .iter()
         .filter(|k| !measured.contains(k))
-        .map(|k| num(*k))
         .collect();
-    let skipped: Vec<String> = all
+    if unmeasured.is_empty() {
+        return (measured, None);
+    }
+    let lines: Vec<String> = unmeasured
         .iter()
-        .filter(|k| !measured.contains(k))
         .map(|&k| {
             let why = (0..rows)
                 .find(|&i| {
@@ -534,6 +482,28 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             }
         })
         .collect();
+    let list: Vec<String> = unmeasured.iter().map(|k| num(*k)).collect();
+    let text = format!("not measured on this machine:\n{}", lines.join("\n"));
+    let label = format!("{} threads: not measured", list.join(", "));
+    (measured, Some((text, label)))
+}
+
+fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::threads::{VS_SPLIT_MAX, VS_SPLIT_MEDIAN, VS_SPLIT_MIN};
+    let b = need_block(run, sc::threads::BLOCK)?;
+    let n = need_nums(b, sc::threads::THREADS)?;
+    let layout = need_texts(b, sc::threads::LAYOUT)?;
+    let ratio_col = Spread::read(b, [VS_SPLIT_MEDIAN, VS_SPLIT_MIN, VS_SPLIT_MAX])?;
+    let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
+    let rows = n.len().min(layout.len()).min(ratio_col.rows());
+    let get = |k: f64, l: &str| {
+        (0..rows)
+            .find(|&i| n[i] == Some(k) && layout[i] == l)
+            .and_then(|i| ratio_col.bar(i))
+    };
+    let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
+        get(k, "one_line").is_some() || get(k, "separate").is_some()
+    });
     let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
     let one_line_label = (0..rows)
         .find(|&i| layout[i] == "one_line")
@@ -570,23 +540,13 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         dash: Dash::Short,
     });
     c.whisker_label = "bars: fastest..slowest round".into();
-    if !skipped.is_empty() {
-        c.skipped = Some(format!(
-            "not measured on this machine:\n{}",
-            skipped.join("\n")
-        ));
-        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    if let Some((note, label)) = skipped {
+        c.skipped = Some(note);
+        c.skipped_label = label;
     }
     for (ci, k) in measured.iter().enumerate() {
-        if let (Some(a), Some(s)) = (get(*k, "one_line"), get(*k, "separate"))
-            && let Some(x) = div(a.v, s.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, ci),
-                b: (1, ci),
-                text: format!("one line / own lines = {}", ratio(x)),
-            });
-        }
+        let x = Bar::over(get(*k, "one_line"), get(*k, "separate"));
+        c.bracket((0, ci), (1, ci), "one line / own lines", x);
     }
     c.plot_height = 360;
     if measured.is_empty() {
@@ -596,48 +556,22 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
 }
 
 fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    use sc::shared::{NS_MAX, NS_MEDIAN, NS_MIN};
     let b = need_block(run, sc::shared::BLOCK)?;
     let method = need_texts(b, sc::shared::METHOD)?;
     let n = need_nums(b, sc::shared::THREADS)?;
-    let ns = need_nums(b, sc::shared::NS_MEDIAN)?;
-    let (lo, hi) = (
-        opt_nums(b, sc::shared::NS_MIN),
-        opt_nums(b, sc::shared::NS_MAX),
-    );
+    let ns = Spread::read(b, [NS_MEDIAN, NS_MIN, NS_MAX])?;
     let notes = b.texts(sc::shared::NOTE).unwrap_or_default();
-    let rows = method.len().min(n.len()).min(ns.len());
+    let rows = method.len().min(n.len()).min(ns.rows());
     let get = |m: &str, k: f64| {
         (0..rows)
             .find(|&i| method[i] == m && n[i] == Some(k))
-            .and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+            .and_then(|i| ns.bar(i))
     };
-    let all = counts(&n);
     let methods = ["plain", "atomic", "mutex"];
-    let measured: Vec<f64> = all
-        .iter()
-        .copied()
-        .filter(|&k| methods.iter().any(|m| get(m, k).is_some()))
-        .collect();
-    let skipped_counts: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|k| num(*k))
-        .collect();
-    let skipped: Vec<String> = all
-        .iter()
-        .filter(|k| !measured.contains(k))
-        .map(|&k| {
-            let why = (0..rows)
-                .find(|&i| {
-                    n[i] == Some(k) && notes.get(i).is_some_and(|s| s.starts_with("skipped"))
-                })
-                .map(|i| reason(&notes[i]));
-            match why {
-                Some(w) => format!("{} threads ({w})", num(k)),
-                None => format!("{} threads", num(k)),
-            }
-        })
-        .collect();
+    let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
+        methods.iter().any(|m| get(m, k).is_some())
+    });
     if measured.is_empty() {
         return Err(format!("{}: nothing was measured", super::block_name(b)).into());
     }
@@ -676,34 +610,19 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             color([6, 0, 1][k]),
         ));
     }
-    if !skipped.is_empty() {
-        c.skipped = Some(format!(
-            "not measured on this machine:\n{}",
-            skipped.join("\n")
-        ));
-        c.skipped_label = format!("{} threads: not measured", skipped_counts.join(", "));
+    if let Some((note, label)) = skipped {
+        c.skipped = Some(note);
+        c.skipped_label = label;
     }
     let one = measured.iter().position(|k| *k == 1.0);
     let two = measured.iter().position(|k| *k == 2.0);
-    if let Some(i1) = one
-        && let (Some(p), Some(a)) = (get("plain", 1.0), get("atomic", 1.0))
-        && let Some(x) = div(a.v, p.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, i1),
-            b: (1, i1),
-            text: format!("atomic / plain = {}", ratio(x)),
-        });
+    if let Some(i1) = one {
+        let x = Bar::over(get("atomic", 1.0), get("plain", 1.0));
+        c.bracket((0, i1), (1, i1), "atomic / plain", x);
     }
-    if let (Some(i1), Some(i2)) = (one, two)
-        && let (Some(m1), Some(m2)) = (get("mutex", 1.0), get("mutex", 2.0))
-        && let Some(x) = div(m2.v, m1.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (2, i1),
-            b: (2, i2),
-            text: format!("mutex, 2 threads / 1 = {}", ratio(x)),
-        });
+    if let (Some(i1), Some(i2)) = (one, two) {
+        let x = Bar::over(get("mutex", 2.0), get("mutex", 1.0));
+        c.bracket((2, i1), (2, i2), "mutex, 2 threads / 1", x);
     }
     c.plot_height = 380;
     Ok(Figure::new("false_sharing-shared.svg", c.render()?))

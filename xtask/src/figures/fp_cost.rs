@@ -8,8 +8,7 @@
 //! - `fp_cost-width.svg`: float against double in strict order and with lanes; double /
 //!   float written for each order.
 
-use super::chart::bar::BarRatio;
-use super::chart::{AxisSpec, Bar, BarChart, BarSeries, color, div, ratio};
+use super::chart::{AxisSpec, Bar, BarChart, BarSeries, color};
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
@@ -90,15 +89,9 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         }
     }
     let at = |name: &str| ops.iter().position(|o| o == name);
-    if let (Some(m), Some(d)) = (at("multiply"), at("divide"))
-        && let (Some(bm), Some(bd)) = (throughput[m], throughput[d])
-        && let Some(x) = div(bd.v, bm.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (1, m),
-            b: (1, d),
-            text: format!("divide / multiply throughput = {}", ratio(x)),
-        });
+    if let (Some(m), Some(d)) = (at("multiply"), at("divide")) {
+        let x = Bar::over(throughput[d], throughput[m]);
+        c.bracket((1, m), (1, d), "divide / multiply throughput", x);
     }
     let ops_fig = Figure::new("fp_cost-ops.svg", c.render()?);
 
@@ -147,15 +140,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         return Err(format!("{} has no measured row", super::block_name(d)).into());
     }
     for cat in 0..2 {
-        if let (Some(n), Some(dn)) = (c.series[0].values[cat], c.series[1].values[cat])
-            && let Some(x) = div(dn.v, n.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, cat),
-                b: (1, cat),
-                text: format!("denormal / normal = {}", ratio(x)),
-            });
-        }
+        let x = Bar::over(c.series[1].values[cat], c.series[0].values[cat]);
+        c.bracket((0, cat), (1, cat), "denormal / normal", x);
     }
     if c.series.iter().all(|s| s.values[1].is_none()) {
         c.categories.truncate(1);
@@ -224,15 +210,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         c.series.push(BarSeries::new(*t, vals, color(k)));
     }
     for cat in 0..orders.len() {
-        if let (Some(dbl), Some(flt)) = (c.series[0].values[cat], c.series[1].values[cat])
-            && let Some(x) = div(dbl.v, flt.v)
-        {
-            c.ratios.push(BarRatio {
-                a: (0, cat),
-                b: (1, cat),
-                text: format!("double / float = {}", ratio(x)),
-            });
-        }
+        let x = Bar::over(c.series[0].values[cat], c.series[1].values[cat]);
+        c.bracket((0, cat), (1, cat), "double / float", x);
     }
     c.plot_height = 360;
     let width_fig = Figure::new("fp_cost-width.svg", c.render()?);

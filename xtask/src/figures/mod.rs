@@ -445,6 +445,78 @@ pub fn opt_nums(b: &data::Block, col: &str) -> Vec<Option<f64>> {
     b.nums(col).unwrap_or_else(|| vec![None; b.rows.len()])
 }
 
+/// The distinct finite values of a column, sorted: at most `most` of them, the smallest.
+pub fn distinct(col: &[Option<f64>], most: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = col
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.truncate(most);
+    v
+}
+
+/// A median column with its min and max columns (each of those may be missing: the bar then
+/// has no whisker).
+pub struct Spread {
+    median: Vec<Option<f64>>,
+    lo: Vec<Option<f64>>,
+    hi: Vec<Option<f64>>,
+}
+
+impl Spread {
+    /// Reads the three columns; only the median is required.
+    pub fn read(b: &data::Block, [median, min, max]: [&str; 3]) -> Result<Spread, DrawError> {
+        Ok(Spread {
+            median: need_nums(b, median)?,
+            lo: opt_nums(b, min),
+            hi: opt_nums(b, max),
+        })
+    }
+
+    /// How many rows the median column has.
+    pub fn rows(&self) -> usize {
+        self.median.len()
+    }
+
+    /// Row `i` as a bar; `None` where its median is missing.
+    pub fn bar(&self, i: usize) -> Option<chart::Bar> {
+        self.median[i].map(|v| chart::Bar::spread(v, self.lo[i], self.hi[i]))
+    }
+
+    /// The rows as points at `x` (a row without its x or its median is left out).
+    pub fn points(&self, x: &[Option<f64>]) -> Vec<chart::Pt> {
+        (0..x.len().min(self.median.len()))
+            .filter_map(|i| {
+                Some(chart::Pt::spread(
+                    x[i]?,
+                    self.median[i]?,
+                    self.lo[i],
+                    self.hi[i],
+                ))
+            })
+            .collect()
+    }
+
+    /// The first `rows` rows as bars.
+    pub fn bars(&self, rows: usize) -> Vec<Option<chart::Bar>> {
+        (0..rows).map(|i| self.bar(i)).collect()
+    }
+}
+
+/// The cache line size the machine reports (`bytes`), as a vertical mark on a byte axis.
+pub fn line_size(bytes: f64) -> chart::Vertical {
+    chart::Vertical {
+        x: bytes,
+        label: format!("line {} B", chart::num(bytes)),
+        kind: chart::VerticalKind::Reported,
+        legend: "cache line size the machine reports".into(),
+    }
+}
+
 /// The appendix's own numbers for an experiment, drawn beside ours when saved.
 pub struct Reference {
     /// The legend's name for them.
@@ -454,6 +526,26 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// The first bare block's columns `c1` and `c2` as one dashed series, named by the
+    /// reference's label.
+    pub fn series(&self) -> Result<chart::Series, DrawError> {
+        let pts = self.points("c2")?;
+        Ok(chart::Series::new(
+            self.label.clone(),
+            pts,
+            chart::Style::reference(),
+        ))
+    }
+
+    /// The first bare block's columns `c1` (x) and `y` as the appendix's points.
+    pub fn points(&self, y: &str) -> Result<Vec<chart::Pt>, DrawError> {
+        Ok(self
+            .pairs("c1", y)?
+            .into_iter()
+            .map(|(x, y)| chart::Pt::new(x, y))
+            .collect())
+    }
+
     /// The first bare block's columns `c1`, `c2`, ... as pairs, or an error naming the file.
     pub fn pairs(&self, x: &str, y: &str) -> Result<Vec<(f64, f64)>, DrawError> {
         let blk = self
@@ -521,4 +613,46 @@ pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<Reference>,
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_sorts_drops_repeats_and_non_numbers_and_caps() {
+        let col = [
+            Some(4.0),
+            None,
+            Some(1.0),
+            Some(f64::NAN),
+            Some(4.0),
+            Some(2.0),
+        ];
+        assert_eq!(distinct(&col, 10), vec![1.0, 2.0, 4.0]);
+        assert_eq!(distinct(&col, 2), vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn spread_reads_whiskers_when_present_and_skips_missing_rows() {
+        let f = data::parse(
+            "#DATA-BEGIN t\n#COLUMNS x med lo hi\n#DATA 1 5 4 6\n#DATA 2 NA 1 1\n#DATA NA 3 2 4\n\
+             #DATA-END\n",
+        )
+        .unwrap();
+        let b = f.block("t").unwrap();
+        let s = Spread::read(b, ["med", "lo", "hi"]).unwrap();
+        assert_eq!(s.rows(), 3);
+        assert_eq!(
+            s.bars(2),
+            vec![Some(chart::Bar::spread(5.0, Some(4.0), Some(6.0))), None]
+        );
+        let x = b.nums("x").unwrap();
+        let pts = s.points(&x);
+        assert_eq!(pts, vec![chart::Pt::spread(1.0, 5.0, Some(4.0), Some(6.0))]);
+        let bare = Spread::read(b, ["med", "nope", "nope"]).unwrap();
+        assert_eq!(bare.bar(0), Some(chart::Bar::new(5.0)));
+        let missing = Spread::read(b, ["none", "lo", "hi"]).err().unwrap();
+        assert!(missing.to_string().contains("\"none\""), "{missing}");
+    }
 }

@@ -41,6 +41,7 @@ fn values(run: &DataFile, block: &str, col: &str) -> Result<Vec<f64>, DrawError>
 }
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
+    use sc::{cold_in_process as cold, fresh_processes as fresh, warm_in_process as warm};
     let run = saved.need(EXP)?;
     let step = run
         .meta_num("clock_min_step_ns")
@@ -106,27 +107,17 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         plot_height: 440,
     };
 
-    let us = |v: Vec<f64>| v.into_iter().map(|x| x / 1e3).collect::<Vec<_>>();
-    let warm_in = us(values(
-        run,
-        sc::warm_in_process::BLOCK,
-        sc::warm_in_process::NS,
-    )?);
-    let warm_fresh = us(values(
-        run,
-        sc::fresh_processes::BLOCK,
-        sc::fresh_processes::WARM_NS,
-    )?);
-    let cold_in = us(values(
-        run,
-        sc::cold_in_process::BLOCK,
-        sc::cold_in_process::NS,
-    )?);
-    let cold_fresh = us(values(
-        run,
-        sc::fresh_processes::BLOCK,
-        sc::fresh_processes::COLD_NS,
-    )?);
+    // A block's column of nanoseconds, in microseconds.
+    let us = |block: &str, col: &str| -> Result<Vec<f64>, DrawError> {
+        Ok(values(run, block, col)?
+            .into_iter()
+            .map(|x| x / 1e3)
+            .collect())
+    };
+    let warm_in = us(warm::BLOCK, warm::NS)?;
+    let warm_fresh = us(fresh::BLOCK, fresh::WARM_NS)?;
+    let cold_in = us(cold::BLOCK, cold::NS)?;
+    let cold_fresh = us(fresh::BLOCK, fresh::COLD_NS)?;
     // The key ratio of each panel: fresh processes against one process, medians.
     let between = |a: &[f64], b: &[f64], what: &str| -> Vec<StripRatio> {
         let (Some(x), Some(y)) = (measure::stats::median(a), measure::stats::median(b)) else {

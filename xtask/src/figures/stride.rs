@@ -10,15 +10,13 @@
 //! - `stride-layout.svg`: array of structs against struct of arrays (and the same sum in L1),
 //!   with min..max whiskers and the AoS / SoA ratio.
 
-use super::chart::axis::group;
-use super::chart::bar::BarRatio;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, HLine, LineChart, Marker, Pt, Series, Style,
-    Units, Vertical, VerticalKind, color, div, num, ratio,
+    Units, color, div, grouped, num, ratio,
 };
 use super::{
-    DrawError, Figure, Reference, Saved, appendix_reference, need_block, need_nums, need_texts,
-    opt_nums,
+    DrawError, Figure, Reference, Saved, Spread, appendix_reference, need_block, need_nums,
+    need_texts, opt_nums,
 };
 use measure::data::{Block, DataFile};
 use measure::schema::stride as sc;
@@ -42,25 +40,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     Ok(figs)
 }
 
-/// 2000000.0 -> "2,000,000" (whole numbers; anything else as a number).
-fn grouped(v: f64) -> String {
-    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
-        group(v as u64)
-    } else {
-        num(v)
-    }
-}
-
-/// Points with whiskers from the median, min and max columns (whiskers optional).
-fn points(b: &Block, x: &[Option<f64>], [col, min, max]: [&str; 3]) -> Result<Vec<Pt>, DrawError> {
-    let v = need_nums(b, col)?;
-    let lo = opt_nums(b, min);
-    let hi = opt_nums(b, max);
-    Ok((0..x.len().min(v.len()))
-        .filter_map(|i| Some(Pt::spread(x[i]?, v[i]?, lo[i], hi[i])))
-        .collect())
-}
-
 fn cost_chart(
     run: &DataFile,
     b: &Block,
@@ -68,27 +47,13 @@ fn cost_chart(
     reference: Option<&Reference>,
 ) -> Result<LineChart, DrawError> {
     let stride = need_nums(b, sc::stride::STRIDE_BYTES)?;
-    let wrap = points(
-        b,
-        &stride,
-        [
-            sc::stride::APPENDIX_NS,
-            sc::stride::APPENDIX_MIN_NS,
-            sc::stride::APPENDIX_MAX_NS,
-        ],
-    )?;
+    use sc::stride::{APPENDIX_MAX_NS, APPENDIX_MIN_NS, APPENDIX_NS};
+    use sc::stride::{FRESH_MAX_NS, FRESH_MIN_NS, FRESH_NS};
+    let wrap = Spread::read(b, [APPENDIX_NS, APPENDIX_MIN_NS, APPENDIX_MAX_NS])?.points(&stride);
     if wrap.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let fresh = points(
-        b,
-        &stride,
-        [
-            sc::stride::FRESH_NS,
-            sc::stride::FRESH_MIN_NS,
-            sc::stride::FRESH_MAX_NS,
-        ],
-    )?;
+    let fresh = Spread::read(b, [FRESH_NS, FRESH_MIN_NS, FRESH_MAX_NS])?.points(&stride);
     let accesses = run
         .meta_num(sc::META_ACCESSES)
         .map_or(String::new(), |a| format!("{} accesses", grouped(a)));
@@ -110,13 +75,11 @@ fn cost_chart(
         wrap.clone(),
         Style::measured(0, Marker::Dot),
     ));
-    if !fresh.is_empty() {
-        c.series.push(Series::new(
-            "each lap starts on fresh lines",
-            fresh,
-            Style::measured(1, Marker::Square),
-        ));
-    }
+    c.series_if_any(
+        "each lap starts on fresh lines",
+        fresh,
+        Style::measured(1, Marker::Square),
+    );
     if let Some(agree) = b.texts(sc::stride::AGREE) {
         let flagged: Vec<Pt> = stride
             .iter()
@@ -125,33 +88,16 @@ fn cost_chart(
             .filter(|(_, a)| a.as_str() != "yes")
             .filter_map(|((x, y), _)| Some(Pt::new((*x)?, y?)))
             .collect();
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "unsettled: its passes disagree by over 10%",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("unsettled: its passes disagree by over 10%", flagged);
     }
     if let Some(r) = reference {
-        let pts: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
-        c.series
-            .push(Series::new(r.label.clone(), pts, Style::reference()));
+        c.series.push(r.series()?);
     }
     let line = run
         .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     if let Some(l) = line {
-        c.verticals.push(Vertical {
-            x: l,
-            label: format!("line {} B", num(l)),
-            kind: VerticalKind::Reported,
-            legend: "cache line size the machine reports".into(),
-        });
+        c.verticals.push(super::line_size(l));
         // The key ratio: a line-sized stride against stride 1.
         let at = |x: f64| wrap.iter().find(|p| p.x == x).map(|p| p.y);
         if let (Some(one), Some(full)) = (at(1.0), at(l))
@@ -286,15 +232,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         vec![aos, soa, get("soa_in_l1")],
         color(0),
     ));
-    if let (Some(a), Some(s)) = (aos, soa)
-        && let Some(r) = div(a.v, s.v)
-    {
-        c.ratios.push(BarRatio {
-            a: (0, 0),
-            b: (0, 1),
-            text: format!("AoS / SoA = {}", ratio(r)),
-        });
-    }
+    c.bracket((0, 0), (0, 1), "AoS / SoA", Bar::over(aos, soa));
     Ok(c)
 }
 

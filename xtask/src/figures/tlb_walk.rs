@@ -10,14 +10,13 @@
 //! layouts, compared within section 2 only (like with like), with the backing each region
 //! was verified to have, min..max whiskers and the 4 KiB / huge ratio for each layout.
 
-use super::chart::axis::group;
-use super::chart::bar::BarRatio;
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, LineChart, Marker, Pt, Series, Style, Units,
-    color, div, num, ratio,
+    color, div, grouped, num, ratio,
 };
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
+    opt_nums,
 };
 use measure::schema::tlb_walk as sc;
 
@@ -28,13 +27,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
     let b = need_block(run, sc::pages::BLOCK)?;
     let pages = need_nums(b, sc::pages::PAGES)?;
-    let series = |[col, min, max]: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
-        let v = need_nums(b, col)?;
-        let lo = opt_nums(b, min);
-        let hi = opt_nums(b, max);
-        Ok((0..pages.len().min(v.len()))
-            .filter_map(|i| Some(Pt::spread(pages[i]?, v[i]?, lo[i], hi[i])))
-            .collect())
+    let series = |cols: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
+        Ok(Spread::read(b, cols)?.points(&pages))
     };
     let off0 = series([
         sc::pages::OFFSET0_NS,
@@ -87,21 +81,11 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
                 }
             }
         }
-        if !flagged.is_empty() {
-            c.series.push(Series::new(
-                "unsettled: its passes disagree",
-                flagged,
-                Style::ring(),
-            ));
-        }
+        c.rings("unsettled: its passes disagree", flagged);
     }
     // The appendix's own output: bare blocks `pages ns`.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
-        let pts: Vec<Pt> = r
-            .pairs("c1", "c2")?
-            .into_iter()
-            .map(|(x, y)| Pt::new(x, y))
-            .collect();
+        let pts = r.points("c2")?;
         if pts.is_empty() {
             return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
         }
@@ -190,28 +174,12 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             ));
         }
         for cat in 0..2 {
-            let get = |s: usize| bars.series[s].values[cat].map(|b| b.v);
-            if let (Some(small), Some(huge)) = (get(0), get(1))
-                && let Some(r) = div(small, huge)
-            {
-                bars.ratios.push(BarRatio {
-                    a: (0, cat),
-                    b: (1, cat),
-                    text: format!("4 KiB / huge = {}", ratio(r)),
-                });
-            }
+            let x = Bar::over(bars.series[0].values[cat], bars.series[1].values[cat]);
+            bars.bracket((0, cat), (1, cat), "4 KiB / huge", x);
         }
         out.push(Figure::new("tlb_walk-huge.svg", bars.render()?));
     }
     Ok(out)
-}
-
-fn grouped(v: f64) -> String {
-    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 {
-        group(v as u64)
-    } else {
-        num(v)
-    }
 }
 
 #[cfg(test)]

@@ -137,6 +137,14 @@ impl Axis {
         Ok(axis)
     }
 
+    /// The width of the widest tick label, in pixels at the small size.
+    pub fn label_w(&self) -> f64 {
+        self.ticks
+            .iter()
+            .map(|t| super::text_w(&t.label, super::SMALL))
+            .fold(0.0, f64::max)
+    }
+
     /// The position of `v` from 0 (low end) to 1 (high end); `None` if it cannot be drawn.
     pub fn frac(&self, v: f64) -> Option<f64> {
         if !v.is_finite() {
@@ -532,17 +540,7 @@ fn decimal(m: u8, k: i32) -> String {
 }
 
 /// 65536 -> "65,536".
-pub fn group(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use measure::fmt::grouped as group;
 
 // ---- log2 ----
 

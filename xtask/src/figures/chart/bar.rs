@@ -5,8 +5,8 @@
 use super::axis::{Axis, AxisSpec};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend,
-    PanelGeom, Rect, SMALL, render, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
+    SMALL, render, text_w, wrap,
 };
 use plotters::style::{Color, RGBColor};
 
@@ -28,6 +28,12 @@ impl Bar {
     }
     pub fn spread(v: f64, lo: Option<f64>, hi: Option<f64>) -> Bar {
         Bar { v, lo, hi }
+    }
+
+    /// `top / bottom` of two bars' values, when both were measured and the quotient is a
+    /// number.
+    pub fn over(top: Option<Bar>, bottom: Option<Bar>) -> Option<f64> {
+        super::div(top?.v, bottom?.v)
     }
 }
 
@@ -113,6 +119,18 @@ impl BarChart {
         }
     }
 
+    /// A ratio bracket between bars `a` and `b` (`(series, category)` each) reading
+    /// "`what` = `x`"; none when `x` is `None`.
+    pub fn bracket(&mut self, a: (usize, usize), b: (usize, usize), what: &str, x: Option<f64>) {
+        if let Some(x) = x {
+            self.ratios.push(BarRatio {
+                a,
+                b,
+                text: format!("{what} = {}", super::ratio(x)),
+            });
+        }
+    }
+
     fn bars(&self) -> impl Iterator<Item = (usize, usize, Bar)> + '_ {
         self.series.iter().enumerate().flat_map(move |(si, s)| {
             s.values.iter().enumerate().filter_map(move |(ci, v)| {
@@ -129,9 +147,7 @@ impl BarChart {
                 l.push(Glyph::Bar(s.color, !s.reference), s.label.clone());
             }
         }
-        for h in &self.hlines {
-            l.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
-        }
+        l.hlines(&self.hlines);
         if self.bars().any(|(_, _, b)| {
             b.lo.is_some_and(|v| self.y.drawable(v)) && b.hi.is_some_and(|v| self.y.drawable(v))
         }) {
@@ -219,21 +235,11 @@ impl BarChart {
                     .filter(|v| self.y.drawable(*v)),
             );
         }
-        ys.extend(
-            self.hlines
-                .iter()
-                .map(|h| h.y)
-                .filter(|v| self.y.drawable(*v)),
-        );
+        ys.extend(HLine::ys(&self.hlines, &self.y));
         let headroom = TOP_PAD + BRACKET_STEP * self.bracket_levels() as f64;
         let y_axis = Axis::fit(&self.y, &ys, plot_h - headroom, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
-        let y_label_w = y_axis
-            .ticks
-            .iter()
-            .map(|t| text_w(&t.label, SMALL))
-            .fold(0.0, f64::max);
-        let left = 14.0 + 22.0 + y_label_w + 8.0;
+        let left = 14.0 + 22.0 + y_axis.label_w() + 8.0;
         let plot = Rect::new(left, y, w - 22.0, y + plot_h);
         let fy = |v: f64| y_axis.frac(v).map(|f| plot.y1 - f * (plot.h() - headroom));
         let ty = |t: f64| plot.y1 - y_axis.frac_t(t) * (plot.h() - headroom);
@@ -243,37 +249,10 @@ impl BarChart {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &y_axis.minor {
-            let yy = ty(*t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &y_axis.ticks {
-            let yy = ty(t.t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            c.line(
-                &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
-                BLACK_C,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (plot.x0 - 8.0, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
-        }
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text_vertical(
-            &self.y.title,
-            (14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.y_title(&self.y.title, plot, 14.0)?;
 
         let n_slots = self.slots().max(1);
         let slot = plot.w() / n_slots as f64;
@@ -301,15 +280,7 @@ impl BarChart {
             geom.x_ticks.push((cx, cat.clone()));
         }
         if !self.x_title.is_empty() {
-            c.text(
-                &self.x_title,
-                ((plot.x0 + plot.x1) / 2.0, label_bottom + 6.0),
-                LABEL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
+            c.x_title(&self.x_title, plot, label_bottom + 6.0)?;
         }
         // The skipped slot: grey text where the bars would be.
         if let Some(note) = &self.skipped {
@@ -377,11 +348,7 @@ impl BarChart {
             let hi = b.hi.filter(|v| self.y.drawable(*v)).and_then(fy);
             if let (Some(l), Some(h)) = (lo, hi) {
                 let cap = (bw * 0.25).clamp(2.0, 6.0);
-                c.line(&[(cx, l), (cx, h)], BLACK_C, 1, Dash::Solid)?;
-                c.line(&[(cx - cap, l), (cx + cap, l)], BLACK_C, 1, Dash::Solid)?;
-                c.line(&[(cx - cap, h), (cx + cap, h)], BLACK_C, 1, Dash::Solid)?;
-                geom.points.push((cx, l));
-                geom.points.push((cx, h));
+                c.whisker(cx, (l, h), cap, BLACK_C, &mut geom)?;
                 highest = highest.min(h).min(l);
             }
             let label = super::sig3(b.v);
@@ -421,11 +388,7 @@ impl BarChart {
                 }
             }
         }
-        for h in &self.hlines {
-            if let Some(yy) = fy(h.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
-            }
-        }
+        c.hlines(plot, &self.hlines, fy)?;
 
         // Ratio brackets, each above the bars it spans and above earlier brackets there.
         let mut drawn: Vec<(f64, f64, f64)> = Vec::new(); // (x from, x to, top)

@@ -290,22 +290,9 @@ impl Heatmap {
             )?;
             geom.y_ticks.push((cy, l.clone()));
         }
-        c.text(
-            &self.x_label,
-            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 26.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
-        )?;
+        c.x_title(&self.x_label, plot, plot.y1 + 26.0)?;
         if !self.y_label.is_empty() {
-            c.text_vertical(
-                &self.y_label,
-                (14.0, (plot.y0 + plot.y1) / 2.0),
-                LABEL,
-                BLACK_C,
-            )?;
+            c.y_title(&self.y_label, plot, 14.0)?;
         }
         for (k, l) in self.caption.iter().enumerate() {
             c.text(

@@ -3,8 +3,8 @@
 
 use super::axis::{Axis, AxisSpec};
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend,
-    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
+    SMALL, Style, place, render, text_box_rect, text_w, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -86,6 +86,13 @@ pub struct HLine {
     pub dash: Dash,
 }
 
+impl HLine {
+    /// The heights of `lines` that an axis `y` can draw (the axis must hold them).
+    pub fn ys<'a>(lines: &'a [HLine], y: &'a AxisSpec) -> impl Iterator<Item = f64> + 'a {
+        lines.iter().map(|h| h.y).filter(|v| y.drawable(*v))
+    }
+}
+
 /// A key ratio: a bracket at `x` from `y0` to `y1`, with its text beside it.
 #[derive(Clone, Debug)]
 pub struct Bracket {
@@ -147,6 +154,20 @@ impl LineChart {
         }
     }
 
+    /// Adds the series `label` drawn in `style` when it has points (a column that later
+    /// runs added, say); nothing when it has none.
+    pub fn series_if_any(&mut self, label: &str, pts: Vec<Pt>, style: Style) {
+        if !pts.is_empty() {
+            self.series.push(Series::new(label, pts, style));
+        }
+    }
+
+    /// Rings the points `pts` (those the run flagged), named `label` in the legend; nothing
+    /// when there are none.
+    pub fn rings(&mut self, label: &str, pts: Vec<Pt>) {
+        self.series_if_any(label, pts, Style::ring());
+    }
+
     fn drawable(&self, x: f64, y: f64) -> bool {
         self.x.drawable(x) && self.y.drawable(y)
     }
@@ -186,9 +207,7 @@ impl LineChart {
                 l.push(Glyph::Series(s.style), s.label.clone());
             }
         }
-        for h in &self.hlines {
-            l.push(Glyph::Horizontal(h.color, h.dash), h.label.clone());
-        }
+        l.hlines(&self.hlines);
         for v in &self.verticals {
             let (c, d) = v.kind.look();
             l.push(Glyph::Vertical(c, d), v.legend.clone());
@@ -307,12 +326,7 @@ impl LineChart {
                 .map(|v| v.x)
                 .filter(|x| self.x.drawable(*x)),
         );
-        ys.extend(
-            self.hlines
-                .iter()
-                .map(|h| h.y)
-                .filter(|y| self.y.drawable(*y)),
-        );
+        ys.extend(HLine::ys(&self.hlines, &self.y));
         for b in &self.brackets {
             if self.x.drawable(b.x) && self.y.drawable(b.y0) && self.y.drawable(b.y1) {
                 xs.push(b.x);
@@ -321,12 +335,7 @@ impl LineChart {
 
         let y_axis = Axis::fit(&self.y, &ys, plot_h - 2.0 * INSET, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
-        let y_label_w = y_axis
-            .ticks
-            .iter()
-            .map(|t| text_w(&t.label, SMALL))
-            .fold(0.0, f64::max);
-        let left = 14.0 + 22.0 + y_label_w + 8.0;
+        let left = 14.0 + 22.0 + y_axis.label_w() + 8.0;
         let right = w - 22.0;
         let plot = Rect::new(left, y, right, y + plot_h);
         let x_axis = Axis::fit(&self.x, &xs, plot.w() - 2.0 * INSET, &|s| {
@@ -357,65 +366,13 @@ impl LineChart {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &x_axis.minor {
-            let x = tx(*t);
-            c.line(&[(x, plot.y0), (x, plot.y1)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &y_axis.minor {
-            let yy = ty(*t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &x_axis.ticks {
-            let x = tx(t.t);
-            c.line(&[(x, plot.y0), (x, plot.y1)], GRID, 1, Dash::Solid)?;
-            c.line(&[(x, plot.y1), (x, plot.y1 + 5.0)], BLACK_C, 1, Dash::Solid)?;
-            c.text(
-                &t.label,
-                (x, plot.y1 + 8.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, t.label.clone()));
-        }
-        for t in &y_axis.ticks {
-            let yy = ty(t.t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            c.line(
-                &[(plot.x0 - 5.0, yy), (plot.x0, yy)],
-                BLACK_C,
-                1,
-                Dash::Solid,
-            )?;
-            c.text(
-                &t.label,
-                (plot.x0 - 8.0, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
-        }
+        c.minor_grid(plot, Edge::Bottom, &x_axis.minor, tx)?;
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Bottom, &x_axis.ticks, tx, true, &mut geom)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text(
-            &self.x.title,
-            ((plot.x0 + plot.x1) / 2.0, plot.y1 + 28.0),
-            LABEL,
-            BLACK_C,
-            Align::Center,
-            0,
-            false,
-        )?;
-        c.text_vertical(
-            &self.y.title,
-            (14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.x_title(&self.x.title, plot, plot.y1 + 28.0)?;
+        c.y_title(&self.y.title, plot, 14.0)?;
 
         // Vertical marks, labelled in the strip above the plot (two rows, so labels that
         // would run into each other are staggered).
@@ -438,11 +395,7 @@ impl LineChart {
             c.text(&v.label, (x, ly), SMALL, col, Align::Center, 0, false)?;
         }
         // Horizontal references.
-        for h in &self.hlines {
-            if let Some(yy) = fy(h.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], h.color, 2, h.dash)?;
-            }
-        }
+        c.hlines(plot, &self.hlines, fy)?;
 
         // Whiskers under the series, then lines, then markers.
         for s in &self.series {
@@ -460,12 +413,7 @@ impl LineChart {
                     p.hi.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
                         .and_then(fy);
                 if let (Some(a), Some(b)) = (lo, hi) {
-                    let col = s.style.color;
-                    c.line(&[(x, a), (x, b)], col, 1, Dash::Solid)?;
-                    c.line(&[(x - 3.0, a), (x + 3.0, a)], col, 1, Dash::Solid)?;
-                    c.line(&[(x - 3.0, b), (x + 3.0, b)], col, 1, Dash::Solid)?;
-                    geom.points.push((x, a));
-                    geom.points.push((x, b));
+                    c.whisker(x, (a, b), 3.0, s.style.color, &mut geom)?;
                 }
             }
         }

@@ -6,8 +6,8 @@
 use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, GRID, GRID_MINOR, Geometry, Glyph, LABEL, Legend, Marker,
-    PanelGeom, Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom, Rect,
+    SMALL, Style, place, render, text_box_rect, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -71,9 +71,7 @@ impl Strip {
             Glyph::Horizontal(BLACK_C, Dash::Solid),
             "black bar: the column's median; each dot one measured value",
         );
-        for r in &self.refs {
-            l.push(Glyph::Horizontal(r.color, r.dash), r.label.clone());
-        }
+        l.hlines(&self.refs);
         if let Some(cap) = self.cap()
             && self
                 .columns
@@ -121,21 +119,16 @@ impl Strip {
         {
             ys.push(cap);
         }
-        ys.extend(
-            self.refs
-                .iter()
-                .map(|r| r.y)
-                .filter(|v| self.y.drawable(*v)),
-        );
+        ys.extend(HLine::ys(&self.refs, &self.y));
         let plot_h = f64::from(self.plot_height);
         let y_axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: {e}", self.title))?;
-        let ylw = y_axis
-            .ticks
-            .iter()
-            .map(|t| text_w(&t.label, SMALL))
-            .fold(0.0, f64::max);
-        let plot = Rect::new(x0 + 36.0 + ylw + 8.0, y, x0 + w - 14.0, y + plot_h);
+        let plot = Rect::new(
+            x0 + 36.0 + y_axis.label_w() + 8.0,
+            y,
+            x0 + w - 14.0,
+            y + plot_h,
+        );
         let fy = |v: f64| {
             y_axis
                 .frac(v)
@@ -147,39 +140,14 @@ impl Strip {
             y_continuous: true,
             ..PanelGeom::default()
         };
-        for t in &y_axis.minor {
-            let yy = ty(*t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID_MINOR, 1, Dash::Solid)?;
-        }
-        for t in &y_axis.ticks {
-            let yy = ty(t.t);
-            c.line(&[(plot.x0, yy), (plot.x1, yy)], GRID, 1, Dash::Solid)?;
-            c.text(
-                &t.label,
-                (plot.x0 - 6.0, yy),
-                SMALL,
-                BLACK_C,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((yy, t.label.clone()));
-        }
+        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
+        c.grid(plot, Edge::Left, &y_axis.ticks, ty, false, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text_vertical(
-            &self.y.title,
-            (x0 + 14.0, (plot.y0 + plot.y1) / 2.0),
-            LABEL,
-            BLACK_C,
-        )?;
+        c.y_title(&self.y.title, plot, x0 + 14.0)?;
         let n = self.columns.len().max(1);
         let slot = plot.w() / n as f64;
         let cx = |i: usize| plot.x0 + slot * (i as f64 + 0.5);
-        for r in &self.refs {
-            if let Some(yy) = fy(r.y) {
-                c.line(&[(plot.x0, yy), (plot.x1, yy)], r.color, 2, r.dash)?;
-            }
-        }
+        c.hlines(plot, &self.refs, fy)?;
         let mut medians = Vec::new();
         for (i, col) in self.columns.iter().enumerate() {
             let x = cx(i);

@@ -23,12 +23,7 @@ fn is_failed_file(file_name: &str) -> bool {
 /// marked stale in the summary). Also copies `appendix-c/` and the previous figures, so that
 /// a drawer that fails keeps its previous figure.
 pub fn carry_over(plan: &Plan, record: &RunRecord) {
-    let good_now: Vec<&str> = record
-        .outcomes
-        .iter()
-        .filter(|o| o.ok)
-        .map(|o| o.name.as_str())
-        .collect();
+    let good_now = record.good_now();
     for e in fs::read_dir(&plan.dest).into_iter().flatten().flatten() {
         let name = e.file_name().to_string_lossy().to_string();
         let Some(exp) = owner(&name) else { continue };

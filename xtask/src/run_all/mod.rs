@@ -135,6 +135,17 @@ impl Plan {
     }
 }
 
+impl RunRecord {
+    /// The experiments that ran well in this run.
+    pub fn good_now(&self) -> Vec<&str> {
+        self.outcomes
+            .iter()
+            .filter(|o| o.ok)
+            .map(|o| o.name.as_str())
+            .collect()
+    }
+}
+
 /// A label from the CPU model and core count: "amd-epyc-zen4-2c".
 pub fn default_label(f: &MachineFacts) -> String {
     let model = f.cpu_model.clone().unwrap_or_else(|| f.arch.to_string());

@@ -66,12 +66,7 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
         )));
     }
     if old.exists() {
-        let good_now: Vec<&str> = record
-            .outcomes
-            .iter()
-            .filter(|o| o.ok)
-            .map(|o| o.name.as_str())
-            .collect();
+        let good_now = record.good_now();
         keep::carry_foreign(&old, &plan.dest, &good_now);
         let _ = fs::remove_dir_all(&old);
     }

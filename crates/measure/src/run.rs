@@ -221,12 +221,7 @@ impl Experiment {
 
 /// The before-and-after line, wrapped to the report's width when the clock moved.
 fn clock_line(r: &RunClock) -> String {
-    crate::fmt::wrap_to(
-        &r.describe(),
-        "  core clock     : ",
-        "                   ",
-        crate::fmt::WIDTH,
-    )
+    crate::fmt::field("core clock", &r.describe())
 }
 
 /// Prints and records a load average. It is not judged here: a pinned experiment raises the

@@ -16,24 +16,25 @@ pub struct Stretch {
 /// The stretches of consecutive unstable points of a curve, in the points' order. Each point
 /// is read through `of`: its size, whether it is stable, and its spread.
 pub fn unstable_stretches<P>(points: &[P], of: impl Fn(&P) -> (u64, bool, f64)) -> Vec<Stretch> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < points.len() {
-        if of(&points[i]).1 {
-            i += 1;
-            continue;
+    let mut out: Vec<Stretch> = Vec::new();
+    let mut open = false; // whether the last point was unstable (its stretch is out's last)
+    for p in points {
+        let (size, stable, spread) = of(p);
+        match (stable, open, out.last_mut()) {
+            (true, ..) => open = false,
+            (false, true, Some(s)) => {
+                s.to = size;
+                s.spread = s.spread.max(spread);
+            }
+            _ => {
+                out.push(Stretch {
+                    from: size,
+                    to: size,
+                    spread: spread.max(0.0),
+                });
+                open = true;
+            }
         }
-        let start = i;
-        let mut worst: f64 = 0.0;
-        while i < points.len() && !of(&points[i]).1 {
-            worst = worst.max(of(&points[i]).2);
-            i += 1;
-        }
-        out.push(Stretch {
-            from: of(&points[start]).0,
-            to: of(&points[i - 1]).0,
-            spread: worst,
-        });
     }
     out
 }

@@ -1,8 +1,8 @@
 //! The strict little command-line parser every experiment uses.
 //!
-//! Every experiment accepts `--quick` (a smoke run of a few seconds) and `--help`; each adds
-//! its own options. Anything unknown or malformed ends the program with one clear line on
-//! stderr and exit status 2, never a panic.
+//! Every experiment accepts `--quick` (a smoke run of a few seconds), `--data`, `--no-data` and
+//! `--help`; each adds its own options, each given at most once. Anything unknown or malformed
+//! ends the program with one clear line on stderr and exit status 2, never a panic.
 
 use crate::data::part::Show;
 use std::collections::BTreeMap;
@@ -43,6 +43,8 @@ const NO_DATA: Opt = Opt {
     value: None,
     help: "show the data part as one line, even when piped",
 };
+/// The options every experiment accepts besides its own.
+const BUILTINS: [Opt; 3] = [QUICK, DATA, NO_DATA];
 
 /// Longest piece of a user's input echoed back in an error message.
 const ECHO_MAX: usize = 80;
@@ -60,7 +62,16 @@ pub fn echo(s: &str) -> String {
 /// Parses `argv` (without the program name) against `opts`; `Err` carries the message.
 /// Every experiment also accepts `--quick`, `--data` and `--no-data`; no positional words.
 pub fn parse_from(program: &str, opts: &[Opt], argv: &[String]) -> Result<Args, String> {
-    parse_words(program, opts, argv, true, false).map(|(a, _)| a)
+    let all: Vec<Opt> = BUILTINS.into_iter().chain(opts.iter().copied()).collect();
+    let (mut a, _) = parse_words(program, &all, argv, false)?;
+    a.quick = a.flag(QUICK.name);
+    a.data = match (a.flag(DATA.name), a.flag(NO_DATA.name)) {
+        (true, true) => return Err("give --data or --no-data, not both".into()),
+        (true, false) => Show::All,
+        (false, true) => Show::Collapsed,
+        (false, false) => Show::Auto,
+    };
+    Ok(a)
 }
 
 /// Parses `argv` against `opts` only (no built-in `--quick`/`--data`), returning the options
@@ -72,14 +83,13 @@ pub fn parse_tool(
     argv: &[String],
     positional: bool,
 ) -> Result<(Args, Vec<String>), String> {
-    parse_words(program, opts, argv, false, positional)
+    parse_words(program, opts, argv, positional)
 }
 
 fn parse_words(
     program: &str,
     opts: &[Opt],
     argv: &[String],
-    builtins: bool,
     positional: bool,
 ) -> Result<(Args, Vec<String>), String> {
     let mut a = Args {
@@ -95,21 +105,6 @@ fn parse_words(
         };
         if positional && !name.starts_with('-') {
             words.push(arg.clone());
-            continue;
-        }
-        if builtins && name == "--quick" && inline.is_none() {
-            a.quick = true;
-            continue;
-        }
-        if builtins && (name == DATA.name || name == NO_DATA.name) && inline.is_none() {
-            if a.data != Show::Auto {
-                return Err("give --data or --no-data once, not both or twice".into());
-            }
-            a.data = if name == DATA.name {
-                Show::All
-            } else {
-                Show::Collapsed
-            };
             continue;
         }
         let Some(opt) = opts.iter().find(|o| o.name == name) else {
@@ -154,7 +149,7 @@ pub fn usage_lines(opts: &[Opt]) -> String {
 pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        let all: Vec<Opt> = [QUICK, DATA, NO_DATA]
+        let all: Vec<Opt> = BUILTINS
             .into_iter()
             .chain(opts.iter().copied())
             .collect();
@@ -311,9 +306,11 @@ mod tests {
             &["--data", "--data"],
             &["--no-data", "--no-data"],
         ] {
-            assert!(p(bad).unwrap_err().contains("once"), "{bad:?}");
+            let e = p(bad).unwrap_err();
+            assert!(e.contains("both") || e.contains("twice"), "{bad:?}: {e}");
         }
-        assert!(p(&["--data=1"]).unwrap_err().contains("unknown"));
+        assert!(p(&["--quick", "--quick"]).unwrap_err().contains("twice"));
+        assert!(p(&["--data=1"]).unwrap_err().contains("takes no value"));
     }
 
     #[test]

@@ -14,10 +14,9 @@
 
 /// Declares one block: `name = "block" { CONST = "column" [text], ... }`.
 macro_rules! block {
-    ($(#[$m:meta])* $module:ident = $name:literal {
+    ($module:ident = $name:literal {
         $($col:ident = $cname:literal $([$text:ident])?),* $(,)?
     }) => {
-        $(#[$m])*
         pub mod $module {
             /// The block's name.
             pub const BLOCK: &str = $name;

@@ -144,7 +144,7 @@ pub fn split(samples: &[f64], gap: f64, min_share: f64) -> Option<Split> {
     let mut s = samples.to_vec();
     s.sort_by(f64::total_cmp);
     let least = ((min_share * n as f64).ceil() as usize).max(1);
-    let at = (least..=n - least)
+    let at = (least..=n.saturating_sub(least))
         .filter(|&i| s[i] / s[i - 1] >= gap)
         .max_by(|&i, &j| (s[i] / s[i - 1]).total_cmp(&(s[j] / s[j - 1])))?;
     Some(Split {
@@ -318,6 +318,8 @@ mod tests {
             split(&[1.0, f64::NAN, 5.0, 5.0], SPLIT_GAP, SPLIT_MIN_SHARE),
             None
         );
+        // A share no split can meet is no split (not a panic).
+        assert_eq!(split(&[1.0, 1.0, 5.0, 5.0], SPLIT_GAP, 2.0), None);
     }
 
     #[test]

@@ -7,6 +7,15 @@ use std::process::Command;
 /// Runs `bin` with `args`, requires exit status 0, and returns its stdout and the parsed
 /// `#DATA`. Panics with the program's stderr (or the parse error) otherwise.
 pub fn run_and_parse(bin: &str, args: &[&str]) -> (String, DataFile) {
+    let text = run_ok(bin, args);
+    let parsed =
+        data::parse(&text).unwrap_or_else(|e| panic!("{bin} {args:?}: output does not parse: {e}"));
+    (text, parsed)
+}
+
+/// Runs `bin` with `args`, requires exit status 0 (else panics with its stderr), and returns
+/// its stdout.
+fn run_ok(bin: &str, args: &[&str]) -> String {
     let out = Command::new(bin)
         .args(args)
         .output()
@@ -17,10 +26,7 @@ pub fn run_and_parse(bin: &str, args: &[&str]) -> (String, DataFile) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).expect("output is UTF-8");
-    let parsed =
-        data::parse(&text).unwrap_or_else(|e| panic!("{bin} {args:?}: output does not parse: {e}"));
-    (text, parsed)
+    String::from_utf8(out.stdout).expect("output is UTF-8")
 }
 
 /// Asserts that `bin args` is refused the way bad input must be: exit status 2 and exactly
@@ -80,17 +86,7 @@ pub fn function(bin: &str, symbol: &str) -> crate::asm::Function {
 pub fn assert_report(bin: &str, args: &[&str], headings: &[&str]) -> String {
     let mut all: Vec<&str> = args.to_vec();
     all.push("--no-data");
-    let out = Command::new(bin)
-        .args(&all)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
-    assert!(
-        out.status.success(),
-        "{bin} {all:?} exited with {:?}:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("output is UTF-8");
+    let text = run_ok(bin, &all);
     check_report(&text, headings).unwrap_or_else(|e| panic!("{bin} {all:?}: {e}\n{text}"));
     text
 }
@@ -123,4 +119,23 @@ pub fn check_report(text: &str, headings: &[&str]) -> Result<(), String> {
 /// Lines of a report (as [`assert_report`] returns it), without the data line.
 pub fn report_lines(text: &str) -> usize {
     text.lines().filter(|l| !l.starts_with("[data:")).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_report_rule_is_checked() {
+        let ok = "== x ==\n  fine\n[data: 1 #DATA blocks, 0 #META lines hidden]\n";
+        assert_eq!(check_report(ok, &["== x =="]), Ok(()));
+        assert_eq!(report_lines(ok), 2);
+        let hash = ok.replace("  fine", "#META a b");
+        assert!(check_report(&hash, &[]).unwrap_err().contains("starts with '#'"));
+        let wide = ok.replace("fine", &"w".repeat(crate::fmt::WIDTH));
+        assert!(check_report(&wide, &[]).unwrap_err().contains("columns wide"));
+        let no_data = "== x ==\n  fine\n";
+        assert!(check_report(no_data, &[]).unwrap_err().contains("data line"));
+        assert!(check_report(ok, &["== y =="]).unwrap_err().contains("missing"));
+    }
 }

@@ -83,8 +83,7 @@ pub fn between(a: &Snapshot, b: &Snapshot) -> Option<OtherWork> {
 
 /// Reads a snapshot now.
 pub fn snapshot() -> Snapshot {
-    // SAFETY: sysconf only reads a configuration value.
-    let tck = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let tck = crate::facts::sysconf::positive(libc::_SC_CLK_TCK).map_or(0.0, |t| t as f64);
     let machine_busy_s = fs::read_to_string("/proc/stat")
         .ok()
         .and_then(|s| busy_from_stat(&s, tck));

@@ -28,7 +28,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 mod describe;
-mod sysconf;
+pub(crate) mod sysconf;
 mod sysfs;
 
 #[cfg(target_arch = "x86_64")]

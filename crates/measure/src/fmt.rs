@@ -24,7 +24,14 @@ pub fn sig(x: f64, digits: usize) -> String {
     }
     let mag = x.abs().log10().floor() as i32;
     let decimals = (digits as i32 - 1 - mag).clamp(0, 12) as usize;
-    format!("{x:.decimals$}")
+    let s = format!("{x:.decimals$}");
+    // Rounding up to the next power of ten (9.996 -> "10.00") adds a digit: drop one decimal.
+    match s.parse::<f64>() {
+        Ok(r) if decimals > 0 && r.abs() >= 10f64.powi(mag + 1) => {
+            format!("{x:.prec$}", prec = decimals - 1)
+        }
+        _ => s,
+    }
 }
 
 /// 2000000 -> "2,000,000".
@@ -136,6 +143,8 @@ mod tests {
         assert_eq!(sig(123456.0, 4), "123456");
         assert_eq!(sig(f64::NAN, 3), "NA");
         assert_eq!(sig(0.0, 3), "0");
+        assert_eq!(sig(9.996, 3), "10.0");
+        assert_eq!(sig(-0.09996, 2), "-0.10");
     }
 
     #[test]

@@ -149,10 +149,7 @@ pub fn usage_lines(opts: &[Opt]) -> String {
 pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.iter().any(|a| a == "--help" || a == "-h") {
-        let all: Vec<Opt> = BUILTINS
-            .into_iter()
-            .chain(opts.iter().copied())
-            .collect();
+        let all: Vec<Opt> = BUILTINS.into_iter().chain(opts.iter().copied()).collect();
         print!("{program}: {about}\n\nOptions:\n{}", usage_lines(&all));
         std::process::exit(0);
     }

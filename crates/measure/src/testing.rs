@@ -131,11 +131,27 @@ mod tests {
         assert_eq!(check_report(ok, &["== x =="]), Ok(()));
         assert_eq!(report_lines(ok), 2);
         let hash = ok.replace("  fine", "#META a b");
-        assert!(check_report(&hash, &[]).unwrap_err().contains("starts with '#'"));
+        assert!(
+            check_report(&hash, &[])
+                .unwrap_err()
+                .contains("starts with '#'")
+        );
         let wide = ok.replace("fine", &"w".repeat(crate::fmt::WIDTH));
-        assert!(check_report(&wide, &[]).unwrap_err().contains("columns wide"));
+        assert!(
+            check_report(&wide, &[])
+                .unwrap_err()
+                .contains("columns wide")
+        );
         let no_data = "== x ==\n  fine\n";
-        assert!(check_report(no_data, &[]).unwrap_err().contains("data line"));
-        assert!(check_report(ok, &["== y =="]).unwrap_err().contains("missing"));
+        assert!(
+            check_report(no_data, &[])
+                .unwrap_err()
+                .contains("data line")
+        );
+        assert!(
+            check_report(ok, &["== y =="])
+                .unwrap_err()
+                .contains("missing")
+        );
     }
 }

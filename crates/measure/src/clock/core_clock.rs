@@ -380,7 +380,11 @@ mod tests {
                 .describe()
                 .contains("; the clock moved during the run: ")
         );
-        assert!(moved.describe().ends_with("uncertain by about 7%"), "{}", moved.describe());
+        assert!(
+            moved.describe().ends_with("uncertain by about 7%"),
+            "{}",
+            moved.describe()
+        );
         assert_eq!(moved.meta()[3].1, "yes");
         // the threshold is on the lower figure, and either direction counts
         let down = RunClock::between(&clock(&[4.30]), &clock(&[4.20])).unwrap();

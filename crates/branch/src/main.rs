@@ -276,10 +276,10 @@ fn main() {
     if let Ok(m) = &miss {
         report::print_miss(extra, miss_rate, taken, m, &cc);
     }
-    let miss = miss.ok();
-    report::miss_block(extra, miss_rate, miss, &cc).print();
+    report::miss_block(extra, miss_rate, miss.as_ref().ok().copied(), &cc).print();
     println!("\n  how to read this run:");
-    conclude(&miss_sentence(real, miss, &cc));
+    conclude(&miss_sentence(&miss, &cc));
+    let miss = miss.ok();
     exp.key_figure(
         measure::schema::branch::key::MISPREDICT,
         miss.map(|m| m.ns),
@@ -371,6 +371,9 @@ fn order_sentence(o: &Order) -> String {
         (false, Some(Shape::Branch)) => format!(
             "{label}: a branch is there ({checked}), yet random order is not clearly slower ({ratio:.2} x)"
         ),
+        (false, None) => {
+            format!("{label}: order makes no clear difference ({ratio:.2} x) ({checked})")
+        }
         (false, _) => format!(
             "{label}: order makes no clear difference ({ratio:.2} x): there is nothing to predict ({checked})"
         ),
@@ -426,17 +429,16 @@ fn cost_of_a_miss(real: &Order, miss_rate: f64) -> Result<Miss, String> {
 }
 
 /// What section 3 found, in one sentence.
-fn miss_sentence(real: &Order, miss: Option<Miss>, cc: &measure::clock::CoreClock) -> String {
-    match (miss, cost_of_a_miss(real, 0.5)) {
-        (Some(m), _) => format!(
+fn miss_sentence(miss: &Result<Miss, String>, cc: &measure::clock::CoreClock) -> String {
+    match miss {
+        Ok(m) => format!(
             "each wrong guess throws away about {:.1} ns of work{}: the pipeline is emptied and \
              refilled. The book's machine read about 6 ns.",
             m.ns,
             cc.cycles(m.ns)
                 .map_or(String::new(), |c| format!(", some {c:.0} cycles"))
         ),
-        (None, Err(why)) => format!("not derived: {why}"),
-        (None, Ok(_)) => "not derived.".into(),
+        Err(why) => format!("not derived: {why}"),
     }
 }
 

@@ -300,7 +300,7 @@ fn main() {
         .iter()
         .zip(&times)
         .find(|(p, _)| p.kind == Regularity::Always)
-        .map_or(f64::NAN, |(_, t)| t.median);
+        .map(|(_, t)| *t);
     let rows: Vec<PatternRow> = patterns
         .iter()
         .zip(&times)
@@ -442,13 +442,21 @@ fn miss_sentence(miss: &Result<Miss, String>, cc: &measure::clock::CoreClock) ->
     }
 }
 
-/// One pattern against always-true: predicted if within 1.3 x, else how many misses its
-/// extra time implies.
-fn judge_pattern(p: &Pattern, time: Summary, always: f64, miss: Option<Miss>) -> PatternRow<'_> {
-    let vs_always = time.median / always;
-    let implied_miss = miss.map(|m| ((time.median - always) / m.ns).max(0.0));
+/// One pattern against always-true: predicted if within 1.3 x, unclear if dearer but with
+/// rounds overlapping always-true's, else how many misses its extra time implies.
+fn judge_pattern(
+    p: &Pattern,
+    time: Summary,
+    always: Option<Summary>,
+    miss: Option<Miss>,
+) -> PatternRow<'_> {
+    let base = always.map_or(f64::NAN, |a| a.median);
+    let vs_always = time.median / base;
+    let implied_miss = miss.map(|m| ((time.median - base) / m.ns).max(0.0));
     let note = if vs_always <= 1.3 {
         "predicted: as cheap as always-true".to_string()
+    } else if always.is_some_and(|a| time.min <= a.max) {
+        "unclear: its rounds overlap always-true's".to_string()
     } else {
         match implied_miss {
             Some(s) => format!("missed: as if {:.0}% paid a miss", s * 100.0),

@@ -456,7 +456,7 @@ fn judge_pattern(
     let note = if vs_always <= 1.3 {
         "predicted: as cheap as always-true".to_string()
     } else if always.is_some_and(|a| time.min <= a.max) {
-        "unclear: its rounds overlap always-true's".to_string()
+        "unclear: rounds overlap".to_string()
     } else {
         match implied_miss {
             Some(s) => format!("missed: as if {:.0}% paid a miss", s * 100.0),

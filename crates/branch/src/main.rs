@@ -276,10 +276,10 @@ fn main() {
     if let Ok(m) = &miss {
         report::print_miss(extra, miss_rate, taken, m, &cc);
     }
-    let miss = miss.ok();
-    report::miss_block(extra, miss_rate, miss, &cc).print();
+    report::miss_block(extra, miss_rate, miss.as_ref().ok().copied(), &cc).print();
     println!("\n  how to read this run:");
-    conclude(&miss_sentence(real, miss, &cc));
+    conclude(&miss_sentence(&miss, &cc));
+    let miss = miss.ok();
     exp.key_figure(
         measure::schema::branch::key::MISPREDICT,
         miss.map(|m| m.ns),
@@ -300,7 +300,7 @@ fn main() {
         .iter()
         .zip(&times)
         .find(|(p, _)| p.kind == Regularity::Always)
-        .map_or(f64::NAN, |(_, t)| t.median);
+        .map(|(_, t)| *t);
     let rows: Vec<PatternRow> = patterns
         .iter()
         .zip(&times)
@@ -371,6 +371,9 @@ fn order_sentence(o: &Order) -> String {
         (false, Some(Shape::Branch)) => format!(
             "{label}: a branch is there ({checked}), yet random order is not clearly slower ({ratio:.2} x)"
         ),
+        (false, None) => {
+            format!("{label}: order makes no clear difference ({ratio:.2} x) ({checked})")
+        }
         (false, _) => format!(
             "{label}: order makes no clear difference ({ratio:.2} x): there is nothing to predict ({checked})"
         ),
@@ -426,27 +429,34 @@ fn cost_of_a_miss(real: &Order, miss_rate: f64) -> Result<Miss, String> {
 }
 
 /// What section 3 found, in one sentence.
-fn miss_sentence(real: &Order, miss: Option<Miss>, cc: &measure::clock::CoreClock) -> String {
-    match (miss, cost_of_a_miss(real, 0.5)) {
-        (Some(m), _) => format!(
+fn miss_sentence(miss: &Result<Miss, String>, cc: &measure::clock::CoreClock) -> String {
+    match miss {
+        Ok(m) => format!(
             "each wrong guess throws away about {:.1} ns of work{}: the pipeline is emptied and \
              refilled. The book's machine read about 6 ns.",
             m.ns,
             cc.cycles(m.ns)
                 .map_or(String::new(), |c| format!(", some {c:.0} cycles"))
         ),
-        (None, Err(why)) => format!("not derived: {why}"),
-        (None, Ok(_)) => "not derived.".into(),
+        Err(why) => format!("not derived: {why}"),
     }
 }
 
-/// One pattern against always-true: predicted if within 1.3 x, else how many misses its
-/// extra time implies.
-fn judge_pattern(p: &Pattern, time: Summary, always: f64, miss: Option<Miss>) -> PatternRow<'_> {
-    let vs_always = time.median / always;
-    let implied_miss = miss.map(|m| ((time.median - always) / m.ns).max(0.0));
+/// One pattern against always-true: predicted if within 1.3 x, unclear if dearer but with
+/// rounds overlapping always-true's, else how many misses its extra time implies.
+fn judge_pattern(
+    p: &Pattern,
+    time: Summary,
+    always: Option<Summary>,
+    miss: Option<Miss>,
+) -> PatternRow<'_> {
+    let base = always.map_or(f64::NAN, |a| a.median);
+    let vs_always = time.median / base;
+    let implied_miss = miss.map(|m| ((time.median - base) / m.ns).max(0.0));
     let note = if vs_always <= 1.3 {
         "predicted: as cheap as always-true".to_string()
+    } else if always.is_some_and(|a| time.min <= a.max) {
+        "unclear: rounds overlap".to_string()
     } else {
         match implied_miss {
             Some(s) => format!("missed: as if {:.0}% paid a miss", s * 100.0),

@@ -18,6 +18,10 @@ use measure::curve;
 /// The smallest ratio between neighbouring sizes that counts as a rise.
 pub const MIN_RATIO: f64 = 1.3;
 
+/// How far the largest stable size must read above the first for the curve to have a top
+/// level at all.
+pub const TOP_RISE: f64 = 3.0;
+
 /// One point of a curve.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
@@ -92,7 +96,7 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
 pub fn top_level_from(points: &[Point], within: f64) -> Option<u64> {
     let stable: Vec<&Point> = points.iter().filter(|p| p.stable).collect();
     let (first, last) = (stable.first()?, stable.last()?);
-    if stable.len() < 2 || last.ns < 3.0 * first.ns {
+    if stable.len() < 2 || last.ns < TOP_RISE * first.ns {
         return None;
     }
     let floor = last.ns / within;

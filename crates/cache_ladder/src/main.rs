@@ -295,11 +295,11 @@ fn read_out(
                         last.pointer.ns.median - h.ns.median,
                         (r - 1.0) * 100.0
                     )
-                } else if r < 0.9 {
+                } else if r < 0.9 && last.pointer.ns.max < h.ns.min {
                     "huge pages were slower here, which the run cannot explain; rerun before \
                      reading it."
                         .into()
-                } else if r > 1.1 {
+                } else if !(0.9..=1.1).contains(&r) {
                     "no clear difference in this run (the rounds overlap).".into()
                 } else {
                     "no clear difference in this run (the gap is under 10%).".into()

@@ -313,8 +313,9 @@ pub fn boundaries(
             bytes(k * 1024)
         ),
         None => println!(
-            "    top     : none (the curve never rises to 3x its first stable point, or too few \
-             stable points)"
+            "    top     : none (the curve never rises to {}x its first stable point, or too \
+             few stable points)",
+            knees::TOP_RISE
         ),
     }
     meta(
@@ -329,6 +330,8 @@ pub fn boundaries(
         );
     }
     let mut last_knee = None;
+    // The knees and unstable stretches in words as well, for the handout's generated summary.
+    let (mut knees_text, mut unstable_text) = (Vec::new(), Vec::new());
     for f in &found {
         match *f {
             Finding::Knee {
@@ -344,11 +347,16 @@ pub fn boundaries(
                     }
                     None => "no reported size to compare with".into(),
                 };
-                let text = format!(
-                    "{ratio:.2}x from {} to {}: a level ends between them; {verdict}",
+                let span = format!(
+                    "{ratio:.2}x from {} to {}",
                     bytes(from_kib * 1024),
                     bytes(to_kib * 1024)
                 );
+                let text = format!("{span}: a level ends between them; {verdict}");
+                knees_text.push(match near {
+                    Some((n, b, true)) => format!("{span}, agrees with {n} {}", bytes(b)),
+                    _ => span,
+                });
                 println!(
                     "{}",
                     wrap_to(&text, "    knee    : ", "              ", WIDTH)
@@ -379,6 +387,7 @@ pub fn boundaries(
                     "    unstable: {stretch} (spread up to {:.0}%): no boundary is claimed there",
                     spread * 100.0
                 );
+                unstable_text.push(stretch);
                 kb.row(vec![
                     series.name().into(),
                     "unstable".into(),
@@ -390,34 +399,6 @@ pub fn boundaries(
                     Value::Missing,
                 ]);
             }
-        }
-    }
-    // The knees and unstable stretches in words, for the handout's generated summary.
-    let (mut knees_text, mut unstable_text) = (Vec::new(), Vec::new());
-    for f in &found {
-        match *f {
-            Finding::Knee {
-                from_kib,
-                to_kib,
-                ratio,
-            } => {
-                let near = match knees::nearest_reported(from_kib, to_kib, reported) {
-                    Some((n, b, true)) => format!(", agrees with {n} {}", bytes(b)),
-                    _ => String::new(),
-                };
-                knees_text.push(format!(
-                    "{ratio:.2}x from {} to {}{near}",
-                    bytes(from_kib * 1024),
-                    bytes(to_kib * 1024)
-                ));
-            }
-            Finding::Unstable {
-                from_kib, to_kib, ..
-            } => unstable_text.push(if from_kib == to_kib {
-                bytes(from_kib * 1024)
-            } else {
-                format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
-            }),
         }
     }
     let or_none = |v: Vec<String>| {

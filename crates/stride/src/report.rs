@@ -301,25 +301,31 @@ pub fn stride_findings(
         .map(|(k, w)| (k, w[1].wrap.median / w[0].wrap.median))
         .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
     let (from, to) = (rows[k].stride, rows[k + 1].stride);
+    // A step to or from a point whose passes disagree may be time, not the stride: say so.
+    let step = if rows[k].agree && rows[k + 1].agree {
+        format!("{step:.2}x")
+    } else {
+        format!("{step:.2}x, a point marked !")
+    };
     let (the, the_cap) = ("the", "The");
     let largest_step = |the: &str| match line {
         Some(l) if to == l => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x): where \
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step}): where \
              every access starts needing a line of its own, the line shows in the time."
         ),
         Some(l) => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x), not at \
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step}), not at \
              the line size ({l} bytes): ask which of the machine's numbers {to} equals."
         ),
         None => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step:.2}x); the \
+            "{the} largest step between neighbours is from {from} to {to} bytes ({step}); the \
              line size is unknown."
         ),
     };
     meta(
         "verdict_largest_step",
         format!(
-            "from {from} to {to} bytes ({step:.2}x), {}",
+            "from {from} to {to} bytes ({step}), {}",
             match line {
                 Some(l) if to == l => "at the line size".to_string(),
                 Some(l) => format!("not at the line size ({l} bytes)"),

@@ -367,7 +367,7 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
             let shown: Vec<&str> = misled.iter().take(4).map(|m| m.1.as_str()).collect();
             lines.push(format!(
                 "a {} pass alone would have reported {} region(s) of padding as {NOTABLE_PCT:.0}% or \
-                 more off, which the other passes do not confirm: {}{}",
+                 more off, which not every other pass confirms: {}{}",
                 p.name,
                 misled.len(),
                 shown.join("; "),

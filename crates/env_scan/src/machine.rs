@@ -39,8 +39,8 @@ pub fn busy(exp: &Experiment, when: &str, window: Duration) -> Option<f64> {
 pub fn compare(before: Option<f64>, after: Option<f64>) -> String {
     match (before, after) {
         (Some(b), Some(a)) if b.max(a) > quiet::WARN_CORES => format!(
-            "Other processes kept {b:.2} cores busy before the scan and {a:.2} after it: their \
-             work is in these numbers."
+            "Other processes kept {b:.2} cores busy before the scan and {a:.2} after it; their \
+             average over the whole run is the \"other work\" line below."
         ),
         (Some(b), Some(a)) => format!(
             "Other processes were quiet at both ends of the scan ({b:.2} and {a:.2} cores); \

@@ -425,11 +425,21 @@ fn layout_verdict(teams: &[Measured], apart: usize, max_threads: usize) -> Vec<S
         )
     }];
     if one.split().is_some() {
-        say.push(
+        // Whether even the fastest one-line round lost against the slowest separate one.
+        let fastest_one = one.ns.iter().copied().fold(f64::INFINITY, f64::min);
+        let slowest_sep = sep.ns.iter().copied().fold(0.0, f64::max);
+        let presence = fastest_one / slowest_sep;
+        say.push(if presence > 1.0 + SAME_WITHIN {
             "Its one-line rounds fell into two groups (above): how large the factor is depends \
              on which group a run lands in; that there is one does not."
-                .into(),
-        );
+                .into()
+        } else {
+            format!(
+                "Its one-line rounds fell into two groups (above): how large the factor is \
+                 depends on which group a run lands in, and even whether there is one: the \
+                 fastest one-line round cost {presence:.2}x the slowest separate-line one."
+            )
+        });
     }
     say
 }
@@ -543,8 +553,8 @@ fn c2c_verdict(
             "a line took {} one way (median of the directions): more than a line needs \
              between two cores of one chip on current parts (under {FAR_ONE_WAY_NS:.0} ns), \
              although sysfs reports one package. The two vCPUs were likely placed on distant \
-             host cores for this run: the number is honest, but it is not this machine's \
-             core-to-core latency. Run again later to see the usual figure.",
+             host cores for this run: the number is honest for this placement, which another \
+             run need not get. Run again later and compare.",
             ns(sum.median)
         )
     } else {

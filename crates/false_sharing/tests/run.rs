@@ -2,7 +2,7 @@
 //! the timed loops in the built binary's machine code.
 
 #[cfg(target_arch = "x86_64")]
-use measure::asm::{self, AsmError};
+use measure::asm;
 use measure::data::DataFile;
 use measure::testing;
 #[cfg(target_arch = "x86_64")]
@@ -291,18 +291,6 @@ fn bad_input_is_one_line_and_exit_two() {
     }
 }
 
-/// The machine code of a `#[unsafe(no_mangle)]` function, read by `measure::asm`.
-#[cfg(target_arch = "x86_64")]
-fn function(sym: &str) -> asm::Function {
-    match asm::disassemble(Path::new(BIN), sym) {
-        Ok(f) => f,
-        Err(AsmError::ToolMissing(t)) => panic!(
-            "{t} is needed to check the shape of {sym}: install binutils (the check cannot be skipped)"
-        ),
-        Err(e) => panic!("{sym}: {e}"),
-    }
-}
-
 /// Whether an AT&T-syntax instruction's destination (its last operand) is in memory.
 #[cfg(target_arch = "x86_64")]
 fn writes_memory(i: &asm::Insn) -> bool {
@@ -315,7 +303,7 @@ fn writes_memory(i: &asm::Insn) -> bool {
 fn the_timed_loops_touch_memory_every_time() {
     // The volatile increment: a loop whose body writes the slot in memory (an `incq (%rdi)`
     // or a store `mov %reg,(%rdi)`), not one addition of the count.
-    let bump = function("false_sharing_bump");
+    let bump = testing::function(BIN, "false_sharing_bump");
     let loops = bump.loops();
     assert!(!loops.is_empty(), "no loop: {:#?}", bump.insns);
     assert!(
@@ -324,7 +312,7 @@ fn the_timed_loops_touch_memory_every_time() {
     );
     // The atomic increment: a locked read-modify-write inside a loop. The parsed instructions
     // drop prefixes, so the `lock` is read from the raw listing, at an address in the loop.
-    let atomic = function("false_sharing_atomic_bump");
+    let atomic = testing::function(BIN, "false_sharing_atomic_bump");
     let loops = atomic.loops();
     assert!(!loops.is_empty(), "no loop: {:#?}", atomic.insns);
     let listing = asm::listing(Path::new(BIN), "false_sharing_atomic_bump").expect("listing");

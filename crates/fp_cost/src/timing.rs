@@ -50,6 +50,10 @@ impl Denormals {
     pub fn apart(&self) -> bool {
         self.denormal_off.min > self.normal_off.max
     }
+    /// The same with flush-to-zero on; `None` where it was not measured.
+    pub fn apart_on(&self) -> Option<bool> {
+        Some(self.denormal_on?.min > self.normal_on?.max)
+    }
 }
 
 /// Times [`kernels::fp_dot4_f64`] over `a[] = 1.0` and `a[] = tiny`, each with the flush

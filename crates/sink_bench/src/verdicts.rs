@@ -183,6 +183,9 @@ pub fn one_shot(shot: f64, cold_fresh: &[f64], cf: &Summary, runs: usize) -> Str
     )
 }
 
+/// A cold pass more than this share above a warm one is said to cost more.
+const COLD_COSTS_MORE: f64 = 0.05;
+
 /// Part 3: what the cold pass costs over a warm one, and the page faults behind it.
 pub fn cold_cost(
     cold_over_warm: f64,
@@ -190,16 +193,21 @@ pub fn cold_cost(
     warm_fault_max: Option<u64>,
     pages: u64,
 ) -> String {
+    let warm_faults = match warm_fault_max {
+        Some(0) => "none".to_string(),
+        Some(w) => format!("at most {w}"),
+        None => "an unknown number".to_string(),
+    };
     match fault_med {
-        Some(f) if f > 0.0 => format!(
+        Some(f) if f > 0.0 && cold_over_warm > 1.0 + COLD_COSTS_MORE => format!(
             "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians) because its \
              page faults, {f:.0} for the {pages} pages of the array, land inside the timed region; \
-             the warm pass takes {}.",
-            match warm_fault_max {
-                Some(0) => "none".to_string(),
-                Some(w) => format!("at most {w}"),
-                None => "an unknown number".to_string(),
-            }
+             the warm pass takes {warm_faults}."
+        ),
+        Some(f) if f > 0.0 => format!(
+            "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians): its page \
+             faults, {f:.0} for the {pages} pages of the array (the warm pass takes \
+             {warm_faults}), land inside the timed region but did not show in this run's time."
         ),
         Some(_) => format!(
             "The cold pass costs {cold_over_warm:.2} times a warm one (fresh medians), yet \
@@ -244,6 +252,15 @@ mod tests {
         let s = pair_shares(&steady, &steady, 3);
         assert!(s.starts_with("No pair"), "{s}");
         assert!(s.contains("agree within 0.0 %"), "{s}");
+    }
+
+    #[test]
+    fn the_faults_are_named_the_cause_only_when_the_cold_pass_costs_more() {
+        let dear = cold_cost(1.8, Some(1024.0), Some(0), 1024);
+        assert!(dear.contains("because its page faults"), "{dear}");
+        let cheap = cold_cost(1.01, Some(1024.0), Some(0), 1024);
+        assert!(!cheap.contains("because"), "{cheap}");
+        assert!(cheap.contains("did not show"), "{cheap}");
     }
 
     #[test]

@@ -123,9 +123,14 @@ fn quick_run_piped_parses_every_block() {
         med("discarded_ns"),
         med("sink_ns")
     );
-    // The two ways of consuming the sum run the same loop: within a factor of 1.5.
-    let r = med("checksum_ns") / med("sink_ns");
-    assert!((1.0 / 1.5..1.5).contains(&r), "(c)/(b) = {r}");
+    // The checksum variant kept the loop too. (That (b) and (c) run the same loop is checked
+    // in the code, by the shape test below; their ratio is the run's noise, not asserted.)
+    assert!(
+        med("discarded_ns") * 100.0 < med("checksum_ns"),
+        "the checksum kept the loop: {} ns against {} ns",
+        med("discarded_ns"),
+        med("checksum_ns")
+    );
 
     // Parts 2 and 3: ten passes in one process, ten fresh processes, one cold shot, and the
     // discarded first execution.

@@ -132,6 +132,7 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
     let held: usize = rows.iter().map(|t| t.off_core).sum();
+    let disturbed = |n: usize| rows.iter().any(|t| t.threads == n && t.off_core > 0);
     let mut text = if held > 0 {
         format!(
             "! In {held} round(s) a worker had under {:.0}% of its time on its core (other work): \
@@ -153,6 +154,14 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
                 gbs(t / n as f64),
                 gbs(o),
                 match stop {
+                    // A step whose rows had a worker held off its core may have lost its gain
+                    // to the other work: no cause is read from it.
+                    Some(w) if disturbed(w[0].0) || disturbed(w[1].0) => format!(
+                        "Going from {} to {} thread(s) added under half the ideal gain, but \
+                         workers were held off their cores in those rows: this run cannot tell \
+                         whether the memory system or the other work set the limit.",
+                        w[0].0, w[1].0
+                    ),
                     Some(w) => format!(
                         "Scaling stops at {} thread(s): going to {} added under half the ideal \
                          gain; the memory system, not the cores, sets the limit.",

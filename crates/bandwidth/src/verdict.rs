@@ -160,7 +160,7 @@ pub fn print(
                 "L1 against the core's limit",
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, above the {} \
-                 B/cycle a {} core can load. That cannot be: the clock estimate ({:.2} GHz) is low \
+                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
                  (other work on this core while it was measured?) or the table does not fit this \
                  CPU. No verdict; the GB/s stand.",
                     l.load_bytes(),
@@ -179,8 +179,8 @@ pub fn print(
                 "L1 against the core's limit (section 1)",
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, \
-                 {:.1}% of {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). Reading within \
-                 {:.0}% of the limit: {}.",
+                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
+                 Reading within {:.0}% of the limit: {}.",
                     pr * 100.0,
                     l.load_bytes(),
                     per_cycle(l.loads, "load"),

@@ -14,6 +14,8 @@ use measure::run::Experiment;
 pub struct Seen {
     /// One thread's and all threads' (count, total) read bandwidth at the largest set.
     pub threads: Option<(f64, (usize, f64))>,
+    /// Rounds of section 5 in which a worker was held off its core.
+    pub threads_held: usize,
     /// Streaming write over ordinary write at the largest set.
     pub stream_gain: Option<f64>,
     /// Idle ns and loaded ns (from the rounds that count), and loaded/idle when supported.
@@ -223,10 +225,19 @@ pub fn print(
                 "All cores",
                 &format!(
                     "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
-                 GB/s.",
+                 GB/s.{}",
                     gbs(all),
                     all / one,
-                    gbs(one)
+                    gbs(one),
+                    if seen.threads_held > 0 {
+                        format!(
+                            " In {} round(s) a worker was held off its core (section 5): \
+                             other work is in this ratio.",
+                            seen.threads_held
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             );
             exp.key_figure("all_cores_read_gbs", all, "GB/s");

@@ -574,9 +574,11 @@ pub fn loaded(
             } else {
                 " (the rounds overlap)"
             },
-            if r > 1.1 {
+            if r > 1.1 && l.min > i.max {
                 "a latency-bound program slows down when a neighbour streams, though it shares no \
                  data with it: the requests queue in the same memory system."
+            } else if r > 1.1 {
+                "slower in the median, but this run does not separate the load from other work."
             } else {
                 "in this run the streaming neighbours did not delay the chase measurably."
             }

@@ -274,6 +274,7 @@ fn main() {
     exp.section("7. verdicts (the explicit kernels; B/cyc: bytes per core cycle)");
     let seen = verdict::Seen {
         threads: one.zip(all),
+        threads_held: trows.iter().map(|t| t.off_core).sum(),
         stream_gain: nt_gain,
         loaded: loaded.map(|v| {
             (

@@ -129,9 +129,17 @@ pub fn boundaries(
 /// Section 5: rounds disturbed by other work, the share per thread, where scaling stops.
 /// `totals`: each measured row's (threads, median total GB/s), in thread order.
 pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
+    let text = scaling(rows, totals);
+    conclude(&text);
+    meta("verdict_scaling", &text);
+}
+
+/// The text of [`threads`].
+fn scaling(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
     let held: usize = rows.iter().map(|t| t.off_core).sum();
+    let disturbed = |n: usize| rows.iter().any(|t| t.threads == n && t.off_core > 0);
     let mut text = if held > 0 {
         format!(
             "! In {held} round(s) a worker had under {:.0}% of its time on its core (other work): \
@@ -153,6 +161,14 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
                 gbs(t / n as f64),
                 gbs(o),
                 match stop {
+                    // A step whose rows had a worker held off its core may have lost its gain
+                    // to the other work: no cause is read from it.
+                    Some(w) if disturbed(w[0].0) || disturbed(w[1].0) => format!(
+                        "Going from {} to {} thread(s) added under half the ideal gain, but \
+                         workers were held off their cores in those rows: this run cannot tell \
+                         whether the memory system or the other work set the limit.",
+                        w[0].0, w[1].0
+                    ),
                     Some(w) => format!(
                         "Scaling stops at {} thread(s): going to {} added under half the ideal \
                          gain; the memory system, not the cores, sets the limit.",
@@ -167,6 +183,38 @@ pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
         }
         _ => text.push_str("Only one core may be used, so this run says nothing about scaling."),
     }
-    conclude(&text);
-    meta("verdict_scaling", &text);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(threads: usize, off_core: usize) -> ThreadRow {
+        ThreadRow {
+            threads,
+            cores: (0..threads).collect(),
+            total: vec![1.0],
+            verified: true,
+            off_core,
+        }
+    }
+
+    #[test]
+    fn scaling_stops_only_where_the_rows_kept_their_cores() {
+        let totals = [(1, 20.0), (2, 21.0)];
+        let quiet = scaling(&[row(1, 0), row(2, 0)], &totals);
+        assert!(quiet.contains("Scaling stops at 1 thread(s)"), "{quiet}");
+        let held = scaling(&[row(1, 0), row(2, 1)], &totals);
+        assert!(held.starts_with("! In 1 round(s)"), "{held}");
+        assert!(
+            held.contains("cannot tell") && !held.contains("Scaling stops"),
+            "{held}"
+        );
+        let scaled = scaling(&[row(1, 0), row(2, 0)], &[(1, 20.0), (2, 39.0)]);
+        assert!(
+            scaled.contains("Every step added at least half"),
+            "{scaled}"
+        );
+    }
 }

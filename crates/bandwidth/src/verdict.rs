@@ -14,6 +14,8 @@ use measure::run::Experiment;
 pub struct Seen {
     /// One thread's and all threads' (count, total) read bandwidth at the largest set.
     pub threads: Option<(f64, (usize, f64))>,
+    /// Rounds of section 5 in which a worker was held off its core.
+    pub threads_held: usize,
     /// Streaming write over ordinary write at the largest set.
     pub stream_gain: Option<f64>,
     /// Idle ns and loaded ns (from the rounds that count), and loaded/idle when supported.
@@ -160,7 +162,7 @@ pub fn print(
                 "L1 against the core's limit",
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, above the {} \
-                 B/cycle a {} core can load. That cannot be: the clock estimate ({:.2} GHz) is low \
+                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
                  (other work on this core while it was measured?) or the table does not fit this \
                  CPU. No verdict; the GB/s stand.",
                     l.load_bytes(),
@@ -179,8 +181,8 @@ pub fn print(
                 "L1 against the core's limit (section 1)",
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, \
-                 {:.1}% of {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). Reading within \
-                 {:.0}% of the limit: {}.",
+                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
+                 Reading within {:.0}% of the limit: {}.",
                     pr * 100.0,
                     l.load_bytes(),
                     per_cycle(l.loads, "load"),
@@ -223,10 +225,19 @@ pub fn print(
                 "All cores",
                 &format!(
                     "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
-                 GB/s.",
+                 GB/s.{}",
                     gbs(all),
                     all / one,
-                    gbs(one)
+                    gbs(one),
+                    if seen.threads_held > 0 {
+                        format!(
+                            " In {} round(s) a worker was held off its core (section 5): \
+                             other work is in this ratio.",
+                            seen.threads_held
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             );
             exp.key_figure("all_cores_read_gbs", all, "GB/s");

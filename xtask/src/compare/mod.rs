@@ -250,15 +250,7 @@ pub fn command(o: &crate::flags::Compare) -> crate::error::Result<()> {
 
 /// A number with four significant digits for tables ("23.42", "0.01234", "6702").
 pub fn sig4(x: f64) -> String {
-    if !x.is_finite() {
-        return "NA".into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let mag = x.abs().log10().floor() as i32;
-    let decimals = (3 - mag).clamp(0, 12) as usize;
-    format!("{x:.decimals$}")
+    measure::fmt::sig(x, 4)
 }
 
 #[cfg(test)]

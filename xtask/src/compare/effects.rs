@@ -40,6 +40,13 @@ impl Cell {
     }
 }
 
+/// How many cells show the effect, and how many have the numbers to say (yes or no).
+pub fn tally(cells: &[Cell]) -> (usize, usize) {
+    let yes = cells.iter().filter(|c| c.shows() == Some(true)).count();
+    let with = cells.iter().filter(|c| c.shows().is_some()).count();
+    (yes, with)
+}
+
 /// An effect: its name, how it is computed (one sentence), and the threshold for "yes".
 pub struct Effect {
     pub name: &'static str,

@@ -124,8 +124,7 @@ fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
     let e = EFFECTS.iter().find(|e| e.name == name)?;
     let cells: Vec<effects::Cell> = ms.iter().map(e.cell).collect();
     if ms.len() > MANY {
-        let shows = cells.iter().filter(|c| c.shows() == Some(true)).count();
-        let measured = cells.iter().filter(|c| c.shows().is_some()).count();
+        let (shows, measured) = effects::tally(&cells);
         Some(format!(
             "{name}: {shows} of {measured} machines with the numbers show it; the baseline {}: {}.",
             ms[base].label,

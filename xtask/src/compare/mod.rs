@@ -201,8 +201,7 @@ fn report(
         lines.push("Effects (how many machines with the numbers show each):".into());
         for e in effects::EFFECTS {
             let cells: Vec<effects::Cell> = ms.iter().map(|m| (e.cell)(m)).collect();
-            let yes = cells.iter().filter(|c| c.shows() == Some(true)).count();
-            let with = cells.iter().filter(|c| c.shows().is_some()).count();
+            let (yes, with) = effects::tally(&cells);
             let text = if with > 0 {
                 format!(
                     "{}: {yes} of {with}; {}: {}",

@@ -94,6 +94,23 @@ fn fake_bins(dir: &Path, failing: &[&str]) -> PathBuf {
     bins
 }
 
+/// `run-all --quick --only <only> --label lab --out <dir>` with the stand-in binaries `bins`.
+fn quick_run(dir: &Path, only: &str, bins: &Path) -> Output {
+    xtask(
+        &[
+            "run-all",
+            "--quick",
+            "--only",
+            only,
+            "--label",
+            "lab",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &[("MM_XTASK_BINS", bins)],
+    )
+}
+
 /// A copy of the reference run (the raw outputs and figures) as `<dir>/lab`.
 fn copy_reference(dir: &Path) -> PathBuf {
     let lab = dir.join("lab");
@@ -211,19 +228,7 @@ fn only_rerun_keeps_foreign_files_and_completes_the_summary() {
     fs::create_dir_all(lab.join("extra")).unwrap();
     fs::write(lab.join("extra/x.txt"), "x").unwrap();
     let bins = fake_bins(&d, &[]);
-    let o = xtask(
-        &[
-            "run-all",
-            "--quick",
-            "--only",
-            "stride",
-            "--label",
-            "lab",
-            "--out",
-            d.to_str().unwrap(),
-        ],
-        &[("MM_XTASK_BINS", &bins)],
-    );
+    let o = quick_run(&d, "stride", &bins);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(
         fs::read_to_string(lab.join("notes.md")).unwrap(),
@@ -263,19 +268,7 @@ fn a_crashing_rerun_keeps_the_previous_output_and_figures() {
     let lab = copy_reference(&d);
     let before = snapshot(&lab);
     let bins = fake_bins(&d, &["stride"]);
-    let o = xtask(
-        &[
-            "run-all",
-            "--quick",
-            "--only",
-            "stride",
-            "--label",
-            "lab",
-            "--out",
-            d.to_str().unwrap(),
-        ],
-        &[("MM_XTASK_BINS", &bins)],
-    );
+    let o = quick_run(&d, "stride", &bins);
     assert_eq!(
         o.status.code(),
         Some(1),
@@ -309,19 +302,7 @@ fn stale_temporary_folders_are_cleaned() {
     let d = scratch("stale");
     fs::create_dir_all(d.join(".tmp-lab-999999999/junk")).unwrap();
     let bins = fake_bins(&d, &[]);
-    let o = xtask(
-        &[
-            "run-all",
-            "--quick",
-            "--only",
-            "clock_probe",
-            "--label",
-            "lab",
-            "--out",
-            d.to_str().unwrap(),
-        ],
-        &[("MM_XTASK_BINS", &bins)],
-    );
+    let o = quick_run(&d, "clock_probe", &bins);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!d.join(".tmp-lab-999999999").exists());
 }

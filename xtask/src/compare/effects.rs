@@ -8,6 +8,7 @@ use super::keyfig;
 use super::load::Machine;
 use measure::schema;
 use measure::schema::cache_ladder as cl;
+use measure::stats::median;
 
 /// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +38,13 @@ impl Cell {
             Cell::NotMeasured(_) => None,
         }
     }
+}
+
+/// How many cells show the effect, and how many have the numbers to say (yes or no).
+pub fn tally(cells: &[Cell]) -> (usize, usize) {
+    let yes = cells.iter().filter(|c| c.shows() == Some(true)).count();
+    let with = cells.iter().filter(|c| c.shows().is_some()).count();
+    (yes, with)
 }
 
 /// An effect: its name, how it is computed (one sentence), and the threshold for "yes".
@@ -109,23 +117,7 @@ pub const EFFECTS: &[Effect] = &[
 /// At most three significant digits, trailing zeros dropped: "154", "61.5", "1.38", "0.986",
 /// "2.3", "64".
 pub fn sig3(x: f64) -> String {
-    if !x.is_finite() {
-        return "NA".into();
-    }
-    let a = x.abs();
-    let s = if a >= 100.0 {
-        format!("{x:.0}")
-    } else if a >= 10.0 {
-        format!("{x:.1}")
-    } else if a >= 1.0 {
-        format!("{x:.2}")
-    } else if a == 0.0 {
-        "0".into()
-    } else {
-        let d = (2 - a.log10().floor() as i32).clamp(0, 12) as usize;
-        format!("{x:.d$}")
-    };
-    trim(s)
+    trim(measure::fmt::sig(x, 3))
 }
 
 /// "2.30" -> "2.3", "64.0" -> "64".
@@ -326,19 +318,6 @@ fn mispredict(m: &Machine) -> Cell {
     }
 }
 
-fn median(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
 fn false_sharing(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
@@ -355,9 +334,9 @@ fn false_sharing(m: &Machine) -> Cell {
     let Some(line) = m.facts.line_bytes else {
         return nm("line size unknown");
     };
-    let mut same: Vec<f64> = pts.iter().filter(|p| p.0 < line).map(|p| p.1).collect();
-    let mut apart: Vec<f64> = pts.iter().filter(|p| p.0 >= line).map(|p| p.1).collect();
-    match (median(&mut same), median(&mut apart)) {
+    let same: Vec<f64> = pts.iter().filter(|p| p.0 < line).map(|p| p.1).collect();
+    let apart: Vec<f64> = pts.iter().filter(|p| p.0 >= line).map(|p| p.1).collect();
+    match (median(&same), median(&apart)) {
         (Some(s), Some(a)) if a > 0.0 => {
             let r = s / a;
             let basis = if col == "vs_split_median" {

@@ -122,22 +122,20 @@ fn median_line(ms: &[Machine], series: &[Series]) -> Vec<(f64, f64)> {
 
 fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
     let e = EFFECTS.iter().find(|e| e.name == name)?;
+    let cells: Vec<effects::Cell> = ms.iter().map(e.cell).collect();
     if ms.len() > MANY {
-        let shows = ms
-            .iter()
-            .filter(|m| (e.cell)(m).shows() == Some(true))
-            .count();
-        let measured = ms.iter().filter(|m| (e.cell)(m).shows().is_some()).count();
+        let (shows, measured) = effects::tally(&cells);
         Some(format!(
             "{name}: {shows} of {measured} machines with the numbers show it; the baseline {}: {}.",
             ms[base].label,
-            (e.cell)(&ms[base]).render()
+            cells[base].render()
         ))
     } else {
+        // Every cell with a number (a yes/no or a value); "not measured" ones are left out.
         let parts: Vec<String> = ms
             .iter()
-            .map(|m| (m, (e.cell)(m)))
-            .filter(|(_, c)| c.shows().is_some() || matches!(c, effects::Cell::Shown { .. }))
+            .zip(&cells)
+            .filter(|(_, c)| matches!(c, effects::Cell::Shown { .. }))
             .map(|(m, c)| format!("{} {}", m.label, c.render()))
             .collect();
         (!parts.is_empty()).then(|| format!("{name}: {}.", parts.join("; ")))

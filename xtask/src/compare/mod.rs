@@ -201,8 +201,7 @@ fn report(
         lines.push("Effects (how many machines with the numbers show each):".into());
         for e in effects::EFFECTS {
             let cells: Vec<effects::Cell> = ms.iter().map(|m| (e.cell)(m)).collect();
-            let yes = cells.iter().filter(|c| c.shows() == Some(true)).count();
-            let with = cells.iter().filter(|c| c.shows().is_some()).count();
+            let (yes, with) = effects::tally(&cells);
             let text = if with > 0 {
                 format!(
                     "{}: {yes} of {with}; {}: {}",
@@ -250,15 +249,7 @@ pub fn command(o: &crate::flags::Compare) -> crate::error::Result<()> {
 
 /// A number with four significant digits for tables ("23.42", "0.01234", "6702").
 pub fn sig4(x: f64) -> String {
-    if !x.is_finite() {
-        return "NA".into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let mag = x.abs().log10().floor() as i32;
-    let decimals = (3 - mag).clamp(0, 12) as usize;
-    format!("{x:.decimals$}")
+    measure::fmt::sig(x, 4)
 }
 
 #[cfg(test)]

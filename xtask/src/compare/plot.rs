@@ -395,13 +395,6 @@ fn frame_exact(axis: &Axis, ts: &[f64]) -> Frame {
     }
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// Text shortened to `max` characters with an ellipsis.
 pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -410,25 +403,6 @@ pub fn clip(s: &str, max: usize) -> String {
         let t: String = s.chars().take(max.saturating_sub(1)).collect();
         format!("{t}…")
     }
-}
-
-/// Wraps text at word boundaries to lines of at most `width` characters.
-fn wrap(s: &str, width: usize) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for w in s.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
-            out.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(w);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 impl Chart {
@@ -509,7 +483,11 @@ impl Chart {
         } else {
             rows.len() as f64 * 20.0
         };
-        let mut notes: Vec<String> = self.notes.iter().flat_map(|n| wrap(n, 118)).collect();
+        let mut notes: Vec<String> = self
+            .notes
+            .iter()
+            .flat_map(|n| super::wrap(n, 118, "", ""))
+            .collect();
         if dropped > 0 {
             notes.push(format!(
                 "{dropped} value(s) not drawn: zero, negative or not finite on a log axis."
@@ -531,14 +509,14 @@ impl Chart {
             s,
             r#"<text x="{}" y="24" font-size="17" font-weight="bold" text-anchor="middle">{}</text>"#,
             W / 2.0,
-            esc(&self.title)
+            super::html::escape(&self.title)
         );
         if !self.subtitle.is_empty() {
             let _ = writeln!(
                 s,
                 r##"<text x="{}" y="44" font-size="13" fill="#444444" text-anchor="middle">{}</text>"##,
                 W / 2.0,
-                esc(&self.subtitle)
+                super::html::escape(&self.subtitle)
             );
         }
         // Grid and ticks.
@@ -568,7 +546,7 @@ impl Chart {
                     s,
                     r#"<text x="{x:.1}" y="{:.1}" font-size="13" text-anchor="middle">{}</text>"#,
                     bottom + 20.0,
-                    esc(l)
+                    super::html::escape(l)
                 );
             }
         }
@@ -600,7 +578,7 @@ impl Chart {
                     r#"<text x="{:.1}" y="{:.1}" font-size="13" text-anchor="end">{}</text>"#,
                     left - 8.0,
                     y + 4.5,
-                    esc(l)
+                    super::html::escape(l)
                 );
             }
         }
@@ -614,14 +592,14 @@ impl Chart {
             r#"<text x="{:.1}" y="{:.1}" font-size="14" text-anchor="middle">{}</text>"#,
             left + pw / 2.0,
             bottom + 42.0,
-            esc(&self.x.title)
+            super::html::escape(&self.x.title)
         );
         let _ = writeln!(
             s,
             r#"<text x="18" y="{:.1}" font-size="14" text-anchor="middle" transform="rotate(-90 18 {:.1})">{}</text>"#,
             TOP + ph / 2.0,
             TOP + ph / 2.0,
-            esc(&self.y.title)
+            super::html::escape(&self.y.title)
         );
         // Verticals, then whiskers, then lines in the order given (the last on top).
         for v in &self.verticals {
@@ -719,7 +697,7 @@ impl Chart {
                     r#"<text x="{:.1}" y="{:.1}" font-size="13">{}</text>"#,
                     x + 38.0,
                     y + 4.5,
-                    esc(&e.label)
+                    super::html::escape(&e.label)
                 );
             }
         }
@@ -728,7 +706,7 @@ impl Chart {
                 s,
                 r##"<text x="{left:.1}" y="{:.1}" font-size="13" fill="#333333">{}</text>"##,
                 notes_top + 12.0 + i as f64 * 17.0,
-                esc(n)
+                super::html::escape(n)
             );
         }
         s.push_str("</svg>\n");

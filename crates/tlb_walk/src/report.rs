@@ -265,11 +265,11 @@ pub fn huge(
                 1.0 / r
             ),
             walk::Verdict::NoDifference(r) => format!(
-                "no clear difference in this run ({r:.2}x: {}), with both backings verified",
+                "no clear difference in this run ({r:.3}x: {}), with both backings verified",
                 if r >= WIN_RATIO || r <= 1.0 / WIN_RATIO {
-                    "the rounds overlap"
+                    "the rounds overlap".to_string()
                 } else {
-                    "closer than the 1.15x a difference needs"
+                    format!("closer than the {WIN_RATIO}x a difference needs")
                 }
             ),
             walk::Verdict::SameBacking => "both regions were backed alike, so similar times are \

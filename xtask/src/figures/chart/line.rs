@@ -462,8 +462,24 @@ impl LineChart {
                 x - 16.0,
                 mid + h / 2.0,
             );
-            let chosen = place(&[right_box, left_box], &inner, &geom.points, &c.geom.boxes);
-            let side = if chosen == right_box { 1.0 } else { -1.0 };
+            // Beside the bracket first; where both sides would cover points (a bracket inside a
+            // dense band of points), just above or below the band instead.
+            let above = |r: Rect| Rect::new(r.x0, top - 4.0 - h, r.x1, top - 4.0);
+            let below = |r: Rect| Rect::new(r.x0, bottom + 4.0, r.x1, bottom + 4.0 + h);
+            let chosen = place(
+                &[
+                    right_box,
+                    left_box,
+                    above(right_box),
+                    above(left_box),
+                    below(right_box),
+                    below(left_box),
+                ],
+                &inner,
+                &geom.points,
+                &c.geom.boxes,
+            );
+            let side = if chosen.x0 >= x { 1.0 } else { -1.0 };
             let bx = x + side * 9.0;
             c.line(
                 &[

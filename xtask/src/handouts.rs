@@ -181,11 +181,10 @@ fn value(placeholder: &str, run: &DataFile) -> std::result::Result<String, Strin
             let v = k
                 .value
                 .ok_or_else(|| format!("{{{{{placeholder}}}}}: not measured in the saved run"))?;
-            let n = fmt::sig(v, 3);
             Ok(if kind == "kf" {
-                key::with_unit(&n, &k.unit)
+                k.show(3)
             } else {
-                n
+                fmt::sig(v, 3)
             })
         }
         "meta" => run.meta(arg).map(str::to_string).ok_or_else(missing),

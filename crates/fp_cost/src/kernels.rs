@@ -2,7 +2,7 @@
 //! and its tests can read the built code back and check its shape (vectorised or scalar, one
 //! operation per step).
 
-use measure::keep::{opaque_f32, opaque_f64, opaque_i64};
+use measure::keep::{opaque_f32, opaque_f64};
 use std::iter::Sum;
 use std::ops::{Add, Mul};
 
@@ -74,7 +74,7 @@ pub fn fp_dot_four_f32(a: &[f32], b: &[f32], reps: usize) -> f32 {
 }
 
 /// The operations of the appendix's per-element table, in its order (`op` of
-/// [`fp_per_element`]).
+/// [`crate::switch::fp_per_element`]).
 pub const PER_ELEMENT: [(&str, &str); 5] = [
     ("multiply", "a*b"),
     ("add", "a+b"),
@@ -83,127 +83,8 @@ pub const PER_ELEMENT: [(&str, &str); 5] = [
     ("sin", "sin(a)"),
 ];
 
-/// The appendix's per-element loop: over `a` and `b`, four elements per step into four
-/// accumulators, with the operation chosen *inside* the loop, as the C program's `switch (k)`
-/// chooses it; `op` indexes [`PER_ELEMENT`]. `op` passes through an opaque register barrier
-/// on every step, so the compiler cannot take the choice out of the loop and make five
-/// loops of it (GCC at `-O2` does not either), and the choice is the tree of comparisons GCC
-/// makes of the switch, not a jump table. Every operation is one scalar instruction
-/// ([`scalar`]) and every accumulator passes through a barrier, so the code stays scalar
-/// as GCC's is: one operation per element, plus the loop's own work.
-#[inline(never)]
-#[unsafe(no_mangle)]
-pub fn fp_per_element(a: &[f64], b: &[f64], reps: usize, op: usize) -> f64 {
-    let (mut s0, mut s1, mut s2, mut s3) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    let op = op as i64;
-    for _ in 0..reps {
-        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact(4)) {
-            // The choice as GCC compiles the C program's switch: a tree of comparisons
-            // (is it 2? below? 0 or 1? 3?), each on an opaque copy of `op`, so the compiler
-            // keeps the tree instead of turning it into a jump table.
-            let k = opaque_i64(op);
-            let (p0, p1, p2, p3) = if k == 2 {
-                (
-                    scalar::div(x[0], y[0]),
-                    scalar::div(x[1], y[1]),
-                    scalar::div(x[2], y[2]),
-                    scalar::div(x[3], y[3]),
-                )
-            } else if k < 2 {
-                if opaque_i64(k) != 0 {
-                    (
-                        scalar::add(x[0], y[0]),
-                        scalar::add(x[1], y[1]),
-                        scalar::add(x[2], y[2]),
-                        scalar::add(x[3], y[3]),
-                    )
-                } else {
-                    (
-                        scalar::mul(x[0], y[0]),
-                        scalar::mul(x[1], y[1]),
-                        scalar::mul(x[2], y[2]),
-                        scalar::mul(x[3], y[3]),
-                    )
-                }
-            } else if opaque_i64(k) == 3 {
-                (
-                    scalar::sqrt(x[0]),
-                    scalar::sqrt(x[1]),
-                    scalar::sqrt(x[2]),
-                    scalar::sqrt(x[3]),
-                )
-            } else {
-                (x[0].sin(), x[1].sin(), x[2].sin(), x[3].sin())
-            };
-            s0 = opaque_f64(s0 + p0);
-            s1 = opaque_f64(s1 + p1);
-            s2 = opaque_f64(s2 + p2);
-            s3 = opaque_f64(s3 + p3);
-        }
-    }
-    (s0 + s1) + (s2 + s3)
-}
-
-/// One scalar floating-point instruction each, written out (`mulsd`, `addsd`, `divsd`,
-/// `sqrtsd` on x86-64; `fmul`, `fadd`, `fdiv`, `fsqrt` on AArch64). The compiler packs four
-/// independent operations of one kind into two vector instructions even through register
-/// barriers, which would halve the appendix's divide; an `asm!` block it cannot pack.
-/// Elsewhere, plain Rust.
-pub mod scalar {
-    macro_rules! op2 {
-        ($name:ident, $x86:literal, $arm:literal, $e:expr) => {
-            #[inline(always)]
-            #[allow(unused_mut)]
-            pub fn $name(mut x: f64, y: f64) -> f64 {
-                #[cfg(target_arch = "x86_64")]
-                // SAFETY: one register-only SSE2 instruction (SSE2 is baseline on x86-64).
-                unsafe {
-                    std::arch::asm!(concat!($x86, " {x}, {y}"), x = inout(xmm_reg) x,
-                        y = in(xmm_reg) y, options(pure, nomem, nostack, preserves_flags));
-                }
-                #[cfg(target_arch = "aarch64")]
-                // SAFETY: one register-only floating-point instruction.
-                unsafe {
-                    std::arch::asm!(concat!($arm, " {x:d}, {x:d}, {y:d}"), x = inout(vreg) x,
-                        y = in(vreg) y, options(pure, nomem, nostack, preserves_flags));
-                }
-                #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-                {
-                    x = $e(x, y);
-                }
-                x
-            }
-        };
-    }
-    op2!(mul, "mulsd", "fmul", |x: f64, y: f64| x * y);
-    op2!(add, "addsd", "fadd", |x: f64, y: f64| x + y);
-    op2!(div, "divsd", "fdiv", |x: f64, y: f64| x / y);
-
-    /// `sqrtsd` / `fsqrt`: the square root, one scalar instruction.
-    #[inline(always)]
-    #[allow(unused_mut)]
-    pub fn sqrt(mut x: f64) -> f64 {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: one register-only SSE2 instruction.
-        unsafe {
-            std::arch::asm!("sqrtsd {x}, {x}", x = inout(xmm_reg) x,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        #[cfg(target_arch = "aarch64")]
-        // SAFETY: one register-only floating-point instruction.
-        unsafe {
-            std::arch::asm!("fsqrt {x:d}, {x:d}", x = inout(vreg) x,
-                options(pure, nomem, nostack, preserves_flags));
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        {
-            x = x.sqrt();
-        }
-        x
-    }
-}
-
-/// What [`fp_per_element`] must return: the same sums in the same order, written plainly.
+/// What [`crate::switch::fp_per_element`] must return: the same sums in the same order,
+/// written plainly.
 pub fn per_element_expected(a: &[f64], b: &[f64], reps: usize, op: usize) -> f64 {
     let f = |x: f64, y: f64| match op {
         0 => x * y,
@@ -484,25 +365,5 @@ mod tests {
         ] {
             assert!((f64::from(got) - exact).abs() < 1e-3, "{got} vs {exact}");
         }
-    }
-
-    #[test]
-    fn the_per_element_loop_does_each_operation_once_per_element() {
-        let a: Vec<f64> = (0..64).map(|i| 1.0 + i as f64 / 64.0).collect();
-        let b = vec![2.0; 64];
-        let plain: [f64; 5] = [
-            a.iter().map(|x| x * 2.0).sum(),
-            a.iter().map(|x| x + 2.0).sum(),
-            a.iter().map(|x| x / 2.0).sum(),
-            a.iter().map(|x| x.sqrt()).sum(),
-            a.iter().map(|x| x.sin()).sum(),
-        ];
-        for (op, want) in plain.iter().enumerate() {
-            let got = fp_per_element(&a, &b, 3, op);
-            assert_eq!(got.to_bits(), per_element_expected(&a, &b, 3, op).to_bits());
-            assert!((got - 3.0 * want).abs() < 1e-9 * want.abs(), "op {op}");
-        }
-        assert_eq!(scalar::sqrt(2.25), 1.5);
-        assert_eq!(scalar::div(1.0, 4.0), 0.25);
     }
 }

@@ -12,20 +12,22 @@
 //! 2. float against double: with four scalar accumulators (the appendix's loop), with one
 //!    (strict order), and with the reordering granted as lanes the compiler vectorises;
 //! 3. what each operation costs: first the appendix's own table (one operation per element,
-//!    the operation chosen inside the loop, a multiply = 1.0x), then each operation in its
-//!    own loop as latency (one chain) and throughput (independent chains), in ns and cycles;
+//!    the operation chosen inside the loop, in GCC's code for it, a multiply = 1.0x), the same
+//!    code with the multiply's block at other addresses, then each operation in its own loop
+//!    as latency (one chain) and throughput (independent chains), in ns and cycles;
 //! 4. the appendix's failed first try, on purpose: the per-element table again on arrays far
 //!    beyond the last-level cache, where memory, not arithmetic, sets the pace.
 //!
 //! Where to start reading: `main` below, top to bottom, with what each section's numbers say.
-//! The timed loops are in [`kernels`] (each under a fixed symbol, its shape read back from
-//! this binary by [`shape`]), their interleaved rounds in [`timing`], the tables and `#DATA`
+//! The timed loops are in [`kernels`] and [`switch`] (each under a fixed symbol, its shape
+//! read back from this binary by [`shape`]), their interleaved rounds in [`timing`], the tables and `#DATA`
 //! blocks in [`report`], the flush-to-zero switch in [`fpenv`].
 
 mod fpenv;
 mod kernels;
 mod report;
 mod shape;
+mod switch;
 mod timing;
 
 use kernels::{CHAINS, OPS, PER_ELEMENT};
@@ -42,6 +44,9 @@ const SAME_WITHIN: f64 = 0.18;
 const BURIED_WITHIN: f64 = 0.25;
 /// In section 4, operations whose L1 times span more than this factor differ in arithmetic.
 const L1_DIFFER: f64 = 1.5;
+/// In section 3a, medians of the same code at different addresses further apart than this
+/// share differ because of the address.
+const PLACE_MOVES: f64 = 0.10;
 
 fn main() {
     let mut exp = measure::start!(
@@ -283,14 +288,32 @@ fn operations(
 ) -> (PerElement, Block) {
     let text = format!(
         "3a. the appendix's table: one operation per element over the same two arrays, into \
-         four accumulators, the operation chosen inside the loop as the C program's switch \
-         does (in this binary: {}); ns per element:",
+         four accumulators, the operation chosen inside the loop by the C program's switch, in \
+         the code GCC makes of it{} (in this binary: {}); ns per element:",
+        if cfg!(target_arch = "x86_64") {
+            ", reproduced instruction for instruction"
+        } else {
+            " (here: a Rust loop in the compiler's own layout)"
+        },
         shapes.of("fp_per_element")
     );
     println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
-    let pe = timing::per_element(N, reps, rounds);
+    let pe = timing::per_element(N, reps, rounds, true);
     let mut block = report::per_element_block();
     report::per_element_table(&pe, None, "l1", &mut block);
+    let text = format!(
+        "the same code with case 0's block (the multiply) at each multiple of 8 bytes past the \
+         start of a 64-byte line of code; GCC put it at {} (*) in the C program built on the \
+         reference machine, and so does 3a{}:",
+        switch::GCC_PLACEMENT,
+        if cfg!(target_arch = "x86_64") {
+            ""
+        } else {
+            " (not on this architecture: here every placement runs the compiler's own loop)"
+        }
+    );
+    println!("\n{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    report::placements(&pe);
 
     let min_batch_ns = if exp.args.quick { 1e6 } else { 3e6 };
     let o = timing::operations(min_batch_ns, rounds);
@@ -319,6 +342,9 @@ fn operations(
          how often one finishes when they are independent (divide {div_t:.1}x).",
         pe.vs_multiply(3)
     )];
+    if !pe.placements.is_empty() {
+        say.push(placement_verdict(&pe));
+    }
     let pe_mul = pe.ops[0].median;
     if pe_mul > (1.0 + SAME_WITHIN) * mul_t {
         say.push(format!(
@@ -346,6 +372,10 @@ fn operations(
         sin_pe,
         "x",
     );
+    if let Some((slowest, fastest)) = placement_range(&pe) {
+        exp.key_figure("placement_max_over_min", slowest / fastest, "x");
+        exp.key_figure("placement_gcc_over_best", pe.ops[0].median / fastest, "x");
+    }
     for (n, t) in ["mul", "add", "div", "sqrt", "sin"].iter().zip(&o.ops) {
         exp.key_figure(&format!("{n}_latency"), t.alone, "ns");
     }
@@ -361,6 +391,43 @@ fn operations(
         "x",
     );
     (pe, block)
+}
+
+/// The slowest and the fastest median multiply over the placements, if they were timed.
+fn placement_range(pe: &PerElement) -> Option<(f64, f64)> {
+    let medians = pe.placements.iter().map(|(_, t)| t.median);
+    let fastest = medians.clone().fold(f64::INFINITY, f64::min);
+    let slowest = medians.fold(0.0f64, f64::max);
+    (!pe.placements.is_empty()).then_some((slowest, fastest))
+}
+
+/// What moving case 0's block showed: whether the same instructions cost more at one
+/// address than another (by more than [`PLACE_MOVES`]), and what that does to the table's
+/// baseline.
+fn placement_verdict(pe: &PerElement) -> String {
+    let Some((slowest, fastest)) = placement_range(pe) else {
+        return String::new();
+    };
+    let gcc = pe.ops[0].median;
+    if slowest / fastest > 1.0 + PLACE_MOVES {
+        format!(
+            "The same instructions cost {:.2}x more at one address than at another: the front \
+             end fetches code by 64-byte lines, and a block that spans two likely needs one more \
+             fetch a step. \
+             At GCC's placement the multiply takes {:.2}x its best time, so the 'vs multiply' \
+             column, like the C program's, divides by a baseline that carries its placement \
+             (against the best-placed multiply, divide is {:.1}x).",
+            slowest / fastest,
+            gcc / fastest,
+            pe.ops[2].median / fastest
+        )
+    } else {
+        format!(
+            "Where the multiply's block sits made no clear difference here (every placement \
+             within {:.0}% of the fastest).",
+            PLACE_MOVES * 100.0
+        )
+    }
 }
 
 /// Section 4: the per-element table again, over arrays of `mib` MiB each (far beyond the
@@ -399,7 +466,7 @@ fn beyond_the_cache(
         return;
     }
     let len = (each / 8) as usize;
-    let big = timing::per_element(len, 1, rounds);
+    let big = timing::per_element(len, 1, rounds, false);
     report::per_element_table(&big, Some(in_l1), "big", block);
     meta("big_array_bytes", total);
 

@@ -4,6 +4,7 @@
 use crate::fpenv;
 use crate::kernels::{OPS, PER_ELEMENT};
 use crate::shape::Shapes;
+use crate::switch::GCC_PLACEMENT;
 use crate::timing::{DOTS, Denormals, Operations, PerElement, Widths};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
@@ -237,6 +238,34 @@ pub fn per_element_table(
         r.push(format!("{array}_{name}").into());
         block.row(r);
     }
+}
+
+/// The multiply with case 0's block at each placement: a line of medians for people (GCC's
+/// placement marked), and the `placement` block.
+pub fn placements(p: &PerElement) {
+    let mut head = format!("  {:<16}", "bytes past line");
+    let mut row = format!("  {:<16}", "multiply, ns");
+    let mut b = Block::new(
+        measure::schema::fp_cost::placement::BLOCK,
+        measure::schema::fp_cost::placement::COLUMNS,
+    );
+    for (at, t) in &p.placements {
+        let gcc = *at == GCC_PLACEMENT;
+        head.push_str(&format!(
+            "{:>9}",
+            if gcc {
+                format!("*{at}")
+            } else {
+                at.to_string()
+            }
+        ));
+        row.push_str(&format!("{:>9.3}", t.median));
+        let mut r: Vec<Value> = vec![(*at as u64).into(), measure::fmt::yes_no(gcc).into()];
+        r.extend(median_min_max(Some(t)));
+        b.row(r);
+    }
+    println!("{head}\n{row}");
+    b.print();
 }
 
 /// The block of [`per_element_table`]'s rows.

@@ -5,6 +5,7 @@
 
 use crate::fpenv::{self, Switch};
 use crate::kernels::{self, CHAINS, OPS, PER_ELEMENT};
+use crate::switch;
 use measure::clock;
 use measure::keep::black_box;
 use measure::stats::Summary;
@@ -121,6 +122,9 @@ pub struct PerElement {
     pub len: usize,
     /// One per operation of [`PER_ELEMENT`], in its order.
     pub ops: Vec<Summary>,
+    /// The multiply with case 0's block at each placement of [`switch::PLACED`] (bytes past a
+    /// 64-byte line), in order; empty when not scanned.
+    pub placements: Vec<(usize, Summary)>,
 }
 
 impl PerElement {
@@ -135,21 +139,32 @@ impl PerElement {
     }
 }
 
-/// Times [`kernels::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
+/// Times [`switch::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
 /// over `a[i] = 1 + i * 1e-6` and `b[i] = 1.000001` (the appendix's values), `len` elements
-/// each, `reps` passes per timed batch. Every call must return bit for bit the plainly
-/// written sum.
-pub fn per_element(len: usize, reps: usize, rounds: usize) -> PerElement {
+/// each, `reps` passes per timed batch. With `scan`, each round also times the multiply at
+/// every other placement of [`switch::PLACED`]. Every call must return bit for bit the
+/// plainly written sum.
+pub fn per_element(len: usize, reps: usize, rounds: usize, scan: bool) -> PerElement {
     let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
     let b = vec![1.000_001f64; len];
     let want: Vec<f64> = (0..PER_ELEMENT.len())
         .map(|k| kernels::per_element_expected(&a, &b, reps, k))
         .collect();
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); PER_ELEMENT.len()];
+    // The timed calls of a round, (loop, op): every operation, then the other placements'
+    // multiplies.
+    let mut calls: Vec<(switch::Loop, usize)> = (0..PER_ELEMENT.len())
+        .map(|k| (switch::fp_per_element as switch::Loop, k))
+        .collect();
+    let others: Vec<(usize, switch::Loop)> = switch::PLACED
+        .into_iter()
+        .filter(|&(at, _)| scan && at != switch::GCC_PLACEMENT)
+        .collect();
+    calls.extend(others.iter().map(|&(_, f)| (f, 0)));
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); calls.len()];
     for round in 0..=rounds {
-        for (k, s) in samples.iter_mut().enumerate() {
+        for (s, &(kernel, k)) in samples.iter_mut().zip(&calls) {
             let (t, got) = clock::time_ns(|| {
-                kernels::fp_per_element(black_box(&a), black_box(&b), black_box(reps), black_box(k))
+                kernel(black_box(&a), black_box(&b), black_box(reps), black_box(k))
             });
             if got.to_bits() != want[k].to_bits() {
                 eprintln!("fp_cost: error: operation {}", PER_ELEMENT[k].0);
@@ -160,9 +175,18 @@ pub fn per_element(len: usize, reps: usize, rounds: usize) -> PerElement {
             }
         }
     }
+    let mut ops = summaries(&samples);
+    let scanned = ops.split_off(PER_ELEMENT.len());
+    let mut placements: Vec<(usize, Summary)> =
+        others.iter().map(|&(at, _)| at).zip(scanned).collect();
+    if scan {
+        placements.push((switch::GCC_PLACEMENT, ops[0]));
+        placements.sort_by_key(|&(at, _)| at);
+    }
     PerElement {
         len,
-        ops: summaries(&samples),
+        ops,
+        placements,
     }
 }
 

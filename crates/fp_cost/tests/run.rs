@@ -71,6 +71,21 @@ fn a_quick_run_prints_every_block() {
     // Robust physical facts: a division and a sin cost more than a multiply, per element too.
     assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
 
+    // The multiply at every placement of its block, GCC's among them, timed as 3a's multiply.
+    let pl = f.block("placement").unwrap();
+    let at: Vec<f64> = pl
+        .nums("placement_bytes")
+        .unwrap()
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(at, [0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0]);
+    let gcc = pl.texts("as_gcc").unwrap();
+    assert_eq!(gcc.iter().filter(|g| *g == "yes").count(), 1);
+    assert_eq!(gcc[3], "yes");
+    let pe_ns = pe.nums("median_ns").unwrap();
+    assert_eq!(pl.nums("median_ns").unwrap()[3], pe_ns[0]);
+
     let ops = f.block("ops").unwrap();
     assert_eq!(
         ops.texts("op").unwrap(),

@@ -155,3 +155,47 @@ fn every_operation_chain_is_scalar_and_does_its_operation() {
         );
     }
 }
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_per_element_blocks_sit_where_gcc_put_them() {
+    // Each block's first instruction and its offset in a 64-byte line, as in the C program
+    // GCC 12.2 built on the reference machine (see src/switch.rs).
+    let offset = |sym: &str, mnemonic: &str, operands: &str| {
+        let f = function(sym);
+        let i = f
+            .insns
+            .iter()
+            .find(|i| i.mnemonic == mnemonic && i.operands == operands)
+            .unwrap_or_else(|| panic!("{sym}: no {mnemonic} {operands}"));
+        i.addr % 64
+    };
+    let gcc = "fp_per_element";
+    assert_eq!(offset(gcc, "mov", "%r12,%r15"), 0x30, "a new pass (.L42)");
+    assert_eq!(
+        offset(gcc, "test", "%r14,%r14"),
+        0x00,
+        "cases 0 and 1 (.L96)"
+    );
+    assert_eq!(
+        offset(gcc, "movsd", "0x0(%rbp),%xmm0"),
+        0x0c,
+        "a step (.L62)"
+    );
+    assert_eq!(offset(gcc, "divsd", "(%r15),%xmm0"), 0x08, "divide (.L43)");
+    assert_eq!(offset(gcc, "sub", "$0x30,%rsp"), 0x08, "sin (.L97)");
+    assert_eq!(
+        offset(gcc, "mulsd", "(%r15),%xmm0"),
+        0x18,
+        "multiply (.L94)"
+    );
+    for at in [0, 8, 16, 32, 40, 48, 56] {
+        let sym = format!("fp_per_element_at_{at}");
+        assert_eq!(offset(&sym, "mulsd", "(%r15),%xmm0"), at, "{sym}");
+        assert_eq!(
+            offset(&sym, "test", "%r14,%r14"),
+            0x00,
+            "{sym}: the rest as GCC's"
+        );
+    }
+}

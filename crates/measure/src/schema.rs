@@ -401,6 +401,15 @@ pub mod fp_cost {
         CASE = "case" [text],
     });
 
+    // The per-element multiply with case 0's block at each placement in a 64-byte line.
+    block!(placement = "placement" {
+        PLACEMENT_BYTES = "placement_bytes",
+        AS_GCC = "as_gcc" [text],
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    });
+
     block!(ops = "ops" {
         OP = "op" [text],
         STEP = "step" [text],

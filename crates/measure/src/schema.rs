@@ -1150,4 +1150,71 @@ mod tests {
         assert_eq!(COLUMNS[1], "where:text");
         assert_eq!(COLUMNS.len(), 33);
     }
+
+    /// The blocks that share runs of columns, pinned to the columns they are written with: the
+    /// exact text format readers of old results rely on, whatever the declarations look like.
+    #[test]
+    fn shared_column_runs_stay_as_written() {
+        let pinned: &[(&[&str], &str)] = &[
+            (
+                false_sharing::baseline::COLUMNS,
+                "set:text rounds cores:text ns_median ns_min ns_max",
+            ),
+            (
+                false_sharing::distance::COLUMNS,
+                "distance_bytes same_line:text ns_median ns_min ns_max split_ns vs_split_median vs_split_min vs_split_max suspicious:text disturbed_rounds pinned:text cores:text groups low_rounds low_median_ns high_rounds high_median_ns",
+            ),
+            (
+                false_sharing::threads::COLUMNS,
+                "threads layout:text distance_bytes lines ns_median ns_min ns_max vs_split_median vs_split_min vs_split_max suspicious:text disturbed_rounds pinned:text note:text groups low_rounds low_median_ns high_rounds high_median_ns",
+            ),
+            (
+                false_sharing::shared::COLUMNS,
+                "method:text threads iters_per_thread ns_median ns_min ns_max vs_baseline vs_one_thread suspicious:text disturbed_rounds pinned:text note:text",
+            ),
+            (
+                clock_probe::clock_cost::COLUMNS,
+                "method:text median_ns min_ns max_ns",
+            ),
+            (
+                clock_probe::trap_one::COLUMNS,
+                "variant:text median_ns min_ns max_ns per_element_ns",
+            ),
+            (
+                clock_probe::times_ten::COLUMNS,
+                "variant:text elements median_ns min_ns max_ns case:text",
+            ),
+            (
+                clock_probe::trap_two::COLUMNS,
+                "fill:text median_ns min_ns max_ns",
+            ),
+            (
+                branch::patterns::COLUMNS,
+                "pattern:text period taken_share median_ns min_ns max_ns vs_always implied_miss_share",
+            ),
+            (
+                fp_cost::denormal::COLUMNS,
+                "values:text ftz_daz:text median_ns min_ns max_ns",
+            ),
+            (
+                fp_cost::width::COLUMNS,
+                "variant:text type:text order:text shape:text median_ns min_ns max_ns",
+            ),
+            (
+                fp_cost::per_element::COLUMNS,
+                "op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply case:text",
+            ),
+            (
+                stride::layout::COLUMNS,
+                "layout:text median_ns min_ns max_ns factor fetched_bytes_per_element used_bytes_per_line",
+            ),
+            (
+                env_scan::raw::COLUMNS,
+                "seq pass order:text pad_bytes workload:text median_ns min_ns max_ns stack_addr stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat",
+            ),
+        ];
+        for (columns, written) in pinned {
+            assert_eq!(columns.join(" "), *written);
+        }
+    }
 }

@@ -155,47 +155,59 @@ macro_rules! sixteen {
     };
 }
 
+/// The body of a chain kernel: `$iters * 16` times `x = x op y` in registers only, one
+/// instruction per step (each needing the previous one's result), looping on a counter.
+/// Per architecture: the instruction text (`{x}` the chain, `{y}` the operand) and the
+/// register class of `x` and `y`. Returns `Some(x)`, or `None` on an architecture without a
+/// kernel here. Each kernel stays its own `#[inline(never)]` function.
+macro_rules! chain {
+    ($iters:expr, $x:expr, $y:expr,
+     x86_64: $x86:literal in $x86_reg:ident, aarch64: $arm:literal in $arm_reg:ident) => {{
+        let (mut x, y, mut n) = ($x, black_box($y), $iters.max(1));
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: register-only arithmetic, no memory or stack use (SSE is part of the
+            // x86-64 baseline).
+            unsafe {
+                std::arch::asm!(
+                    "2:",
+                    sixteen!($x86),
+                    "dec {n}",
+                    "jnz 2b",
+                    x = inout($x86_reg) x, y = in($x86_reg) y, n = inout(reg) n,
+                    options(nomem, nostack),
+                );
+            }
+            return Some(x);
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            // SAFETY: register-only arithmetic, no memory or stack use.
+            unsafe {
+                std::arch::asm!(
+                    "2:",
+                    sixteen!($arm),
+                    "subs {n}, {n}, #1",
+                    "b.ne 2b",
+                    x = inout($arm_reg) x, y = in($arm_reg) y, n = inout(reg) n,
+                    options(nomem, nostack),
+                );
+            }
+            return Some(x);
+        }
+        #[allow(unreachable_code)]
+        None
+    }};
+}
+
 /// Runs `iters * 16` dependent integer additions, each needing the previous one's result,
 /// so the chain takes one cycle per addition on any core that executes one add per cycle of
 /// latency. The addend is a register, not an immediate, so no renamer folds the chain away.
 #[inline(never)]
 #[allow(unused_mut, unused_variables, unused_assignments)]
 pub fn add_chain(iters: u64) -> Option<u64> {
-    let mut x: u64 = 0;
-    let one: u64 = black_box(1);
-    let mut n = iters.max(1);
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: pure register arithmetic, no memory or stack use.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                sixteen!("add {x}, {one}"),
-                "dec {n}",
-                "jnz 2b",
-                x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        // SAFETY: pure register arithmetic, no memory or stack use.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                sixteen!("add {x}, {x}, {one}"),
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                x = inout(reg) x, one = in(reg) one, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[allow(unreachable_code)]
-    None
+    chain!(iters, 0u64, 1u64,
+        x86_64: "add {x}, {y}" in reg, aarch64: "add {x}, {x}, {y}" in reg)
 }
 
 /// Runs `iters * 16` dependent scalar `f32` additions of `step`, in registers only (inline
@@ -205,41 +217,8 @@ pub fn add_chain(iters: u64) -> Option<u64> {
 #[inline(never)]
 #[allow(unused_mut, unused_variables, unused_assignments)]
 pub fn fadd_chain_f32(iters: u64, step: f32) -> Option<f32> {
-    let mut x: f32 = 0.0;
-    let step: f32 = black_box(step);
-    let mut n = iters.max(1);
-    #[cfg(target_arch = "x86_64")]
-    {
-        // SAFETY: register-only arithmetic; SSE is part of the x86-64 baseline.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                sixteen!("addss {x}, {s}"),
-                "dec {n}",
-                "jnz 2b",
-                x = inout(xmm_reg) x, s = in(xmm_reg) step, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        // SAFETY: register-only arithmetic.
-        unsafe {
-            std::arch::asm!(
-                "2:",
-                sixteen!("fadd {x:s}, {x:s}, {s:s}"),
-                "subs {n}, {n}, #1",
-                "b.ne 2b",
-                x = inout(vreg) x, s = in(vreg) step, n = inout(reg) n,
-                options(nomem, nostack),
-            );
-        }
-        return Some(x);
-    }
-    #[allow(unreachable_code)]
-    None
+    chain!(iters, 0.0f32, step,
+        x86_64: "addss {x}, {y}" in xmm_reg, aarch64: "fadd {x:s}, {x:s}, {y:s}" in vreg)
 }
 
 /// The calling thread's CPU time in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`), if readable.

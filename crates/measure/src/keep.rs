@@ -38,6 +38,30 @@ impl Checksum {
     }
 }
 
+/// The body of an `opaque_*` function: an empty inline-asm statement that names `$x` as read
+/// and written, with the comment text (`{0}` the register) and register class per
+/// architecture; elsewhere [`black_box`].
+macro_rules! opaque {
+    ($x:ident,
+     x86_64: $x86:literal in $x86_reg:ident, aarch64: $arm:literal in $arm_reg:ident) => {{
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
+        unsafe {
+            std::arch::asm!($x86, inout($x86_reg) $x, options(nomem, nostack, preserves_flags));
+        }
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above.
+        unsafe {
+            std::arch::asm!($arm, inout($arm_reg) $x, options(nomem, nostack, preserves_flags));
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            $x = black_box($x);
+        }
+        $x
+    }};
+}
+
 /// Hides a value from the optimiser while it stays in a register: an empty inline-asm
 /// statement that claims to read and rewrite `x`. It costs no instruction, but the compiler can
 /// no longer see what the value is, so it cannot vectorise a chain through it, fold it, or
@@ -48,56 +72,19 @@ impl Checksum {
 /// scalar, an arithmetic chain that must stay one operation per step.
 #[inline(always)]
 pub fn opaque_i64(mut x: i64) -> i64 {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
-    unsafe {
-        std::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        x = black_box(x);
-    }
-    x
+    opaque!(x, x86_64: "/* {0} */" in reg, aarch64: "/* {0} */" in reg)
 }
 
 /// [`opaque_i64`] for an `f64` held in a floating-point/vector register.
 #[inline(always)]
 pub fn opaque_f64(mut x: f64) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
-    unsafe {
-        std::arch::asm!("/* {0} */", inout(xmm_reg) x, options(nomem, nostack, preserves_flags));
-    }
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above.
-    unsafe {
-        std::arch::asm!("/* {0:d} */", inout(vreg) x, options(nomem, nostack, preserves_flags));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        x = black_box(x);
-    }
-    x
+    opaque!(x, x86_64: "/* {0} */" in xmm_reg, aarch64: "/* {0:d} */" in vreg)
 }
 
 /// [`opaque_i64`] for an `f32` held in a floating-point/vector register.
 #[inline(always)]
 pub fn opaque_f32(mut x: f32) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: an empty asm block that names `x` as read and written; it touches no memory.
-    unsafe {
-        std::arch::asm!("/* {0} */", inout(xmm_reg) x, options(nomem, nostack, preserves_flags));
-    }
-    #[cfg(target_arch = "aarch64")]
-    // SAFETY: as above.
-    unsafe {
-        std::arch::asm!("/* {0:s} */", inout(vreg) x, options(nomem, nostack, preserves_flags));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        x = black_box(x);
-    }
-    x
+    opaque!(x, x86_64: "/* {0} */" in xmm_reg, aarch64: "/* {0:s} */" in vreg)
 }
 
 #[cfg(test)]

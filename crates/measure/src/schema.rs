@@ -11,22 +11,84 @@
 //! other tools read; and `META_*`, the `#META` keys its figure reads. A block whose columns
 //! depend on the run (env_scan's `deviation`) declares its fixed columns and a function for the
 //! others.
+//!
+//! A run of columns that one piece of code writes into several blocks (the `median, min, max`
+//! cells of [`crate::fmt::median_min_max`], false_sharing's checks) is declared once as a
+//! group, and a block takes it in as `..group`: its columns stand there in order, and its
+//! constants are the block's too (`false_sharing::distance::SUSPICIOUS`).
 
-/// Declares one block: `name = "block" { CONST = "column" [text], ... }`.
+/// Declares one block: `name = "block" { CONST = "column" [text], ..group, ... }`. An entry
+/// `..group` takes in a [`group!`] declared beside the block (or imported there): its columns
+/// in their place, and its constants re-exported, so `block::CONST` reads the same either way.
 macro_rules! block {
-    ($module:ident = $name:literal {
-        $($col:ident = $cname:literal $([$text:ident])?),* $(,)?
-    }) => {
+    ($module:ident = $name:literal { $($body:tt)* }) => {
+        block!(@entries $module $name [] $($body)*);
+    };
+    // One entry at a time, each kept as `(col ...)` or `(group ...)`, until none is left.
+    (@entries $module:ident $name:literal [$($done:tt)*]
+        $col:ident = $cname:literal $([$text:ident])? $(, $($rest:tt)*)?) => {
+        block!(@entries $module $name [$($done)* (col $col $cname $($text)?)] $($($rest)*)?);
+    };
+    (@entries $module:ident $name:literal [$($done:tt)*] ..$group:ident $(, $($rest:tt)*)?) => {
+        block!(@entries $module $name [$($done)* (group $group)] $($($rest)*)?);
+    };
+    (@entries $module:ident $name:literal [$($entry:tt)*]) => {
         pub mod $module {
             /// The block's name.
             pub const BLOCK: &str = $name;
-            $(pub const $col: &str = $cname;)*
+            $(block!(@names $entry);)*
+            const PARTS: &[&[&str]] = &[$(block!(@part $entry)),*];
+            const JOINED: [&str; $crate::schema::count(PARTS)] = $crate::schema::join(PARTS);
             /// The columns in order, as the writer declares them (`:text` marks a text column).
+            pub const COLUMNS: &[&str] = &JOINED;
+        }
+    };
+    (@names (col $col:ident $cname:literal $($text:ident)?)) => { pub const $col: &str = $cname; };
+    (@names (group $group:ident)) => { pub use super::$group::*; };
+    (@part (col $col:ident $cname:literal $($text:ident)?)) => { &[block!(@col $cname $($text)?)] };
+    (@part (group $group:ident)) => { super::$group::COLUMNS };
+    (@col $c:literal) => { $c };
+    (@col $c:literal text) => { concat!($c, ":text") };
+}
+
+/// Declares a run of columns that several blocks share, because one piece of code writes it
+/// for each of them: `name { CONST = "column" [text], ... }`. A block takes it in as `..name`.
+macro_rules! group {
+    ($(#[$doc:meta])* $module:ident {
+        $($col:ident = $cname:literal $([$text:ident])?),* $(,)?
+    }) => {
+        $(#[$doc])*
+        pub mod $module {
+            $(pub const $col: &str = $cname;)*
+            /// The group's columns in order (`:text` marks a text column).
             pub const COLUMNS: &[&str] = &[$(block!(@col $cname $($text)?)),*];
         }
     };
-    (@col $c:literal) => { $c };
-    (@col $c:literal text) => { concat!($c, ":text") };
+}
+
+/// How many columns `parts` hold together.
+const fn count(parts: &[&[&str]]) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < parts.len() {
+        n += parts[i].len();
+        i += 1;
+    }
+    n
+}
+
+/// The columns of `parts` in order, as one array (`N` is their [`count`]).
+const fn join<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            (j, k) = (j + 1, k + 1);
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Declares key-figure names: `NAME = "name", ...`.
@@ -63,6 +125,16 @@ pub mod run {
     pub const META_PINNED: &str = "pinned";
     pub const META_PINNED_CORE: &str = "pinned_core";
 }
+
+group!(
+    /// The `median, min, max` cells of a time in nanoseconds, as [`crate::fmt::median_min_max`]
+    /// writes them; the blocks of several experiments take them in.
+    median_min_max {
+        MEDIAN_NS = "median_ns",
+        MIN_NS = "min_ns",
+        MAX_NS = "max_ns",
+    }
+);
 
 /// `cache_ladder`: latency by working set, and the knees read from it.
 pub mod cache_ladder {
@@ -128,6 +200,8 @@ pub mod cache_ladder {
 
 /// `stride`: cost by stride, lines touched, and array-of-structs against struct-of-arrays
 pub mod stride {
+    use super::median_min_max;
+
     pub const EXPERIMENT: &str = "stride";
     /// A `#META` key a figure reads.
     pub const META_ACCESSES: &str = "accesses";
@@ -142,9 +216,7 @@ pub mod stride {
 
     block!(layout = "layout" {
         LAYOUT = "layout" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         FACTOR = "factor",
         FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
         USED_BYTES_PER_LINE = "used_bytes_per_line",
@@ -253,6 +325,8 @@ pub mod tlb_walk {
 
 /// `clock_probe`: the clock's resolution and cost, and the three timing traps
 pub mod clock_probe {
+    use super::median_min_max;
+
     pub const EXPERIMENT: &str = "clock_probe";
 
     block!(clock_resolution = "clock_resolution" {
@@ -262,33 +336,25 @@ pub mod clock_probe {
 
     block!(clock_cost = "clock_cost" {
         METHOD = "method" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
     });
 
     block!(trap_one = "trap_one" {
         VARIANT = "variant" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         PER_ELEMENT_NS = "per_element_ns",
     });
 
     block!(times_ten = "times_ten" {
         VARIANT = "variant" [text],
         ELEMENTS = "elements",
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         CASE = "case" [text],
     });
 
     block!(trap_two = "trap_two" {
         FILL = "fill" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
     });
 
     block!(trap_three_samples = "trap_three_samples" {
@@ -308,6 +374,8 @@ pub mod clock_probe {
 
 /// `branch`: a branch on random against sorted data, by variant and by pattern, and the cost of one misprediction
 pub mod branch {
+    use super::median_min_max;
+
     pub const EXPERIMENT: &str = "branch";
     /// A `#META` key a figure reads.
     pub const META_N: &str = "n";
@@ -345,9 +413,7 @@ pub mod branch {
         PATTERN = "pattern" [text],
         PERIOD = "period",
         TAKEN_SHARE = "taken_share",
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         VS_ALWAYS = "vs_always",
         IMPLIED_MISS_SHARE = "implied_miss_share",
     });
@@ -360,6 +426,8 @@ pub mod branch {
 
 /// `fp_cost`: what a floating-point operation costs: latency and throughput by op, denormals, float against double
 pub mod fp_cost {
+    use super::median_min_max;
+
     pub const EXPERIMENT: &str = "fp_cost";
     /// A `#META` key a figure reads.
     pub const META_FP_CONTROL_REGISTER: &str = "fp_control_register";
@@ -374,9 +442,7 @@ pub mod fp_cost {
     block!(denormal = "denormal" {
         VALUES = "values" [text],
         FTZ_DAZ = "ftz_daz" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
     });
 
     block!(width = "width" {
@@ -384,9 +450,7 @@ pub mod fp_cost {
         TYPE = "type" [text],
         ORDER = "order" [text],
         SHAPE = "shape" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
     });
 
     block!(per_element = "per_element" {
@@ -394,9 +458,7 @@ pub mod fp_cost {
         EXPR = "expr" [text],
         ARRAY = "array" [text],
         ARRAY_BYTES = "array_bytes",
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         VS_MULTIPLY = "vs_multiply",
         CASE = "case" [text],
     });
@@ -589,6 +651,46 @@ pub mod false_sharing {
     /// A `#META` key a figure reads.
     pub const META_C2C_CORES: &str = "c2c_cores";
 
+    group!(
+        /// A row's nanoseconds per increment over its rounds: median, min, max.
+        ns {
+            NS_MEDIAN = "ns_median",
+            NS_MIN = "ns_min",
+            NS_MAX = "ns_max",
+        }
+    );
+
+    group!(
+        /// A row's time against a perfect split of its round's baseline: median, min, max.
+        vs_split {
+            VS_SPLIT_MEDIAN = "vs_split_median",
+            VS_SPLIT_MIN = "vs_split_min",
+            VS_SPLIT_MAX = "vs_split_max",
+        }
+    );
+
+    group!(
+        /// A row's checks: below a perfect split (suspicious), the rounds in which other work
+        /// took a thread's core, and whether its threads were pinned.
+        checks {
+            SUSPICIOUS = "suspicious" [text],
+            DISTURBED_ROUNDS = "disturbed_rounds",
+            PINNED = "pinned" [text],
+        }
+    );
+
+    group!(
+        /// Whether a row's rounds fell into two groups of times (`groups` 2, each group's
+        /// rounds and median) or one (`groups` 1, all in `low_*`).
+        round_groups {
+            GROUPS = "groups",
+            LOW_ROUNDS = "low_rounds",
+            LOW_MEDIAN_NS = "low_median_ns",
+            HIGH_ROUNDS = "high_rounds",
+            HIGH_MEDIAN_NS = "high_median_ns",
+        }
+    );
+
     block!(rounds = "rounds" {
         SET = "set" [text],
         CONFIG = "config" [text],
@@ -637,30 +739,18 @@ pub mod false_sharing {
         SET = "set" [text],
         ROUNDS = "rounds",
         CORES = "cores" [text],
-        NS_MEDIAN = "ns_median",
-        NS_MIN = "ns_min",
-        NS_MAX = "ns_max",
+        ..ns,
     });
 
     block!(distance = "distance" {
         DISTANCE_BYTES = "distance_bytes",
         SAME_LINE = "same_line" [text],
-        NS_MEDIAN = "ns_median",
-        NS_MIN = "ns_min",
-        NS_MAX = "ns_max",
+        ..ns,
         SPLIT_NS = "split_ns",
-        VS_SPLIT_MEDIAN = "vs_split_median",
-        VS_SPLIT_MIN = "vs_split_min",
-        VS_SPLIT_MAX = "vs_split_max",
-        SUSPICIOUS = "suspicious" [text],
-        DISTURBED_ROUNDS = "disturbed_rounds",
-        PINNED = "pinned" [text],
+        ..vs_split,
+        ..checks,
         CORES = "cores" [text],
-        GROUPS = "groups",
-        LOW_ROUNDS = "low_rounds",
-        LOW_MEDIAN_NS = "low_median_ns",
-        HIGH_ROUNDS = "high_rounds",
-        HIGH_MEDIAN_NS = "high_median_ns",
+        ..round_groups,
     });
 
     block!(threads = "threads" {
@@ -668,35 +758,21 @@ pub mod false_sharing {
         LAYOUT = "layout" [text],
         DISTANCE_BYTES = "distance_bytes",
         LINES = "lines",
-        NS_MEDIAN = "ns_median",
-        NS_MIN = "ns_min",
-        NS_MAX = "ns_max",
-        VS_SPLIT_MEDIAN = "vs_split_median",
-        VS_SPLIT_MIN = "vs_split_min",
-        VS_SPLIT_MAX = "vs_split_max",
-        SUSPICIOUS = "suspicious" [text],
-        DISTURBED_ROUNDS = "disturbed_rounds",
-        PINNED = "pinned" [text],
+        ..ns,
+        ..vs_split,
+        ..checks,
         NOTE = "note" [text],
-        GROUPS = "groups",
-        LOW_ROUNDS = "low_rounds",
-        LOW_MEDIAN_NS = "low_median_ns",
-        HIGH_ROUNDS = "high_rounds",
-        HIGH_MEDIAN_NS = "high_median_ns",
+        ..round_groups,
     });
 
     block!(shared = "shared" {
         METHOD = "method" [text],
         THREADS = "threads",
         ITERS_PER_THREAD = "iters_per_thread",
-        NS_MEDIAN = "ns_median",
-        NS_MIN = "ns_min",
-        NS_MAX = "ns_max",
+        ..ns,
         VS_BASELINE = "vs_baseline",
         VS_ONE_THREAD = "vs_one_thread",
-        SUSPICIOUS = "suspicious" [text],
-        DISTURBED_ROUNDS = "disturbed_rounds",
-        PINNED = "pinned" [text],
+        ..checks,
         NOTE = "note" [text],
     });
 
@@ -711,6 +787,8 @@ pub mod false_sharing {
 
 /// `env_scan`: the same work at shifted addresses and environment sizes, in fresh processes: raw times, deviations, correlations, verdicts
 pub mod env_scan {
+    use super::median_min_max;
+
     pub const EXPERIMENT: &str = "env_scan";
 
     /// The `deviation` block: one column per scan pass, named by the pass, so its columns are
@@ -748,9 +826,7 @@ pub mod env_scan {
         ORDER = "order" [text],
         PAD_BYTES = "pad_bytes",
         WORKLOAD = "workload" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
         STACK_ADDR = "stack_addr",
         STACK_MOD_4K = "stack_mod_4k",
         STACK_MINUS_GLOBAL_MOD_4K = "stack_minus_global_mod_4k",
@@ -838,289 +914,30 @@ mod tests {
         check(COLUMNS, &[FIGURE, VALUE, UNIT]);
     }
 
+    /// Lists blocks by experiment: `experiment: block, block; ...` gives
+    /// `(experiment, block, columns)` for each.
+    macro_rules! blocks {
+        ($($exp:ident: $($block:ident),+;)*) => {
+            &[$($(($exp::EXPERIMENT, $exp::$block::BLOCK, $exp::$block::COLUMNS),)+)*]
+        };
+    }
+
     /// Every block declared with `block!`: experiment, block, columns.
-    const ALL: &[(&str, &str, &[&str])] = &[
-        (
-            cache_ladder::EXPERIMENT,
-            cache_ladder::latency::BLOCK,
-            cache_ladder::latency::COLUMNS,
-        ),
-        (
-            cache_ladder::EXPERIMENT,
-            cache_ladder::knees::BLOCK,
-            cache_ladder::knees::COLUMNS,
-        ),
-        (
-            stride::EXPERIMENT,
-            stride::layout::BLOCK,
-            stride::layout::COLUMNS,
-        ),
-        (
-            stride::EXPERIMENT,
-            stride::stride::BLOCK,
-            stride::stride::COLUMNS,
-        ),
-        (
-            stride::EXPERIMENT,
-            stride::stride_passes::BLOCK,
-            stride::stride_passes::COLUMNS,
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            tlb_walk::first_touch::BLOCK,
-            tlb_walk::first_touch::COLUMNS,
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            tlb_walk::pages::BLOCK,
-            tlb_walk::pages::COLUMNS,
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            tlb_walk::huge_pages::BLOCK,
-            tlb_walk::huge_pages::COLUMNS,
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            tlb_walk::huge_verdict::BLOCK,
-            tlb_walk::huge_verdict::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::clock_resolution::BLOCK,
-            clock_probe::clock_resolution::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::clock_cost::BLOCK,
-            clock_probe::clock_cost::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::trap_one::BLOCK,
-            clock_probe::trap_one::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::times_ten::BLOCK,
-            clock_probe::times_ten::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::trap_two::BLOCK,
-            clock_probe::trap_two::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::trap_three_samples::BLOCK,
-            clock_probe::trap_three_samples::COLUMNS,
-        ),
-        (
-            clock_probe::EXPERIMENT,
-            clock_probe::trap_three_summary::BLOCK,
-            clock_probe::trap_three_summary::COLUMNS,
-        ),
-        (
-            branch::EXPERIMENT,
-            branch::shape::BLOCK,
-            branch::shape::COLUMNS,
-        ),
-        (
-            branch::EXPERIMENT,
-            branch::variants::BLOCK,
-            branch::variants::COLUMNS,
-        ),
-        (
-            branch::EXPERIMENT,
-            branch::mispredict::BLOCK,
-            branch::mispredict::COLUMNS,
-        ),
-        (
-            branch::EXPERIMENT,
-            branch::patterns::BLOCK,
-            branch::patterns::COLUMNS,
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            fp_cost::shape::BLOCK,
-            fp_cost::shape::COLUMNS,
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            fp_cost::denormal::BLOCK,
-            fp_cost::denormal::COLUMNS,
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            fp_cost::width::BLOCK,
-            fp_cost::width::COLUMNS,
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            fp_cost::per_element::BLOCK,
-            fp_cost::per_element::COLUMNS,
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            fp_cost::ops::BLOCK,
-            fp_cost::ops::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::kernels::BLOCK,
-            bandwidth::kernels::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::bandwidth::BLOCK,
-            bandwidth::bandwidth::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::boundaries::BLOCK,
-            bandwidth::boundaries::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::threads::BLOCK,
-            bandwidth::threads::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::loaded_latency::BLOCK,
-            bandwidth::loaded_latency::COLUMNS,
-        ),
-        (
-            bandwidth::EXPERIMENT,
-            bandwidth::levels::BLOCK,
-            bandwidth::levels::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::part1_passes::BLOCK,
-            sink_bench::part1_passes::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::warm_in_process::BLOCK,
-            sink_bench::warm_in_process::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::fresh_processes::BLOCK,
-            sink_bench::fresh_processes::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::fresh_first_discarded::BLOCK,
-            sink_bench::fresh_first_discarded::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::cold_in_process::BLOCK,
-            sink_bench::cold_in_process::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::series_summary::BLOCK,
-            sink_bench::series_summary::COLUMNS,
-        ),
-        (
-            sink_bench::EXPERIMENT,
-            sink_bench::summary_figures::BLOCK,
-            sink_bench::summary_figures::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::rounds::BLOCK,
-            false_sharing::rounds::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::placement::BLOCK,
-            false_sharing::placement::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::c2c::BLOCK,
-            false_sharing::c2c::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::c2c_methods::BLOCK,
-            false_sharing::c2c_methods::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::baseline::BLOCK,
-            false_sharing::baseline::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::distance::BLOCK,
-            false_sharing::distance::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::threads::BLOCK,
-            false_sharing::threads::COLUMNS,
-        ),
-        (
-            false_sharing::EXPERIMENT,
-            false_sharing::shared::BLOCK,
-            false_sharing::shared::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::verdict::BLOCK,
-            env_scan::verdict::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::mechanism::BLOCK,
-            env_scan::mechanism::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::raw::BLOCK,
-            env_scan::raw::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::correlation::BLOCK,
-            env_scan::correlation::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::regions::BLOCK,
-            env_scan::regions::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::slow_share::BLOCK,
-            env_scan::slow_share::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::time_trend::BLOCK,
-            env_scan::time_trend::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::region_repeats::BLOCK,
-            env_scan::region_repeats::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::repeat_verdicts::BLOCK,
-            env_scan::repeat_verdicts::COLUMNS,
-        ),
-        (
-            env_scan::EXPERIMENT,
-            env_scan::region_moves::BLOCK,
-            env_scan::region_moves::COLUMNS,
-        ),
-    ];
+    const ALL: &[(&str, &str, &[&str])] = blocks! {
+        cache_ladder: latency, knees;
+        stride: layout, stride, stride_passes;
+        tlb_walk: first_touch, pages, huge_pages, huge_verdict;
+        clock_probe: clock_resolution, clock_cost, trap_one, times_ten, trap_two,
+            trap_three_samples, trap_three_summary;
+        branch: shape, variants, mispredict, patterns;
+        fp_cost: shape, denormal, width, per_element, ops;
+        bandwidth: kernels, bandwidth, boundaries, threads, loaded_latency, levels;
+        sink_bench: part1_passes, warm_in_process, fresh_processes, fresh_first_discarded,
+            cold_in_process, series_summary, summary_figures;
+        false_sharing: rounds, placement, c2c, c2c_methods, baseline, distance, threads, shared;
+        env_scan: verdict, mechanism, raw, correlation, regions, slow_share, time_trend,
+            region_repeats, repeat_verdicts, region_moves;
+    };
 
     #[test]
     fn every_block_has_distinct_well_formed_columns() {
@@ -1158,5 +975,82 @@ mod tests {
         check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
         assert_eq!(COLUMNS[1], "where:text");
         assert_eq!(COLUMNS.len(), 33);
+    }
+
+    /// The blocks that share runs of columns, pinned to the columns they are written with: the
+    /// exact text format readers of old results rely on, whatever the declarations look like.
+    #[test]
+    fn shared_column_runs_stay_as_written() {
+        let pinned: &[(&[&str], &str)] = &[
+            (
+                false_sharing::baseline::COLUMNS,
+                "set:text rounds cores:text ns_median ns_min ns_max",
+            ),
+            (
+                false_sharing::distance::COLUMNS,
+                "distance_bytes same_line:text ns_median ns_min ns_max split_ns vs_split_median \
+                 vs_split_min vs_split_max suspicious:text disturbed_rounds pinned:text \
+                 cores:text groups low_rounds low_median_ns high_rounds high_median_ns",
+            ),
+            (
+                false_sharing::threads::COLUMNS,
+                "threads layout:text distance_bytes lines ns_median ns_min ns_max \
+                 vs_split_median vs_split_min vs_split_max suspicious:text disturbed_rounds \
+                 pinned:text note:text groups low_rounds low_median_ns high_rounds \
+                 high_median_ns",
+            ),
+            (
+                false_sharing::shared::COLUMNS,
+                "method:text threads iters_per_thread ns_median ns_min ns_max vs_baseline \
+                 vs_one_thread suspicious:text disturbed_rounds pinned:text note:text",
+            ),
+            (
+                clock_probe::clock_cost::COLUMNS,
+                "method:text median_ns min_ns max_ns",
+            ),
+            (
+                clock_probe::trap_one::COLUMNS,
+                "variant:text median_ns min_ns max_ns per_element_ns",
+            ),
+            (
+                clock_probe::times_ten::COLUMNS,
+                "variant:text elements median_ns min_ns max_ns case:text",
+            ),
+            (
+                clock_probe::trap_two::COLUMNS,
+                "fill:text median_ns min_ns max_ns",
+            ),
+            (
+                branch::patterns::COLUMNS,
+                "pattern:text period taken_share median_ns min_ns max_ns vs_always \
+                 implied_miss_share",
+            ),
+            (
+                fp_cost::denormal::COLUMNS,
+                "values:text ftz_daz:text median_ns min_ns max_ns",
+            ),
+            (
+                fp_cost::width::COLUMNS,
+                "variant:text type:text order:text shape:text median_ns min_ns max_ns",
+            ),
+            (
+                fp_cost::per_element::COLUMNS,
+                "op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply \
+                 case:text",
+            ),
+            (
+                stride::layout::COLUMNS,
+                "layout:text median_ns min_ns max_ns factor fetched_bytes_per_element \
+                 used_bytes_per_line",
+            ),
+            (
+                env_scan::raw::COLUMNS,
+                "seq pass order:text pad_bytes workload:text median_ns min_ns max_ns stack_addr \
+                 stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat",
+            ),
+        ];
+        for (columns, written) in pinned {
+            assert_eq!(columns.join(" "), *written);
+        }
     }
 }

@@ -467,9 +467,7 @@ pub mod fp_cost {
     block!(placement = "placement" {
         PLACEMENT_BYTES = "placement_bytes",
         AS_GCC = "as_gcc" [text],
-        MEDIAN_NS = "median_ns",
-        MIN_NS = "min_ns",
-        MAX_NS = "max_ns",
+        ..median_min_max,
     });
 
     block!(ops = "ops" {
@@ -930,7 +928,7 @@ mod tests {
         clock_probe: clock_resolution, clock_cost, trap_one, times_ten, trap_two,
             trap_three_samples, trap_three_summary;
         branch: shape, variants, mispredict, patterns;
-        fp_cost: shape, denormal, width, per_element, ops;
+        fp_cost: shape, denormal, width, per_element, placement, ops;
         bandwidth: kernels, bandwidth, boundaries, threads, loaded_latency, levels;
         sink_bench: part1_passes, warm_in_process, fresh_processes, fresh_first_discarded,
             cold_in_process, series_summary, summary_figures;

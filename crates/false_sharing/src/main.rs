@@ -34,6 +34,7 @@ use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::data::meta;
 use measure::fmt::grouped;
+use measure::show::how_to_read;
 use measure::stats::{self, Summary};
 use report::ns;
 use std::sync::Mutex;
@@ -246,13 +247,6 @@ fn main() {
         );
     }
     exp.finish();
-}
-
-/// Prints a section's closing "How to read this run:" paragraph.
-fn how_to_read(sentences: &[String]) {
-    if !sentences.is_empty() {
-        println!("{}", measure::fmt::how_to_read(sentences));
-    }
 }
 
 /// Section 2's verdict, from the run's own ratios against a perfect split and, where the

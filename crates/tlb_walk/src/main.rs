@@ -27,10 +27,11 @@ use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
 use measure::fmt::{WIDTH, bytes as human_bytes, conclude, say, wrap_to};
-use measure::mem::{self, HugeAdvice, Region, backing_meta, show_backing};
+use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
+use measure::show::region_line;
 use measure::stats::Summary;
 use report::{Pair, Row};
 use walk::{Geometry, Layout};
@@ -172,13 +173,11 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
         }
     };
     for (name, p) in [("offset-0", &a), ("line", &b)] {
-        let text = format!(
-            "MADV_NOHUGEPAGE {}; on huge pages: {}",
-            p.request(),
-            show_backing(p.backing)
-        );
         let first = format!("  {name:<8} region : ");
-        println!("{}", wrap_to(&text, &first, "                   ", WIDTH));
+        println!(
+            "{}",
+            region_line(&first, &" ".repeat(19), "MADV_NOHUGEPAGE ", p)
+        );
     }
     meta(
         "scan_backing_pct",
@@ -268,13 +267,8 @@ fn huge_pages(
         }
     };
     for (name, p) in [("MADV_NOHUGEPAGE", &normal), ("MADV_HUGEPAGE", &huge)] {
-        let text = format!(
-            "{}; on huge pages: {}",
-            p.request(),
-            show_backing(p.backing)
-        );
         let first = format!("  {name:<16}: ");
-        println!("{}", wrap_to(&text, &first, "                    ", WIDTH));
+        println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
     let mut results = Vec::new();

@@ -101,10 +101,7 @@ fn main() {
     );
     let quick = exp.args.quick;
     let pinned = !exp.args.flag("--no-pin");
-    let limit = exp
-        .args
-        .value("--cores")
-        .map(|_| exp.args.count("--cores", 0, 1, 4096) as usize);
+    let limit = exp.args.count_given("--cores", 1, 4096).map(|n| n as usize);
     // The main thread is deliberately NOT pinned: threads inherit their creator's affinity,
     // and a main thread pinned to one core would put every worker on that core.
 

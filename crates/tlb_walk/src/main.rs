@@ -26,7 +26,7 @@ mod walk;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
-use measure::fmt::{WIDTH, bytes as human_bytes, conclude, say, wrap_to};
+use measure::fmt::{WIDTH, bytes as human_bytes, conclude, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
 use measure::run::Experiment;
@@ -79,10 +79,7 @@ fn main() {
             _ => "unknown: 64 bytes assumed".to_string(),
         }
     );
-    println!(
-        "{}",
-        wrap_to(&text, "  page and line  : ", "                   ", WIDTH)
-    );
+    println!("{}", field("page and line", &text));
     meta("page_bytes", page);
     meta("line_bytes", line);
     meta(

@@ -61,8 +61,8 @@ fn main() {
     let quick = exp.args.quick;
     let limit_cores = exp
         .args
-        .value("--threads")
-        .map(|_| exp.args.count("--threads", 0, 1, 1024) as usize);
+        .count_given("--threads", 1, 1024)
+        .map(|n| n as usize);
     // The cores, read before the main thread is pinned (a pinned thread sees only its core).
     let main_core = measure::pin::default_core().ok().flatten();
     let cores = team::cores(main_core, limit_cores);

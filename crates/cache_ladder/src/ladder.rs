@@ -18,10 +18,11 @@ use measure::chase::{self, Link, Plan, Ring};
 use measure::cli;
 use measure::clock::now_ns;
 use measure::data::meta;
-use measure::fmt::{WIDTH, bytes, say, wrap_to};
+use measure::fmt::{bytes, say};
 use measure::keep::black_box;
-use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta, show_backing};
+use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta};
 use measure::ring;
+use measure::show::region_line;
 
 /// The regions the rings live in, each as large as the largest working set.
 pub struct Memory {
@@ -62,15 +63,9 @@ impl Memory {
 /// first touch, and prints and records each region's verified backing.
 pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
     let show = |name: &str, p: &Prepared| {
-        let text = format!(
-            "{}, {:?} {}; on huge pages: {}",
-            bytes(p.region.len() as u64),
-            p.advice,
-            p.request(),
-            show_backing(p.backing)
-        );
+        let asked = format!("{}, {:?} ", bytes(p.region.len() as u64), p.advice);
         let first = format!("  {name:<15}: ");
-        println!("{}", wrap_to(&text, &first, "                   ", WIDTH));
+        println!("{}", region_line(&first, &" ".repeat(19), &asked, p));
     };
     loop {
         let small = || mem::prepare(max as usize, HugeAdvice::NoHuge, page);

@@ -180,8 +180,7 @@ fn memory_needed(max: u64) -> u64 {
 /// `--max`, checked against the memory this process may use (exit 2 if it does not fit), or
 /// the default, lowered until it fits.
 fn largest_working_set(exp: &Experiment, largest: Option<u64>) -> Largest {
-    if exp.args.value("--max").is_some() {
-        let max = exp.args.size_in("--max", 0, 4096, MAX_MAX);
+    if let Some(max) = exp.args.size_given("--max", 4096, MAX_MAX) {
         if let Err(e) = mem::guard(memory_needed(max)) {
             cli::fail(
                 exp.name,

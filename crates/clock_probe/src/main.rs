@@ -16,9 +16,10 @@
 
 use measure::clock::{self, now_ns};
 use measure::data::{Block, Value, meta};
-use measure::fmt::{self, grouped, median_min_max};
+use measure::fmt::{grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
+use measure::show::{self, how_to_read};
 use measure::stats::Summary;
 
 /// 1M `i32`: the 4 MiB array of the appendix's traps one and three.
@@ -44,11 +45,6 @@ pub fn clock_probe_sum_kept(a: &[i32]) -> i64 {
         s += i64::from(x);
     }
     s
-}
-
-/// Prints a section's closing "How to read this run:" paragraph.
-fn how_to_read(sentences: &[String]) {
-    println!("{}", fmt::how_to_read(sentences));
 }
 
 fn main() {
@@ -148,16 +144,12 @@ fn main() {
         claimed.map_or(String::new(), |c| format!(" (the claim was {c} ns)")),
         floor * 100.0 / 1000.0
     )]);
-    let mut cost = Block::new(
+    show::summaries(
         measure::schema::clock_probe::clock_cost::BLOCK,
         measure::schema::clock_probe::clock_cost::COLUMNS,
-    );
-    for (method, s) in [("clock_gettime", &g), ("instant_now", &i)] {
-        let mut row: Vec<Value> = vec![method.into()];
-        row.extend(median_min_max(Some(s)));
-        cost.row(row);
-    }
-    cost.print();
+        &[("clock_gettime", &g), ("instant_now", &i)],
+    )
+    .print();
     meta("clock_min_step_ns", probe.min_step_ns);
     exp.key_figure(
         measure::schema::clock_probe::key::CLOCK_READ,
@@ -365,16 +357,12 @@ fn trap_two(exp: &mut measure::run::Experiment, buffers: usize) {
              cost showed in this run, so there was nothing here for a warm-up to remove."
         )
     }]);
-    let mut t2 = Block::new(
+    show::summaries(
         measure::schema::clock_probe::trap_two::BLOCK,
         measure::schema::clock_probe::trap_two::COLUMNS,
-    );
-    for (name, x) in [("first", &f), ("second", &s)] {
-        let mut row: Vec<Value> = vec![name.into()];
-        row.extend(median_min_max(Some(x)));
-        t2.row(row);
-    }
-    t2.print();
+        &[("first", &f), ("second", &s)],
+    )
+    .print();
     exp.key_figure("first_vs_second_fill", factor, "x");
 }
 
@@ -424,14 +412,12 @@ fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
         s.min, s.max
     ));
     how_to_read(&say);
-    let mut t3 = Block::new(
+    show::series(
         measure::schema::clock_probe::trap_three_samples::BLOCK,
         measure::schema::clock_probe::trap_three_samples::COLUMNS,
-    );
-    for (r, v) in samples.iter().enumerate() {
-        t3.row(vec![r.into(), (*v).into()]);
-    }
-    t3.print();
+        &samples,
+    )
+    .print();
     let mut t3s = Block::new(
         measure::schema::clock_probe::trap_three_summary::BLOCK,
         measure::schema::clock_probe::trap_three_summary::COLUMNS,

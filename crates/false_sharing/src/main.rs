@@ -34,6 +34,7 @@ use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::data::meta;
 use measure::fmt::grouped;
+use measure::show::how_to_read;
 use measure::stats::{self, Summary};
 use report::ns;
 use std::sync::Mutex;
@@ -100,10 +101,7 @@ fn main() {
     );
     let quick = exp.args.quick;
     let pinned = !exp.args.flag("--no-pin");
-    let limit = exp
-        .args
-        .value("--cores")
-        .map(|_| exp.args.count("--cores", 0, 1, 4096) as usize);
+    let limit = exp.args.count_given("--cores", 1, 4096).map(|n| n as usize);
     // The main thread is deliberately NOT pinned: threads inherit their creator's affinity,
     // and a main thread pinned to one core would put every worker on that core.
 
@@ -246,13 +244,6 @@ fn main() {
         );
     }
     exp.finish();
-}
-
-/// Prints a section's closing "How to read this run:" paragraph.
-fn how_to_read(sentences: &[String]) {
-    if !sentences.is_empty() {
-        println!("{}", measure::fmt::how_to_read(sentences));
-    }
 }
 
 /// Section 2's verdict, from the run's own ratios against a perfect split and, where the

@@ -10,7 +10,7 @@ use crate::cores::{self, Core};
 use crate::lab::{self, Lab, Measured, Plan, Work, find};
 use measure::data::{Block, Value, meta};
 use measure::facts::Fact;
-use measure::fmt::{WIDTH, grouped, median_min_max, wrap_to, yes_no_unknown};
+use measure::fmt::{WIDTH, field, grouped, median_min_max, wrap_to, yes_no_unknown};
 use measure::stats::{Split, Summary};
 
 /// Prints `text` wrapped to the report width, first line indented `first`, the rest `rest`.
@@ -22,16 +22,13 @@ pub fn say(text: &str, first: &str, rest: &str) {
 /// also as `#META`.
 pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     let ids = cores::list(cores.iter().map(|c| c.id));
-    say(
-        &format!(
-            "{} ({ids}){}; {}",
-            cores.len(),
-            if limited { ", limited by --cores" } else { "" },
-            topology(cores)
-        ),
-        "  cores          : ",
-        "                   ",
+    let cores_text = format!(
+        "{} ({ids}){}; {}",
+        cores.len(),
+        if limited { ", limited by --cores" } else { "" },
+        topology(cores)
     );
+    println!("{}", field("cores", &cores_text));
     match line.value {
         Some(l) => println!(
             "  cache line     : {l} bytes ({}): two slots closer than {l} bytes share a line",
@@ -41,16 +38,13 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
             "  cache line     : unknown (no source reports it): which slots share a line is unknown"
         ),
     }
-    say(
-        if pinned {
-            "each worker pins itself to its own core and reads back sched_getcpu before and \
-             after its work (the main thread stays unpinned: workers would inherit its core)"
-        } else {
-            "--no-pin: threads go where the scheduler puts them; where each one ran is read back"
-        },
-        "  placement      : ",
-        "                   ",
-    );
+    let placement = if pinned {
+        "each worker pins itself to its own core and reads back sched_getcpu before and \
+         after its work (the main thread stays unpinned: workers would inherit its core)"
+    } else {
+        "--no-pin: threads go where the scheduler puts them; where each one ran is read back"
+    };
+    println!("{}", field("placement", placement));
     meta("fs_cores", ids);
     meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
     meta(
@@ -106,26 +100,23 @@ fn topology(cores: &[Core]) -> String {
 
 /// How much work each run of sections 1 to 4 does, and why so much.
 pub fn plan(plan: &Plan, quick: bool) {
-    say(
-        &format!(
-            "{} increments per thread (sections 1-2), {} (section 3), {} atomic, {} under the \
-             mutex; {} rounds per set, interleaved, after a warm-up. {}",
-            grouped(plan.slot_iters),
-            grouped(plan.team_iters),
-            grouped(plan.atomic_iters),
-            grouped(plan.mutex_iters),
-            plan.rounds,
-            if quick {
-                "(--quick: fewer and shorter runs than the full run's.)"
-            } else {
-                "The appendix's 20M, 2M and 200k (3 rounds) suited its 1.6 ns increment; here \
-                 the counts are raised so that the cheapest run of each kind lasts over 10 ms, \
-                 far beyond the start line's release and the clock's step."
-            }
-        ),
-        "  work per run   : ",
-        "                   ",
+    let work = format!(
+        "{} increments per thread (sections 1-2), {} (section 3), {} atomic, {} under the \
+         mutex; {} rounds per set, interleaved, after a warm-up. {}",
+        grouped(plan.slot_iters),
+        grouped(plan.team_iters),
+        grouped(plan.atomic_iters),
+        grouped(plan.mutex_iters),
+        plan.rounds,
+        if quick {
+            "(--quick: fewer and shorter runs than the full run's.)"
+        } else {
+            "The appendix's 20M, 2M and 200k (3 rounds) suited its 1.6 ns increment; here \
+             the counts are raised so that the cheapest run of each kind lasts over 10 ms, \
+             far beyond the start line's release and the clock's step."
+        }
     );
+    println!("{}", field("work per run", &work));
 }
 
 /// Section 1: the baseline and the core it ran on.

@@ -217,6 +217,18 @@ impl Args {
     }
 }
 
+/// Options without a default: `None` when not given, checked like the others when given.
+impl Args {
+    /// [`Args::count`] of an option that has no default.
+    pub fn count_given(&self, name: &str, min: u64, max: u64) -> Option<u64> {
+        self.value(name).map(|_| self.count(name, 0, min, max))
+    }
+    /// [`Args::size_in`] of an option that has no default.
+    pub fn size_given(&self, name: &str, min: u64, max: u64) -> Option<u64> {
+        self.value(name).map(|_| self.size_in(name, 0, min, max))
+    }
+}
+
 /// Parses a whole number in `min..=max` for option or variable `name`; the error says why.
 pub fn parse_count(name: &str, v: &str, min: u64, max: u64) -> Result<u64, String> {
     match v.trim().parse::<u64>() {
@@ -277,6 +289,15 @@ mod tests {
         assert_eq!(a.size("--max", 0), 64 << 20);
         assert_eq!(p(&["--max=1G"]).unwrap().size("--max", 0), 1 << 30);
         assert_eq!(p(&[]).unwrap().size("--max", 5), 5);
+    }
+
+    #[test]
+    fn an_option_without_a_default_is_none_until_given() {
+        assert_eq!(p(&[]).unwrap().size_given("--max", 1, 1 << 40), None);
+        let a = p(&["--max", "2M"]).unwrap();
+        assert_eq!(a.size_given("--max", 1, 1 << 40), Some(2 << 20));
+        assert_eq!(p(&[]).unwrap().count_given("--max", 1, 9), None);
+        assert_eq!(p(&["--max=7"]).unwrap().count_given("--max", 1, 9), Some(7));
     }
 
     #[test]

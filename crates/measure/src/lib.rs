@@ -19,6 +19,7 @@
 //! | [`key`] | reading an experiment's key figures back from a saved run |
 //! | [`schema`] | the names across the data boundary, once: each experiment's blocks, columns and key figures, for writers and readers |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
+//! | [`show`] | printing several reports do alike: a section's "How to read this run", a prepared region's line, the series and median/min/max blocks |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
@@ -47,6 +48,7 @@ pub mod ring;
 pub mod run;
 pub mod scan;
 pub mod schema;
+pub mod show;
 pub mod stats;
 pub mod testing;
 

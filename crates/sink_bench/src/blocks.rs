@@ -22,14 +22,12 @@ pub fn part1(passes: &[Vec<f64>; 3]) {
 /// Part 2's passes: `warm_in_process`, `fresh_processes`, and `fresh_first_discarded` (the
 /// binary's first execution, which made the same start and was discarded).
 pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
-    let mut b = Block::new(
+    measure::show::series(
         measure::schema::sink_bench::warm_in_process::BLOCK,
         measure::schema::sink_bench::warm_in_process::COLUMNS,
-    );
-    for (i, v) in warm_in.iter().enumerate() {
-        b.row(vec![i.into(), (*v).into()]);
-    }
-    b.print();
+        warm_in,
+    )
+    .print();
     let mut b = Block::new(
         measure::schema::sink_bench::fresh_processes::BLOCK,
         measure::schema::sink_bench::fresh_processes::COLUMNS,

@@ -53,17 +53,19 @@ pub struct Settings {
     pub show_asm: bool,
 }
 
-/// One count, from its flag or else its environment variable, in `min..=max`.
+/// One count, from its flag or else its environment variable (the pair of their names), in
+/// `min..=max`.
 fn count(
-    flag: (&str, Option<&str>),
-    env: (&str, Option<String>),
+    a: &Args,
+    env: &impl Fn(&str) -> Option<String>,
+    (flag, var): (&str, &str),
     default: u64,
     min: u64,
     max: u64,
 ) -> Result<u64, String> {
-    let (name, given) = match (flag.1, env.1) {
-        (Some(v), _) => (flag.0.to_string(), v.to_string()),
-        (None, Some(v)) => (env.0.to_string(), v),
+    let (name, given) = match (a.value(flag), env(var)) {
+        (Some(v), _) => (flag.to_string(), v.to_string()),
+        (None, Some(v)) => (var.to_string(), v),
         (None, None) => return Ok(default),
     };
     parse_count(&name, &given, min, max).map_err(|e| {
@@ -92,27 +94,9 @@ pub fn quick_env(v: Option<String>) -> Result<bool, String> {
 pub fn settings(a: &Args, env: impl Fn(&str) -> Option<String>) -> Result<Settings, String> {
     let quick = a.quick || quick_env(env("QUICK"))?;
     let default = if quick { 10 } else { 30 };
-    let reps = count(
-        ("--reps", a.value("--reps")),
-        ("REPS", env("REPS")),
-        default,
-        MIN_COUNT,
-        MAX_REPS,
-    )?;
-    let runs = count(
-        ("--runs", a.value("--runs")),
-        ("RUNS", env("RUNS")),
-        default,
-        MIN_COUNT,
-        MAX_RUNS,
-    )?;
-    let settle_ms = count(
-        ("--settle-ms", a.value("--settle-ms")),
-        ("SETTLE_MS", env("SETTLE_MS")),
-        100,
-        0,
-        MAX_SETTLE_MS,
-    )?;
+    let reps = count(a, &env, ("--reps", "REPS"), default, MIN_COUNT, MAX_REPS)?;
+    let runs = count(a, &env, ("--runs", "RUNS"), default, MIN_COUNT, MAX_RUNS)?;
+    let settle_ms = count(a, &env, ("--settle-ms", "SETTLE_MS"), 100, 0, MAX_SETTLE_MS)?;
     Ok(Settings {
         reps: reps as usize,
         runs: runs as usize,

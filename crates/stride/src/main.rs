@@ -74,10 +74,7 @@ fn main() {
     );
     let quick = exp.args.quick;
     // Options first, so bad input is refused before anything is measured.
-    let asked_buffer = exp
-        .args
-        .value("--buffer")
-        .map(|_| exp.args.size_in("--buffer", 0, MIN_BUFFER, MAX_BUFFER));
+    let asked_buffer = exp.args.size_given("--buffer", MIN_BUFFER, MAX_BUFFER);
     let accesses = exp
         .args
         .count("--accesses", DEFAULT_ACCESSES, 1000, MAX_ACCESSES) as usize;

@@ -6,7 +6,7 @@ use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
 use measure::data::{Block, meta};
 use measure::facts::{Fact, MachineFacts};
-use measure::fmt::{WIDTH, bytes, conclude, grouped, say, wrap_to};
+use measure::fmt::{bytes, conclude, field, grouped, say};
 use measure::mem::backing_meta;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
 use measure::stats::Summary;
@@ -69,10 +69,7 @@ pub fn buffer(
         None => "; the largest cache is unknown".into(),
     };
     let text = format!("{} ({why}{rounded}){against}", bytes(len as u64));
-    println!(
-        "{}",
-        wrap_to(&text, "  buffer         : ", "                   ", WIDTH)
-    );
+    println!("{}", field("buffer", &text));
     meta(measure::schema::stride::META_BUFFER_BYTES, len);
     meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);

@@ -26,11 +26,12 @@ mod walk;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
-use measure::fmt::{WIDTH, bytes as human_bytes, conclude, say, wrap_to};
-use measure::mem::{self, HugeAdvice, Region, backing_meta, show_backing};
+use measure::fmt::{WIDTH, bytes as human_bytes, conclude, field, say, wrap_to};
+use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
+use measure::show::region_line;
 use measure::stats::Summary;
 use report::{Pair, Row};
 use walk::{Geometry, Layout};
@@ -78,10 +79,7 @@ fn main() {
             _ => "unknown: 64 bytes assumed".to_string(),
         }
     );
-    println!(
-        "{}",
-        wrap_to(&text, "  page and line  : ", "                   ", WIDTH)
-    );
+    println!("{}", field("page and line", &text));
     meta("page_bytes", page);
     meta("line_bytes", line);
     meta(
@@ -172,13 +170,11 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
         }
     };
     for (name, p) in [("offset-0", &a), ("line", &b)] {
-        let text = format!(
-            "MADV_NOHUGEPAGE {}; on huge pages: {}",
-            p.request(),
-            show_backing(p.backing)
-        );
         let first = format!("  {name:<8} region : ");
-        println!("{}", wrap_to(&text, &first, "                   ", WIDTH));
+        println!(
+            "{}",
+            region_line(&first, &" ".repeat(19), "MADV_NOHUGEPAGE ", p)
+        );
     }
     meta(
         "scan_backing_pct",
@@ -268,13 +264,8 @@ fn huge_pages(
         }
     };
     for (name, p) in [("MADV_NOHUGEPAGE", &normal), ("MADV_HUGEPAGE", &huge)] {
-        let text = format!(
-            "{}; on huge pages: {}",
-            p.request(),
-            show_backing(p.backing)
-        );
         let first = format!("  {name:<16}: ");
-        println!("{}", wrap_to(&text, &first, "                    ", WIDTH));
+        println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
     let mut results = Vec::new();

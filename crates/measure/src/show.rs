@@ -1,0 +1,104 @@
+//! Printing that several experiments do alike, written once: a section's closing "How to read
+//! this run", a prepared region's line (what was asked, what the kernel answered, how much of
+//! it huge pages back), and the two `#DATA` blocks of the same shape in more than one report
+//! (a series of samples by index; labelled `median, min, max` rows), ready to print.
+//!
+//! The formatting itself (wrapping, cells) is [`crate::fmt`]'s.
+
+use crate::data::{Block, Value};
+use crate::fmt::{WIDTH, median_min_max, wrap_to};
+use crate::mem::{Prepared, show_backing};
+use crate::stats::Summary;
+
+/// Prints a section's closing "How to read this run:" paragraph ([`crate::fmt::how_to_read`]);
+/// nothing when there is nothing to say.
+pub fn how_to_read(sentences: &[String]) {
+    if !sentences.is_empty() {
+        println!("{}", crate::fmt::how_to_read(sentences));
+    }
+}
+
+/// The line of a prepared region: `{asked}{the kernel's answer}; on huge pages: {verified
+/// share}`, wrapped to [`WIDTH`] under `first`, continued under `rest`. `asked` says what was
+/// asked of the region (empty where `first` says it already).
+pub fn region_line(first: &str, rest: &str, asked: &str, p: &Prepared) -> String {
+    let text = format!(
+        "{asked}{}; on huge pages: {}",
+        p.request(),
+        show_backing(p.backing)
+    );
+    wrap_to(&text, first, rest, WIDTH)
+}
+
+/// The block `name` of a series: one row a sample, `[index, value]`, from index 0.
+pub fn series(name: &str, columns: &[&str], values: &[f64]) -> Block {
+    let mut b = Block::new(name, columns);
+    for (i, v) in values.iter().enumerate() {
+        b.row(vec![i.into(), (*v).into()]);
+    }
+    b
+}
+
+/// The block `name` of labelled summaries: one row a label, `[label, median, min, max]`.
+pub fn summaries(name: &str, columns: &[&str], rows: &[(&str, &Summary)]) -> Block {
+    let mut b = Block::new(name, columns);
+    for (label, s) in rows {
+        let mut row: Vec<Value> = vec![(*label).into()];
+        row.extend(median_min_max(Some(s)));
+        b.row(row);
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mem::{HugeAdvice, Region};
+
+    #[test]
+    fn a_series_is_numbered_from_zero_and_summaries_keep_their_labels() {
+        assert_eq!(
+            series("s", &["round", "ns"], &[5.0, 7.5]).render(),
+            "#DATA-BEGIN s\n#COLUMNS round ns\n#DATA 0 5\n#DATA 1 7.5\n#DATA-END\n"
+        );
+        let (a, b) = (
+            Summary::of(&[3.0, 1.0, 2.0]).unwrap(),
+            Summary::of(&[9.0]).unwrap(),
+        );
+        let cols = ["what:text", "median", "min", "max"];
+        assert_eq!(
+            summaries("m", &cols, &[("a", &a), ("b", &b)]).render(),
+            "#DATA-BEGIN m\n#COLUMNS what:text median min max\n#DATA a 2 1 3\n#DATA b 9 9 9\n\
+             #DATA-END\n"
+        );
+    }
+
+    #[test]
+    fn a_region_line_says_what_was_asked_and_what_backs_it() {
+        let p = Prepared {
+            region: Region::new(4096).unwrap(),
+            advice: HugeAdvice::NoHuge,
+            asked: Err("refused (EINVAL)".into()),
+            backing: None,
+        };
+        let line = region_line("  huge: ", "    ", "MADV_HUGEPAGE ", &p);
+        assert_eq!(
+            line,
+            "  huge: MADV_HUGEPAGE refused (EINVAL); on huge pages: unknown \
+             (/proc/self/smaps unreadable)"
+        );
+        let p = Prepared {
+            asked: Ok(()),
+            backing: Some(100.0),
+            ..p
+        };
+        let long = "x".repeat(70);
+        let line = region_line("  r: ", "     ", &format!("{long} "), &p);
+        assert_eq!(
+            line,
+            format!(
+                "  r: {long} accepted; on huge pages:\n     100% (verified in /proc/self/smaps)"
+            )
+        );
+    }
+}

@@ -35,6 +35,7 @@ use measure::clock::CoreClock;
 use measure::data::{Block, meta};
 use measure::fmt::{self, bytes, wrap_to};
 use measure::run::Experiment;
+use measure::show::how_to_read;
 use shape::Shapes;
 use timing::{N, PerElement};
 
@@ -101,11 +102,6 @@ fn main() {
     }
     per_element.print();
     exp.finish();
-}
-
-/// Prints a section's closing "How to read this run:" paragraph.
-fn how_to_read(sentences: &[String]) {
-    println!("{}", fmt::how_to_read(sentences));
 }
 
 /// The working set against the reported L1, the core clock, and the shape of every timed

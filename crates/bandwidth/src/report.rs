@@ -468,12 +468,7 @@ pub fn threads(
             ]);
             continue;
         };
-        let cores = r
-            .cores
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let cores = measure::team::list(r.cores.iter().copied());
         let vs = one.map(|o| s.median / o);
         println!(
             "  {:<7} {:<8} {:>24} {:>11} {:>12}  {}; {} of {}",
@@ -531,11 +526,7 @@ pub fn loaded(
         cc.cycles(ns)
             .map_or(String::new(), |c| format!(", {c:.0} cycles"))
     };
-    let list = streamers
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(",");
+    let list = measure::team::list(streamers.iter().copied());
     say(
         "setup",
         &format!(

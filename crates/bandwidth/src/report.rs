@@ -2,7 +2,7 @@
 //! the kernels' code, the boundaries, the non-temporal comparison, the thread rows and the
 //! latency under load, each with its `#DATA`.
 
-use crate::boundaries::{self, Finding, Point};
+use crate::boundaries::{Finding, Point};
 use crate::kernels::{Form, Kernel, Op, Width};
 use crate::limit::Limit;
 use crate::shape::Shape;
@@ -342,7 +342,7 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
             Finding::Drop { from, to, ratio } => {
                 drops += 1;
                 last = Some(from);
-                let near = boundaries::nearest_reported(from, to, reported);
+                let near = measure::curve::nearest_reported(from, to, reported);
                 falls.push(format!(
                     "{}..{} ({ratio:.1}x{})",
                     size(from),

@@ -91,16 +91,6 @@ pub fn find(points: &[Point]) -> Vec<Finding> {
     out
 }
 
-/// The reported cache size nearest (on a log scale) to a boundary between `from` and `to`
-/// bytes, and whether it lies within one doubling of the pair's middle.
-pub fn nearest_reported(
-    from: u64,
-    to: u64,
-    reported: &[(String, u64)],
-) -> Option<(&str, u64, bool)> {
-    curve::nearest_reported(from as f64, to as f64, reported)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,20 +173,5 @@ mod tests {
             to: 12 << 10,
             spread: 0.7
         }));
-    }
-
-    #[test]
-    fn the_reported_size_nearest_a_boundary() {
-        let rep = vec![
-            ("L1d".to_string(), 32u64 << 10),
-            ("L2".to_string(), 1 << 20),
-        ];
-        assert_eq!(
-            nearest_reported(32 << 10, 64 << 10, &rep),
-            Some(("L1d", 32 << 10, true))
-        );
-        let (n, _, agrees) = nearest_reported(8 << 20, 16 << 20, &rep).unwrap();
-        assert_eq!((n, agrees), ("L2", false));
-        assert_eq!(nearest_reported(1, 2, &[]), None);
     }
 }

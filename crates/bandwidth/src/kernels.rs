@@ -227,44 +227,14 @@ pub struct Explicit {
 pub fn explicit(width: Width) -> Explicit {
     match width {
         #[cfg(target_arch = "x86_64")]
-        Width::Avx512 => Explicit {
-            read: ("bw_read_avx512", x86::read_avx512),
-            write: ("bw_write_avx512", x86::write_avx512),
-            copy: ("bw_copy_avx512", x86::copy_avx512),
-            write_nt: Some(("bw_write_nt_avx512", x86::write_nt_avx512)),
-            copy_nt: Some(("bw_copy_nt_avx512", x86::copy_nt_avx512)),
-        },
+        Width::Avx512 => x86::AVX512,
         #[cfg(target_arch = "x86_64")]
-        Width::Avx2 => Explicit {
-            read: ("bw_read_avx2", x86::read_avx2),
-            write: ("bw_write_avx2", x86::write_avx2),
-            copy: ("bw_copy_avx2", x86::copy_avx2),
-            write_nt: Some(("bw_write_nt_avx2", x86::write_nt_avx2)),
-            copy_nt: Some(("bw_copy_nt_avx2", x86::copy_nt_avx2)),
-        },
+        Width::Avx2 => x86::AVX2,
         #[cfg(target_arch = "x86_64")]
-        Width::Sse2 => Explicit {
-            read: ("bw_read_sse2", x86::read_sse2),
-            write: ("bw_write_sse2", x86::write_sse2),
-            copy: ("bw_copy_sse2", x86::copy_sse2),
-            write_nt: Some(("bw_write_nt_sse2", x86::write_nt_sse2)),
-            copy_nt: Some(("bw_copy_nt_sse2", x86::copy_nt_sse2)),
-        },
+        Width::Sse2 => x86::SSE2,
         #[cfg(target_arch = "aarch64")]
-        Width::Neon => Explicit {
-            read: ("bw_read_neon", arm::read_neon),
-            write: ("bw_write_neon", arm::write_neon),
-            copy: ("bw_copy_neon", arm::copy_neon),
-            write_nt: None,
-            copy_nt: None,
-        },
-        _ => Explicit {
-            read: ("bw_read_scalar", read_scalar),
-            write: ("bw_write_scalar", write_scalar),
-            copy: ("bw_copy_scalar", copy_scalar),
-            write_nt: None,
-            copy_nt: None,
-        },
+        Width::Neon => arm::NEON,
+        _ => SCALAR,
     }
 }
 
@@ -369,6 +339,14 @@ pub fn bw_copy_scalar(dst: &mut [u64], src: &[u64], laps: u64) {
     }
 }
 
+const SCALAR: Explicit = Explicit {
+    read: ("bw_read_scalar", read_scalar),
+    write: ("bw_write_scalar", write_scalar),
+    copy: ("bw_copy_scalar", copy_scalar),
+    write_nt: None,
+    copy_nt: None,
+};
+
 fn read_scalar(w: &[u64], laps: u64) -> u64 {
     check(w.as_ptr(), w.len());
     bw_read_scalar(w, laps)
@@ -383,224 +361,204 @@ fn copy_scalar(d: &mut [u64], s: &[u64], laps: u64) {
     bw_copy_scalar(d, s, laps)
 }
 
+// ---- the vector widths: one macro writes every width's kernels ----------------------------
+
+/// What the safe entry points of the vector kernels check before they call one: the feature
+/// (`present`, a cached flag), then the slice's shape.
+fn ready(present: bool, w: &[u64]) {
+    assert!(present);
+    check(w.as_ptr(), w.len());
+}
+
+/// [`ready`] for a copy's two halves.
+fn ready_pair(present: bool, d: &[u64], s: &[u64]) {
+    assert!(present);
+    assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
+    check(d.as_ptr(), d.len());
+    check(s.as_ptr(), s.len());
+}
+
+/// Writes the kernels of one vector width, each under its own symbol, and their table
+/// (`$table`, an [`Explicit`]), so the widths cannot drift apart: four independent vectors
+/// per step (256 bytes with AVX-512), loads into four sums, plain stores, and where the width
+/// has them (`stream:`) non-temporal stores followed by one `sfence` so that they are done
+/// (visible in memory order) before the kernel returns.
+macro_rules! width {
+    (
+        feature: $feat:literal, present: $present:expr, vec: $v:ty, words: $w:expr,
+        zero: $zero:expr, splat: $splat:ident, load: $load:ident, add: $add:ident,
+        store: $store:ident, symbols: $read:ident $write:ident $copy:ident, table: $table:ident
+        $(, stream: $stream:ident, nt_symbols: $write_nt:ident $copy_nt:ident)?
+    ) => {
+        /// Sums `n` words (a multiple of four vectors) `laps` times.
+        ///
+        /// # Safety
+        /// The CPU must support the feature; `p` must point to `n` readable words.
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        #[target_feature(enable = $feat)]
+        pub unsafe fn $read(p: *const u64, n: usize, laps: u64) -> u64 {
+            let mut a: [$v; 4] = [$zero; 4];
+            for _ in 0..laps {
+                let p = black_box(p);
+                let mut i = 0;
+                while i < n {
+                    // SAFETY: i + 4 vectors <= n, inside the caller's words.
+                    unsafe {
+                        a[0] = $add(a[0], $load(p.add(i).cast()));
+                        a[1] = $add(a[1], $load(p.add(i + $w).cast()));
+                        a[2] = $add(a[2], $load(p.add(i + 2 * $w).cast()));
+                        a[3] = $add(a[3], $load(p.add(i + 3 * $w).cast()));
+                    }
+                    i += 4 * $w;
+                }
+            }
+            let s = $add($add(a[0], a[1]), $add(a[2], a[3]));
+            // SAFETY: a vector is exactly this many words.
+            let words: [u64; $w] = unsafe { std::mem::transmute(s) };
+            words.iter().fold(0u64, |x, &y| x.wrapping_add(y))
+        }
+
+        width!(@fill $feat, $v, $w, $splat, $store, $write,
+            "Fills `n` words with `v`, `laps` times.", "The CPU must support the feature; \
+            `p` must point to `n` writable words.");
+        width!(@copy $feat, $w, $load, $store, $copy,
+            "Copies `n` words from `s` to `d`, `laps` times.", "The CPU must support the \
+            feature; `s` readable and `d` writable for `n` words, not overlapping.");
+        $(
+            width!(@fill $feat, $v, $w, $splat, $stream, $write_nt,
+                "Fills `n` words with `v` by non-temporal stores, `laps` times, then `sfence`.",
+                "As the write; `p` must also be aligned to the vector width.", _mm_sfence);
+            width!(@copy $feat, $w, $load, $stream, $copy_nt,
+                "Copies `n` words from `s` to `d` by non-temporal stores, `laps` times, then \
+                `sfence`.", "As the copy; `d` must also be aligned to the vector width.", _mm_sfence);
+        )?
+
+        /// This width's kernels with their symbols, behind the safe entry points.
+        pub const $table: super::Explicit = super::Explicit {
+            read: (stringify!($read), |w, laps| {
+                super::ready($present, w);
+                // SAFETY: the feature is present and the slice holds the words.
+                unsafe { $read(w.as_ptr(), w.len(), laps) }
+            }),
+            write: (stringify!($write), |w, v, laps| {
+                super::ready($present, w);
+                // SAFETY: as above, and the slice is ours to write.
+                unsafe { $write(w.as_mut_ptr(), w.len(), v, laps) }
+            }),
+            copy: (stringify!($copy), |d, s, laps| {
+                super::ready_pair($present, d, s);
+                // SAFETY: the borrows guarantee two distinct ranges of the same length.
+                unsafe { $copy(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+            }),
+            write_nt: width!(@maybe $((stringify!($write_nt), |w, v, laps| {
+                super::ready($present, w);
+                // SAFETY: as the write; `ready` asserted the alignment.
+                unsafe { $write_nt(w.as_mut_ptr(), w.len(), v, laps) }
+            }))?),
+            copy_nt: width!(@maybe $((stringify!($copy_nt), |d, s, laps| {
+                super::ready_pair($present, d, s);
+                // SAFETY: as the copy; `ready_pair` asserted the alignment.
+                unsafe { $copy_nt(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+            }))?),
+        };
+    };
+    (@maybe) => { None };
+    (@maybe $k:expr) => { Some($k) };
+    // `@fill` and `@copy` write one kernel with the store given, then the fence given, if any.
+    (@fill $feat:literal, $v:ty, $w:expr, $splat:ident, $store:ident, $name:ident,
+        $doc:literal, $safety:literal $(, $fence:ident)?) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        #[doc = $safety]
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        #[target_feature(enable = $feat)]
+        pub unsafe fn $name(p: *mut u64, n: usize, v: u64, laps: u64) {
+            let x: $v = $splat(v as _);
+            for _ in 0..laps {
+                let p = black_box(p);
+                let mut i = 0;
+                while i < n {
+                    // SAFETY: (aligned where it must be) i + 4 vectors <= n, inside the
+                    // caller's words.
+                    unsafe {
+                        $store(p.add(i).cast(), x);
+                        $store(p.add(i + $w).cast(), x);
+                        $store(p.add(i + 2 * $w).cast(), x);
+                        $store(p.add(i + 3 * $w).cast(), x);
+                    }
+                    i += 4 * $w;
+                }
+            }
+            $($fence();)?
+        }
+    };
+    (@copy $feat:literal, $w:expr, $load:ident, $store:ident, $name:ident,
+        $doc:literal, $safety:literal $(, $fence:ident)?) => {
+        #[doc = $doc]
+        ///
+        /// # Safety
+        #[doc = $safety]
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        #[target_feature(enable = $feat)]
+        pub unsafe fn $name(d: *mut u64, s: *const u64, n: usize, laps: u64) {
+            for _ in 0..laps {
+                let (d, s) = (black_box(d), black_box(s));
+                let mut i = 0;
+                while i < n {
+                    // SAFETY: (aligned where it must be) i + 4 vectors <= n, inside both
+                    // ranges.
+                    unsafe {
+                        let v0 = $load(s.add(i).cast());
+                        let v1 = $load(s.add(i + $w).cast());
+                        let v2 = $load(s.add(i + 2 * $w).cast());
+                        let v3 = $load(s.add(i + 3 * $w).cast());
+                        $store(d.add(i).cast(), v0);
+                        $store(d.add(i + $w).cast(), v1);
+                        $store(d.add(i + 2 * $w).cast(), v2);
+                        $store(d.add(i + 3 * $w).cast(), v3);
+                    }
+                    i += 4 * $w;
+                }
+            }
+            $($fence();)?
+        }
+    };
+}
+
 // ---- x86-64: SSE2, AVX2, AVX-512F --------------------------------------------------------
 
 #[cfg(target_arch = "x86_64")]
 pub mod x86 {
-    //! One macro writes the five kernels of a width, so the three widths cannot drift apart:
-    //! four independent vectors per step (256 bytes with AVX-512), loads into four sums, plain
-    //! stores, or non-temporal stores followed by one `sfence` so that they are done (visible
-    //! in memory order) before the kernel returns.
+    //! SSE2, AVX2 and AVX-512F, each with non-temporal stores (`movntdq`) beside the plain.
 
-    use super::{black_box, check};
+    use super::black_box;
+    use std::arch::is_x86_feature_detected as has;
     use std::arch::x86_64::*;
 
-    macro_rules! width {
-        (
-            feature: $feat:literal, detect: $det:tt, vec: $v:ty, words: $w:expr,
-            zero: $zero:expr, splat: $splat:ident, load: $load:ident, add: $add:ident,
-            store: $store:ident, stream: $stream:ident,
-            symbols: $read:ident $write:ident $write_nt:ident $copy:ident $copy_nt:ident,
-            safe: $sread:ident $swrite:ident $swrite_nt:ident $scopy:ident $scopy_nt:ident
-        ) => {
-            /// Sums `n` words (a multiple of four vectors) `laps` times.
-            ///
-            /// # Safety
-            /// The CPU must support the feature; `p` must point to `n` readable words.
-            #[inline(never)]
-            #[unsafe(no_mangle)]
-            #[target_feature(enable = $feat)]
-            pub unsafe fn $read(p: *const u64, n: usize, laps: u64) -> u64 {
-                let mut a: [$v; 4] = [$zero; 4];
-                for _ in 0..laps {
-                    let p = black_box(p);
-                    let mut i = 0;
-                    while i < n {
-                        // SAFETY: i + 4 vectors <= n, inside the caller's words.
-                        unsafe {
-                            a[0] = $add(a[0], $load(p.add(i).cast()));
-                            a[1] = $add(a[1], $load(p.add(i + $w).cast()));
-                            a[2] = $add(a[2], $load(p.add(i + 2 * $w).cast()));
-                            a[3] = $add(a[3], $load(p.add(i + 3 * $w).cast()));
-                        }
-                        i += 4 * $w;
-                    }
-                }
-                let s = $add($add(a[0], a[1]), $add(a[2], a[3]));
-                // SAFETY: a vector is exactly this many words.
-                let words: [u64; $w] = unsafe { std::mem::transmute(s) };
-                words.iter().fold(0u64, |x, &y| x.wrapping_add(y))
-            }
-
-            /// Fills `n` words with `v`, `laps` times.
-            ///
-            /// # Safety
-            /// The CPU must support the feature; `p` must point to `n` writable words.
-            #[inline(never)]
-            #[unsafe(no_mangle)]
-            #[target_feature(enable = $feat)]
-            pub unsafe fn $write(p: *mut u64, n: usize, v: u64, laps: u64) {
-                let x = $splat(v as _);
-                for _ in 0..laps {
-                    let p = black_box(p);
-                    let mut i = 0;
-                    while i < n {
-                        // SAFETY: i + 4 vectors <= n, inside the caller's words.
-                        unsafe {
-                            $store(p.add(i).cast(), x);
-                            $store(p.add(i + $w).cast(), x);
-                            $store(p.add(i + 2 * $w).cast(), x);
-                            $store(p.add(i + 3 * $w).cast(), x);
-                        }
-                        i += 4 * $w;
-                    }
-                }
-            }
-
-            /// Fills `n` words with `v` by non-temporal stores, `laps` times, then `sfence`.
-            ///
-            /// # Safety
-            /// As the write; `p` must also be aligned to the vector width.
-            #[inline(never)]
-            #[unsafe(no_mangle)]
-            #[target_feature(enable = $feat)]
-            pub unsafe fn $write_nt(p: *mut u64, n: usize, v: u64, laps: u64) {
-                let x = $splat(v as _);
-                for _ in 0..laps {
-                    let p = black_box(p);
-                    let mut i = 0;
-                    while i < n {
-                        // SAFETY: aligned, i + 4 vectors <= n, inside the caller's words.
-                        unsafe {
-                            $stream(p.add(i).cast(), x);
-                            $stream(p.add(i + $w).cast(), x);
-                            $stream(p.add(i + 2 * $w).cast(), x);
-                            $stream(p.add(i + 3 * $w).cast(), x);
-                        }
-                        i += 4 * $w;
-                    }
-                }
-                _mm_sfence();
-            }
-
-            /// Copies `n` words from `s` to `d`, `laps` times.
-            ///
-            /// # Safety
-            /// The CPU must support the feature; `s` readable and `d` writable for `n` words,
-            /// not overlapping.
-            #[inline(never)]
-            #[unsafe(no_mangle)]
-            #[target_feature(enable = $feat)]
-            pub unsafe fn $copy(d: *mut u64, s: *const u64, n: usize, laps: u64) {
-                for _ in 0..laps {
-                    let (d, s) = (black_box(d), black_box(s));
-                    let mut i = 0;
-                    while i < n {
-                        // SAFETY: i + 4 vectors <= n, inside both ranges.
-                        unsafe {
-                            let v0 = $load(s.add(i).cast());
-                            let v1 = $load(s.add(i + $w).cast());
-                            let v2 = $load(s.add(i + 2 * $w).cast());
-                            let v3 = $load(s.add(i + 3 * $w).cast());
-                            $store(d.add(i).cast(), v0);
-                            $store(d.add(i + $w).cast(), v1);
-                            $store(d.add(i + 2 * $w).cast(), v2);
-                            $store(d.add(i + 3 * $w).cast(), v3);
-                        }
-                        i += 4 * $w;
-                    }
-                }
-            }
-
-            /// Copies `n` words from `s` to `d` by non-temporal stores, `laps` times, then
-            /// `sfence`.
-            ///
-            /// # Safety
-            /// As the copy; `d` must also be aligned to the vector width.
-            #[inline(never)]
-            #[unsafe(no_mangle)]
-            #[target_feature(enable = $feat)]
-            pub unsafe fn $copy_nt(d: *mut u64, s: *const u64, n: usize, laps: u64) {
-                for _ in 0..laps {
-                    let (d, s) = (black_box(d), black_box(s));
-                    let mut i = 0;
-                    while i < n {
-                        // SAFETY: aligned, i + 4 vectors <= n, inside both ranges.
-                        unsafe {
-                            let v0 = $load(s.add(i).cast());
-                            let v1 = $load(s.add(i + $w).cast());
-                            let v2 = $load(s.add(i + 2 * $w).cast());
-                            let v3 = $load(s.add(i + 3 * $w).cast());
-                            $stream(d.add(i).cast(), v0);
-                            $stream(d.add(i + $w).cast(), v1);
-                            $stream(d.add(i + 2 * $w).cast(), v2);
-                            $stream(d.add(i + 3 * $w).cast(), v3);
-                        }
-                        i += 4 * $w;
-                    }
-                }
-                _mm_sfence();
-            }
-
-            // The safe entry points: the feature is checked (a cached flag), then the
-            // slices' shape.
-            pub fn $sread(w: &[u64], laps: u64) -> u64 {
-                assert!(std::arch::is_x86_feature_detected!($det));
-                check(w.as_ptr(), w.len());
-                // SAFETY: the feature is present and the slice holds the words.
-                unsafe { $read(w.as_ptr(), w.len(), laps) }
-            }
-            pub fn $swrite(w: &mut [u64], v: u64, laps: u64) {
-                assert!(std::arch::is_x86_feature_detected!($det));
-                check(w.as_ptr(), w.len());
-                // SAFETY: as above, and the slice is ours to write.
-                unsafe { $write(w.as_mut_ptr(), w.len(), v, laps) }
-            }
-            pub fn $swrite_nt(w: &mut [u64], v: u64, laps: u64) {
-                assert!(std::arch::is_x86_feature_detected!($det));
-                check(w.as_ptr(), w.len());
-                // SAFETY: as above; `check` asserted the alignment.
-                unsafe { $write_nt(w.as_mut_ptr(), w.len(), v, laps) }
-            }
-            pub fn $scopy(d: &mut [u64], s: &[u64], laps: u64) {
-                assert!(std::arch::is_x86_feature_detected!($det));
-                assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
-                check(d.as_ptr(), d.len());
-                check(s.as_ptr(), s.len());
-                // SAFETY: the borrows guarantee two distinct ranges of the same length.
-                unsafe { $copy(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
-            }
-            pub fn $scopy_nt(d: &mut [u64], s: &[u64], laps: u64) {
-                assert!(std::arch::is_x86_feature_detected!($det));
-                assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
-                check(d.as_ptr(), d.len());
-                check(s.as_ptr(), s.len());
-                // SAFETY: as above; `check` asserted the alignment.
-                unsafe { $copy_nt(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
-            }
-        };
-    }
-
     width! {
-        feature: "avx512f", detect: "avx512f", vec: __m512i, words: 8,
+        feature: "avx512f", present: has!("avx512f"), vec: __m512i, words: 8,
         zero: _mm512_setzero_si512(), splat: _mm512_set1_epi64, load: _mm512_loadu_si512,
-        add: _mm512_add_epi64, store: _mm512_storeu_si512, stream: _mm512_stream_si512,
-        symbols: bw_read_avx512 bw_write_avx512 bw_write_nt_avx512 bw_copy_avx512 bw_copy_nt_avx512,
-        safe: read_avx512 write_avx512 write_nt_avx512 copy_avx512 copy_nt_avx512
+        add: _mm512_add_epi64, store: _mm512_storeu_si512,
+        symbols: bw_read_avx512 bw_write_avx512 bw_copy_avx512, table: AVX512,
+        stream: _mm512_stream_si512, nt_symbols: bw_write_nt_avx512 bw_copy_nt_avx512
     }
     width! {
-        feature: "avx2", detect: "avx2", vec: __m256i, words: 4,
+        feature: "avx2", present: has!("avx2"), vec: __m256i, words: 4,
         zero: _mm256_setzero_si256(), splat: _mm256_set1_epi64x, load: _mm256_loadu_si256,
-        add: _mm256_add_epi64, store: _mm256_storeu_si256, stream: _mm256_stream_si256,
-        symbols: bw_read_avx2 bw_write_avx2 bw_write_nt_avx2 bw_copy_avx2 bw_copy_nt_avx2,
-        safe: read_avx2 write_avx2 write_nt_avx2 copy_avx2 copy_nt_avx2
+        add: _mm256_add_epi64, store: _mm256_storeu_si256,
+        symbols: bw_read_avx2 bw_write_avx2 bw_copy_avx2, table: AVX2,
+        stream: _mm256_stream_si256, nt_symbols: bw_write_nt_avx2 bw_copy_nt_avx2
     }
     width! {
-        feature: "sse2", detect: "sse2", vec: __m128i, words: 2,
+        feature: "sse2", present: has!("sse2"), vec: __m128i, words: 2,
         zero: _mm_setzero_si128(), splat: _mm_set1_epi64x, load: _mm_loadu_si128,
-        add: _mm_add_epi64, store: _mm_storeu_si128, stream: _mm_stream_si128,
-        symbols: bw_read_sse2 bw_write_sse2 bw_write_nt_sse2 bw_copy_sse2 bw_copy_nt_sse2,
-        safe: read_sse2 write_sse2 write_nt_sse2 copy_sse2 copy_nt_sse2
+        add: _mm_add_epi64, store: _mm_storeu_si128,
+        symbols: bw_read_sse2 bw_write_sse2 bw_copy_sse2, table: SSE2,
+        stream: _mm_stream_si128, nt_symbols: bw_write_nt_sse2 bw_copy_nt_sse2
     }
 }
 
@@ -611,101 +569,14 @@ pub mod arm {
     //! NEON is part of every AArch64 core Linux runs on: 16-byte vectors, four per step.
     //! No non-temporal path here (AArch64's `stnp` is only a hint; not measured).
 
-    use super::{black_box, check};
+    use super::black_box;
     use std::arch::aarch64::*;
+    use std::arch::is_aarch64_feature_detected as has;
 
-    /// # Safety
-    /// NEON present; `p` points to `n` readable words, `n` a multiple of 8.
-    #[inline(never)]
-    #[unsafe(no_mangle)]
-    #[target_feature(enable = "neon")]
-    pub unsafe fn bw_read_neon(p: *const u64, n: usize, laps: u64) -> u64 {
-        let mut a = [vdupq_n_u64(0); 4];
-        for _ in 0..laps {
-            let p = black_box(p);
-            let mut i = 0;
-            while i < n {
-                // SAFETY: i + 8 <= n.
-                unsafe {
-                    a[0] = vaddq_u64(a[0], vld1q_u64(p.add(i)));
-                    a[1] = vaddq_u64(a[1], vld1q_u64(p.add(i + 2)));
-                    a[2] = vaddq_u64(a[2], vld1q_u64(p.add(i + 4)));
-                    a[3] = vaddq_u64(a[3], vld1q_u64(p.add(i + 6)));
-                }
-                i += 8;
-            }
-        }
-        vaddvq_u64(vaddq_u64(vaddq_u64(a[0], a[1]), vaddq_u64(a[2], a[3])))
-    }
-
-    /// # Safety
-    /// NEON present; `p` points to `n` writable words, `n` a multiple of 8.
-    #[inline(never)]
-    #[unsafe(no_mangle)]
-    #[target_feature(enable = "neon")]
-    pub unsafe fn bw_write_neon(p: *mut u64, n: usize, v: u64, laps: u64) {
-        let x = vdupq_n_u64(v);
-        for _ in 0..laps {
-            let p = black_box(p);
-            let mut i = 0;
-            while i < n {
-                // SAFETY: i + 8 <= n.
-                unsafe {
-                    vst1q_u64(p.add(i), x);
-                    vst1q_u64(p.add(i + 2), x);
-                    vst1q_u64(p.add(i + 4), x);
-                    vst1q_u64(p.add(i + 6), x);
-                }
-                i += 8;
-            }
-        }
-    }
-
-    /// # Safety
-    /// NEON present; `s` readable and `d` writable for `n` words, not overlapping.
-    #[inline(never)]
-    #[unsafe(no_mangle)]
-    #[target_feature(enable = "neon")]
-    pub unsafe fn bw_copy_neon(d: *mut u64, s: *const u64, n: usize, laps: u64) {
-        for _ in 0..laps {
-            let (d, s) = (black_box(d), black_box(s));
-            let mut i = 0;
-            while i < n {
-                // SAFETY: i + 8 <= n, inside both ranges.
-                unsafe {
-                    let v0 = vld1q_u64(s.add(i));
-                    let v1 = vld1q_u64(s.add(i + 2));
-                    let v2 = vld1q_u64(s.add(i + 4));
-                    let v3 = vld1q_u64(s.add(i + 6));
-                    vst1q_u64(d.add(i), v0);
-                    vst1q_u64(d.add(i + 2), v1);
-                    vst1q_u64(d.add(i + 4), v2);
-                    vst1q_u64(d.add(i + 6), v3);
-                }
-                i += 8;
-            }
-        }
-    }
-
-    pub fn read_neon(w: &[u64], laps: u64) -> u64 {
-        assert!(std::arch::is_aarch64_feature_detected!("neon"));
-        check(w.as_ptr(), w.len());
-        // SAFETY: NEON is present and the slice holds the words.
-        unsafe { bw_read_neon(w.as_ptr(), w.len(), laps) }
-    }
-    pub fn write_neon(w: &mut [u64], v: u64, laps: u64) {
-        assert!(std::arch::is_aarch64_feature_detected!("neon"));
-        check(w.as_ptr(), w.len());
-        // SAFETY: as above, and the slice is ours to write.
-        unsafe { bw_write_neon(w.as_mut_ptr(), w.len(), v, laps) }
-    }
-    pub fn copy_neon(d: &mut [u64], s: &[u64], laps: u64) {
-        assert!(std::arch::is_aarch64_feature_detected!("neon"));
-        assert_eq!(d.len(), s.len(), "a copy needs halves of one length");
-        check(d.as_ptr(), d.len());
-        check(s.as_ptr(), s.len());
-        // SAFETY: the borrows guarantee two distinct ranges of the same length.
-        unsafe { bw_copy_neon(d.as_mut_ptr(), s.as_ptr(), d.len(), laps) }
+    width! {
+        feature: "neon", present: has!("neon"), vec: uint64x2_t, words: 2,
+        zero: vdupq_n_u64(0), splat: vdupq_n_u64, load: vld1q_u64, add: vaddq_u64,
+        store: vst1q_u64, symbols: bw_read_neon bw_write_neon bw_copy_neon, table: NEON
     }
 }
 

@@ -11,11 +11,12 @@
 //! the round's wall time: a round in which other work took the core measures the scheduler,
 //! not the memory) and, for a loaded round, when the streamers really streamed.
 
-use crate::team::{self, Seen};
+use crate::team;
 use measure::chase::{Link, Plan, Ring, timed_round};
 use measure::clock::{now_ns, thread_cpu_ns};
 use measure::ring;
 use measure::stats::Summary;
+use measure::team::Seen;
 
 /// What the run measured.
 pub struct Loaded {

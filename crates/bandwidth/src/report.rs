@@ -2,7 +2,7 @@
 //! the kernels' code, the boundaries, the non-temporal comparison, the thread rows and the
 //! latency under load, each with its `#DATA`.
 
-use crate::boundaries::{self, Finding, Point};
+use crate::boundaries::{Finding, Point};
 use crate::kernels::{Form, Kernel, Op, Width};
 use crate::limit::Limit;
 use crate::shape::Shape;
@@ -342,7 +342,7 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
             Finding::Drop { from, to, ratio } => {
                 drops += 1;
                 last = Some(from);
-                let near = boundaries::nearest_reported(from, to, reported);
+                let near = measure::curve::nearest_reported(from, to, reported);
                 falls.push(format!(
                     "{}..{} ({ratio:.1}x{})",
                     size(from),
@@ -468,12 +468,7 @@ pub fn threads(
             ]);
             continue;
         };
-        let cores = r
-            .cores
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",");
+        let cores = measure::team::list(r.cores.iter().copied());
         let vs = one.map(|o| s.median / o);
         println!(
             "  {:<7} {:<8} {:>24} {:>11} {:>12}  {}; {} of {}",
@@ -531,11 +526,7 @@ pub fn loaded(
         cc.cycles(ns)
             .map_or(String::new(), |c| format!(", {c:.0} cycles"))
     };
-    let list = streamers
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(",");
+    let list = measure::team::list(streamers.iter().copied());
     say(
         "setup",
         &format!(

@@ -2,153 +2,24 @@
 //! the all-cores rows), and streamers that read in the background on demand (for latency
 //! under load).
 //!
-//! Every worker pins *itself* to its core with `measure::pin` and reads back where it runs,
-//! before and after its work; a row whose workers were not all seen on their cores says so.
+//! The team, its start line and the check of where each worker ran are `measure::team`'s:
+//! every worker pins *itself* to its core and reads back where it runs, before and after its
+//! work; a row whose workers were not all seen on their cores says so.
 
-use measure::clock::{now_ns, thread_cpu_ns};
-use measure::pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use measure::team::{self, Place, Seen, spin_until};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// The cores this process may use, the main thread's core first, then one logical CPU of
-/// every other physical core, then the remaining SMT siblings (from sysfs `topology`), at
-/// most `limit` of them. Call before pinning the main thread: a pinned thread's affinity
-/// mask holds only its own core.
+/// every other physical core, then the remaining SMT siblings, at most `limit` of them
+/// ([`team::usable`]). Call before pinning the main thread: a pinned thread's affinity mask
+/// holds only its own core.
 pub fn cores(main: Option<usize>, limit: Option<usize>) -> Vec<usize> {
-    let mut ids = pin::allowed_cores();
-    if ids.is_empty() {
-        ids = (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
-    }
-    let topo = |id: usize| {
-        let read = |f: &str| {
-            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{id}/topology/{f}"))
-                .ok()
-                .and_then(|s| s.trim().parse::<usize>().ok())
-        };
-        read("physical_package_id").zip(read("core_id"))
-    };
-    let mut order: Vec<usize> = Vec::new();
-    if let Some(m) = main.filter(|m| ids.contains(m)) {
-        order.push(m);
-    }
-    let mut seen: Vec<(usize, usize)> = order.iter().filter_map(|&c| topo(c)).collect();
-    let mut siblings = Vec::new();
-    for &id in &ids {
-        if order.contains(&id) {
-            continue;
-        }
-        match topo(id) {
-            Some(t) if seen.contains(&t) => siblings.push(id),
-            Some(t) => {
-                seen.push(t);
-                order.push(id);
-            }
-            None => order.push(id),
-        }
-    }
-    order.extend(siblings);
-    if let Some(l) = limit {
-        order.truncate(l);
-    }
-    order
-}
-
-/// Where one worker asked to run and where it was seen.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seen {
-    pub core: usize,
-    pub granted: bool,
-    pub before: Option<usize>,
-    pub after: Option<usize>,
-    /// The thread's CPU time over the wall time of its work: below 1 when something else ran
-    /// on its core meanwhile. `None` where not measured.
-    pub cpu_share: Option<f64>,
+    team::usable(main, limit).iter().map(|c| c.id).collect()
 }
 
 /// A worker with less than this share of its wall time on the CPU was held off its core.
 pub const ON_CORE: f64 = 0.9;
-
-impl Seen {
-    /// Granted, and seen on its core before and after the work.
-    pub fn verified(&self) -> bool {
-        self.granted && self.before == Some(self.core) && self.after == Some(self.core)
-    }
-    /// Not seen held off its core during the work (unknown counts as on it).
-    pub fn on_core(&self) -> bool {
-        self.cpu_share.is_none_or(|s| s >= ON_CORE)
-    }
-}
-
-/// Waits for `done`, spinning, then yielding between looks if the wait grows long.
-fn wait_until(done: impl Fn() -> bool) {
-    let mut spins = 0u32;
-    while !done() {
-        if spins < 1 << 14 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-}
-
-/// Runs `work(i)` on one thread per core in `cores`, all released together at a spinning
-/// start line, and times the run from the release to the last finish (creating, pinning and
-/// joining are outside the clock). Returns the nanoseconds, where each worker ran, and what
-/// each returned.
-pub fn team<F>(cores: &[usize], work: F) -> (f64, Vec<Seen>, Vec<u64>)
-where
-    F: Fn(usize) -> u64 + Sync,
-{
-    let n = cores.len();
-    let arrived = AtomicUsize::new(0);
-    let go = AtomicBool::new(false);
-    let released = AtomicU64::new(0);
-    let out: Vec<(Seen, u64, u64)> = std::thread::scope(|s| {
-        let hs: Vec<_> = cores
-            .iter()
-            .enumerate()
-            .map(|(i, &core)| {
-                let (arrived, go, released, work) = (&arrived, &go, &released, &work);
-                s.spawn(move || {
-                    let p = pin::pin_current_thread(core);
-                    let before = pin::current_cpu();
-                    if arrived.fetch_add(1, Ordering::AcqRel) + 1 == n {
-                        released.store(now_ns(), Ordering::Release);
-                        go.store(true, Ordering::Release);
-                    } else {
-                        wait_until(|| go.load(Ordering::Acquire));
-                    }
-                    let (c0, t0) = (thread_cpu_ns(), now_ns());
-                    let r = work(i);
-                    let end = now_ns();
-                    let cpu_share = match (c0, thread_cpu_ns()) {
-                        (Some(a), Some(b)) if end > t0 => Some((b - a) as f64 / (end - t0) as f64),
-                        _ => None,
-                    };
-                    let seen = Seen {
-                        core,
-                        granted: p.granted,
-                        before,
-                        after: pin::current_cpu(),
-                        cpu_share,
-                    };
-                    (seen, r, end)
-                })
-            })
-            .collect();
-        hs.into_iter()
-            .map(|h| h.join().expect("a worker panicked"))
-            .collect()
-    });
-    let t0 = released.load(Ordering::Acquire);
-    let last = out.iter().map(|o| o.2).max().unwrap_or(t0);
-    (
-        (last.saturating_sub(t0)) as f64,
-        out.iter().map(|o| o.0).collect(),
-        out.iter().map(|o| o.1).collect(),
-    )
-}
 
 /// One row of the all-cores table.
 pub struct ThreadRow {
@@ -192,11 +63,12 @@ pub fn scaling(
         .collect();
     for round in 0..=rounds {
         for t in rows.iter_mut().filter(|t| !t.cores.is_empty()) {
-            let (ns, seen, _) = team(&t.cores, |i| work(regions[i]));
+            let places: Vec<Place> = t.cores.iter().map(|&c| Place::Pinned(c)).collect();
+            let run = team::run(&places, |i| work(regions[i]));
             if round > 0 {
-                t.total.push(t.cores.len() as f64 * bytes / ns);
-                t.verified &= seen.iter().all(Seen::verified);
-                t.off_core += usize::from(!seen.iter().all(Seen::on_core));
+                t.total.push(t.cores.len() as f64 * bytes / run.elapsed_ns);
+                t.verified &= run.seen.iter().all(Seen::verified);
+                t.off_core += usize::from(run.seen.iter().any(|s| s.held_off(ON_CORE)));
             }
         }
     }
@@ -234,14 +106,14 @@ impl Streamers {
             .collect();
         self.set(STREAM);
         for (b, s) in self.bytes.iter().zip(before) {
-            wait_until(|| b.0.load(Ordering::Acquire) > s);
+            spin_until(|| b.0.load(Ordering::Acquire) > s);
         }
     }
     /// Switches them off and returns once none is reading any more.
     pub fn stop(&self) {
         self.set(IDLE);
         for s in &self.idle {
-            wait_until(|| s.0.load(Ordering::Acquire) == 1);
+            spin_until(|| s.0.load(Ordering::Acquire) == 1);
         }
     }
     fn set(&self, phase: u8) {
@@ -292,8 +164,7 @@ pub fn with_streamers<R>(
             .map(|(i, (&core, region))| {
                 let st = &st;
                 s.spawn(move || {
-                    let p = pin::pin_current_thread(core);
-                    let before = pin::current_cpu();
+                    let seen = Seen::arrive(Place::Pinned(core));
                     let words = (chunk / 8).min(region.len()).max(1);
                     let mut off = 0usize;
                     let mut sum = 0u64;
@@ -316,19 +187,13 @@ pub fn with_streamers<R>(
                         }
                     }
                     std::hint::black_box(sum);
-                    Seen {
-                        core,
-                        granted: p.granted,
-                        before,
-                        after: pin::current_cpu(),
-                        cpu_share: None,
-                    }
+                    seen.leave(None)
                 })
             })
             .collect();
         // Every streamer has started (and gone to sleep) before the body starts.
         for s in &st.idle {
-            wait_until(|| s.0.load(Ordering::Acquire) == 1);
+            spin_until(|| s.0.load(Ordering::Acquire) == 1);
         }
         let r = body(&st);
         st.set(STOP);
@@ -345,28 +210,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_main_core_comes_first_and_no_core_twice() {
-        let all = pin::allowed_cores();
-        let last = *all.last().expect("a core");
-        let c = cores(Some(last), None);
-        assert_eq!(c[0], last);
-        let mut d = c.clone();
-        d.sort_unstable();
-        d.dedup();
-        assert_eq!(d.len(), c.len());
+    fn the_main_core_comes_first() {
+        let last = *measure::pin::allowed_cores().last().expect("a core");
+        assert_eq!(cores(Some(last), None)[0], last);
         assert_eq!(cores(Some(last), Some(1)), vec![last]);
-        // A main core outside the mask is not invented.
-        assert!(!cores(Some(100_000), None).contains(&100_000));
-    }
-
-    #[test]
-    fn a_team_runs_every_worker_on_its_core() {
-        let c = cores(None, Some(2));
-        let (ns, seen, res) = team(&c, |i| i as u64 * 10);
-        assert!(ns >= 0.0);
-        assert_eq!(res, (0..c.len() as u64).map(|i| i * 10).collect::<Vec<_>>());
-        assert_eq!(seen.len(), c.len());
-        assert!(seen.iter().all(|s| s.granted), "{seen:?}");
     }
 
     #[test]

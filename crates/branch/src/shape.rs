@@ -219,13 +219,7 @@ mod tests {
     use super::*;
 
     fn func(listing: &str) -> Function {
-        let insns = asm::parse_objdump(listing);
-        Function {
-            name: "t".into(),
-            start: insns[0].addr,
-            end: insns.last().map_or(0, |i| i.addr + 1),
-            insns,
-        }
+        Function::from_listing("t", listing)
     }
 
     /// rustc 1.95's code for the as-written sum, shortened: a vector loop, then a scalar tail

@@ -118,7 +118,7 @@ pub fn nearest_reported(
     to_kib: u64,
     reported: &[(String, u64)],
 ) -> Option<(&str, u64, bool)> {
-    curve::nearest_reported(from_kib as f64 * 1024.0, to_kib as f64 * 1024.0, reported)
+    curve::nearest_reported(from_kib << 10, to_kib << 10, reported)
 }
 
 #[cfg(test)]

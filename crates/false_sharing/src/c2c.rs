@@ -24,11 +24,11 @@
 //! so pairs are visited in a seeded random order until a time budget is spent, and the report
 //! says how many were.
 
-use crate::cores::Core;
 use measure::clock::now_ns;
 use measure::pin;
 use measure::ring;
 use measure::stats::Summary;
+use measure::team::Core;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// How much to measure.

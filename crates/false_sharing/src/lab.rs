@@ -7,13 +7,12 @@
 //! hits the baseline and the variants alike, and a variant is compared with the baseline
 //! *of its own round* before the rounds are summarised.
 
-use crate::cores::{self, Core};
-use crate::team::{self, Place, Seen};
 use measure::data::Block;
 use measure::mem::Region;
 use measure::ring;
 use measure::scan::{self, Order};
 use measure::stats::{self, Split, Summary};
+use measure::team::{self, Core, Place, Seen};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
@@ -144,7 +143,7 @@ impl Measured {
         Some(
             self.seen
                 .iter()
-                .filter(|r| r.iter().any(|s| s.cpu_share.is_some_and(|c| c < ON_CORE)))
+                .filter(|r| r.iter().any(|s| s.held_off(ON_CORE)))
                 .count(),
         )
     }
@@ -278,7 +277,7 @@ impl Lab {
     /// The cores a team of `n` goes to, as text ("0,1"), or "unpinned".
     pub fn team_cores(&self, n: usize) -> String {
         match self.places.first() {
-            Some(Place::Pinned(_)) => cores::list(self.places[..n].iter().map(|p| match p {
+            Some(Place::Pinned(_)) => team::list(self.places[..n].iter().map(|p| match p {
                 Place::Pinned(c) => *c,
                 Place::Free => 0,
             })),

@@ -14,7 +14,7 @@
 //!
 //! Where to start reading: `main` below, section by section, then the functions that say
 //! what each section's numbers mean. How a run is done and interleaved is in [`lab`]
-//! (threads: [`team`], cores: [`cores`]); the tables, their `#DATA` blocks and the warnings
+//! (the threads and the cores they go to: [`measure::team`]); the tables, their `#DATA` blocks and the warnings
 //! under them are printed by [`report`]; the ping-pong is [`c2c`].
 //!
 //! Unlike the appendix's C program, every worker thread pins itself to its own core and
@@ -25,10 +25,8 @@
 //! suspicious instead of printed as scaling.
 
 mod c2c;
-mod cores;
 mod lab;
 mod report;
-mod team;
 
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
@@ -107,7 +105,7 @@ fn main() {
 
     // == 0. The cores, the line, and how threads are placed.
     exp.section("0. the cores, the cache line, and where the threads run");
-    let cores = cores::usable(limit);
+    let cores = measure::team::usable(None, limit);
     let line = exp.facts.line_size();
     report::setup(&cores, limit.is_some(), &line, pinned);
     if cores.len() < 2 {

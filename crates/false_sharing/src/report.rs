@@ -6,12 +6,12 @@
 
 use crate::SUSPICIOUS_BELOW;
 use crate::c2c::{self, Method, Pair};
-use crate::cores::{self, Core};
 use crate::lab::{self, Lab, Measured, Plan, Work, find};
 use measure::data::{Block, Value, meta};
 use measure::facts::Fact;
 use measure::fmt::{WIDTH, field, grouped, median_min_max, wrap_to, yes_no_unknown};
 use measure::stats::{Split, Summary};
+use measure::team::{self, Core};
 
 /// Prints `text` wrapped to the report width, first line indented `first`, the rest `rest`.
 pub fn say(text: &str, first: &str, rest: &str) {
@@ -21,7 +21,7 @@ pub fn say(text: &str, first: &str, rest: &str) {
 /// Section 0: the cores, their layout, the cache line and how the threads are placed, each
 /// also as `#META`.
 pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
-    let ids = cores::list(cores.iter().map(|c| c.id));
+    let ids = team::list(cores.iter().map(|c| c.id));
     let cores_text = format!(
         "{} ({ids}){}; {}",
         cores.len(),
@@ -94,7 +94,7 @@ fn topology(cores: &[Core]) -> String {
         packages.len(),
         if packages.len() == 1 { "" } else { "s" },
         pairs("none", " "),
-        cores::list(cores.iter().map(|c| c.id))
+        team::list(cores.iter().map(|c| c.id))
     )
 }
 
@@ -522,7 +522,7 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
     }
     meta(
         measure::schema::false_sharing::META_C2C_CORES,
-        cores::list(cores.iter().map(|c| c.id)),
+        team::list(cores.iter().map(|c| c.id)),
     );
     meta(
         measure::schema::false_sharing::META_C2C_PAIRS_VISITED,

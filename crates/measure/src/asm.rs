@@ -364,6 +364,19 @@ impl Loop {
 }
 
 impl Function {
+    /// A function made of a listing in `objdump -d` form, without a binary: from its first
+    /// instruction to one past the start of its last (empty when no line is an instruction).
+    /// For the tests that check a reading of machine code on a listing written out by hand.
+    pub fn from_listing(name: &str, listing: &str) -> Function {
+        let insns = parse_objdump(listing);
+        Function {
+            name: name.to_string(),
+            start: insns.first().map_or(0, |i| i.addr),
+            end: insns.last().map_or(0, |i| i.addr + 1),
+            insns,
+        }
+    }
+
     /// The function's innermost natural loops, in address order of their headers.
     ///
     /// Basic blocks start at the entry, at every jump target inside the function and after
@@ -525,13 +538,7 @@ mod tests {
     use super::*;
 
     fn f(listing: &str) -> Function {
-        let insns = parse_objdump(listing);
-        Function {
-            name: "t".into(),
-            start: insns[0].addr,
-            end: insns.last().unwrap().addr + 1,
-            insns,
-        }
+        Function::from_listing("t", listing)
     }
 
     const NM: &str = "\
@@ -701,6 +708,15 @@ mod tests {
         assert!(l[0].forks.is_empty());
         assert_eq!(l[0].exits, vec![0x23]);
         assert!(l[0].has_mnemonic(&["addsd"]));
+    }
+
+    #[test]
+    fn a_listing_makes_a_function() {
+        let g = f(NESTED);
+        assert_eq!((g.name.as_str(), g.start, g.end), ("t", 0x10, 0x2c));
+        assert_eq!(g.insns.len(), 10);
+        let empty = Function::from_listing("e", "Disassembly of section .text:\n");
+        assert!(empty.insns.is_empty() && empty.loops().is_empty());
     }
 
     #[test]

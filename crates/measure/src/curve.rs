@@ -43,11 +43,11 @@ pub fn unstable_stretches<P>(points: &[P], of: impl Fn(&P) -> (u64, bool, f64)) 
 /// `from` and `to` bytes, and whether it lies within one doubling of that middle: whether the
 /// curve and the report agree about this boundary. `reported` is `(name, bytes)`.
 pub fn nearest_reported(
-    from: f64,
-    to: f64,
+    from: u64,
+    to: u64,
     reported: &[(String, u64)],
 ) -> Option<(&str, u64, bool)> {
-    let mid = (from * to).sqrt();
+    let mid = (from as f64 * to as f64).sqrt();
     reported
         .iter()
         .map(|(n, b)| (n.as_str(), *b, (*b as f64 / mid).log2().abs()))
@@ -90,10 +90,10 @@ mod tests {
     #[test]
     fn the_nearest_reported_size_and_whether_it_agrees() {
         let rep = vec![("L1d".to_string(), 32 << 10), ("L2".to_string(), 1 << 20)];
-        let (n, b, ok) = nearest_reported(32768.0, 65536.0, &rep).unwrap();
+        let (n, b, ok) = nearest_reported(32 << 10, 64 << 10, &rep).unwrap();
         assert_eq!((n, b, ok), ("L1d", 32 << 10, true));
-        let (n, _, ok) = nearest_reported(8.0 * 1048576.0, 16.0 * 1048576.0, &rep).unwrap();
+        let (n, _, ok) = nearest_reported(8 << 20, 16 << 20, &rep).unwrap();
         assert_eq!((n, ok), ("L2", false));
-        assert!(nearest_reported(1.0, 2.0, &[]).is_none());
+        assert!(nearest_reported(1, 2, &[]).is_none());
     }
 }

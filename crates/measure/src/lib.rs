@@ -10,6 +10,7 @@
 //! | [`stats`] | min, median, mean, p99, max, coefficient of variation, max/min |
 //! | [`keep`] | keeping results alive: `black_box` and checksums |
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
+//! | [`team`] | a team of pinned worker threads released together and timed to the last finish, what each saw of its core; the cores in spread order (sysfs topology) |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
@@ -50,6 +51,7 @@ pub mod scan;
 pub mod schema;
 pub mod show;
 pub mod stats;
+pub mod team;
 pub mod testing;
 
 pub use std::hint::black_box;

@@ -439,13 +439,7 @@ mod tests {
     use measure::asm::parse_objdump;
 
     fn function(listing: &str) -> Function {
-        let insns = parse_objdump(listing);
-        Function {
-            name: "t".into(),
-            start: insns[0].addr,
-            end: insns.last().unwrap().addr + 4,
-            insns,
-        }
+        Function::from_listing("t", listing)
     }
 
     const SINK: &str = "

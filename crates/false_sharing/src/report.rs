@@ -728,13 +728,7 @@ fn too_few_cores(n: usize, lab: &Lab) -> String {
 }
 
 /// The columns of [`Table::groups`]: one group (all rounds, `high_*` NA) or two.
-const GROUPS: [&str; 5] = [
-    "groups",
-    "low_rounds",
-    "low_median_ns",
-    "high_rounds",
-    "high_median_ns",
-];
+const GROUPS: &[&str] = measure::schema::false_sharing::round_groups::COLUMNS;
 
 /// Whether a row is suspicious, its disturbed rounds and how its threads were placed.
 fn checks(m: &Measured, suspicious: bool) -> [Value; 3] {

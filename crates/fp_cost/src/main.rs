@@ -35,6 +35,7 @@ use measure::clock::CoreClock;
 use measure::data::{Block, meta};
 use measure::fmt::{self, bytes, wrap_to};
 use measure::run::Experiment;
+use measure::schema::fp_cost::key;
 use measure::show::how_to_read;
 use shape::Shapes;
 use timing::{N, PerElement};
@@ -199,7 +200,7 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
     });
     meta("denormal_verdict", &say[0]);
     how_to_read(&say);
-    exp.key_figure(measure::schema::fp_cost::key::DENORMAL_OVER_NORMAL, r, "x");
+    exp.key_figure(key::DENORMAL_OVER_NORMAL, r, "x");
     exp.key_figure("ftz_denormal_over_normal", d.ratio_on(), "x");
 }
 
@@ -261,16 +262,8 @@ fn float_and_double(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &S
     });
     how_to_read(&say);
     exp.key_figure("float_speedup_four", four, "x");
-    exp.key_figure(
-        measure::schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
-        strict,
-        "x",
-    );
-    exp.key_figure(
-        measure::schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
-        lanes,
-        "x",
-    );
+    exp.key_figure(key::FLOAT_SPEEDUP_STRICT, strict, "x");
+    exp.key_figure(key::FLOAT_SPEEDUP_LANES, lanes, "x");
 }
 
 /// Section 3: the appendix's per-element table first, then latency and throughput.
@@ -358,16 +351,8 @@ fn operations(
         format!("A division costs about a multiply here ({div_t:.1}x in throughput).")
     });
     how_to_read(&say);
-    exp.key_figure(
-        measure::schema::fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
-        div_pe,
-        "x",
-    );
-    exp.key_figure(
-        measure::schema::fp_cost::key::PER_ELEMENT_SIN_OVER_MUL,
-        sin_pe,
-        "x",
-    );
+    exp.key_figure(key::PER_ELEMENT_DIV_OVER_MUL, div_pe, "x");
+    exp.key_figure(key::PER_ELEMENT_SIN_OVER_MUL, sin_pe, "x");
     if let Some((slowest, fastest)) = placement_range(&pe) {
         exp.key_figure("placement_max_over_min", slowest / fastest, "x");
         exp.key_figure("placement_gcc_over_best", pe.ops[0].median / fastest, "x");
@@ -381,11 +366,7 @@ fn operations(
         cc.cycles(o.ops[2].chain.median),
         "cycles",
     );
-    exp.key_figure(
-        measure::schema::fp_cost::key::DIV_OVER_MUL_THROUGHPUT,
-        div_t,
-        "x",
-    );
+    exp.key_figure(key::DIV_OVER_MUL_THROUGHPUT, div_t, "x");
     (pe, block)
 }
 

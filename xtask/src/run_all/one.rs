@@ -14,6 +14,9 @@ pub struct Outcome {
     pub ok: bool,
     pub wall_s: f64,
     pub notes: Vec<String>,
+    /// The saved output, parsed once here (with the stamp) and carried to the summary and
+    /// the figures; `None` unless `ok`.
+    pub saved: Option<DataFile>,
 }
 
 /// When and from which commit this run's outputs come; appended to each saved output as
@@ -31,6 +34,13 @@ impl Stamp {
             data::meta_line("saved_utc", &self.utc),
             data::meta_line("saved_commit", &self.commit)
         )
+    }
+
+    /// `f` as it reads back from the saved file: its `#META` lines followed by the stamp's.
+    fn add_to(&self, f: &mut DataFile) {
+        if let Ok(stamp) = data::parse(&self.lines()) {
+            f.meta.extend(stamp.meta);
+        }
     }
 }
 
@@ -52,6 +62,7 @@ pub fn run_one(
         ok: false,
         wall_s: 0.0,
         notes: Vec::new(),
+        saved: None,
     };
     // The first execution of a freshly built binary pays for loading it: run it once, discarded.
     let _ = Command::new(&bin)
@@ -107,8 +118,10 @@ pub fn run_one(
         };
         let _ = fs::write(dir.join(err_name), &output.stderr);
     }
-    if let (true, Some(p)) = (o.ok, &parsed) {
-        write_csvs(exp, p, dir, &mut o.notes);
+    if let (true, Some(mut p)) = (o.ok, parsed) {
+        write_csvs(exp, &p, dir, &mut o.notes);
+        stamp.add_to(&mut p);
+        o.saved = Some(p);
     }
     o
 }

@@ -204,15 +204,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(
-            "cache_ladder",
-            text,
-            PathBuf::from("/nonexistent/results/test"),
-        )
-    }
 
     const RUN: &str = "\
 #META l1d_size_bytes 49152 sysfs
@@ -233,7 +224,7 @@ mod tests {
 
     #[test]
     fn draws_series_verticals_knees_and_the_ratio_deterministically() {
-        let s = saved(RUN);
+        let s = Saved::test("cache_ladder", RUN);
         let a = draw(&s).unwrap();
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].file, "cache_ladder-latency.svg");
@@ -265,13 +256,13 @@ mod tests {
             .replace(" 0.3 0.1 1.0 yes", " yes")
             .replace(" 0.3 0.1 NA no", " no")
             .replace(" 0.3 0.2 60 yes", " yes");
-        let svg = &draw(&saved(&text)).unwrap()[0].svg;
+        let svg = &draw(&Saved::test("cache_ladder", &text)).unwrap()[0].svg;
         assert!(!svg.contains("vectorised") && !svg.contains("sequential"));
     }
 
     #[test]
     fn missing_block_is_an_error_naming_it() {
-        let s = saved("#META x 1\n");
+        let s = Saved::test("cache_ladder", "#META x 1\n");
         let e = draw(&s).err().unwrap();
         assert!(e.message.contains("latency"), "{e}");
     }

@@ -193,6 +193,12 @@ impl Saved {
         }
     }
 
+    /// [`Saved::from_text`] in a folder that does not exist (no appendix numbers beside it).
+    #[cfg(test)]
+    pub fn test(experiment: &str, text: &str) -> Saved {
+        Saved::from_text(experiment, text, PathBuf::from("/nonexistent/results/test"))
+    }
+
     pub fn run(&self, experiment: &str) -> Option<&DataFile> {
         self.runs.get(experiment)
     }

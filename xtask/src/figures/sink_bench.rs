@@ -194,10 +194,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 mod tests {
     use super::*;
 
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(EXP, text, std::path::PathBuf::from("."))
-    }
-
     const FULL: &str = "#META clock_min_step_ns 20
 #DATA-BEGIN part1_passes
 #COLUMNS round discarded_ns sink_ns checksum_ns
@@ -223,7 +219,7 @@ mod tests {
 
     #[test]
     fn draws_both_figures_deterministically() {
-        let s = saved(FULL);
+        let s = Saved::test(EXP, FULL);
         let a = draw(&s).unwrap();
         let b = draw(&s).unwrap();
         assert_eq!(a.len(), 2);
@@ -245,7 +241,7 @@ mod tests {
     #[test]
     fn missing_pieces_are_named() {
         let no_meta = FULL.replace("#META clock_min_step_ns 20\n", "");
-        let err = |t: &str| draw(&saved(t)).err().expect("an error").message;
+        let err = |t: &str| draw(&Saved::test(EXP, t)).err().expect("an error").message;
         assert!(err(&no_meta).contains("clock_min_step_ns"));
         let cut = FULL.split("#DATA-BEGIN cold_in_process").next().unwrap();
         assert!(err(cut).contains("cold_in_process"));

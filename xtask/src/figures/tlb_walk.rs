@@ -185,11 +185,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text("tlb_walk", text, PathBuf::from("/nonexistent/results/test"))
-    }
 
     const RUN: &str = "\
 #META lines_per_page 64
@@ -211,7 +206,7 @@ mod tests {
 
     #[test]
     fn draws_section_one_and_compares_section_two_with_itself() {
-        let s = saved(RUN);
+        let s = Saved::test("tlb_walk", RUN);
         let f = draw(&s).unwrap();
         assert_eq!(f.len(), 2);
         assert_eq!(f[0].file, "tlb_walk-pages.svg");
@@ -237,7 +232,9 @@ mod tests {
 
     #[test]
     fn missing_pages_block_is_an_error_naming_it() {
-        let e = draw(&saved("#META lines_per_page 64\n")).err().unwrap();
+        let e = draw(&Saved::test("tlb_walk", "#META lines_per_page 64\n"))
+            .err()
+            .unwrap();
         assert!(e.message.contains("pages"), "{e}");
     }
 }

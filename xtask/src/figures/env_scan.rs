@@ -226,6 +226,7 @@ fn panel_title(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::draw_twice;
 
     fn sample() -> String {
         let mut s = String::from(
@@ -256,14 +257,11 @@ mod tests {
 
     #[test]
     fn draws_two_deterministic_figures_with_the_spikes_clipped_and_counted() {
-        let a = draw(&Saved::test(EXP, &sample())).unwrap();
-        let b = draw(&Saved::test(EXP, &sample())).unwrap();
-        assert_eq!(a.len(), 2);
-        assert_eq!(a[0].file, "env_scan-deviation.svg");
-        assert_eq!(a[1].file, "env_scan-regions.svg");
-        for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x.svg, y.svg);
-        }
+        let a = draw_twice(
+            draw,
+            &Saved::test(EXP, &sample()),
+            &["env_scan-deviation.svg", "env_scan-regions.svg"],
+        );
         let d = &a[0].svg;
         assert!(
             d.contains("beyond this axis (1 value: 900)"),

@@ -212,6 +212,20 @@ impl Saved {
 
 type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
 
+/// For the drawers' tests: draws `saved` twice, checks that the figures are `files` in this
+/// order and that both drawings are the same bytes, and returns them.
+#[cfg(test)]
+pub fn draw_twice(draw: Drawer, saved: &Saved, files: &[&str]) -> Vec<Figure> {
+    let a = draw(saved).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = a.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(names, files);
+    let b = draw(saved).unwrap_or_else(|e| panic!("{e}"));
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.svg, y.svg, "{} is not deterministic", x.file);
+    }
+    a
+}
+
 /// The registry of experiments, in the order run-all runs them: each one's name, its figure
 /// drawer, and every file the drawer may write (a drawer that no longer draws one of them,
 /// because the run could not measure it, has that old file removed).

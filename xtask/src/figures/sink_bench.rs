@@ -193,6 +193,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::draw_twice;
 
     const FULL: &str = "#META clock_min_step_ns 20
 #DATA-BEGIN part1_passes
@@ -220,14 +221,11 @@ mod tests {
     #[test]
     fn draws_both_figures_deterministically() {
         let s = Saved::test(EXP, FULL);
-        let a = draw(&s).unwrap();
-        let b = draw(&s).unwrap();
-        assert_eq!(a.len(), 2);
-        assert_eq!(a[0].file, "sink_bench-variants.svg");
-        assert_eq!(a[1].file, "sink_bench-spread.svg");
-        for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x.svg, y.svg);
-        }
+        let a = draw_twice(
+            draw,
+            &s,
+            &["sink_bench-variants.svg", "sink_bench-spread.svg"],
+        );
         assert!(a[0].svg.contains("smallest step, 20 ns"));
         assert!(a[0].svg.contains("1 passes read 0 ns"));
         assert!(

@@ -472,22 +472,24 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_the_line() {
         // The #META lines start on line 3; reps is the 8th.
-        let e = summary_md(&saved(&[("reps", "abc")])).unwrap_err();
-        assert_eq!(e, "line 10: #META reps wants a whole number, not \"abc\"");
-        let e = summary_md(&saved(&[("checksum", "NaN")])).unwrap_err();
-        assert!(
-            e.starts_with("line 18: #META checksum wants a number"),
-            "{e}"
-        );
-        let e = summary_md(&saved(&[("clock_read_ns", "inf")])).unwrap_err();
-        assert!(e.contains("#META clock_read_ns wants a number"), "{e}");
-        let e = summary_md(&saved(&[("load_after", "0.1 NaN 0.3")])).unwrap_err();
-        assert!(
-            e.contains("#META load_after wants three load averages"),
-            "{e}"
-        );
-        let e = summary_md(&saved(&[("quick", "maybe")])).unwrap_err();
-        assert!(e.contains("#META quick wants yes or no"), "{e}");
+        for (key, value, says) in [
+            (
+                "reps",
+                "abc",
+                "line 10: #META reps wants a whole number, not \"abc\"",
+            ),
+            ("checksum", "NaN", "line 18: #META checksum wants a number"),
+            ("clock_read_ns", "inf", "#META clock_read_ns wants a number"),
+            (
+                "load_after",
+                "0.1 NaN 0.3",
+                "#META load_after wants three load averages",
+            ),
+            ("quick", "maybe", "#META quick wants yes or no"),
+        ] {
+            let e = summary_md(&saved(&[(key, value)])).unwrap_err();
+            assert!(e.contains(says), "{key} {value}: {e}");
+        }
         // A NaN in a block is the parser's business, with its line.
         let text = saved(&[]).replace(
             "#DATA c_over_b_median 1.002 x",

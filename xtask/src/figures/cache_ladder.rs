@@ -98,10 +98,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
     if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
-        let rnd = r.points("c2")?;
-        if rnd.is_empty() {
-            return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
-        }
+        let rnd = r.first_points()?;
         c.series.push(Series::new(
             format!("{}: random", r.label),
             rnd,

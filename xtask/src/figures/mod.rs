@@ -597,6 +597,16 @@ impl Reference {
         ))
     }
 
+    /// The first bare block's columns `c1` and `c2` as points, or an error where no row has
+    /// both numbers.
+    pub fn first_points(&self) -> Result<Vec<chart::Pt>, DrawError> {
+        let pts = self.points("c2")?;
+        if pts.is_empty() {
+            return Err(self.error("the bare block has no rows with numbers in columns 1 and 2"));
+        }
+        Ok(pts)
+    }
+
     /// The first bare block's columns `c1` (x) and `y` as the appendix's points.
     pub fn points(&self, y: &str) -> Result<Vec<chart::Pt>, DrawError> {
         Ok(self

@@ -158,15 +158,7 @@ pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
 
 /// Writes every block of `f` as `<exp>.<block>.csv` (bare blocks as `block1`, `block2`, ...).
 pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
-    let mut bare = 0;
-    for b in &f.blocks {
-        let name = match &b.name {
-            Some(n) => n.clone(),
-            None => {
-                bare += 1;
-                format!("block{bare}")
-            }
-        };
+    for (name, b) in crate::project::named_blocks(f) {
         let p = dir.join(format!("{exp}.{name}.csv"));
         if let Err(e) = fs::write(&p, b.to_csv()) {
             notes.push(format!("cannot write {}: {e}", p.display()));

@@ -730,11 +730,17 @@ mod tests {
         c
     }
 
-    fn labels(svg: &str) -> Vec<String> {
-        svg.lines()
+    /// Renders `c` and checks that every one of `wants` is a tick label.
+    fn assert_labels(c: &Chart, wants: &[&str]) {
+        let svg = c.render().unwrap();
+        let l: Vec<String> = svg
+            .lines()
             .filter(|l| l.contains(r#"font-size="13" text-anchor"#))
             .filter_map(|l| Some(l.split('>').nth(1)?.split('<').next()?.to_string()))
-            .collect()
+            .collect();
+        for want in wants {
+            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
+        }
     }
 
     #[test]
@@ -745,22 +751,17 @@ mod tests {
             vec![(4.0, 0.98), (1024.0, 5.0), (131072.0, 305.0)],
         );
         c.x.units = Units::KiB;
-        let svg = c.render().unwrap();
-        let l = labels(&svg);
-        for want in ["4K", "64K", "1M", "16M", "0.1", "1", "10", "100", "1000"] {
-            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
-        }
+        assert_labels(
+            &c,
+            &["4K", "64K", "1M", "16M", "0.1", "1", "10", "100", "1000"],
+        );
     }
 
     #[test]
     fn a_narrow_log_range_uses_the_1_2_5_grid() {
         let mut c = chart(Scale::Log2, Scale::Log10, vec![(1.0, 0.48), (4096.0, 7.8)]);
         c.x.units = Units::Bytes;
-        let svg = c.render().unwrap();
-        let l = labels(&svg);
-        for want in ["0.2", "0.5", "1", "2", "5", "10", "1", "64", "4K"] {
-            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
-        }
+        assert_labels(&c, &["0.2", "0.5", "1", "2", "5", "10", "1", "64", "4K"]);
     }
 
     #[test]

@@ -125,6 +125,7 @@ pub const EFFECTS: &[Effect] = &[
                 fp::key::DENORMAL_OVER_NORMAL,
                 DENORMAL_YES,
                 "denormal",
+                None,
             )
         },
     },
@@ -159,6 +160,7 @@ pub const EFFECTS: &[Effect] = &[
                 bw::key::L1_OVER_MEMORY_READ,
                 BANDWIDTH_YES,
                 "bandwidth",
+                None,
             )
         },
     },
@@ -403,39 +405,39 @@ fn false_sharing(m: &Machine) -> Cell {
     }
 }
 
-fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f64)> {
-    keyfig::value(m, exp, name).map(|v| (v >= yes, v))
-}
-
-/// A ratio key figure as it is: shown from `yes` up, "not measured (no `what` figure)" without it.
-fn ratio_cell(m: &Machine, exp: &str, name: &str, yes: f64, what: &str) -> Cell {
-    match ratio_figure(m, exp, name, yes) {
-        Some((y, v)) => shown(y, format!("{}x", sig3(v))),
+/// A ratio key figure as it is, with `detail` in brackets where there is one: shown from
+/// `yes` up, "not measured (no `what` figure)" without it.
+fn ratio_cell(
+    m: &Machine,
+    exp: &str,
+    name: &str,
+    yes: f64,
+    what: &str,
+    detail: Option<String>,
+) -> Cell {
+    match keyfig::value(m, exp, name) {
+        Some(v) => shown(
+            v >= yes,
+            match detail {
+                Some(d) => format!("{}x ({d})", sig3(v)),
+                None => format!("{}x", sig3(v)),
+            },
+        ),
         None => nm(&format!("no {what} figure")),
     }
 }
 
 fn float_lanes(m: &Machine) -> Cell {
-    let strict = keyfig::value(
+    use schema::fp_cost as fp;
+    let strict = keyfig::value(m, fp::EXPERIMENT, fp::key::FLOAT_SPEEDUP_STRICT);
+    ratio_cell(
         m,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
-    );
-    match ratio_figure(
-        m,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
+        fp::EXPERIMENT,
+        fp::key::FLOAT_SPEEDUP_LANES,
         FLOAT_LANES_YES,
-    ) {
-        Some((y, v)) => shown(
-            y,
-            match strict {
-                Some(s) => format!("{}x ({}x without vectors)", sig3(v), sig3(s)),
-                None => format!("{}x", sig3(v)),
-            },
-        ),
-        None => nm("no float/double figure"),
-    }
+        "float/double",
+        strict.map(|s| format!("{}x without vectors", sig3(s))),
+    )
 }
 
 fn clock(m: &Machine) -> Cell {
@@ -459,31 +461,19 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    let first = keyfig::value(
+    use schema::tlb_walk as tw;
+    let first = keyfig::value(m, tw::EXPERIMENT, tw::key::FIRST_TOUCH_NS);
+    let again = keyfig::value(m, tw::EXPERIMENT, tw::key::TOUCH_AGAIN_NS);
+    ratio_cell(
         m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::FIRST_TOUCH_NS,
-    );
-    let again = keyfig::value(
-        m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::TOUCH_AGAIN_NS,
-    );
-    match ratio_figure(
-        m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
+        tw::EXPERIMENT,
+        tw::key::FIRST_TOUCH_FACTOR,
         FIRST_TOUCH_YES,
-    ) {
-        Some((y, f)) => shown(
-            y,
-            match (first, again) {
-                (Some(a), Some(b)) => format!("{}x ({} ns, then {} ns)", sig3(f), sig3(a), sig3(b)),
-                _ => format!("{}x", sig3(f)),
-            },
-        ),
-        None => nm("no first-touch figure"),
-    }
+        "first-touch",
+        first
+            .zip(again)
+            .map(|(a, b)| format!("{} ns, then {} ns", sig3(a), sig3(b))),
+    )
 }
 
 #[cfg(test)]

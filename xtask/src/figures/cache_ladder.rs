@@ -170,15 +170,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
 
     // The key ratio: the largest working set against the smallest, pointer chase.
-    let ok: Vec<&Pt> = pointer
-        .iter()
-        .filter(|p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
-        .collect();
-    if let (Some(a), Some(z)) = (
-        ok.iter().min_by(|a, b| a.x.total_cmp(&b.x)),
-        ok.iter().max_by(|a, b| a.x.total_cmp(&b.x)),
-    ) && let Some(r) = super::chart::div(z.y, a.y)
-        && a.x < z.x
+    if let Some((a, z)) = super::ends(&pointer, |p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
+        && let Some(r) = super::chart::div(z.y, a.y)
     {
         c.brackets.push(Bracket {
             x: z.x,

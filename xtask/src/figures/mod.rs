@@ -472,6 +472,18 @@ fn remove_stale_temporaries(out: &Path) {
     }
 }
 
+/// The points with the smallest and the largest x among those `keep` accepts, where the two
+/// differ in x: the ends a key ratio compares.
+pub fn ends(
+    points: &[chart::Pt],
+    keep: impl Fn(&chart::Pt) -> bool,
+) -> Option<(chart::Pt, chart::Pt)> {
+    let kept = || points.iter().filter(|p| keep(p));
+    let a = kept().min_by(|a, b| a.x.total_cmp(&b.x))?;
+    let z = kept().max_by(|a, b| a.x.total_cmp(&b.x))?;
+    (a.x < z.x).then_some((*a, *z))
+}
+
 /// A block every drawer needs, or an error naming it.
 pub fn need_block<'a>(f: &'a DataFile, block: &str) -> Result<&'a data::Block, DrawError> {
     f.block(block)

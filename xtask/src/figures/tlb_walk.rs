@@ -93,18 +93,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ));
     }
     // The key ratio: most pages against fewest, the line layout (translation alone).
-    let ends = |s: &[Pt]| {
-        let a = s
-            .iter()
-            .filter(|p| p.x > 0.0)
-            .min_by(|a, b| a.x.total_cmp(&b.x))?;
-        let z = s
-            .iter()
-            .filter(|p| p.x > 0.0)
-            .max_by(|a, b| a.x.total_cmp(&b.x))?;
-        (a.x < z.x).then_some((*a, *z))
-    };
-    if let Some((a, z)) = ends(&line)
+    if let Some((a, z)) = super::ends(&line, |p| p.x > 0.0)
         && let Some(r) = div(z.y, a.y)
     {
         c.brackets.push(Bracket {

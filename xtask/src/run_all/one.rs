@@ -1,5 +1,6 @@
 //! Running one experiment: start its binary, save what it printed (with when and at which
-//! commit), check its `#DATA`, write each block as CSV.
+//! commit), check its `#DATA`, write each block as CSV, and keep the parsed output for the
+//! summary and the figures.
 
 use measure::data::{self, DataFile};
 use std::fs;

@@ -1,7 +1,8 @@
 //! `summary.md`: every experiment's row, whether run now or kept, with when, at which commit
 //! and under what conditions it ran, its key figures, and the appendix's Table 105.26 for
-//! this machine. Everything is read back from the saved outputs in the folder, so a kept
-//! experiment's row is as complete as one run now.
+//! this machine. Everything comes from the saved outputs in the folder, each parsed once
+//! (this run's as they were saved, kept ones from their files), so a kept experiment's row is
+//! as complete as one run now.
 
 use super::{Plan, RunRecord};
 use crate::figures::Saved;

@@ -76,6 +76,13 @@ const fn opt(name: &'static str, value: Option<&'static str>, help: &'static str
     Opt { name, value, help }
 }
 
+/// `--label`, the same for run-all and appendix-c (both write into `results/<label>/`).
+const LABEL: Opt = opt(
+    "--label",
+    Some("NAME"),
+    "the results folder's name (default: CPU and cores)",
+);
+
 const SUBS: &[Sub] = &[
     Sub {
         name: "run-all",
@@ -92,11 +99,7 @@ const SUBS: &[Sub] = &[
                 Some("A,B"),
                 "run only these experiments; keep the others' files",
             ),
-            opt(
-                "--label",
-                Some("NAME"),
-                "the results folder's name (default: CPU and cores)",
-            ),
+            LABEL,
             opt(
                 "--out",
                 Some("DIR"),
@@ -153,11 +156,7 @@ const SUBS: &[Sub] = &[
                 Some("FILE"),
                 "the appendix text (default: ../shared/seeds/002_*)",
             ),
-            opt(
-                "--label",
-                Some("NAME"),
-                "the results folder's name (default: CPU and cores)",
-            ),
+            LABEL,
             opt(
                 "--out",
                 Some("DIR"),

@@ -44,18 +44,23 @@ struct Target {
     experiment: String,
 }
 
-/// Every generated section in the repository.
-fn targets(root: &Path) -> Vec<Target> {
-    let mut t = Vec::new();
-    let mut crates: Vec<PathBuf> = fs::read_dir(root.join("crates"))
+/// The entries of `dir` that `keep` accepts, sorted; none where `dir` cannot be read.
+fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.join("expect.md").is_file())
+        .filter(|p| keep(p))
         .collect();
-    crates.sort();
-    for c in crates {
+    v.sort();
+    v
+}
+
+/// Every generated section in the repository.
+fn targets(root: &Path) -> Vec<Target> {
+    let mut t = Vec::new();
+    for c in sorted_entries(&root.join("crates"), |p| p.join("expect.md").is_file()) {
         let name = c
             .file_name()
             .unwrap_or_default()
@@ -68,15 +73,8 @@ fn targets(root: &Path) -> Vec<Target> {
             experiment: name,
         });
     }
-    let mut notes: Vec<PathBuf> = fs::read_dir(root.join("docs/instructor"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    notes.sort();
-    for n in notes {
+    let is_md = |p: &Path| p.extension().is_some_and(|e| e == "md");
+    for n in sorted_entries(&root.join("docs/instructor"), is_md) {
         let name = n
             .file_stem()
             .unwrap_or_default()

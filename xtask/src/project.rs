@@ -1,6 +1,7 @@
 //! The project as xtask sees it: where the workspace is, which experiments exist, and the
 //! one registry that ties an experiment to its figure drawer.
 
+use measure::data::{Block, DataFile};
 use std::path::PathBuf;
 
 /// Every experiment, in the order run-all runs them (the clock first): the names of the one
@@ -16,6 +17,22 @@ pub const EXPERIMENTS: [&str; crate::figures::DRAWERS.len()] = {
     }
     names
 };
+
+/// The blocks of a saved output with the names their CSV files and `compare.csv` give them:
+/// a named block by its name, the bare ones (the appendix's) as `block1`, `block2`, ...
+pub fn named_blocks(f: &DataFile) -> Vec<(String, &Block)> {
+    let mut bare = 0;
+    f.blocks
+        .iter()
+        .map(|b| match &b.name {
+            Some(n) => (n.clone(), b),
+            None => {
+                bare += 1;
+                (format!("block{bare}"), b)
+            }
+        })
+        .collect()
+}
 
 /// The results folder the book's figures (`book-figures/`) are drawn from.
 pub const BOOK_RESULTS: &str = "results/amd-epyc-zen4-2c";

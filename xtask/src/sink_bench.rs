@@ -3,11 +3,11 @@
 //! written beside it as `sink_bench.summary.md`. The seed's `run.sh` built the same table
 //! with `awk`; the binary only measures, and this is publishing, so it lives with run-all.
 //!
-//! Text in, text out: [`summary_md`] takes the saved output and returns the Markdown, or one
-//! message naming the line at fault. It reads the `#META` lines and the `series_summary` and
+//! Text in, text out: [`summary_md`] takes the saved output (and its parse, done once by
+//! run-all) and returns the Markdown, or one message naming the line at fault. It reads the `#META` lines and the `series_summary` and
 //! `summary_figures` blocks that sink_bench writes into its data part.
 
-use measure::data::{self, Block, DataFile, format_num};
+use measure::data::{Block, DataFile, format_num};
 use measure::schema::sink_bench::{self as sc, series_summary as ss, summary_figures as sf};
 use std::fmt::Write as _;
 
@@ -66,10 +66,10 @@ const FIGURES: [(&str, &str); 12] = [
     ),
 ];
 
-/// The summary (Markdown) of a saved sink_bench output. `Err` is one line that names the
-/// line of the output at fault where there is one.
-pub fn summary_md(saved_output: &str) -> Result<String, String> {
-    let f = data::parse(saved_output).map_err(|e| e.to_string())?;
+/// The summary (Markdown) of a saved sink_bench output, `f` being `saved_output` parsed (the
+/// text gives the line numbers in the messages). `Err` is one line that names the line of the
+/// output at fault where there is one.
+pub fn summary_md(saved_output: &str, f: &DataFile) -> Result<String, String> {
     if f.meta("experiment") != Some(sc::EXPERIMENT) {
         return Err(format!(
             "not a sink_bench output (#META experiment is {:?})",
@@ -89,7 +89,7 @@ pub fn summary_md(saved_output: &str) -> Result<String, String> {
     };
     let m = Metas {
         text: saved_output,
-        file: &f,
+        file: f,
     };
     let mut s = String::new();
     let _ = writeln!(
@@ -340,7 +340,13 @@ fn figures_table(s: &mut String, b: &Block) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::data::meta_line;
+    use measure::data::{self, meta_line};
+
+    /// [`super::summary_md`] of a text, parsed here as run-all parses it.
+    fn summary_md(text: &str) -> Result<String, String> {
+        let f = data::parse(text).map_err(|e| e.to_string())?;
+        super::summary_md(text, &f)
+    }
 
     /// A saved output as sink_bench writes it: report, then the data part.
     fn saved(overrides: &[(&str, &str)]) -> String {
@@ -466,22 +472,24 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_the_line() {
         // The #META lines start on line 3; reps is the 8th.
-        let e = summary_md(&saved(&[("reps", "abc")])).unwrap_err();
-        assert_eq!(e, "line 10: #META reps wants a whole number, not \"abc\"");
-        let e = summary_md(&saved(&[("checksum", "NaN")])).unwrap_err();
-        assert!(
-            e.starts_with("line 18: #META checksum wants a number"),
-            "{e}"
-        );
-        let e = summary_md(&saved(&[("clock_read_ns", "inf")])).unwrap_err();
-        assert!(e.contains("#META clock_read_ns wants a number"), "{e}");
-        let e = summary_md(&saved(&[("load_after", "0.1 NaN 0.3")])).unwrap_err();
-        assert!(
-            e.contains("#META load_after wants three load averages"),
-            "{e}"
-        );
-        let e = summary_md(&saved(&[("quick", "maybe")])).unwrap_err();
-        assert!(e.contains("#META quick wants yes or no"), "{e}");
+        for (key, value, says) in [
+            (
+                "reps",
+                "abc",
+                "line 10: #META reps wants a whole number, not \"abc\"",
+            ),
+            ("checksum", "NaN", "line 18: #META checksum wants a number"),
+            ("clock_read_ns", "inf", "#META clock_read_ns wants a number"),
+            (
+                "load_after",
+                "0.1 NaN 0.3",
+                "#META load_after wants three load averages",
+            ),
+            ("quick", "maybe", "#META quick wants yes or no"),
+        ] {
+            let e = summary_md(&saved(&[(key, value)])).unwrap_err();
+            assert!(e.contains(says), "{key} {value}: {e}");
+        }
         // A NaN in a block is the parser's business, with its line.
         let text = saved(&[]).replace(
             "#DATA c_over_b_median 1.002 x",

@@ -532,36 +532,17 @@ fn=(1354)
 
     #[test]
     fn malformed_files_say_where() {
-        assert!(
-            parse_callgrind("events: Ir\nfn=(1)\n")
-                .unwrap_err()
-                .contains("line 2")
-        );
-        assert!(
-            parse_callgrind("events: Ir\n10 5\n")
-                .unwrap_err()
-                .contains("before any fn=")
-        );
-        assert!(
-            parse_callgrind("fn=x\n10 5\n")
-                .unwrap_err()
-                .contains("before the events")
-        );
-        assert!(
-            parse_callgrind("events: Ir\nfn=x\n10 5 6\n")
-                .unwrap_err()
-                .contains("2 costs for 1")
-        );
-        assert!(
-            parse_callgrind("events: Ir\nfn=x\n10 q\n")
-                .unwrap_err()
-                .contains("bad cost")
-        );
-        assert!(
-            parse_callgrind("events: Ir\nfn=x\ncalls=1 5\n")
-                .unwrap_err()
-                .contains("ends after")
-        );
+        for (text, says) in [
+            ("events: Ir\nfn=(1)\n", "line 2"),
+            ("events: Ir\n10 5\n", "before any fn="),
+            ("fn=x\n10 5\n", "before the events"),
+            ("events: Ir\nfn=x\n10 5 6\n", "2 costs for 1"),
+            ("events: Ir\nfn=x\n10 q\n", "bad cost"),
+            ("events: Ir\nfn=x\ncalls=1 5\n", "ends after"),
+        ] {
+            let e = parse_callgrind(text).unwrap_err();
+            assert!(e.contains(says), "{text:?}: {e}");
+        }
         let no_sim = parse_callgrind("events: Ir\nfn=x\n10 5\n").unwrap();
         assert!(
             Branches::of(&no_sim, "x")

@@ -440,15 +440,7 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
     for m in machines {
         for exp in crate::project::EXPERIMENTS.iter() {
             let Some(f) = m.runs.get(*exp) else { continue };
-            let mut bare = 0;
-            for b in &f.blocks {
-                let block = match &b.name {
-                    Some(n) => n.clone(),
-                    None => {
-                        bare += 1;
-                        format!("block{bare}")
-                    }
-                };
+            for (block, b) in crate::project::named_blocks(f) {
                 let keys = row_keys(exp, b);
                 let unit_col = (block == schema::key_figures::BLOCK)
                     .then(|| b.col_index(schema::key_figures::UNIT))

@@ -50,67 +50,119 @@ pub fn tally(cells: &[Cell]) -> (usize, usize) {
 /// An effect: its name, how it is computed (one sentence), and the threshold for "yes".
 pub struct Effect {
     pub name: &'static str,
-    pub how: &'static str,
+    /// How it is computed, without the threshold: [`Effect::how`] quotes that from `yes`.
+    how: &'static str,
+    /// The ratio from which a machine shows the effect; `None` where the cell is a value.
+    yes: Option<f64>,
     pub cell: fn(&Machine) -> Cell,
 }
+
+impl Effect {
+    /// How it is computed, with the threshold the cell uses: "...; yes from 3x".
+    pub fn how(&self) -> String {
+        match self.yes {
+            Some(y) => format!("{}; yes from {}x", self.how, sig3(y)),
+            None => self.how.to_string(),
+        }
+    }
+}
+
+/// The thresholds for "yes", each used by its cell and quoted by [`Effect::how`].
+const LADDER_YES: f64 = 3.0;
+const STRIDE_STEP_YES: f64 = 1.4;
+const TLB_YES: f64 = 3.0;
+const MISPREDICT_YES: f64 = 2.0;
+const FALSE_SHARING_YES: f64 = 1.2;
+const DENORMAL_YES: f64 = 1.5;
+const FLOAT_LANES_YES: f64 = 1.5;
+const FIRST_TOUCH_YES: f64 = 5.0;
+const BANDWIDTH_YES: f64 = 3.0;
 
 pub const EFFECTS: &[Effect] = &[
     Effect {
         name: "L1 to memory (latency ladder)",
         how: "random reads: the largest working set's time over the smallest's, from the index chase \
-              (the appendix's method) where the machine has it, else the pointer chase; yes from 3x",
+              (the appendix's method) where the machine has it, else the pointer chase",
+        yes: Some(LADDER_YES),
         cell: ladder,
     },
     Effect {
         name: "line size from stride",
         how: "the steepest step of the cost per access as the stride doubles, and the stride it \
-              reaches (the appendix's walk); yes from 1.4x",
+              reaches (the appendix's walk)",
+        yes: Some(STRIDE_STEP_YES),
         cell: line_from_stride,
     },
     Effect {
         name: "TLB step",
         how: "one read per page, slot at offset 0 (the appendix's walk): the most pages' time over \
-              the fewest's; yes from 3x",
+              the fewest's",
+        yes: Some(TLB_YES),
         cell: tlb,
     },
     Effect {
         name: "misprediction cost",
-        how: "the real branch on random over sorted data, and the cost of one miss derived from it; \
-              yes from 2x",
+        how: "the real branch on random over sorted data, and the cost of one miss derived from it",
+        yes: Some(MISPREDICT_YES),
         cell: mispredict,
     },
     Effect {
         name: "false sharing",
         how: "two threads: slots in one cache line over slots in different lines (median of each side \
-              of the line size); yes from 1.2x",
+              of the line size)",
+        yes: Some(FALSE_SHARING_YES),
         cell: false_sharing,
     },
     Effect {
         name: "denormal penalty",
-        how: "the same arithmetic on denormal over normal values; yes from 1.5x",
-        cell: denormal,
+        how: "the same arithmetic on denormal over normal values",
+        yes: Some(DENORMAL_YES),
+        cell: |m| {
+            use schema::fp_cost as fp;
+            ratio_cell(
+                m,
+                fp::EXPERIMENT,
+                fp::key::DENORMAL_OVER_NORMAL,
+                DENORMAL_YES,
+                "denormal",
+                None,
+            )
+        },
     },
     Effect {
         name: "float over double, with vectors",
-        how: "double over float time when the loop may be vectorised (and without, in brackets); yes \
-              from 1.5x",
+        how: "double over float time when the loop may be vectorised (and without, in brackets)",
+        yes: Some(FLOAT_LANES_YES),
         cell: float_lanes,
     },
     Effect {
         name: "reading the clock",
         how: "the cost of one clock read (clock_gettime)",
+        yes: None,
         cell: clock,
     },
     Effect {
         name: "first touch of a page",
-        how: "touching a page the first time over touching it again; yes from 5x",
+        how: "touching a page the first time over touching it again",
+        yes: Some(FIRST_TOUCH_YES),
         cell: first_touch,
     },
     Effect {
         name: "L1 to memory (bandwidth)",
         how: "one core reading in order: a working set in L1 over the largest one, explicit vector \
-              read; yes from 3x",
-        cell: bandwidth,
+              read",
+        yes: Some(BANDWIDTH_YES),
+        cell: |m| {
+            use schema::bandwidth as bw;
+            ratio_cell(
+                m,
+                bw::EXPERIMENT,
+                bw::key::L1_OVER_MEMORY_READ,
+                BANDWIDTH_YES,
+                "bandwidth",
+                None,
+            )
+        },
     },
 ];
 
@@ -189,7 +241,7 @@ fn ladder(m: &Machine) -> Cell {
         "pointer chase"
     };
     shown(
-        f >= 3.0,
+        f >= LADDER_YES,
         format!(
             "{}x ({} ns at {} to {} ns at {}, {chase})",
             sig3(f),
@@ -231,7 +283,7 @@ fn line_from_stride(m: &Machine) -> Cell {
     );
     match steepest {
         Some((s, r)) => shown(
-            r >= 1.4,
+            r >= STRIDE_STEP_YES,
             format!("steepest step x{} up to {} B; {reported}", sig3(r), sig3(s)),
         ),
         None => {
@@ -243,7 +295,7 @@ fn line_from_stride(m: &Machine) -> Cell {
                 Some(at) if first.0 < l && first.1 > 0.0 => {
                     let r = at.1 / first.1;
                     shown(
-                        r >= 1.4,
+                        r >= STRIDE_STEP_YES,
                         format!(
                             "{} B costs {}x {} B (only these strides)",
                             sig3(l),
@@ -279,7 +331,7 @@ fn tlb(m: &Machine) -> Cell {
     let (a, b) = (pts[0], pts[pts.len() - 1]);
     let f = b.1 / a.1;
     shown(
-        f >= 3.0,
+        f >= TLB_YES,
         format!(
             "{}x ({} ns at {} pages to {} ns at {})",
             sig3(f),
@@ -305,7 +357,7 @@ fn mispredict(m: &Machine) -> Cell {
     match (ratio, miss) {
         (None, None) => nm("no branch figures"),
         (Some(r), miss) => shown(
-            r >= 2.0,
+            r >= MISPREDICT_YES,
             match miss {
                 Some(ns) => format!("{} ns per miss; random {}x sorted", sig3(ns), sig3(r)),
                 None => format!("random {}x sorted", sig3(r)),
@@ -345,7 +397,7 @@ fn false_sharing(m: &Machine) -> Cell {
                 "from ns per increment"
             };
             shown(
-                r >= 1.2,
+                r >= FALSE_SHARING_YES,
                 format!("{}x, one line over apart ({basis})", sig3(r)),
             )
         }
@@ -353,61 +405,39 @@ fn false_sharing(m: &Machine) -> Cell {
     }
 }
 
-fn ratio_figure(m: &Machine, exp: &str, name: &str, yes: f64) -> Option<(bool, f64)> {
-    keyfig::value(m, exp, name).map(|v| (v >= yes, v))
-}
-
-/// A ratio key figure as it is: shown from `yes` up, "not measured (no `what` figure)" without it.
-fn ratio_cell(m: &Machine, exp: &str, name: &str, yes: f64, what: &str) -> Cell {
-    match ratio_figure(m, exp, name, yes) {
-        Some((y, v)) => shown(y, format!("{}x", sig3(v))),
+/// A ratio key figure as it is, with `detail` in brackets where there is one: shown from
+/// `yes` up, "not measured (no `what` figure)" without it.
+fn ratio_cell(
+    m: &Machine,
+    exp: &str,
+    name: &str,
+    yes: f64,
+    what: &str,
+    detail: Option<String>,
+) -> Cell {
+    match keyfig::value(m, exp, name) {
+        Some(v) => shown(
+            v >= yes,
+            match detail {
+                Some(d) => format!("{}x ({d})", sig3(v)),
+                None => format!("{}x", sig3(v)),
+            },
+        ),
         None => nm(&format!("no {what} figure")),
     }
 }
 
-fn bandwidth(m: &Machine) -> Cell {
-    use schema::bandwidth as bw;
-    ratio_cell(
-        m,
-        bw::EXPERIMENT,
-        bw::key::L1_OVER_MEMORY_READ,
-        3.0,
-        "bandwidth",
-    )
-}
-
-fn denormal(m: &Machine) -> Cell {
+fn float_lanes(m: &Machine) -> Cell {
     use schema::fp_cost as fp;
+    let strict = keyfig::value(m, fp::EXPERIMENT, fp::key::FLOAT_SPEEDUP_STRICT);
     ratio_cell(
         m,
         fp::EXPERIMENT,
-        fp::key::DENORMAL_OVER_NORMAL,
-        1.5,
-        "denormal",
+        fp::key::FLOAT_SPEEDUP_LANES,
+        FLOAT_LANES_YES,
+        "float/double",
+        strict.map(|s| format!("{}x without vectors", sig3(s))),
     )
-}
-
-fn float_lanes(m: &Machine) -> Cell {
-    let strict = keyfig::value(
-        m,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::key::FLOAT_SPEEDUP_STRICT,
-    );
-    match ratio_figure(
-        m,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::key::FLOAT_SPEEDUP_LANES,
-        1.5,
-    ) {
-        Some((y, v)) => shown(
-            y,
-            match strict {
-                Some(s) => format!("{}x ({}x without vectors)", sig3(v), sig3(s)),
-                None => format!("{}x", sig3(v)),
-            },
-        ),
-        None => nm("no float/double figure"),
-    }
 }
 
 fn clock(m: &Machine) -> Cell {
@@ -431,31 +461,19 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    let first = keyfig::value(
+    use schema::tlb_walk as tw;
+    let first = keyfig::value(m, tw::EXPERIMENT, tw::key::FIRST_TOUCH_NS);
+    let again = keyfig::value(m, tw::EXPERIMENT, tw::key::TOUCH_AGAIN_NS);
+    ratio_cell(
         m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::FIRST_TOUCH_NS,
-    );
-    let again = keyfig::value(
-        m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::TOUCH_AGAIN_NS,
-    );
-    match ratio_figure(
-        m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
-        5.0,
-    ) {
-        Some((y, f)) => shown(
-            y,
-            match (first, again) {
-                (Some(a), Some(b)) => format!("{}x ({} ns, then {} ns)", sig3(f), sig3(a), sig3(b)),
-                _ => format!("{}x", sig3(f)),
-            },
-        ),
-        None => nm("no first-touch figure"),
-    }
+        tw::EXPERIMENT,
+        tw::key::FIRST_TOUCH_FACTOR,
+        FIRST_TOUCH_YES,
+        "first-touch",
+        first
+            .zip(again)
+            .map(|(a, b)| format!("{} ns, then {} ns", sig3(a), sig3(b))),
+    )
 }
 
 #[cfg(test)]

@@ -137,7 +137,7 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
             s,
             "- **{}**: {}.",
             e.name,
-            e.how.split_whitespace().collect::<Vec<_>>().join(" ")
+            e.how().split_whitespace().collect::<Vec<_>>().join(" ")
         );
     }
     s.push('\n');

@@ -40,16 +40,9 @@ pub enum Scale {
     Category,
 }
 
-/// How tick labels of a log2 axis read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Units {
-    /// Plain numbers.
-    Plain,
-    /// Bytes: 1, 64, 1K, 4K, 1M.
-    Bytes,
-    /// KiB: 4K, 64K, 1M, 16M (the value is in KiB).
-    KiB,
-}
+/// How tick labels of a log2 axis read: the single-run figures' units (`Bytes`: 1, 64, 1K,
+/// 4K, 1M; `KiB`: 4K, 64K, 1M, 16M for values in KiB; any other: plain numbers).
+pub use crate::figures::chart::Units;
 
 #[derive(Debug, Clone)]
 pub struct Axis {
@@ -166,30 +159,14 @@ fn transform(scale: Scale, v: f64) -> Option<f64> {
     t.is_finite().then_some(t)
 }
 
+/// 2^e in the axis unit: sizes as the single-run figures write them (4K, 1M), other
+/// numbers plain (1024, not grouped).
 fn pow2_label(e: i64, units: Units) -> String {
-    // 2^e in the axis unit, written with K, M, G, T where it divides evenly.
-    let suffix = |e: i64| -> (i64, &'static str) {
-        match e {
-            e if e >= 40 => (e - 40, "T"),
-            e if e >= 30 => (e - 30, "G"),
-            e if e >= 20 => (e - 20, "M"),
-            e if e >= 10 => (e - 10, "K"),
-            _ => (e, ""),
-        }
-    };
-    let (e, unit_shift) = match units {
-        Units::KiB => (e + 10, true),
-        Units::Bytes => (e, true),
-        Units::Plain => (e, false),
-    };
-    if !(0..=62).contains(&e) {
-        return format!("2^{e}");
+    match units {
+        Units::Bytes | Units::KiB => crate::figures::chart::axis::fmt_pow2(e, units),
+        _ if (0..=62).contains(&e) => format!("{}", 1u64 << e),
+        _ => format!("2^{e}"),
     }
-    if !unit_shift {
-        return format!("{}", 1u64 << e);
-    }
-    let (r, s) = suffix(e);
-    format!("{}{s}", 1u64 << r)
 }
 
 fn pow10_label(e: i64, k: i64) -> String {
@@ -730,11 +707,17 @@ mod tests {
         c
     }
 
-    fn labels(svg: &str) -> Vec<String> {
-        svg.lines()
+    /// Renders `c` and checks that every one of `wants` is a tick label.
+    fn assert_labels(c: &Chart, wants: &[&str]) {
+        let svg = c.render().unwrap();
+        let l: Vec<String> = svg
+            .lines()
             .filter(|l| l.contains(r#"font-size="13" text-anchor"#))
             .filter_map(|l| Some(l.split('>').nth(1)?.split('<').next()?.to_string()))
-            .collect()
+            .collect();
+        for want in wants {
+            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
+        }
     }
 
     #[test]
@@ -745,22 +728,17 @@ mod tests {
             vec![(4.0, 0.98), (1024.0, 5.0), (131072.0, 305.0)],
         );
         c.x.units = Units::KiB;
-        let svg = c.render().unwrap();
-        let l = labels(&svg);
-        for want in ["4K", "64K", "1M", "16M", "0.1", "1", "10", "100", "1000"] {
-            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
-        }
+        assert_labels(
+            &c,
+            &["4K", "64K", "1M", "16M", "0.1", "1", "10", "100", "1000"],
+        );
     }
 
     #[test]
     fn a_narrow_log_range_uses_the_1_2_5_grid() {
         let mut c = chart(Scale::Log2, Scale::Log10, vec![(1.0, 0.48), (4096.0, 7.8)]);
         c.x.units = Units::Bytes;
-        let svg = c.render().unwrap();
-        let l = labels(&svg);
-        for want in ["0.2", "0.5", "1", "2", "5", "10", "1", "64", "4K"] {
-            assert!(l.contains(&want.to_string()), "{want} in {l:?}");
-        }
+        assert_labels(&c, &["0.2", "0.5", "1", "2", "5", "10", "1", "64", "4K"]);
     }
 
     #[test]

@@ -338,15 +338,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(
-            "bandwidth",
-            text,
-            PathBuf::from("/nonexistent/results/test"),
-        )
-    }
+    use crate::figures::draw_twice;
 
     const RUN: &str = "\
 #META l1d_size_bytes 32768 sysfs
@@ -391,10 +383,8 @@ mod tests {
 
     #[test]
     fn draws_every_panel_deterministically_and_by_the_rules() {
-        let s = saved(RUN);
-        let a = draw(&s).unwrap();
-        assert_eq!(a.len(), 1);
-        assert_eq!(a[0].file, "bandwidth-working-set.svg");
+        let s = Saved::test("bandwidth", RUN);
+        let a = draw_twice(draw, &s, &["bandwidth-working-set.svg"]);
         let svg = &a[0].svg;
         for want in [
             "read, avx512 (explicit, widest width)",
@@ -412,7 +402,6 @@ mod tests {
             assert!(svg.contains(want), "{want:?} missing");
         }
         assert!(!svg.contains("L3 "), "an unknown size draws no vertical");
-        assert_eq!(draw(&s).unwrap()[0].svg, *svg);
         let problems = super::super::checks::problems(&a[0]);
         assert!(problems.is_empty(), "{problems:?}");
     }
@@ -420,7 +409,7 @@ mod tests {
     #[test]
     fn missing_parts_are_errors_or_left_out_not_panics() {
         assert!(
-            draw(&saved("#META x 1\n"))
+            draw(&Saved::test("bandwidth", "#META x 1\n"))
                 .err()
                 .unwrap()
                 .to_string()
@@ -428,11 +417,11 @@ mod tests {
         );
         // Only the main block: the read, write and copy panels, no thread panel.
         let only = RUN.split("#DATA-BEGIN boundaries").next().unwrap();
-        let svg = &draw(&saved(only)).unwrap()[0].svg;
+        let svg = &draw(&Saved::test("bandwidth", only)).unwrap()[0].svg;
         assert!(!svg.contains("all cores"));
         // A block with no number at all is an error naming it.
         let empty = "#DATA-BEGIN bandwidth\n#COLUMNS kib kernel:text gbs\n#DATA NA read_plain NA\n#DATA-END\n";
-        assert!(draw(&saved(empty)).is_err());
+        assert!(draw(&Saved::test("bandwidth", empty)).is_err());
     }
 
     #[test]
@@ -440,6 +429,6 @@ mod tests {
         let wild = RUN
             .replace("210 200 215", "1e308 -5 0")
             .replace("#DATA 2 measured 1,0 45", "#DATA 2 measured 1,0 -1e300");
-        let _ = draw(&saved(&wild));
+        let _ = draw(&Saved::test("bandwidth", &wild));
     }
 }

@@ -98,10 +98,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 
     // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
     if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
-        let rnd = r.points("c2")?;
-        if rnd.is_empty() {
-            return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
-        }
+        let rnd = r.first_points()?;
         c.series.push(Series::new(
             format!("{}: random", r.label),
             rnd,
@@ -173,15 +170,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
 
     // The key ratio: the largest working set against the smallest, pointer chase.
-    let ok: Vec<&Pt> = pointer
-        .iter()
-        .filter(|p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
-        .collect();
-    if let (Some(a), Some(z)) = (
-        ok.iter().min_by(|a, b| a.x.total_cmp(&b.x)),
-        ok.iter().max_by(|a, b| a.x.total_cmp(&b.x)),
-    ) && let Some(r) = super::chart::div(z.y, a.y)
-        && a.x < z.x
+    if let Some((a, z)) = super::ends(&pointer, |p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
+        && let Some(r) = super::chart::div(z.y, a.y)
     {
         c.brackets.push(Bracket {
             x: z.x,
@@ -204,15 +194,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(
-            "cache_ladder",
-            text,
-            PathBuf::from("/nonexistent/results/test"),
-        )
-    }
+    use crate::figures::draw_twice;
 
     const RUN: &str = "\
 #META l1d_size_bytes 49152 sysfs
@@ -233,10 +215,8 @@ mod tests {
 
     #[test]
     fn draws_series_verticals_knees_and_the_ratio_deterministically() {
-        let s = saved(RUN);
-        let a = draw(&s).unwrap();
-        assert_eq!(a.len(), 1);
-        assert_eq!(a[0].file, "cache_ladder-latency.svg");
+        let s = Saved::test("cache_ladder", RUN);
+        let a = draw_twice(draw, &s, &["cache_ladder-latency.svg"]);
         let svg = &a[0].svg;
         assert!(svg.contains("L1d 48K"));
         assert!(!svg.contains("L3 "), "an unknown size draws no vertical");
@@ -255,7 +235,6 @@ mod tests {
             "the ratio is computed from the data"
         );
         assert!(svg.contains("min..max"), "whiskers are explained");
-        assert_eq!(draw(&s).unwrap()[0].svg, *svg);
     }
 
     #[test]
@@ -265,13 +244,13 @@ mod tests {
             .replace(" 0.3 0.1 1.0 yes", " yes")
             .replace(" 0.3 0.1 NA no", " no")
             .replace(" 0.3 0.2 60 yes", " yes");
-        let svg = &draw(&saved(&text)).unwrap()[0].svg;
+        let svg = &draw(&Saved::test("cache_ladder", &text)).unwrap()[0].svg;
         assert!(!svg.contains("vectorised") && !svg.contains("sequential"));
     }
 
     #[test]
     fn missing_block_is_an_error_naming_it() {
-        let s = saved("#META x 1\n");
+        let s = Saved::test("cache_ladder", "#META x 1\n");
         let e = draw(&s).err().unwrap();
         assert!(e.message.contains("latency"), "{e}");
     }

@@ -492,11 +492,7 @@ fn ratio_fine(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(EXP, text, PathBuf::from("/nonexistent/results/test"))
-    }
+    use crate::figures::draw_twice;
 
     const RUN: &str = "\
 #META clock_min_step_ns 20
@@ -530,9 +526,11 @@ mod tests {
 
     #[test]
     fn draws_the_traps_diagram_and_trap_three_with_measured_numbers() {
-        let f = draw(&saved(RUN)).unwrap();
-        assert_eq!(f[0].file, "clock_probe-traps.svg");
-        assert_eq!(f[1].file, "clock_probe-trap3.svg");
+        let f = draw_twice(
+            draw,
+            &Saved::test(EXP, RUN),
+            &["clock_probe-traps.svg", "clock_probe-trap3.svg"],
+        );
         let d = &f[0].svg;
         assert!(d.contains("Figure 105.1"));
         assert!(
@@ -548,22 +546,21 @@ mod tests {
             t.contains("beyond this axis"),
             "the outlier is marked in the zoom"
         );
-        let again = draw(&saved(RUN)).unwrap();
-        assert_eq!(again[0].svg, f[0].svg);
-        assert_eq!(again[1].svg, f[1].svg);
     }
 
     #[test]
     fn a_trap_not_measured_says_so() {
         let cut = RUN.replace("#DATA first 1564204 1549422 1690152\n", "");
-        let f = draw(&saved(&cut)).unwrap();
+        let f = draw(&Saved::test(EXP, &cut)).unwrap();
         assert!(f[0].svg.contains("not measured"));
         assert!(!f[0].svg.contains("first / second"));
     }
 
     #[test]
     fn missing_samples_are_an_error_naming_the_block() {
-        let e = draw(&saved("#META clock_min_step_ns 20\n")).err().unwrap();
+        let e = draw(&Saved::test(EXP, "#META clock_min_step_ns 20\n"))
+            .err()
+            .unwrap();
         assert!(e.message.contains("trap_three_samples"), "{e}");
     }
 }

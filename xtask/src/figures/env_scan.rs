@@ -226,11 +226,7 @@ fn panel_title(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(EXP, text, PathBuf::from("/nonexistent"))
-    }
+    use crate::figures::draw_twice;
 
     fn sample() -> String {
         let mut s = String::from(
@@ -261,14 +257,11 @@ mod tests {
 
     #[test]
     fn draws_two_deterministic_figures_with_the_spikes_clipped_and_counted() {
-        let a = draw(&saved(&sample())).unwrap();
-        let b = draw(&saved(&sample())).unwrap();
-        assert_eq!(a.len(), 2);
-        assert_eq!(a[0].file, "env_scan-deviation.svg");
-        assert_eq!(a[1].file, "env_scan-regions.svg");
-        for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x.svg, y.svg);
-        }
+        let a = draw_twice(
+            draw,
+            &Saved::test(EXP, &sample()),
+            &["env_scan-deviation.svg", "env_scan-regions.svg"],
+        );
         let d = &a[0].svg;
         assert!(
             d.contains("beyond this axis (1 value: 900)"),
@@ -294,10 +287,10 @@ mod tests {
 
     #[test]
     fn missing_blocks_are_named_not_panicked() {
-        let e = draw(&saved("#META x 1\n")).err().unwrap();
+        let e = draw(&Saved::test(EXP, "#META x 1\n")).err().unwrap();
         assert!(e.message.contains("deviation"), "{e}");
         let only_dev: String = sample().split("#DATA-BEGIN regions").next().unwrap().into();
-        let e = draw(&saved(&only_dev)).err().unwrap();
+        let e = draw(&Saved::test(EXP, &only_dev)).err().unwrap();
         assert!(e.message.contains("regions"), "{e}");
     }
 }

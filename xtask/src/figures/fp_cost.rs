@@ -221,11 +221,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text("fp_cost", text, PathBuf::from("/nonexistent/results/test"))
-    }
+    use crate::figures::draw_twice;
 
     const RUN: &str = "\
 #META cpu_family AuthenticAMD family 0x1a model 0x2 (Zen 5)
@@ -256,16 +252,15 @@ mod tests {
 
     #[test]
     fn draws_three_figures_deterministically_with_unmeasured_cells_said() {
-        let s = saved(RUN);
-        let f = draw(&s).unwrap();
-        let names: Vec<&str> = f.iter().map(|f| f.file.as_str()).collect();
-        assert_eq!(
-            names,
-            [
+        let s = Saved::test("fp_cost", RUN);
+        let f = draw_twice(
+            draw,
+            &s,
+            &[
                 "fp_cost-ops.svg",
                 "fp_cost-denormal.svg",
-                "fp_cost-width.svg"
-            ]
+                "fp_cost-width.svg",
+            ],
         );
         assert!(f[0].svg.contains("Zen 5"));
         assert!(f[0].svg.contains("divide / multiply throughput = 7.88x"));
@@ -274,18 +269,16 @@ mod tests {
         assert!(f[2].svg.contains("with lanes [vectorised]"));
         assert!(f[2].svg.contains("strict order [scalar]"));
         assert!(f[2].svg.contains("double / float = 2.00x"));
-        let again = draw(&s).unwrap();
-        for (a, b) in f.iter().zip(&again) {
-            assert_eq!(a.svg, b.svg);
-        }
     }
 
     #[test]
     fn a_missing_block_is_an_error_naming_it() {
-        let e = draw(&saved("#META quick yes\n")).err().unwrap();
+        let e = draw(&Saved::test("fp_cost", "#META quick yes\n"))
+            .err()
+            .unwrap();
         assert!(e.message.contains("ops"), "{e}");
         let no_width = RUN.split("#DATA-BEGIN width").next().unwrap();
-        let e = draw(&saved(no_width)).err().unwrap();
+        let e = draw(&Saved::test("fp_cost", no_width)).err().unwrap();
         assert!(e.message.contains("width"), "{e}");
     }
 }

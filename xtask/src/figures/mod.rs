@@ -93,14 +93,41 @@ pub struct Saved {
     pub label: String,
     /// experiment name -> parsed raw output.
     pub runs: BTreeMap<String, DataFile>,
-    /// experiment name -> why its saved output could not be parsed (file and line).
-    pub broken: BTreeMap<String, String>,
+    /// experiment name -> why its saved output could not be read or parsed.
+    pub broken: BTreeMap<String, Broken>,
+}
+
+/// A saved `<experiment>.txt` that could not be used.
+#[derive(Debug)]
+pub struct Broken {
+    pub path: PathBuf,
+    /// `false`: the file could not be read; `true`: it did not parse.
+    pub malformed: bool,
+    /// The reader's or the parser's message (the parser's names the line).
+    pub why: String,
+}
+
+impl Broken {
+    /// The message with the file: "cannot read <path>: ..." or "<path>: line 3: ...".
+    pub fn message(&self) -> String {
+        if self.malformed {
+            format!("{}: {}", self.path.display(), self.why)
+        } else {
+            format!("cannot read {}: {}", self.path.display(), self.why)
+        }
+    }
 }
 
 impl Saved {
     /// Reads and parses every `<experiment>.txt` in `dir`. A file that does not parse is
     /// kept in `broken` with its file and line; the others are drawn.
     pub fn load(dir: &Path) -> Result<Saved, String> {
+        Saved::load_with(dir, BTreeMap::new())
+    }
+
+    /// [`Saved::load`], taking the outputs in `parsed` as they are instead of parsing their
+    /// files again (run-all's outputs of this run, parsed when they were saved).
+    pub fn load_with(dir: &Path, mut parsed: BTreeMap<String, DataFile>) -> Result<Saved, String> {
         let rd = fs::read_dir(dir)
             .map_err(|e| format!("cannot read results folder {}: {e}", dir.display()))?;
         let mut runs = BTreeMap::new();
@@ -116,22 +143,29 @@ impl Saved {
             {
                 continue;
             }
-            match fs::read_to_string(&p) {
-                Err(e) => {
-                    broken.insert(
-                        stem.to_string(),
-                        format!("cannot read {}: {e}", p.display()),
-                    );
-                }
-                Ok(text) => match data::parse(&text) {
-                    Ok(parsed) => {
-                        runs.insert(stem.to_string(), parsed);
-                    }
-                    Err(e) => {
-                        broken.insert(stem.to_string(), format!("{}: {e}", p.display()));
-                    }
-                },
+            if let Some(f) = parsed.remove(stem) {
+                runs.insert(stem.to_string(), f);
+                continue;
             }
+            let (malformed, why) = match fs::read_to_string(&p) {
+                Err(e) => (false, e.to_string()),
+                Ok(text) => match data::parse(&text) {
+                    Ok(f) => {
+                        runs.insert(stem.to_string(), f);
+                        continue;
+                    }
+                    Err(e) => (true, e.to_string()),
+                },
+            };
+            let name = stem.to_string();
+            broken.insert(
+                name,
+                Broken {
+                    path: p,
+                    malformed,
+                    why,
+                },
+            );
         }
         let label = dir
             .file_name()
@@ -159,6 +193,12 @@ impl Saved {
         }
     }
 
+    /// [`Saved::from_text`] in a folder that does not exist (no appendix numbers beside it).
+    #[cfg(test)]
+    pub fn test(experiment: &str, text: &str) -> Saved {
+        Saved::from_text(experiment, text, PathBuf::from("/nonexistent/results/test"))
+    }
+
     pub fn run(&self, experiment: &str) -> Option<&DataFile> {
         self.runs.get(experiment)
     }
@@ -171,6 +211,20 @@ impl Saved {
 }
 
 type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
+
+/// For the drawers' tests: draws `saved` twice, checks that the figures are `files` in this
+/// order and that both drawings are the same bytes, and returns them.
+#[cfg(test)]
+pub fn draw_twice(draw: Drawer, saved: &Saved, files: &[&str]) -> Vec<Figure> {
+    let a = draw(saved).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = a.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(names, files);
+    let b = draw(saved).unwrap_or_else(|e| panic!("{e}"));
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.svg, y.svg, "{} is not deterministic", x.file);
+    }
+    a
+}
 
 /// The registry of experiments, in the order run-all runs them: each one's name, its figure
 /// drawer, and every file the drawer may write (a drawer that no longer draws one of them,
@@ -308,6 +362,12 @@ pub fn publish(from: &Path, out: &Path, label: Option<&str>) -> Result<Report, S
     if let Some(l) = label {
         saved.label = l.to_string();
     }
+    publish_saved(&saved, out)
+}
+
+/// [`publish`] from results already loaded: `saved.dir` is the folder they came from.
+pub fn publish_saved(saved: &Saved, out: &Path) -> Result<Report, String> {
+    let from = saved.dir.as_path();
     if saved.runs.is_empty() && saved.broken.is_empty() {
         return Err(format!(
             "{} holds no saved experiment output (<experiment>.txt)",
@@ -319,7 +379,7 @@ pub fn publish(from: &Path, out: &Path, label: Option<&str>) -> Result<Report, S
     let tmp = out.join(format!(".tmp-figures-{}", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let result = draw_into(&saved, from, out, &tmp);
+    let result = draw_into(saved, from, out, &tmp);
     let _ = fs::remove_dir_all(&tmp);
     result
 }
@@ -337,11 +397,11 @@ fn draw_into(saved: &Saved, from: &Path, out: &Path, tmp: &Path) -> Result<Repor
             .map(|f| out.join(f))
             .filter(|p| p.is_file())
             .collect();
-        if let Some(why) = saved.broken.get(*exp) {
+        if let Some(b) = saved.broken.get(*exp) {
             report.failed.push(Failure {
                 experiment: exp.to_string(),
                 file: saved_file,
-                message: why.clone(),
+                message: b.message(),
                 kept: previous,
             });
             continue;
@@ -410,6 +470,18 @@ fn remove_stale_temporaries(out: &Path) {
             let _ = fs::remove_dir_all(e.path());
         }
     }
+}
+
+/// The points with the smallest and the largest x among those `keep` accepts, where the two
+/// differ in x: the ends a key ratio compares.
+pub fn ends(
+    points: &[chart::Pt],
+    keep: impl Fn(&chart::Pt) -> bool,
+) -> Option<(chart::Pt, chart::Pt)> {
+    let kept = || points.iter().filter(|p| keep(p));
+    let a = kept().min_by(|a, b| a.x.total_cmp(&b.x))?;
+    let z = kept().max_by(|a, b| a.x.total_cmp(&b.x))?;
+    (a.x < z.x).then_some((*a, *z))
 }
 
 /// A block every drawer needs, or an error naming it.
@@ -535,6 +607,16 @@ impl Reference {
             pts,
             chart::Style::reference(),
         ))
+    }
+
+    /// The first bare block's columns `c1` and `c2` as points, or an error where no row has
+    /// both numbers.
+    pub fn first_points(&self) -> Result<Vec<chart::Pt>, DrawError> {
+        let pts = self.points("c2")?;
+        if pts.is_empty() {
+            return Err(self.error("the bare block has no rows with numbers in columns 1 and 2"));
+        }
+        Ok(pts)
     }
 
     /// The first bare block's columns `c1` (x) and `y` as the appendix's points.

@@ -193,10 +193,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text(EXP, text, std::path::PathBuf::from("."))
-    }
+    use crate::figures::draw_twice;
 
     const FULL: &str = "#META clock_min_step_ns 20
 #DATA-BEGIN part1_passes
@@ -223,15 +220,12 @@ mod tests {
 
     #[test]
     fn draws_both_figures_deterministically() {
-        let s = saved(FULL);
-        let a = draw(&s).unwrap();
-        let b = draw(&s).unwrap();
-        assert_eq!(a.len(), 2);
-        assert_eq!(a[0].file, "sink_bench-variants.svg");
-        assert_eq!(a[1].file, "sink_bench-spread.svg");
-        for (x, y) in a.iter().zip(&b) {
-            assert_eq!(x.svg, y.svg);
-        }
+        let s = Saved::test(EXP, FULL);
+        let a = draw_twice(
+            draw,
+            &s,
+            &["sink_bench-variants.svg", "sink_bench-spread.svg"],
+        );
         assert!(a[0].svg.contains("smallest step, 20 ns"));
         assert!(a[0].svg.contains("1 passes read 0 ns"));
         assert!(
@@ -245,7 +239,7 @@ mod tests {
     #[test]
     fn missing_pieces_are_named() {
         let no_meta = FULL.replace("#META clock_min_step_ns 20\n", "");
-        let err = |t: &str| draw(&saved(t)).err().expect("an error").message;
+        let err = |t: &str| draw(&Saved::test(EXP, t)).err().expect("an error").message;
         assert!(err(&no_meta).contains("clock_min_step_ns"));
         let cut = FULL.split("#DATA-BEGIN cold_in_process").next().unwrap();
         assert!(err(cut).contains("cold_in_process"));

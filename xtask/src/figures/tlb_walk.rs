@@ -85,10 +85,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     // The appendix's own output: bare blocks `pages ns`.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
-        let pts = r.points("c2")?;
-        if pts.is_empty() {
-            return Err(r.error("the bare block has no rows with numbers in columns 1 and 2"));
-        }
+        let pts = r.first_points()?;
         c.series.push(Series::new(
             format!("{}: slot at offset 0", r.label),
             pts,
@@ -96,18 +93,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ));
     }
     // The key ratio: most pages against fewest, the line layout (translation alone).
-    let ends = |s: &[Pt]| {
-        let a = s
-            .iter()
-            .filter(|p| p.x > 0.0)
-            .min_by(|a, b| a.x.total_cmp(&b.x))?;
-        let z = s
-            .iter()
-            .filter(|p| p.x > 0.0)
-            .max_by(|a, b| a.x.total_cmp(&b.x))?;
-        (a.x < z.x).then_some((*a, *z))
-    };
-    if let Some((a, z)) = ends(&line)
+    if let Some((a, z)) = super::ends(&line, |p| p.x > 0.0)
         && let Some(r) = div(z.y, a.y)
     {
         c.brackets.push(Bracket {
@@ -185,11 +171,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn saved(text: &str) -> Saved {
-        Saved::from_text("tlb_walk", text, PathBuf::from("/nonexistent/results/test"))
-    }
+    use crate::figures::draw_twice;
 
     const RUN: &str = "\
 #META lines_per_page 64
@@ -211,11 +193,8 @@ mod tests {
 
     #[test]
     fn draws_section_one_and_compares_section_two_with_itself() {
-        let s = saved(RUN);
-        let f = draw(&s).unwrap();
-        assert_eq!(f.len(), 2);
-        assert_eq!(f[0].file, "tlb_walk-pages.svg");
-        assert_eq!(f[1].file, "tlb_walk-huge.svg");
+        let s = Saved::test("tlb_walk", RUN);
+        let f = draw_twice(draw, &s, &["tlb_walk-pages.svg", "tlb_walk-huge.svg"]);
         assert!(f[0].svg.contains("line i mod 64"));
         assert!(
             !f[0].svg.contains("huge"),
@@ -230,14 +209,13 @@ mod tests {
         assert!(f[1].svg.contains("0% huge, verified"));
         assert!(f[1].svg.contains("4 KiB / huge = 1.21x"));
         assert!(f[1].svg.contains("4 KiB / huge = 1.17x"));
-        let again = draw(&s).unwrap();
-        assert_eq!(again[0].svg, f[0].svg);
-        assert_eq!(again[1].svg, f[1].svg);
     }
 
     #[test]
     fn missing_pages_block_is_an_error_naming_it() {
-        let e = draw(&saved("#META lines_per_page 64\n")).err().unwrap();
+        let e = draw(&Saved::test("tlb_walk", "#META lines_per_page 64\n"))
+            .err()
+            .unwrap();
         assert!(e.message.contains("pages"), "{e}");
     }
 }

@@ -4,7 +4,9 @@
 //! The steps, each in its own function, carry one [`RunRecord`]:
 //! [`Plan::new`] (what to run, where to) → [`build`] → [`run_each`] → [`keep::carry_over`]
 //! (the previous files of experiments not rerun, or rerun and failed) → [`publish::publish`]
-//! (figures, summary, `index.html`, sink_bench's summary, the swap into place).
+//! (figures, summary, `index.html`, sink_bench's summary, the swap into place). Each saved
+//! output is parsed once: [`Outcome`] carries this run's, and publishing loads the folder once
+//! for the figures and both summaries.
 //!
 //! Everything is written into a temporary folder beside the destination and moved into place
 //! at the end, so an interrupted run leaves the previous results untouched. Files that run-all

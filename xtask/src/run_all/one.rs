@@ -1,5 +1,6 @@
 //! Running one experiment: start its binary, save what it printed (with when and at which
-//! commit), check its `#DATA`, write each block as CSV.
+//! commit), check its `#DATA`, write each block as CSV, and keep the parsed output for the
+//! summary and the figures.
 
 use measure::data::{self, DataFile};
 use std::fs;
@@ -14,6 +15,9 @@ pub struct Outcome {
     pub ok: bool,
     pub wall_s: f64,
     pub notes: Vec<String>,
+    /// The saved output, parsed once here (with the stamp) and carried to the summary and
+    /// the figures; `None` unless `ok`.
+    pub saved: Option<DataFile>,
 }
 
 /// When and from which commit this run's outputs come; appended to each saved output as
@@ -31,6 +35,13 @@ impl Stamp {
             data::meta_line("saved_utc", &self.utc),
             data::meta_line("saved_commit", &self.commit)
         )
+    }
+
+    /// `f` as it reads back from the saved file: its `#META` lines followed by the stamp's.
+    fn add_to(&self, f: &mut DataFile) {
+        if let Ok(stamp) = data::parse(&self.lines()) {
+            f.meta.extend(stamp.meta);
+        }
     }
 }
 
@@ -52,6 +63,7 @@ pub fn run_one(
         ok: false,
         wall_s: 0.0,
         notes: Vec::new(),
+        saved: None,
     };
     // The first execution of a freshly built binary pays for loading it: run it once, discarded.
     let _ = Command::new(&bin)
@@ -107,8 +119,10 @@ pub fn run_one(
         };
         let _ = fs::write(dir.join(err_name), &output.stderr);
     }
-    if let (true, Some(p)) = (o.ok, &parsed) {
-        write_csvs(exp, p, dir, &mut o.notes);
+    if let (true, Some(mut p)) = (o.ok, parsed) {
+        write_csvs(exp, &p, dir, &mut o.notes);
+        stamp.add_to(&mut p);
+        o.saved = Some(p);
     }
     o
 }
@@ -145,15 +159,7 @@ pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
 
 /// Writes every block of `f` as `<exp>.<block>.csv` (bare blocks as `block1`, `block2`, ...).
 pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
-    let mut bare = 0;
-    for b in &f.blocks {
-        let name = match &b.name {
-            Some(n) => n.clone(),
-            None => {
-                bare += 1;
-                format!("block{bare}")
-            }
-        };
+    for (name, b) in crate::project::named_blocks(f) {
         let p = dir.join(format!("{exp}.{name}.csv"));
         if let Err(e) = fs::write(&p, b.to_csv()) {
             notes.push(format!("cannot write {}: {e}", p.display()));

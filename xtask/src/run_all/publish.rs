@@ -3,13 +3,16 @@
 
 use super::{Plan, RunRecord, keep, summary};
 use crate::error::{Result, failed};
+use crate::figures::Saved;
+use std::collections::BTreeMap;
 use std::fs;
 
 /// Draws the figures, writes `summary.md`, moves the new folder into place. Returns the
 /// summary text.
 pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
-    let figures_note = figures(plan);
-    let rows = summary::rows(&plan.tmp, record);
+    let saved = load(plan, record).map_err(failed)?;
+    let figures_note = figures(plan, &saved);
+    let rows = summary::rows(&saved, record);
     let text = summary::summary_md(plan, record, &rows, &figures_note);
     fs::write(plan.tmp.join("summary.md"), &text)
         .map_err(|e| failed(format!("cannot write summary.md: {e}")))?;
@@ -17,16 +20,29 @@ pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
     if let Err(e) = crate::compare::write_run_index(&plan.tmp, &plan.label) {
         eprintln!("run-all: warning: index.html not written: {e}");
     }
-    sink_bench_summary(plan, record);
+    sink_bench_summary(plan, record, &saved);
     swap_into_place(plan, record)?;
     Ok(text)
 }
 
+/// Every saved output in the new folder, parsed once: this run's as [`super::one::run_one`]
+/// parsed them, the kept ones from their files. `Err`: the folder cannot be read.
+fn load(plan: &Plan, record: &RunRecord) -> std::result::Result<Saved, String> {
+    let now: BTreeMap<String, _> = record
+        .outcomes
+        .iter()
+        .filter_map(|o| Some((o.name.clone(), o.saved.clone()?)))
+        .collect();
+    let mut saved = Saved::load_with(&plan.tmp, now)?;
+    saved.label = plan.label.clone();
+    Ok(saved)
+}
+
 /// Draws this machine's figures into `figures/` of the new folder, over the previous ones
 /// (copied there by [`keep::carry_over`]): a drawer that fails leaves its previous figure.
-fn figures(plan: &Plan) -> String {
+fn figures(plan: &Plan, saved: &Saved) -> String {
     let dir = plan.tmp.join("figures");
-    match crate::figures::publish(&plan.tmp, &dir, Some(&plan.label)) {
+    match crate::figures::publish_saved(saved, &dir) {
         Ok(r) if r.ok() => format!("{} in `figures/`.", r.summary()),
         Ok(r) => {
             let why: Vec<String> = r
@@ -73,19 +89,22 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
     Ok(())
 }
 
-/// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved text
-/// by [`crate::sink_bench`].
-fn sink_bench_summary(plan: &Plan, record: &RunRecord) {
-    if !record
-        .outcomes
-        .iter()
-        .any(|o| o.name == measure::schema::sink_bench::EXPERIMENT && o.ok)
-    {
+/// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved output
+/// by [`crate::sink_bench`] (the text only for the line numbers in its messages).
+fn sink_bench_summary(plan: &Plan, record: &RunRecord, saved: &Saved) {
+    use measure::schema::sink_bench::EXPERIMENT;
+    if !record.outcomes.iter().any(|o| o.name == EXPERIMENT && o.ok) {
         return;
     }
-    let built = fs::read_to_string(plan.tmp.join("sink_bench.txt"))
-        .map_err(|e| e.to_string())
-        .and_then(|t| crate::sink_bench::summary_md(&t));
+    let built = match saved.run(EXPERIMENT) {
+        Some(f) => fs::read_to_string(plan.tmp.join("sink_bench.txt"))
+            .map_err(|e| e.to_string())
+            .and_then(|t| crate::sink_bench::summary_md(&t, f)),
+        None => Err(saved
+            .broken
+            .get(EXPERIMENT)
+            .map_or_else(|| "no saved output".to_string(), |b| b.why.clone())),
+    };
     if let Err(e) = built.and_then(|md| {
         fs::write(plan.tmp.join(crate::sink_bench::SUMMARY_FILE), md).map_err(|e| e.to_string())
     }) {

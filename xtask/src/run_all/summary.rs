@@ -1,33 +1,33 @@
 //! `summary.md`: every experiment's row, whether run now or kept, with when, at which commit
 //! and under what conditions it ran, its key figures, and the appendix's Table 105.26 for
-//! this machine. Everything is read back from the saved outputs in the folder, so a kept
-//! experiment's row is as complete as one run now.
+//! this machine. Everything comes from the saved outputs in the folder, each parsed once
+//! (this run's as they were saved, kept ones from their files), so a kept experiment's row is
+//! as complete as one run now.
 
 use super::{Plan, RunRecord};
+use crate::figures::Saved;
 use crate::project::EXPERIMENTS;
-use measure::data::{self, DataFile};
+use measure::data::DataFile;
 use measure::schema::{
     branch, cache_ladder, clock_probe, false_sharing, fp_cost, stride, tlb_walk,
 };
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
-use std::fs;
-use std::path::Path;
 
 /// One experiment's saved output in the folder, and how it got there.
-pub struct Row {
+pub struct Row<'a> {
     pub name: &'static str,
     /// `None`: the folder holds no output of this experiment.
-    pub saved: Option<DataFile>,
+    pub saved: Option<&'a DataFile>,
     /// `Some(status)` when it ran in this run.
     pub now: Option<(bool, String, f64)>,
     /// Why a saved file could not be read.
     pub unreadable: Option<String>,
 }
 
-impl Row {
+impl Row<'_> {
     fn meta(&self, k: &str) -> Option<&str> {
-        self.saved.as_ref().and_then(|f| f.meta(k))
+        self.saved.and_then(|f| f.meta(k))
     }
     fn status(&self) -> String {
         match (&self.now, &self.saved) {
@@ -56,19 +56,17 @@ impl Row {
         }
     }
     fn other_cores(&self) -> Option<f64> {
-        self.saved
-            .as_ref()?
+        self.saved?
             .meta_num(measure::schema::run::META_OTHER_CPU_CORES)
     }
     fn clock_ghz(&self) -> Option<f64> {
-        self.saved
-            .as_ref()?
+        self.saved?
             .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
     }
 }
 
-/// Reads every experiment's row from the folder `dir`.
-pub fn rows(dir: &Path, record: &RunRecord) -> Vec<Row> {
+/// Every experiment's row, from the folder's saved outputs (parsed once, by run-all).
+pub fn rows<'a>(saved: &'a Saved, record: &RunRecord) -> Vec<Row<'a>> {
     EXPERIMENTS
         .iter()
         .map(|&name| {
@@ -77,17 +75,14 @@ pub fn rows(dir: &Path, record: &RunRecord) -> Vec<Row> {
                 .iter()
                 .find(|o| o.name == name)
                 .map(|o| (o.ok, o.status.clone(), o.wall_s));
-            let p = dir.join(format!("{name}.txt"));
-            let (saved, unreadable) = match fs::read_to_string(&p) {
-                Err(_) => (None, None),
-                Ok(t) => match data::parse(&t) {
-                    Ok(f) => (Some(f), None),
-                    Err(e) => (None, Some(format!("{name}.txt: {e}"))),
-                },
-            };
+            let unreadable = saved
+                .broken
+                .get(name)
+                .filter(|b| b.malformed)
+                .map(|b| format!("{name}.txt: {}", b.why));
             Row {
                 name,
-                saved,
+                saved: saved.run(name),
                 now,
                 unreadable,
             }
@@ -229,7 +224,6 @@ fn experiments(s: &mut String, rows: &[Row]) {
         let wall = match (
             &r.now,
             r.saved
-                .as_ref()
                 .and_then(|f| f.meta_num(measure::schema::run::META_WALL_S)),
         ) {
             (Some((true, _, w)), _) => format!("{w:.1} s"),
@@ -250,7 +244,6 @@ fn experiments(s: &mut String, rows: &[Row]) {
             r.clock_ghz().map_or("-".into(), |g| {
                 match r
                     .saved
-                    .as_ref()
                     .and_then(|f| f.meta_num(measure::schema::run::META_CLOCK_SPREAD_PCT))
                 {
                     Some(p) => format!("{g:.3} GHz ({p:.2}% spread)"),
@@ -268,7 +261,7 @@ fn key_figures(s: &mut String, rows: &[Row]) {
         "## Key figures\n\n| experiment | figure | value |\n|---|---|---:|"
     );
     for r in rows {
-        let figs = r.saved.as_ref().map(key::read).unwrap_or_default();
+        let figs = r.saved.map(key::read).unwrap_or_default();
         if figs.is_empty() {
             let _ = writeln!(s, "| {} | (none saved) | - |", r.name);
         }
@@ -468,7 +461,7 @@ fn table_105_26(s: &mut String, rows: &[Row]) {
         let f = rows
             .iter()
             .find(|r| r.name == b.experiment)
-            .and_then(|r| r.saved.as_ref());
+            .and_then(|r| r.saved);
         let value = f
             .and_then(|f| b.figures.iter().find_map(|n| key::find(f, n)))
             .map(|k| {

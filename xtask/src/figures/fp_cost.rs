@@ -7,8 +7,11 @@
 //!   flush-to-zero; denormal / normal written for each mode.
 //! - `fp_cost-width.svg`: float against double in strict order and with lanes; double /
 //!   float written for each order.
+//! - `fp_cost-placement.svg`: the appendix's per-element multiply with its block at each
+//!   placement in a 64-byte line of code, beside the add and the C program's multiply;
+//!   slowest / fastest written. Drawn only from runs that saved the `placement` block.
 
-use super::chart::{AxisSpec, Bar, BarChart, BarSeries, color};
+use super::chart::{AxisSpec, Bar, BarChart, BarSeries, Dash, HLine, color};
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
@@ -68,13 +71,13 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
     // The appendix's C program prints one bare block: operation index, ns per element of
     // `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
-    if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
+    let appendix = appendix_reference(saved, sc::EXPERIMENT)?;
+    if let Some(r) = &appendix {
         let pairs = r.pairs("c1", "c2")?;
-        let order = ["multiply", "add", "divide", "sqrt", "sin"];
         let matched: Vec<Option<Bar>> = ops
             .iter()
             .map(|name| {
-                let k = order.iter().position(|o| o == name)? as f64;
+                let k = C_ORDER.iter().position(|o| o == name)? as f64;
                 pairs
                     .iter()
                     .find(|(i, _)| *i == k)
@@ -215,7 +218,106 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     c.plot_height = 360;
     let width_fig = Figure::new("fp_cost-width.svg", c.render()?);
-    Ok(vec![ops_fig, den_fig, width_fig])
+    let mut figs = vec![ops_fig, den_fig, width_fig];
+
+    // The same multiply at other addresses (runs before the placement block have none).
+    if let Some(pl) = run.block(sc::placement::BLOCK) {
+        let c_mul = match &appendix {
+            Some(r) => r
+                .pairs("c1", "c2")?
+                .iter()
+                .find(|(k, _)| *k == 0.0)
+                .map(|&(_, v)| (r.label.clone(), v)),
+            None => None,
+        };
+        figs.push(placement(saved, run, pl, c_mul)?);
+    }
+    Ok(figs)
+}
+
+/// The operations of the C program's bare block, by index.
+const C_ORDER: [&str; 5] = ["multiply", "add", "divide", "sqrt", "sin"];
+
+/// `fp_cost-placement.svg`: one bar per placement of the multiply's block, GCC's named, the
+/// add of section 3a and the C program's multiply (`c_mul`: its label and ns) as lines.
+fn placement(
+    saved: &Saved,
+    run: &measure::data::DataFile,
+    pl: &measure::data::Block,
+    c_mul: Option<(String, f64)>,
+) -> Result<Figure, DrawError> {
+    let at = need_nums(pl, sc::placement::PLACEMENT_BYTES)?;
+    let gcc = need_texts(pl, sc::placement::AS_GCC)?;
+    let ns = need_nums(pl, sc::placement::MEDIAN_NS)?;
+    let (lo, hi) = (
+        opt_nums(pl, sc::placement::MIN_NS),
+        opt_nums(pl, sc::placement::MAX_NS),
+    );
+    let mut c = BarChart::new(
+        &format!(
+            "The same multiply at eight addresses: the appendix's per-element loop, its \
+             multiply block moved along a 64-byte line of code ({})",
+            saved.label
+        ),
+        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+    );
+    c.x_title = "where the multiply's block starts: bytes past the start of a 64-byte line".into();
+    let n = at.len().min(gcc.len()).min(ns.len());
+    c.categories = (0..n)
+        .map(|i| {
+            let bytes = at[i].map_or("?".into(), |b| format!("{b}"));
+            if gcc[i] == "yes" {
+                format!("{bytes} = GCC's")
+            } else {
+                bytes
+            }
+        })
+        .collect();
+    let bars: Vec<Option<Bar>> = (0..n)
+        .map(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i])))
+        .collect();
+    if bars.iter().all(Option::is_none) {
+        return Err(format!("{} has no measured row", super::block_name(pl)).into());
+    }
+    c.series.push(BarSeries::new(
+        "multiply a*b, in GCC's code for the appendix's loop",
+        bars.clone(),
+        color(0),
+    ));
+    let pe = need_block(run, sc::per_element::BLOCK)?;
+    let case = need_texts(pe, sc::per_element::CASE)?;
+    let pe_ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
+    if let Some(add) = (0..case.len().min(pe_ns.len()))
+        .find(|&i| case[i] == "l1_add")
+        .and_then(|i| pe_ns[i])
+    {
+        c.hlines.push(HLine {
+            y: add,
+            label: "add a+b, in its own place in the same loop (3a)".into(),
+            color: color(2),
+            dash: Dash::Short,
+        });
+    }
+    if let Some((label, v)) = c_mul {
+        c.hlines.push(HLine {
+            y: v,
+            label: format!("{label}: multiply a*b"),
+            color: super::chart::BLACK_C,
+            dash: Dash::Long,
+        });
+    }
+    let by = |better: fn(f64, f64) -> bool| {
+        (0..n)
+            .filter_map(|i| bars[i].map(|b| (i, b.v)))
+            .reduce(|a, b| if better(b.1, a.1) { b } else { a })
+    };
+    if let (Some((fast, _)), Some((slow, _))) = (by(|a, b| a < b), by(|a, b| a > b)) {
+        let x = Bar::over(bars[slow], bars[fast]);
+        c.bracket((0, fast), (0, slow), "slowest / fastest", x);
+    }
+    c.mark_missing = false;
+    c.plot_height = 360;
+    Ok(Figure::new("fp_cost-placement.svg", c.render()?))
 }
 
 #[cfg(test)]
@@ -280,5 +382,43 @@ mod tests {
         let no_width = RUN.split("#DATA-BEGIN width").next().unwrap();
         let e = draw(&Saved::test("fp_cost", no_width)).err().unwrap();
         assert!(e.message.contains("width"), "{e}");
+    }
+
+    #[test]
+    fn the_placements_are_drawn_when_saved_with_the_spread_written() {
+        let run = format!(
+            "{RUN}\
+#DATA-BEGIN per_element
+#COLUMNS op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply case:text
+#DATA multiply a*b l1 32768 0.344 0.341 0.7 1 l1_multiply
+#DATA add a+b l1 32768 0.273 0.272 0.42 0.79 l1_add
+#DATA-END
+#DATA-BEGIN placement
+#COLUMNS placement_bytes as_gcc:text median_ns min_ns max_ns
+#DATA 0 no 0.277 0.27 0.56
+#DATA 8 no 0.345 0.34 0.71
+#DATA 24 yes 0.344 0.34 0.7
+#DATA 56 no NA NA NA
+#DATA-END
+"
+        );
+        let s = Saved::test("fp_cost", &run);
+        let f = draw_twice(
+            draw,
+            &s,
+            &[
+                "fp_cost-ops.svg",
+                "fp_cost-denormal.svg",
+                "fp_cost-width.svg",
+                "fp_cost-placement.svg",
+            ],
+        );
+        let svg = &f[3].svg;
+        assert!(svg.contains("slowest / fastest = 1.25x"), "{svg}");
+        assert!(
+            svg.contains("24 = GCC&apos;s") || svg.contains("24 = GCC's"),
+            "{svg}"
+        );
+        assert!(svg.contains("add a+b, in its own place"), "{svg}");
     }
 }

@@ -267,6 +267,7 @@ pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
             "fp_cost-ops.svg",
             "fp_cost-denormal.svg",
             "fp_cost-width.svg",
+            "fp_cost-placement.svg",
         ],
     ),
     (

@@ -325,6 +325,14 @@ mod tests {
     use super::*;
     use crate::figures::draw_twice;
 
+    /// Every figure, in order; the last only from runs with the `placement` block.
+    const FILES: [&str; 4] = [
+        "fp_cost-ops.svg",
+        "fp_cost-denormal.svg",
+        "fp_cost-width.svg",
+        "fp_cost-placement.svg",
+    ];
+
     const RUN: &str = "\
 #META cpu_family AuthenticAMD family 0x1a model 0x2 (Zen 5)
 #META fp_control_register MXCSR
@@ -355,15 +363,7 @@ mod tests {
     #[test]
     fn draws_three_figures_deterministically_with_unmeasured_cells_said() {
         let s = Saved::test("fp_cost", RUN);
-        let f = draw_twice(
-            draw,
-            &s,
-            &[
-                "fp_cost-ops.svg",
-                "fp_cost-denormal.svg",
-                "fp_cost-width.svg",
-            ],
-        );
+        let f = draw_twice(draw, &s, &FILES[..3]);
         assert!(f[0].svg.contains("Zen 5"));
         assert!(f[0].svg.contains("divide / multiply throughput = 7.88x"));
         assert!(f[1].svg.contains("denormal / normal = 1.04x"));
@@ -403,16 +403,7 @@ mod tests {
 "
         );
         let s = Saved::test("fp_cost", &run);
-        let f = draw_twice(
-            draw,
-            &s,
-            &[
-                "fp_cost-ops.svg",
-                "fp_cost-denormal.svg",
-                "fp_cost-width.svg",
-                "fp_cost-placement.svg",
-            ],
-        );
+        let f = draw_twice(draw, &s, &FILES);
         let svg = &f[3].svg;
         assert!(svg.contains("slowest / fastest = 1.25x"), "{svg}");
         assert!(

@@ -19,6 +19,7 @@ use measure::data::{Block, Value, meta};
 use measure::fmt::{grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
+use measure::schema::clock_probe::key;
 use measure::show::{self, how_to_read};
 use measure::stats::Summary;
 
@@ -151,11 +152,7 @@ fn main() {
     )
     .print();
     meta("clock_min_step_ns", probe.min_step_ns);
-    exp.key_figure(
-        measure::schema::clock_probe::key::CLOCK_READ,
-        g.median,
-        "ns",
-    );
+    exp.key_figure(key::CLOCK_READ, g.median, "ns");
     exp.key_figure("clock_step", probe.min_step_ns, "ns");
 
     // == Beyond the appendix: the core clock, so later figures can show cycles.

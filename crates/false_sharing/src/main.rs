@@ -32,6 +32,7 @@ use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::data::meta;
 use measure::fmt::grouped;
+use measure::schema::false_sharing::key;
 use measure::show::how_to_read;
 use measure::stats::{self, Summary};
 use report::ns;
@@ -280,11 +281,7 @@ fn false_sharing_verdict(
         )];
     };
     let loss = same / apart;
-    exp.key_figure(
-        measure::schema::false_sharing::key::SAME_LINE_VS_APART_2T,
-        loss,
-        "x",
-    );
+    exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
     let mut say = Vec::new();
     if loss > 1.0 + SAME_WITHIN {
         say.push(format!(
@@ -614,11 +611,7 @@ fn c2c_verdict(
             }
         ));
     }
-    exp.key_figure(
-        measure::schema::false_sharing::key::C2C_ONE_WAY_MEDIAN,
-        sum.median,
-        "ns",
-    );
+    exp.key_figure(key::C2C_ONE_WAY_MEDIAN, sum.median, "ns");
     say
 }
 

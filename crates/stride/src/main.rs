@@ -33,6 +33,7 @@ use measure::fmt::{bytes, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
 use measure::scan;
+use measure::schema::stride::key;
 use report::Row;
 
 /// The appendix's buffer: 64 MiB, "larger than the L3".
@@ -198,16 +199,12 @@ fn buffer_size(asked: Option<u64>, largest: Option<u64>) -> (u64, String) {
 fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
     let at = |s: u64| rows.iter().find(|r| r.stride == s);
     if let Some(r) = at(1) {
-        exp.key_figure(measure::schema::stride::key::STRIDE_1, r.wrap.median, "ns");
+        exp.key_figure(key::STRIDE_1, r.wrap.median, "ns");
     }
     if let Some(r) = line.and_then(at) {
+        exp.key_figure(key::STRIDE_LINE, r.wrap.median, "ns");
         exp.key_figure(
-            measure::schema::stride::key::STRIDE_LINE,
-            r.wrap.median,
-            "ns",
-        );
-        exp.key_figure(
-            measure::schema::stride::key::LINE_OVER_STRIDE_1,
+            key::LINE_OVER_STRIDE_1,
             r.wrap.median / rows[0].wrap.median,
             "x",
         );
@@ -233,11 +230,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, rounds: usize) {
     let t = timing::layouts(&aos, &xs, small_n, rounds);
     layout_report::table(&t, line);
     layout_report::findings(&t, line);
-    exp.key_figure(measure::schema::stride::key::AOS_X, t.aos.median, "ns");
+    exp.key_figure(key::AOS_X, t.aos.median, "ns");
     exp.key_figure("soa_x", t.soa.median, "ns");
-    exp.key_figure(
-        measure::schema::stride::key::AOS_OVER_SOA,
-        t.aos.median / t.soa.median,
-        "x",
-    );
+    exp.key_figure(key::AOS_OVER_SOA, t.aos.median / t.soa.median, "x");
 }

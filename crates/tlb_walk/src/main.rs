@@ -31,6 +31,7 @@ use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
+use measure::schema::tlb_walk::key;
 use measure::show::region_line;
 use measure::stats::Summary;
 use report::{Pair, Row};
@@ -364,19 +365,7 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
     }
     b.print();
     meta("first_touch_backing_pct", backing_meta(backing));
-    exp.key_figure(
-        measure::schema::tlb_walk::key::FIRST_TOUCH_NS,
-        f.median,
-        "ns",
-    );
-    exp.key_figure(
-        measure::schema::tlb_walk::key::TOUCH_AGAIN_NS,
-        a.median,
-        "ns",
-    );
-    exp.key_figure(
-        measure::schema::tlb_walk::key::FIRST_TOUCH_FACTOR,
-        factor,
-        "x",
-    );
+    exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
+    exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");
+    exp.key_figure(key::FIRST_TOUCH_FACTOR, factor, "x");
 }

@@ -8,6 +8,7 @@ use measure::data::{Block, meta};
 use measure::fmt::{bytes as human_bytes, conclude};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
+use measure::schema::tlb_walk::key;
 use measure::stats::{Summary, median};
 
 /// The rounds of one page count in one pass: one vector per layout.
@@ -174,24 +175,12 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock, exp: &mut Ex
             rows.len()
         ));
     }
-    exp.key_figure(
-        measure::schema::tlb_walk::key::FIRST_PAGES_LINE_NS,
-        first.line.median,
-        "ns",
-    );
+    exp.key_figure(key::FIRST_PAGES_LINE_NS, first.line.median, "ns");
     exp.key_figure("most_pages_line_ns", last.line.median, "ns");
+    exp.key_figure(key::FIRST_PAGES_OFFSET0_NS, first.offset0.median, "ns");
+    exp.key_figure(key::MOST_PAGES_OFFSET0_NS, last.offset0.median, "ns");
     exp.key_figure(
-        measure::schema::tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
-        first.offset0.median,
-        "ns",
-    );
-    exp.key_figure(
-        measure::schema::tlb_walk::key::MOST_PAGES_OFFSET0_NS,
-        last.offset0.median,
-        "ns",
-    );
-    exp.key_figure(
-        measure::schema::tlb_walk::key::PAGES_FACTOR_OFFSET0,
+        key::PAGES_FACTOR_OFFSET0,
         last.offset0.median / first.offset0.median,
         "x",
     );

@@ -388,7 +388,7 @@ fn placement_verdict(pe: &PerElement) -> String {
     let gcc = pe.ops[0].median;
     if slowest / fastest > 1.0 + PLACE_MOVES {
         format!(
-            "The same instructions cost {:.2}x more at one address than at another: the front \
+            "The same instructions cost {:.2}x as much at one address as at another: the front \
              end fetches code by 64-byte lines, and a block that spans two likely needs one more \
              fetch a step. \
              At GCC's placement the multiply takes {:.2}x its best time, so the 'vs multiply' \

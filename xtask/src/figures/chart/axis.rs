@@ -45,6 +45,9 @@ pub struct AxisSpec {
     pub zero: bool,
     /// A fixed range; the drawer clips its values to it and marks what it clipped.
     pub fixed: Option<(f64, f64)>,
+    /// Named positions: value `i` is the i-th name, every name labelled (a linear axis from
+    /// -0.5 to n - 0.5). Empty: a numeric axis.
+    pub categories: Vec<String>,
 }
 
 impl AxisSpec {
@@ -55,6 +58,7 @@ impl AxisSpec {
             units,
             zero: false,
             fixed: None,
+            categories: Vec::new(),
         }
     }
     pub fn linear(title: &str) -> AxisSpec {
@@ -65,6 +69,16 @@ impl AxisSpec {
     }
     pub fn log2(title: &str, units: Units) -> AxisSpec {
         AxisSpec::new(title, Scale::Log2, units)
+    }
+    /// Named positions 0, 1, 2, ... (patterns, operations, machines), each labelled.
+    pub fn categories(title: &str, names: &[String]) -> AxisSpec {
+        AxisSpec {
+            categories: names.to_vec(),
+            ..AxisSpec::linear(title)
+        }
+    }
+    pub fn is_category(&self) -> bool {
+        !self.categories.is_empty()
     }
     pub fn starting_at_zero(mut self) -> AxisSpec {
         self.zero = true;
@@ -107,6 +121,25 @@ impl Axis {
         px: f64,
         spacing: &dyn Fn(&str) -> f64,
     ) -> Result<Axis, String> {
+        if spec.is_category() {
+            // One label per name, in order; the count is the caller's, not the data's.
+            let n = spec.categories.len();
+            return Ok(Axis {
+                scale: Scale::Linear,
+                lo: -0.5,
+                hi: n as f64 - 0.5,
+                ticks: spec
+                    .categories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Tick {
+                        t: i as f64,
+                        label: c.clone(),
+                    })
+                    .collect(),
+                minor: Vec::new(),
+            });
+        }
         let vals: Vec<f64> = values
             .iter()
             .copied()

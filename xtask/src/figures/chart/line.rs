@@ -129,11 +129,17 @@ pub struct LineChart {
     /// axis's end (and counted in the legend), so that a few far values do not squash the
     /// rest.
     pub y_clip: Option<(f64, f64)>,
+    /// A line under the title saying how the numbers were taken (empty: none).
+    pub subtitle: String,
+    /// Text under the legend (key ratios, what was left out), one paragraph each.
+    pub footer: Vec<String>,
     pub width: u32,
     pub plot_height: u32,
 }
 
 const INSET: f64 = 12.0;
+/// The height of a line of small text (subtitle, footer).
+const FOOT_ROW: f64 = 16.0;
 
 impl LineChart {
     pub fn new(title: &str, x: AxisSpec, y: AxisSpec) -> LineChart {
@@ -149,6 +155,8 @@ impl LineChart {
             whisker_label: "bars: min..max of the rounds".into(),
             legend_extra: Vec::new(),
             y_clip: None,
+            subtitle: String::new(),
+            footer: Vec::new(),
             width: 900,
             plot_height: 430,
         }
@@ -192,11 +200,27 @@ impl LineChart {
         )
     }
 
+    /// Whether spreads run along x: on a chart whose y axis names categories (machines,
+    /// say), the values and their min..max are read along x.
+    fn spread_along_x(&self) -> bool {
+        self.y.is_category()
+    }
+
+    /// The axis a point's spread is read on.
+    fn spread_axis(&self) -> &AxisSpec {
+        if self.spread_along_x() {
+            &self.x
+        } else {
+            &self.y
+        }
+    }
+
     fn has_whiskers(&self) -> bool {
+        let a = self.spread_axis();
         self.series.iter().any(|s| {
-            s.points.iter().any(|p| {
-                p.lo.is_some_and(|v| self.y.drawable(v)) || p.hi.is_some_and(|v| self.y.drawable(v))
-            })
+            s.points
+                .iter()
+                .any(|p| p.lo.is_some_and(|v| a.drawable(v)) || p.hi.is_some_and(|v| a.drawable(v)))
         })
     }
 
@@ -213,7 +237,12 @@ impl LineChart {
             l.push(Glyph::Vertical(c, d), v.legend.clone());
         }
         if self.has_whiskers() {
-            l.push(Glyph::Whisker(GREY), self.whisker_label.clone());
+            let g = if self.spread_along_x() {
+                Glyph::WhiskerAcross(GREY)
+            } else {
+                Glyph::Whisker(GREY)
+            };
+            l.push(g, self.whisker_label.clone());
         }
         let (n, lo, hi) = self.clip_count();
         if n > 0 {
@@ -243,6 +272,21 @@ impl LineChart {
         wrap(&self.title, super::TITLE, f64::from(self.width) - 40.0).len()
     }
 
+    fn subtitle_lines(&self) -> Vec<String> {
+        if self.subtitle.is_empty() {
+            Vec::new()
+        } else {
+            wrap(&self.subtitle, SMALL, f64::from(self.width) - 40.0)
+        }
+    }
+
+    fn footer_lines(&self) -> Vec<String> {
+        self.footer
+            .iter()
+            .flat_map(|p| wrap(p, SMALL, f64::from(self.width) - 40.0))
+            .collect()
+    }
+
     fn strip_rows(&self) -> usize {
         if self.verticals.iter().any(|v| !v.label.is_empty()) {
             2
@@ -256,9 +300,18 @@ impl LineChart {
         let w = f64::from(self.width);
         let top = 10.0
             + self.title_lines() as f64 * super::TITLE * 1.2
+            + self.subtitle_lines().len() as f64 * FOOT_ROW
             + self.strip_rows() as f64 * 15.0
             + 8.0;
-        let bottom = 52.0 + self.legend().height(w - 40.0) + 8.0;
+        let footer = self.footer_lines().len();
+        let bottom = 52.0
+            + self.legend().height(w - 40.0)
+            + 8.0
+            + if footer > 0 {
+                footer as f64 * FOOT_ROW + 6.0
+            } else {
+                0.0
+            };
         (top + f64::from(self.plot_height) + bottom).ceil() as u32
     }
 
@@ -272,6 +325,10 @@ impl LineChart {
         let w = f64::from(self.width);
         let mut y = y0 + 10.0;
         y += c.title(&self.title, w / 2.0, y, w - 40.0)?;
+        for l in self.subtitle_lines() {
+            c.text(&l, (w / 2.0, y), SMALL, GREY, Align::Center, 0, false)?;
+            y += FOOT_ROW;
+        }
         let strip_top = y;
         y += self.strip_rows() as f64 * 15.0 + 8.0;
         let plot_h = f64::from(self.plot_height);
@@ -285,6 +342,16 @@ impl LineChart {
                     continue;
                 }
                 xs.push(p.x);
+                if self.spread_along_x() {
+                    ys.push(p.y);
+                    xs.extend(
+                        [p.lo, p.hi]
+                            .into_iter()
+                            .flatten()
+                            .filter(|v| self.x.drawable(*v)),
+                    );
+                    continue;
+                }
                 if self.clipped(p.y) {
                     continue;
                 }
@@ -404,6 +471,13 @@ impl LineChart {
                     continue;
                 };
                 if !self.drawable(p.x, p.y) || self.clipped(p.y) {
+                    continue;
+                }
+                if self.spread_along_x() {
+                    let at = |v: Option<f64>| v.filter(|v| self.x.drawable(*v)).and_then(fx);
+                    if let (Some(a), Some(b), Some(yy)) = (at(p.lo), at(p.hi), fy(p.y)) {
+                        c.whisker_across(yy, (a, b), 4.0, s.style.color, &mut geom)?;
+                    }
                     continue;
                 }
                 let lo =
@@ -533,7 +607,13 @@ impl LineChart {
 
         // The legend, below the plot and its axis titles: never over data.
         let legend = self.legend();
-        legend.draw(c, 20.0, w - 20.0, plot.y1 + 50.0)?;
+        let legend_top = plot.y1 + 50.0;
+        legend.draw(c, 20.0, w - 20.0, legend_top)?;
+        let mut fy0 = legend_top + legend.height(w - 40.0) + 4.0;
+        for l in self.footer_lines() {
+            c.text(&l, (20.0, fy0), SMALL, BLACK_C, Align::Left, 0, false)?;
+            fy0 += FOOT_ROW;
+        }
         c.geom.panels.push(geom);
         Ok(())
     }

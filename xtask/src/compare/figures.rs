@@ -97,7 +97,8 @@ fn dash(m: &Machine) -> Dash {
 
 /// How a machine's series is drawn and named in the legend. With many machines the others
 /// share one grey legend entry (the legend names an entry once).
-fn style(ms: &[Machine], base: usize, s: &Series) -> Line {
+/// `others`: how many machines other than the baseline have numbers in this figure.
+fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Line {
     let m = &ms[s.machine];
     let appendix = m.kind == Kind::Appendix;
     let color = color(ms, base, s.machine);
@@ -105,7 +106,7 @@ fn style(ms: &[Machine], base: usize, s: &Series) -> Line {
         let label = if appendix {
             "the appendix's numbers (dashed)".to_string()
         } else {
-            format!("each other machine ({})", ms.len() - 1)
+            format!("each other machine ({others})")
         };
         let style = Style {
             color,
@@ -218,15 +219,16 @@ fn draw(
     if many {
         order.sort_by_key(|s| s.machine == base);
     }
-    for s in &order {
-        c.series.push(style(ms, base, s));
-    }
     let with_data: Vec<usize> = {
         let mut v: Vec<usize> = order.iter().map(|s| s.machine).collect();
         v.sort_unstable();
         v.dedup();
         v
     };
+    let others = with_data.iter().filter(|&&i| i != base).count();
+    for s in &order {
+        c.series.push(style(ms, base, others, s));
+    }
     if many {
         let med = median_line(ms, &series);
         let runs = with_data
@@ -682,7 +684,14 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let names: Vec<String> = rows
         .iter()
         .rev()
-        .map(|r| clip(&ms[r.0].label, 36))
+        .map(|r| {
+            let name = clip(&ms[r.0].label, 36);
+            if many && r.0 == base {
+                format!("{name} (baseline)")
+            } else {
+                name
+            }
+        })
         .collect();
     let mut c = LineChart::new(
         &format!(

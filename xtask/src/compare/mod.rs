@@ -275,6 +275,13 @@ mod tests {
     }
 
     #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() {
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("abcd", 4), "abcd");
+        assert_eq!(clip("ééééé", 3), "éé…");
+    }
+
+    #[test]
     fn wrapping_keeps_lines_short() {
         let w = wrap(&"word ".repeat(60), 40, "  ", "    ");
         assert!(w.len() > 1);

@@ -715,6 +715,19 @@ mod tests {
     }
 
     #[test]
+    fn a_category_axis_labels_every_name_in_order_whatever_the_values() {
+        let names: Vec<String> = ["always true", "random"].map(String::from).to_vec();
+        let spec = AxisSpec::categories("pattern", &names);
+        for vals in [vec![0.0, 1.0], vec![], vec![5e-324, 1e308, f64::NAN]] {
+            let a = Axis::fit(&spec, &vals, 300.0, &narrow).unwrap();
+            assert_eq!(labels(&a), names);
+            // Each name sits inside the range, half a slot from the ends.
+            assert_eq!(a.frac(0.0), Some(0.25));
+            assert_eq!(a.frac(1.0), Some(0.75));
+        }
+    }
+
+    #[test]
     fn pow2_ticks_have_units() {
         let spec = AxisSpec::log2("working set", Units::KiB);
         let a = Axis::fit(&spec, &[4.0, 131072.0], 900.0, &|s: &str| {

@@ -708,6 +708,122 @@ mod tests {
         assert!(c.render().unwrap_err().contains("no value"));
     }
 
+    /// Machines named on the y axis, each a value with its min..max read along x.
+    fn across() -> LineChart {
+        let names: Vec<String> = ["first", "second"].map(String::from).to_vec();
+        let mut c = LineChart::new(
+            "c2c",
+            AxisSpec::log10("ns"),
+            AxisSpec::categories("", &names),
+        );
+        for (i, (v, lo, hi)) in [(20.0, 18.0, 30.0), (200.0, 150.0, 260.0)]
+            .into_iter()
+            .enumerate()
+        {
+            c.series.push(Series::new(
+                "",
+                vec![Pt::spread(v, i as f64, Some(lo), Some(hi))],
+                Style::points(i, Marker::Dot),
+            ));
+        }
+        c.subtitle = "how it was measured".into();
+        c.footer = vec!["footnote ".repeat(150)];
+        c
+    }
+
+    #[test]
+    fn categories_on_y_carry_whiskers_across_and_text_below_the_legend() {
+        let (svg, g) = across().render().unwrap();
+        let p = &g.panels[0];
+        let plot = p.plot.unwrap();
+        let ticks: Vec<&str> = p.y_ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(ticks, ["first", "second"]);
+        // Two whisker ends and the value per machine, on one row each, inside the plot.
+        assert_eq!(p.points.len(), 6, "{:?}", p.points);
+        for row in p.points.chunks(2).take(2) {
+            assert_eq!(row[0].1, row[1].1, "a whisker across is level");
+            assert!(row[0].0 < row[1].0);
+        }
+        assert!(p.points.iter().all(|q| plot.contains(*q)));
+        // The x axis holds the ends of the whiskers: 18 to 260 ns.
+        assert!(p.x_ticks.first().unwrap().0 <= p.points[0].0);
+        assert!(svg.contains("how it was measured"));
+        // The footer is wrapped under the legend, inside the figure.
+        let legend = g.legends[0];
+        assert!(legend.y0 > plot.y1);
+        let footer_y: Vec<f64> = svg
+            .lines()
+            .zip(svg.lines().skip(1))
+            .filter(|(_, next)| next.starts_with("footnote"))
+            .filter_map(|(l, _)| l.split("y=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect();
+        assert!(footer_y.len() >= 2, "wrapped: {footer_y:?}");
+        assert!(footer_y.iter().all(|y| *y > legend.y1 && *y < f64::from(g.size.1)));
+        // The empty labels made no legend entry; the whisker's did.
+        assert!(svg.contains("bars: min..max"));
+    }
+
+    #[test]
+    fn a_category_x_axis_names_every_category() {
+        let names: Vec<String> = ["multiply", "add", "divide"].map(String::from).to_vec();
+        let mut c = LineChart::new(
+            "fp",
+            AxisSpec::categories("operation", &names),
+            AxisSpec::log10("ns"),
+        );
+        c.series.push(Series::new(
+            "m",
+            vec![Pt::new(0.0, 0.3), Pt::new(2.0, 1.2)],
+            Style::measured(0, Marker::Dot),
+        ));
+        let (_, g) = c.render().unwrap();
+        let x: Vec<&str> = g.panels[0].x_ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(x, ["multiply", "add", "divide"]);
+    }
+
+    /// No value, however extreme, on any pair of axes, makes drawing hang, panic or write a
+    /// huge file; the same chart gives the same bytes.
+    #[test]
+    fn extreme_values_on_every_kind_of_axis_finish_and_are_deterministic() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let specs = || {
+            [
+                AxisSpec::linear("lin"),
+                AxisSpec::log2("l2", Units::KiB),
+                AxisSpec::log10("l10"),
+                AxisSpec::categories("cat", &names),
+            ]
+        };
+        let sets: [Vec<(f64, f64)>; 6] = [
+            vec![(5e-324, 1e308), (1e308, 5e-324)],
+            vec![(1.0, 1e-308), (2.0, 1e308)],
+            vec![(0.0, -1.0), (1.0, 1.0)],
+            vec![(-1e308, 1e308), (1e308, -1e308)],
+            vec![(f64::NAN, 1.0), (1.0, f64::INFINITY), (3.0, 3.0)],
+            vec![],
+        ];
+        for x in specs() {
+            for y in specs() {
+                for pts in &sets {
+                    let mut c = LineChart::new("t", x.clone(), y.clone());
+                    c.series.push(Series::new(
+                        "s",
+                        pts.iter()
+                            .map(|&(a, b)| Pt::spread(a, b, Some(a.min(b)), Some(1e308)))
+                            .collect(),
+                        Style::measured(0, Marker::Dot),
+                    ));
+                    let a = c.render().map(|r| r.0);
+                    assert_eq!(a, c.render().map(|r| r.0));
+                    if let Ok(svg) = a {
+                        assert!(svg.len() < 200_000, "{x:?} {y:?} {pts:?}");
+                        assert!(!svg.contains("NaN"));
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn extreme_values_are_drawn_quickly() {
         let mut c = sample();

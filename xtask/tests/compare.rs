@@ -758,8 +758,18 @@ impl Rng {
 #[test]
 fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
     const CORNERS: [&str; 12] = [
-        "0", "-0", "5e-324", "1e-308", "1e-12", "1", "-1", "1e300", "1e308", "-1e308",
-        "1.7976931348623157e308", "NA",
+        "0",
+        "-0",
+        "5e-324",
+        "1e-308",
+        "1e-12",
+        "1",
+        "-1",
+        "1e300",
+        "1e308",
+        "-1e308",
+        "1.7976931348623157e308",
+        "NA",
     ];
     let d = scratch("fuzz");
     for case in 0..12u64 {
@@ -773,7 +783,7 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                 if p.extension().is_none_or(|e| e != "txt") {
                     continue;
                 }
-                let one = (r.next() % 4 == 0).then(|| CORNERS[r.next() as usize % 12]);
+                let one = (r.next().is_multiple_of(4)).then(|| CORNERS[r.next() as usize % 12]);
                 let text: Vec<String> = fs::read_to_string(&p)
                     .unwrap()
                     .lines()
@@ -786,7 +796,7 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                                 let num = t.parse::<f64>().is_ok();
                                 match one {
                                     Some(v) if num => v.to_string(),
-                                    None if num && r.next() % 3 == 0 => {
+                                    None if num && r.next().is_multiple_of(3) => {
                                         CORNERS[r.next() as usize % 12].to_string()
                                     }
                                     _ => t.to_string(),
@@ -804,7 +814,12 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
         for k in 0..2 {
             let out = d.join(format!("c{case}-out{k}"));
             let mut child = Command::new(XTASK)
-                .args(["compare", s(&dirs[0]), s(&dirs[1]), &results("appendix-book")])
+                .args([
+                    "compare",
+                    s(&dirs[0]),
+                    s(&dirs[1]),
+                    &results("appendix-book"),
+                ])
                 .args(["--out", s(&out)])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::piped())
@@ -833,12 +848,18 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                 .map(|n| fs::read_to_string(out.join(n)).unwrap())
                 .collect();
             for (n, t) in names.iter().zip(&texts) {
-                assert!(t.starts_with("<svg") && t.trim_end().ends_with("</svg>"), "{n}");
+                assert!(
+                    t.starts_with("<svg") && t.trim_end().ends_with("</svg>"),
+                    "{n}"
+                );
                 assert!(t.len() < 300_000 && !t.contains("NaN"), "case {case}: {n}");
             }
             svgs.push((names, texts));
         }
-        assert!(svgs[0] == svgs[1], "case {case}: the same input, other bytes");
+        assert!(
+            svgs[0] == svgs[1],
+            "case {case}: the same input, other bytes"
+        );
     }
     let _ = fs::remove_dir_all(&d);
 }

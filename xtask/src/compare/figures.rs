@@ -10,17 +10,17 @@
 //! (every decade labelled, power-of-two sizes as 4K 64K 1M), the legend below the plot, the
 //! same palette.
 
-use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::clip;
+use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
 use crate::figures::chart::{
-    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Line, Style,
-    Units, Vertical, VerticalKind, kib_label,
+    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Line, Style, Units,
+    Vertical, VerticalKind, kib_label,
 };
-use plotters::style::RGBColor;
 use measure::schema;
 use measure::schema::cache_ladder as cl;
 use measure::stats::median;
+use plotters::style::RGBColor;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -126,7 +126,13 @@ fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Line {
         let style = Style {
             color,
             line: Some(dash(m)),
-            width: if ms.len() > MANY { 3 } else if s.secondary { 1 } else { 2 },
+            width: if ms.len() > MANY {
+                3
+            } else if s.secondary {
+                1
+            } else {
+                2
+            },
             marker: (!s.secondary).then_some(marker),
             size: if appendix { 4 } else { 3 },
         };

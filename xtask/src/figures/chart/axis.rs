@@ -7,6 +7,7 @@
 //! - sizes and distances that double sit on a log2 axis with power-of-two ticks in units
 //!   (`64`, `4K`, `1M` bytes; `1,024` pages);
 //! - every value drawn lies inside the labelled range: both ends of an axis are labels.
+//! - a category axis names each of its positions 0, 1, 2, ... in order.
 //!
 //! Every loop here is bounded by a constant, whatever the values: a range from 5e-324 to
 //! 1e308 gets a label every so many decades, never millions of ticks.

@@ -1,5 +1,10 @@
 //! x-y charts: series with whiskers, vertical marks (reported sizes, knees), horizontal
-//! references, ratio brackets and notes; the legend below the plot.
+//! references, ratio brackets and notes; the legend below the plot, and under it, when given,
+//! lines of text (a footer). Either axis may name categories ([`AxisSpec::categories`]); with
+//! the categories on y (machines, say), the values and their whiskers run along x.
+//!
+//! Series share a legend entry when they share a label (many machines' grey lines are one
+//! entry), and a series with an empty label has none.
 
 use super::axis::{Axis, AxisSpec};
 use super::{
@@ -758,7 +763,11 @@ mod tests {
             .filter_map(|(l, _)| l.split("y=\"").nth(1)?.split('"').next()?.parse().ok())
             .collect();
         assert!(footer_y.len() >= 2, "wrapped: {footer_y:?}");
-        assert!(footer_y.iter().all(|y| *y > legend.y1 && *y < f64::from(g.size.1)));
+        assert!(
+            footer_y
+                .iter()
+                .all(|y| *y > legend.y1 && *y < f64::from(g.size.1))
+        );
         // The empty labels made no legend entry; the whisker's did.
         assert!(svg.contains("bars: min..max"));
     }

@@ -14,7 +14,7 @@ use super::clip;
 use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
 use crate::figures::chart::{
-    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Line, Style, Units,
+    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Drawn, Style, Units,
     Vertical, VerticalKind, kib_label,
 };
 use measure::schema;
@@ -95,10 +95,10 @@ fn dash(m: &Machine) -> Dash {
     }
 }
 
-/// How a machine's series is drawn and named in the legend. With many machines the others
-/// share one grey legend entry (the legend names an entry once).
-/// `others`: how many machines other than the baseline have numbers in this figure.
-fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Line {
+/// How a machine's series is drawn (as a chart series) and named in the legend. With many
+/// machines the others share one grey legend entry (the legend names an entry once);
+/// `others` is how many machines other than the baseline have numbers in this figure.
+fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Drawn {
     let m = &ms[s.machine];
     let appendix = m.kind == Kind::Appendix;
     let color = color(ms, base, s.machine);
@@ -139,7 +139,7 @@ fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Line {
         (label, style)
     };
     let points = s.points.iter().map(|&(x, y)| Pt::new(x, y)).collect();
-    Line::new(label, points, style)
+    Drawn::new(label, points, style)
 }
 
 /// The median over the measured runs' main series at each x that at least three of them (and
@@ -194,7 +194,7 @@ fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
 
 /// Points of `series` that cannot go on these axes (zero, negative or not finite on a log
 /// axis).
-fn undrawable(x: &AxisSpec, y: &AxisSpec, series: &[Line]) -> usize {
+fn undrawable(x: &AxisSpec, y: &AxisSpec, series: &[Drawn]) -> usize {
     series
         .iter()
         .flat_map(|s| &s.points)
@@ -248,7 +248,7 @@ fn draw(
                 .saturating_sub(order.iter().filter(|s| s.machine == base).count());
             c.series.insert(
                 at,
-                Line::new(
+                Drawn::new(
                     format!("median over the {runs} measured runs"),
                     med.into_iter().map(|(x, y)| Pt::new(x, y)).collect(),
                     Style {
@@ -714,7 +714,7 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     for (pos, &(i, med, lo, hi, _)) in rows.iter().enumerate() {
         let yv = (k - 1 - pos) as f64;
         // The machines are named on the axis: no legend entry each.
-        c.series.push(Line::new(
+        c.series.push(Drawn::new(
             "",
             vec![Pt::spread(med, yv, Some(lo), Some(hi))],
             Style::points(0, Marker::Dot),

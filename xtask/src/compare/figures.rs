@@ -5,16 +5,22 @@
 //! book's, or its C programs') are dashed. With more than eight, every machine is a thin grey
 //! line, the median over the measured runs is black and the baseline keeps its colour, so that
 //! a class of thirty stays readable. The key ratio of each figure is written under it.
+//!
+//! Drawn with the single-run figures' charts ([`crate::figures::chart`]): the same axes
+//! (every decade labelled, power-of-two sizes as 4K 64K 1M), the legend below the plot, the
+//! same palette.
 
+use super::clip;
 use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
-use super::plot::{
-    Axis, BLACK, Chart, GREY, LegendEntry, Line, Rgb, Scale, Units, Vertical, Whisker, clip,
-    machine_color,
+use crate::figures::chart::{
+    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Drawn, Style, Units,
+    Vertical, VerticalKind, kib_label,
 };
 use measure::schema;
 use measure::schema::cache_ladder as cl;
 use measure::stats::median;
+use plotters::style::RGBColor;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -36,7 +42,17 @@ pub const FILES: &[&str] = &[
 ];
 
 const MANY: usize = 8;
-const BASE_COLOR: Rgb = Rgb(0, 114, 178);
+const BASE_COLOR: RGBColor = PALETTE[0];
+/// The other machines' lines when there are many: light, so that the median and the
+/// baseline read above them.
+const MANY_GREY: RGBColor = RGBColor(170, 170, 170);
+
+/// Colours for up to eight machines, colour-blind safe: the single-run figures' palette
+/// without its yellow (too pale on white), black last.
+fn machine_color(i: usize) -> RGBColor {
+    const ORDER: [usize; 8] = [0, 1, 2, 3, 4, 5, 8, 6];
+    PALETTE[ORDER[i % ORDER.len()]]
+}
 
 /// One machine's series in a figure.
 struct Series {
@@ -51,8 +67,8 @@ struct Spec {
     file: &'static str,
     title: String,
     subtitle: String,
-    x: Axis,
-    y: Axis,
+    x: AxisSpec,
+    y: AxisSpec,
     /// The effect whose per-machine text is written under the figure.
     effect: Option<&'static str>,
     /// Other lines under the figure.
@@ -60,36 +76,70 @@ struct Spec {
 }
 
 /// Machine `i`'s colour: its own up to eight machines; beyond, the baseline's or grey.
-fn color(ms: &[Machine], base: usize, i: usize) -> Rgb {
+fn color(ms: &[Machine], base: usize, i: usize) -> RGBColor {
     if ms.len() <= MANY {
         machine_color(i)
     } else if i == base {
         BASE_COLOR
     } else {
-        GREY
+        MANY_GREY
     }
 }
 
-fn style(ms: &[Machine], base: usize, s: &Series) -> Line {
-    let m = &ms[s.machine];
-    let dashed = m.kind == Kind::Appendix;
-    if ms.len() > MANY {
-        Line {
-            points: s.points.clone(),
-            color: color(ms, base, s.machine),
-            width: if s.machine == base { 2.5 } else { 1.0 },
-            dashed,
-            markers: s.machine == base,
-        }
+/// The appendix's numbers are dashed, everywhere.
+fn dash(m: &Machine) -> Dash {
+    if m.kind == Kind::Appendix {
+        Dash::Long
     } else {
-        Line {
-            points: s.points.clone(),
-            color: color(ms, base, s.machine),
-            width: if s.secondary { 1.2 } else { 2.0 },
-            dashed,
-            markers: !s.secondary,
-        }
+        Dash::Solid
     }
+}
+
+/// How a machine's series is drawn (as a chart series) and named in the legend. With many
+/// machines the others share one grey legend entry (the legend names an entry once);
+/// `others` is how many machines other than the baseline have numbers in this figure.
+fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Drawn {
+    let m = &ms[s.machine];
+    let appendix = m.kind == Kind::Appendix;
+    let color = color(ms, base, s.machine);
+    let (label, style) = if ms.len() > MANY && s.machine != base {
+        let label = if appendix {
+            "the appendix's numbers (dashed)".to_string()
+        } else {
+            format!("each other machine ({others})")
+        };
+        let style = Style {
+            color,
+            line: Some(dash(m)),
+            width: 1,
+            marker: None,
+            size: 3,
+        };
+        (label, style)
+    } else {
+        let label = if ms.len() > MANY {
+            format!("{} (baseline)", clip(&s.label, 40))
+        } else {
+            clip(&s.label, 60)
+        };
+        let marker = if appendix { Marker::Cross } else { Marker::Dot };
+        let style = Style {
+            color,
+            line: Some(dash(m)),
+            width: if ms.len() > MANY {
+                3
+            } else if s.secondary {
+                1
+            } else {
+                2
+            },
+            marker: (!s.secondary).then_some(marker),
+            size: if appendix { 4 } else { 3 },
+        };
+        (label, style)
+    };
+    let points = s.points.iter().map(|&(x, y)| Pt::new(x, y)).collect();
+    Drawn::new(label, points, style)
 }
 
 /// The median over the measured runs' main series at each x that at least three of them (and
@@ -142,26 +192,38 @@ fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
     }
 }
 
+/// Points of `series` that cannot go on these axes (zero, negative or not finite on a log
+/// axis).
+fn undrawable(x: &AxisSpec, y: &AxisSpec, series: &[Drawn]) -> usize {
+    series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| !(x.drawable(p.x) && y.drawable(p.y)))
+        .count()
+}
+
+fn dropped_note(n: usize) -> Option<String> {
+    (n > 0).then(|| format!("{n} value(s) not drawn: zero, negative or not finite on a log axis."))
+}
+
 fn draw(
     ms: &[Machine],
     base: usize,
     spec: Spec,
     series: Vec<Series>,
-    verticals: Vec<(Vertical, String)>,
+    verticals: Vec<Vertical>,
 ) -> Result<Option<Overlay>, String> {
     if series.iter().all(|s| s.points.is_empty()) {
         return Ok(None);
     }
-    let mut c = Chart::new(&spec.title, spec.x, spec.y);
+    let mut c = LineChart::new(&spec.title, spec.x, spec.y);
     c.subtitle = spec.subtitle;
+    c.plot_height = 400;
     let many = ms.len() > MANY;
     // Draw the grey machines first, the baseline last (on top).
     let mut order: Vec<&Series> = series.iter().filter(|s| !s.points.is_empty()).collect();
     if many {
         order.sort_by_key(|s| s.machine == base);
-    }
-    for s in &order {
-        c.lines.push(style(ms, base, s));
     }
     let with_data: Vec<usize> = {
         let mut v: Vec<usize> = order.iter().map(|s| s.machine).collect();
@@ -169,6 +231,10 @@ fn draw(
         v.dedup();
         v
     };
+    let others = with_data.iter().filter(|&&i| i != base).count();
+    for s in &order {
+        c.series.push(style(ms, base, others, s));
+    }
     if many {
         let med = median_line(ms, &series);
         let runs = with_data
@@ -177,88 +243,37 @@ fn draw(
             .count();
         if !med.is_empty() {
             let at = c
-                .lines
+                .series
                 .len()
                 .saturating_sub(order.iter().filter(|s| s.machine == base).count());
-            c.lines.insert(
+            c.series.insert(
                 at,
-                Line {
-                    points: med,
-                    color: BLACK,
-                    width: 2.5,
-                    dashed: false,
-                    markers: false,
-                },
+                Drawn::new(
+                    format!("median over the {runs} measured runs"),
+                    med.into_iter().map(|(x, y)| Pt::new(x, y)).collect(),
+                    Style {
+                        color: BLACK_C,
+                        line: Some(Dash::Solid),
+                        width: 3,
+                        marker: None,
+                        size: 3,
+                    },
+                ),
             );
         }
-        if with_data.contains(&base) {
-            c.legend.push(LegendEntry {
-                label: format!("{} (baseline)", clip(&ms[base].label, 40)),
-                color: BASE_COLOR,
-                dashed: ms[base].kind == Kind::Appendix,
-                width: 2.5,
-                marker: true,
-            });
-        }
-        c.legend.push(LegendEntry {
-            label: format!("median over the {runs} measured runs"),
-            color: BLACK,
-            dashed: false,
-            width: 2.5,
-            marker: false,
-        });
-        let others = with_data.iter().filter(|&&i| i != base).count();
-        c.legend.push(LegendEntry {
-            label: format!("each other machine ({others})"),
-            color: GREY,
-            dashed: false,
-            width: 1.0,
-            marker: false,
-        });
-        if with_data.iter().any(|&i| ms[i].kind == Kind::Appendix) {
-            c.legend.push(LegendEntry {
-                label: "the appendix's numbers (dashed)".into(),
-                color: GREY,
-                dashed: true,
-                width: 1.0,
-                marker: false,
-            });
-        }
-    } else {
-        for s in &series {
-            if s.points.is_empty() {
-                continue;
-            }
-            let l = style(ms, base, s);
-            c.legend.push(LegendEntry {
-                label: clip(&s.label, 60),
-                color: l.color,
-                dashed: l.dashed,
-                width: l.width,
-                marker: l.markers,
-            });
-        }
     }
-    for (v, label) in verticals {
-        c.legend.push(LegendEntry {
-            label,
-            color: v.color,
-            dashed: true,
-            width: 1.5,
-            marker: false,
-        });
-        c.verticals.push(v);
-    }
+    c.verticals = verticals;
+    let dropped = undrawable(&c.x, &c.y, &c.series);
     if let Some(e) = spec.effect.and_then(|e| effect_note(ms, base, e)) {
-        c.notes.push(e);
+        c.footer.push(e);
     }
-    c.notes.extend(spec.notes);
+    c.footer.extend(spec.notes);
     let missing: Vec<&str> = (0..ms.len())
         .filter(|i| !with_data.contains(i))
         .map(|i| ms[i].label.as_str())
         .collect();
     if !missing.is_empty() {
-        c.notes.push(if many {
+        c.footer.push(if many {
             format!(
                 "{} machine(s) have no numbers for this figure.",
                 missing.len()
@@ -267,17 +282,31 @@ fn draw(
             format!("No numbers for this figure: {}.", missing.join(", "))
         });
     }
-    finish(c, spec.file)
+    c.footer.extend(dropped_note(dropped));
+    finish(&c, spec.file)
 }
 
-/// Renders a chart into the overlay `file`.
-fn finish(c: Chart, file: &'static str) -> Result<Option<Overlay>, String> {
-    let title = c.title.clone();
-    let svg = c.render().map_err(|e| format!("{file}: {e}"))?;
-    Ok(Some(Overlay { file, title, svg }))
+/// Renders a chart into the overlay `file`; a chart with no value that can be drawn (every
+/// one zero or negative on a log axis) is left out.
+fn finish(c: &LineChart, file: &'static str) -> Result<Option<Overlay>, String> {
+    let drawable = c
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| c.x.drawable(p.x) && c.y.drawable(p.y));
+    if !drawable {
+        return Ok(None);
+    }
+    let (svg, _) = c.render().map_err(|e| format!("{file}: {e}"))?;
+    Ok(Some(Overlay {
+        file,
+        title: c.title.clone(),
+        svg,
+    }))
 }
 
-fn line_verticals(ms: &[Machine]) -> Vec<(Vertical, String)> {
+/// The line sizes the machines report, as verticals labelled with how many report each.
+fn line_verticals(ms: &[Machine]) -> Vec<Vertical> {
     let mut sizes: Vec<f64> = ms.iter().filter_map(|m| m.facts.line_bytes).collect();
     sizes.sort_by(f64::total_cmp);
     sizes.dedup();
@@ -285,17 +314,12 @@ fn line_verticals(ms: &[Machine]) -> Vec<(Vertical, String)> {
         .into_iter()
         .map(|l| {
             let n = ms.iter().filter(|m| m.facts.line_bytes == Some(l)).count();
-            (
-                Vertical {
-                    x: l,
-                    color: Rgb(68, 68, 68),
-                },
-                format!(
-                    "reported line size: {} B ({n} of {} machines)",
-                    sig3(l),
-                    ms.len()
-                ),
-            )
+            Vertical {
+                x: l,
+                label: format!("{} B line ({n} of {})", sig3(l), ms.len()),
+                kind: VerticalKind::Reported,
+                legend: "the line size the machines report".into(),
+            }
         })
         .collect()
 }
@@ -337,8 +361,7 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             });
         }
     }
-    let mut x = Axis::new("working set (KiB)", Scale::Log2);
-    x.units = Units::KiB;
+    let x = AxisSpec::log2("working set (bytes)", Units::KiB);
     let spec = Spec {
         file: "compare-latency.svg",
         title: format!(
@@ -349,32 +372,24 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
                    dashed: the appendix's numbers"
             .into(),
         x,
-        y: Axis::new("ns per read (log)", Scale::Log10),
+        y: AxisSpec::log10("ns per read (log)"),
         effect: Some("L1 to memory (latency ladder)"),
         notes: Vec::new(),
     };
     draw(ms, base, spec, series, cache_verticals(ms, base))
 }
 
-/// The baseline's reported cache sizes, as dashed verticals.
-fn cache_verticals(ms: &[Machine], base: usize) -> Vec<(Vertical, String)> {
+/// The baseline's reported cache sizes, as verticals.
+fn cache_verticals(ms: &[Machine], base: usize) -> Vec<Vertical> {
     ms[base]
         .facts
         .cache_kib
         .iter()
-        .enumerate()
-        .map(|(k, (name, kib))| {
-            (
-                Vertical {
-                    x: *kib,
-                    color: [Rgb(68, 68, 68), Rgb(120, 120, 120), Rgb(170, 170, 170)][k % 3],
-                },
-                format!(
-                    "{name} {} reported by {}",
-                    crate::figures::chart::kib_label(*kib),
-                    clip(&ms[base].label, 30)
-                ),
-            )
+        .map(|(name, kib)| Vertical {
+            x: *kib,
+            label: format!("{name} {}", kib_label(*kib)),
+            kind: VerticalKind::Reported,
+            legend: format!("cache sizes reported by {}", clip(&ms[base].label, 40)),
         })
         .collect()
 }
@@ -412,8 +427,7 @@ fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             })
         })
         .collect();
-    let mut x = Axis::new("working set (KiB)", Scale::Log2);
-    x.units = Units::KiB;
+    let x = AxisSpec::log2("working set (bytes)", Units::KiB);
     let spec = Spec {
         file: "compare-bandwidth.svg",
         title: format!(
@@ -424,7 +438,7 @@ fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
                    median over rounds"
             .into(),
         x,
-        y: Axis::new("GB/s read (log)", Scale::Log10),
+        y: AxisSpec::log10("GB/s read (log)"),
         effect: Some("L1 to memory (bandwidth)"),
         notes: if ms.iter().any(|m| m.kind == Kind::Appendix) {
             vec![
@@ -455,8 +469,7 @@ fn simple(ms: &[Machine], read: impl Fn(&Machine) -> Curve) -> Vec<Series> {
 
 fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let series = simple(ms, stride_curve);
-    let mut x = Axis::new("stride (bytes)", Scale::Log2);
-    x.units = Units::Bytes;
+    let x = AxisSpec::log2("stride (bytes)", Units::Bytes);
     let spec = Spec {
         file: "compare-stride.svg",
         title: format!(
@@ -467,7 +480,7 @@ fn stride(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             "the appendix's walk: a fixed number of reads over a buffer beyond the last cache"
                 .into(),
         x,
-        y: Axis::new("ns per access (log)", Scale::Log10),
+        y: AxisSpec::log10("ns per access (log)"),
         effect: Some("line size from stride"),
         notes: Vec::new(),
     };
@@ -483,8 +496,8 @@ fn tlb(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             ms.len()
         ),
         subtitle: "8 bytes read at offset 0 of each page, the pages in a random ring".into(),
-        x: Axis::new("pages touched", Scale::Log2),
-        y: Axis::new("ns per access (log)", Scale::Log10),
+        x: AxisSpec::log2("pages touched", Units::Count),
+        y: AxisSpec::log10("ns per access (log)"),
         effect: Some("TLB step"),
         notes: Vec::new(),
     };
@@ -529,10 +542,9 @@ fn by_category(
     out
 }
 
-fn category_axis(title: &str, cats: &[&str]) -> Axis {
-    let mut a = Axis::new(title, Scale::Category);
-    a.categories = cats.iter().map(|c| c.replace('_', " ")).collect();
-    a
+fn category_axis(title: &str, cats: &[&str]) -> AxisSpec {
+    let names: Vec<String> = cats.iter().map(|c| c.replace('_', " ")).collect();
+    AxisSpec::categories(title, &names)
 }
 
 fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
@@ -559,7 +571,7 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         ),
         subtitle: "the same number of taken branches, only the pattern changes".into(),
         x: category_axis("pattern of the condition", &cats),
-        y: Axis::new("ns per element (log)", Scale::Log10),
+        y: AxisSpec::log10("ns per element (log)"),
         effect: Some("misprediction cost"),
         notes: Vec::new(),
     };
@@ -605,7 +617,7 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         title: format!("Table 105.24, {} machines: the cost of each operation (double)", ms.len()),
         subtitle: "runs: independent operations in registers; the appendix: its loop over two arrays in L1".into(),
         x: category_axis("operation", &cats),
-        y: Axis::new("ns per operation (log)", Scale::Log10),
+        y: AxisSpec::log10("ns per operation (log)"),
         effect: None,
         notes,
     };
@@ -622,11 +634,10 @@ fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String>
             &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
         )
     });
-    let mut x = Axis::new(
+    let x = AxisSpec::log2(
         "distance between the two threads' slots (bytes)",
-        Scale::Log2,
+        Units::Bytes,
     );
-    x.units = Units::Bytes;
     let spec = Spec {
         file: "compare-false-sharing.svg",
         title: format!(
@@ -636,7 +647,7 @@ fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String>
         subtitle: "two threads, each incrementing its own slot; 1 is a perfect split of the work"
             .into(),
         x,
-        y: Axis::new("time against a perfect split (x, log)", Scale::Log10),
+        y: AxisSpec::log10("time against a perfect split (x, log)"),
         effect: Some("false sharing"),
         notes: Vec::new(),
     };
@@ -676,40 +687,41 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let many = ms.len() > MANY;
     let k = rows.len();
     // Top to bottom in the order given.
-    let mut y = Axis::new("", Scale::Category);
-    y.categories = rows
+    let names: Vec<String> = rows
         .iter()
         .rev()
-        .map(|r| clip(&ms[r.0].label, 36))
+        .map(|r| {
+            let name = clip(&ms[r.0].label, 36);
+            if many && r.0 == base {
+                format!("{name} (baseline)")
+            } else {
+                name
+            }
+        })
         .collect();
-    let mut c = Chart::new(
+    let mut c = LineChart::new(
         &format!(
             "Core-to-core latency, {k} machine{}: one way, median over core pairs",
             if k == 1 { "" } else { "s" }
         ),
-        Axis::new("ns one way (log)", Scale::Log10),
-        y,
+        AxisSpec::log10("ns one way (log)"),
+        AxisSpec::categories("", &names),
     );
     c.subtitle =
-        "a compare-and-swap ping-pong between two pinned threads; bars: the range over core pairs"
-            .into();
-    c.plot_height = (28.0 * k as f64 + 30.0).max(110.0);
+        "a compare-and-swap ping-pong between two pinned threads, each machine's own pairs".into();
+    c.plot_height = (24 * k as u32 + 40).clamp(110, 4000);
+    c.whisker_label = "dot: the median over core pairs; bar: their range (min..max)".into();
     for (pos, &(i, med, lo, hi, _)) in rows.iter().enumerate() {
         let yv = (k - 1 - pos) as f64;
-        let color = color(ms, base, i);
-        c.whiskers.push(Whisker {
-            y: yv,
-            lo,
-            hi,
-            color,
-        });
-        c.lines.push(Line {
-            points: vec![(med, yv)],
-            color,
-            width: 3.0,
-            dashed: false,
-            markers: true,
-        });
+        // The machines are named on the axis: no legend entry each.
+        c.series.push(Drawn::new(
+            "",
+            vec![Pt::spread(med, yv, Some(lo), Some(hi))],
+            Style::points(0, Marker::Dot),
+        ));
+        if let Some(s) = c.series.last_mut() {
+            s.style.color = color(ms, base, i);
+        }
     }
     let meds: Vec<f64> = rows.iter().map(|r| r.1).collect();
     let n = meds.len();
@@ -717,16 +729,14 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         && n >= 3
         && let Some(m) = median(&meds)
     {
-        c.verticals.push(Vertical { x: m, color: BLACK });
-        c.legend.push(LegendEntry {
-            label: format!("median over the {n} machines: {} ns", sig3(m)),
-            color: BLACK,
-            dashed: true,
-            width: 1.5,
-            marker: false,
+        c.verticals.push(Vertical {
+            x: m,
+            label: format!("median {} ns", sig3(m)),
+            kind: VerticalKind::Knee(BLACK_C),
+            legend: format!("median over the {n} machines: {} ns", sig3(m)),
         });
     }
-    c.notes.push(
+    c.footer.push(
         rows.iter()
             .filter(|r| !many || r.0 == base)
             .map(|r| {
@@ -745,11 +755,11 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     );
     let missing = ms.len() - k;
     if missing > 0 {
-        c.notes.push(format!(
+        c.footer.push(format!(
             "{missing} machine(s) have no core-to-core numbers (the appendix does not measure them)."
         ));
     }
-    finish(c, "compare-c2c.svg")
+    finish(&c, "compare-c2c.svg")
 }
 
 /// Every overlay figure that has data. An error is a bug in drawing, not bad input.

@@ -10,7 +10,7 @@
 //!   ratio to the baseline, the figures, and every missing part ([`md`]);
 //! - `compare.csv`: every number of every machine as one tidy long table ([`csv`]);
 //! - `compare-*.svg`: one overlay figure per appendix figure, and bandwidth by working set
-//!   ([`figures`], drawn by [`plot`]);
+//!   ([`figures`], drawn with the single-run figures' charts);
 //! - `index.html`: all of it on one static page ([`html`]).
 //!
 //! The pieces: [`load`] finds and reads the folders, [`appendix`] gives the appendix's bare
@@ -30,7 +30,6 @@ mod html;
 mod keyfig;
 mod load;
 mod md;
-mod plot;
 
 pub use html::write_run_index;
 
@@ -47,7 +46,17 @@ pub struct Written {
 
 /// Input echoed in a message, cut to about 80 characters.
 fn shown(s: &str) -> String {
-    format!("{:?}", plot::clip(s, 80))
+    format!("{:?}", clip(s, 80))
+}
+
+/// Text shortened to `max` characters with an ellipsis.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{t}…")
+    }
 }
 
 /// Writes `text` to `dir/name` through a temporary file, so a reader never sees half a file.
@@ -98,7 +107,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
                     return Err(format!(
                         "--baseline {} is not among the folders compared ({})",
                         shown(b),
-                        plot::clip(&labels.join(", "), 200)
+                        clip(&labels.join(", "), 200)
                     ));
                 }
             }
@@ -182,7 +191,7 @@ fn report(
         for m in ms {
             lines.push(format!(
                 "  {:width$}  {}",
-                plot::clip(&m.label, 30),
+                clip(&m.label, 30),
                 m.dir.display()
             ));
         }
@@ -191,7 +200,7 @@ fn report(
         for e in effects::EFFECTS {
             lines.push(format!("  {}", e.name));
             for m in ms {
-                let first = format!("    {:width$}  ", plot::clip(&m.label, 30));
+                let first = format!("    {:width$}  ", clip(&m.label, 30));
                 let rest = " ".repeat(first.chars().count());
                 lines.extend(wrap(&(e.cell)(m).render(), 100, &first, &rest));
             }
@@ -241,7 +250,7 @@ fn report(
 pub fn command(o: &crate::flags::Compare) -> crate::error::Result<()> {
     let w = run(o).map_err(crate::error::bad)?;
     for l in &w.warnings {
-        eprintln!("{}", plot::clip(l, 300));
+        eprintln!("{}", clip(l, 300));
     }
     print!("{}", w.report);
     Ok(())
@@ -263,6 +272,13 @@ mod tests {
         assert_eq!(sig4(0.0123456), "0.01235");
         assert_eq!(sig4(123456.0), "123456");
         assert_eq!(sig4(f64::NAN), "NA");
+    }
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() {
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("abcd", 4), "abcd");
+        assert_eq!(clip("ééééé", 3), "éé…");
     }
 
     #[test]

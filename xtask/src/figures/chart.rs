@@ -564,6 +564,24 @@ impl Canvas<'_> {
         Ok(())
     }
 
+    /// A min..max whisker across: at pixel row `y` from pixel `lo` to `hi`, with caps `cap`
+    /// pixels each side; both ends recorded in `geom` as plotted points.
+    pub fn whisker_across(
+        &mut self,
+        y: f64,
+        (lo, hi): (f64, f64),
+        cap: f64,
+        col: RGBColor,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        self.line(&[(lo, y), (hi, y)], col, 1, Dash::Solid)?;
+        self.line(&[(lo, y - cap), (lo, y + cap)], col, 1, Dash::Solid)?;
+        self.line(&[(hi, y - cap), (hi, y + cap)], col, 1, Dash::Solid)?;
+        geom.points.push((lo, y));
+        geom.points.push((hi, y));
+        Ok(())
+    }
+
     /// Text at a pixel position; `valign` 0 = top, 1 = middle, 2 = bottom of the text.
     /// Returns the box it takes (estimated).
     #[allow(clippy::too_many_arguments)]
@@ -704,6 +722,8 @@ pub enum Glyph {
     Horizontal(RGBColor, Dash),
     /// A whisker: the min..max bar.
     Whisker(RGBColor),
+    /// A whisker across (min..max along x).
+    WhiskerAcross(RGBColor),
     /// A filled box (a bar), or a dashed outline (the appendix's bar).
     Bar(RGBColor, bool),
 }
@@ -826,6 +846,13 @@ fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), Strin
                 1,
                 Dash::Solid,
             )?;
+            c.circle((mid, y), 2, *col, true, 1)
+        }
+        Glyph::WhiskerAcross(col) => {
+            let (a, b) = (x + 6.0, x + GLYPH_W - 6.0);
+            c.line(&[(a, y), (b, y)], *col, 1, Dash::Solid)?;
+            c.line(&[(a, y - 5.0), (a, y + 5.0)], *col, 1, Dash::Solid)?;
+            c.line(&[(b, y - 5.0), (b, y + 5.0)], *col, 1, Dash::Solid)?;
             c.circle((mid, y), 2, *col, true, 1)
         }
         Glyph::Bar(col, filled) => {

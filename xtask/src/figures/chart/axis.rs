@@ -7,6 +7,7 @@
 //! - sizes and distances that double sit on a log2 axis with power-of-two ticks in units
 //!   (`64`, `4K`, `1M` bytes; `1,024` pages);
 //! - every value drawn lies inside the labelled range: both ends of an axis are labels.
+//! - a category axis names each of its positions 0, 1, 2, ... in order.
 //!
 //! Every loop here is bounded by a constant, whatever the values: a range from 5e-324 to
 //! 1e308 gets a label every so many decades, never millions of ticks.
@@ -45,6 +46,9 @@ pub struct AxisSpec {
     pub zero: bool,
     /// A fixed range; the drawer clips its values to it and marks what it clipped.
     pub fixed: Option<(f64, f64)>,
+    /// Named positions: value `i` is the i-th name, every name labelled (a linear axis from
+    /// -0.5 to n - 0.5). Empty: a numeric axis.
+    pub categories: Vec<String>,
 }
 
 impl AxisSpec {
@@ -55,6 +59,7 @@ impl AxisSpec {
             units,
             zero: false,
             fixed: None,
+            categories: Vec::new(),
         }
     }
     pub fn linear(title: &str) -> AxisSpec {
@@ -65,6 +70,16 @@ impl AxisSpec {
     }
     pub fn log2(title: &str, units: Units) -> AxisSpec {
         AxisSpec::new(title, Scale::Log2, units)
+    }
+    /// Named positions 0, 1, 2, ... (patterns, operations, machines), each labelled.
+    pub fn categories(title: &str, names: &[String]) -> AxisSpec {
+        AxisSpec {
+            categories: names.to_vec(),
+            ..AxisSpec::linear(title)
+        }
+    }
+    pub fn is_category(&self) -> bool {
+        !self.categories.is_empty()
     }
     pub fn starting_at_zero(mut self) -> AxisSpec {
         self.zero = true;
@@ -107,6 +122,25 @@ impl Axis {
         px: f64,
         spacing: &dyn Fn(&str) -> f64,
     ) -> Result<Axis, String> {
+        if spec.is_category() {
+            // One label per name, in order; the count is the caller's, not the data's.
+            let n = spec.categories.len();
+            return Ok(Axis {
+                scale: Scale::Linear,
+                lo: -0.5,
+                hi: n as f64 - 0.5,
+                ticks: spec
+                    .categories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Tick {
+                        t: i as f64,
+                        label: c.clone(),
+                    })
+                    .collect(),
+                minor: Vec::new(),
+            });
+        }
         let vals: Vec<f64> = values
             .iter()
             .copied()
@@ -678,6 +712,19 @@ mod tests {
             }
             assert!(a.ticks.len() <= MAX_TICKS + 2);
             assert!(a.minor.len() <= MAX_MINOR);
+        }
+    }
+
+    #[test]
+    fn a_category_axis_labels_every_name_in_order_whatever_the_values() {
+        let names: Vec<String> = ["always true", "random"].map(String::from).to_vec();
+        let spec = AxisSpec::categories("pattern", &names);
+        for vals in [vec![0.0, 1.0], vec![], vec![5e-324, 1e308, f64::NAN]] {
+            let a = Axis::fit(&spec, &vals, 300.0, &narrow).unwrap();
+            assert_eq!(labels(&a), names);
+            // Each name sits inside the range, half a slot from the ends.
+            assert_eq!(a.frac(0.0), Some(0.25));
+            assert_eq!(a.frac(1.0), Some(0.75));
         }
     }
 

@@ -1,5 +1,10 @@
 //! x-y charts: series with whiskers, vertical marks (reported sizes, knees), horizontal
-//! references, ratio brackets and notes; the legend below the plot.
+//! references, ratio brackets and notes; the legend below the plot, and under it, when given,
+//! lines of text (a footer). Either axis may name categories ([`AxisSpec::categories`]); with
+//! the categories on y (machines, say), the values and their whiskers run along x.
+//!
+//! Series share a legend entry when they share a label (many machines' grey lines are one
+//! entry), and a series with an empty label has none.
 
 use super::axis::{Axis, AxisSpec};
 use super::{
@@ -129,11 +134,17 @@ pub struct LineChart {
     /// axis's end (and counted in the legend), so that a few far values do not squash the
     /// rest.
     pub y_clip: Option<(f64, f64)>,
+    /// A line under the title saying how the numbers were taken (empty: none).
+    pub subtitle: String,
+    /// Text under the legend (key ratios, what was left out), one paragraph each.
+    pub footer: Vec<String>,
     pub width: u32,
     pub plot_height: u32,
 }
 
 const INSET: f64 = 12.0;
+/// The height of a line of small text (subtitle, footer).
+const FOOT_ROW: f64 = 16.0;
 
 impl LineChart {
     pub fn new(title: &str, x: AxisSpec, y: AxisSpec) -> LineChart {
@@ -149,6 +160,8 @@ impl LineChart {
             whisker_label: "bars: min..max of the rounds".into(),
             legend_extra: Vec::new(),
             y_clip: None,
+            subtitle: String::new(),
+            footer: Vec::new(),
             width: 900,
             plot_height: 430,
         }
@@ -192,11 +205,27 @@ impl LineChart {
         )
     }
 
+    /// Whether spreads run along x: on a chart whose y axis names categories (machines,
+    /// say), the values and their min..max are read along x.
+    fn spread_along_x(&self) -> bool {
+        self.y.is_category()
+    }
+
+    /// The axis a point's spread is read on.
+    fn spread_axis(&self) -> &AxisSpec {
+        if self.spread_along_x() {
+            &self.x
+        } else {
+            &self.y
+        }
+    }
+
     fn has_whiskers(&self) -> bool {
+        let a = self.spread_axis();
         self.series.iter().any(|s| {
-            s.points.iter().any(|p| {
-                p.lo.is_some_and(|v| self.y.drawable(v)) || p.hi.is_some_and(|v| self.y.drawable(v))
-            })
+            s.points
+                .iter()
+                .any(|p| p.lo.is_some_and(|v| a.drawable(v)) || p.hi.is_some_and(|v| a.drawable(v)))
         })
     }
 
@@ -213,7 +242,12 @@ impl LineChart {
             l.push(Glyph::Vertical(c, d), v.legend.clone());
         }
         if self.has_whiskers() {
-            l.push(Glyph::Whisker(GREY), self.whisker_label.clone());
+            let g = if self.spread_along_x() {
+                Glyph::WhiskerAcross(GREY)
+            } else {
+                Glyph::Whisker(GREY)
+            };
+            l.push(g, self.whisker_label.clone());
         }
         let (n, lo, hi) = self.clip_count();
         if n > 0 {
@@ -243,6 +277,21 @@ impl LineChart {
         wrap(&self.title, super::TITLE, f64::from(self.width) - 40.0).len()
     }
 
+    fn subtitle_lines(&self) -> Vec<String> {
+        if self.subtitle.is_empty() {
+            Vec::new()
+        } else {
+            wrap(&self.subtitle, SMALL, f64::from(self.width) - 40.0)
+        }
+    }
+
+    fn footer_lines(&self) -> Vec<String> {
+        self.footer
+            .iter()
+            .flat_map(|p| wrap(p, SMALL, f64::from(self.width) - 40.0))
+            .collect()
+    }
+
     fn strip_rows(&self) -> usize {
         if self.verticals.iter().any(|v| !v.label.is_empty()) {
             2
@@ -256,9 +305,18 @@ impl LineChart {
         let w = f64::from(self.width);
         let top = 10.0
             + self.title_lines() as f64 * super::TITLE * 1.2
+            + self.subtitle_lines().len() as f64 * FOOT_ROW
             + self.strip_rows() as f64 * 15.0
             + 8.0;
-        let bottom = 52.0 + self.legend().height(w - 40.0) + 8.0;
+        let footer = self.footer_lines().len();
+        let bottom = 52.0
+            + self.legend().height(w - 40.0)
+            + 8.0
+            + if footer > 0 {
+                footer as f64 * FOOT_ROW + 6.0
+            } else {
+                0.0
+            };
         (top + f64::from(self.plot_height) + bottom).ceil() as u32
     }
 
@@ -272,6 +330,10 @@ impl LineChart {
         let w = f64::from(self.width);
         let mut y = y0 + 10.0;
         y += c.title(&self.title, w / 2.0, y, w - 40.0)?;
+        for l in self.subtitle_lines() {
+            c.text(&l, (w / 2.0, y), SMALL, GREY, Align::Center, 0, false)?;
+            y += FOOT_ROW;
+        }
         let strip_top = y;
         y += self.strip_rows() as f64 * 15.0 + 8.0;
         let plot_h = f64::from(self.plot_height);
@@ -285,6 +347,16 @@ impl LineChart {
                     continue;
                 }
                 xs.push(p.x);
+                if self.spread_along_x() {
+                    ys.push(p.y);
+                    xs.extend(
+                        [p.lo, p.hi]
+                            .into_iter()
+                            .flatten()
+                            .filter(|v| self.x.drawable(*v)),
+                    );
+                    continue;
+                }
                 if self.clipped(p.y) {
                     continue;
                 }
@@ -404,6 +476,13 @@ impl LineChart {
                     continue;
                 };
                 if !self.drawable(p.x, p.y) || self.clipped(p.y) {
+                    continue;
+                }
+                if self.spread_along_x() {
+                    let at = |v: Option<f64>| v.filter(|v| self.x.drawable(*v)).and_then(fx);
+                    if let (Some(a), Some(b), Some(yy)) = (at(p.lo), at(p.hi), fy(p.y)) {
+                        c.whisker_across(yy, (a, b), 4.0, s.style.color, &mut geom)?;
+                    }
                     continue;
                 }
                 let lo =
@@ -533,7 +612,13 @@ impl LineChart {
 
         // The legend, below the plot and its axis titles: never over data.
         let legend = self.legend();
-        legend.draw(c, 20.0, w - 20.0, plot.y1 + 50.0)?;
+        let legend_top = plot.y1 + 50.0;
+        legend.draw(c, 20.0, w - 20.0, legend_top)?;
+        let mut fy0 = legend_top + legend.height(w - 40.0) + 4.0;
+        for l in self.footer_lines() {
+            c.text(&l, (20.0, fy0), SMALL, BLACK_C, Align::Left, 0, false)?;
+            fy0 += FOOT_ROW;
+        }
         c.geom.panels.push(geom);
         Ok(())
     }
@@ -626,6 +711,126 @@ mod tests {
             Style::measured(0, Marker::Dot),
         ));
         assert!(c.render().unwrap_err().contains("no value"));
+    }
+
+    /// Machines named on the y axis, each a value with its min..max read along x.
+    fn across() -> LineChart {
+        let names: Vec<String> = ["first", "second"].map(String::from).to_vec();
+        let mut c = LineChart::new(
+            "c2c",
+            AxisSpec::log10("ns"),
+            AxisSpec::categories("", &names),
+        );
+        for (i, (v, lo, hi)) in [(20.0, 18.0, 30.0), (200.0, 150.0, 260.0)]
+            .into_iter()
+            .enumerate()
+        {
+            c.series.push(Series::new(
+                "",
+                vec![Pt::spread(v, i as f64, Some(lo), Some(hi))],
+                Style::points(i, Marker::Dot),
+            ));
+        }
+        c.subtitle = "how it was measured".into();
+        c.footer = vec!["footnote ".repeat(150)];
+        c
+    }
+
+    #[test]
+    fn categories_on_y_carry_whiskers_across_and_text_below_the_legend() {
+        let (svg, g) = across().render().unwrap();
+        let p = &g.panels[0];
+        let plot = p.plot.unwrap();
+        let ticks: Vec<&str> = p.y_ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(ticks, ["first", "second"]);
+        // Two whisker ends and the value per machine, on one row each, inside the plot.
+        assert_eq!(p.points.len(), 6, "{:?}", p.points);
+        for row in p.points.chunks(2).take(2) {
+            assert_eq!(row[0].1, row[1].1, "a whisker across is level");
+            assert!(row[0].0 < row[1].0);
+        }
+        assert!(p.points.iter().all(|q| plot.contains(*q)));
+        // The x axis holds the ends of the whiskers: 18 to 260 ns.
+        assert!(p.x_ticks.first().unwrap().0 <= p.points[0].0);
+        assert!(svg.contains("how it was measured"));
+        // The footer is wrapped under the legend, inside the figure.
+        let legend = g.legends[0];
+        assert!(legend.y0 > plot.y1);
+        let footer_y: Vec<f64> = svg
+            .lines()
+            .zip(svg.lines().skip(1))
+            .filter(|(_, next)| next.starts_with("footnote"))
+            .filter_map(|(l, _)| l.split("y=\"").nth(1)?.split('"').next()?.parse().ok())
+            .collect();
+        assert!(footer_y.len() >= 2, "wrapped: {footer_y:?}");
+        assert!(
+            footer_y
+                .iter()
+                .all(|y| *y > legend.y1 && *y < f64::from(g.size.1))
+        );
+        // The empty labels made no legend entry; the whisker's did.
+        assert!(svg.contains("bars: min..max"));
+    }
+
+    #[test]
+    fn a_category_x_axis_names_every_category() {
+        let names: Vec<String> = ["multiply", "add", "divide"].map(String::from).to_vec();
+        let mut c = LineChart::new(
+            "fp",
+            AxisSpec::categories("operation", &names),
+            AxisSpec::log10("ns"),
+        );
+        c.series.push(Series::new(
+            "m",
+            vec![Pt::new(0.0, 0.3), Pt::new(2.0, 1.2)],
+            Style::measured(0, Marker::Dot),
+        ));
+        let (_, g) = c.render().unwrap();
+        let x: Vec<&str> = g.panels[0].x_ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(x, ["multiply", "add", "divide"]);
+    }
+
+    /// No value, however extreme, on any pair of axes, makes drawing hang, panic or write a
+    /// huge file; the same chart gives the same bytes.
+    #[test]
+    fn extreme_values_on_every_kind_of_axis_finish_and_are_deterministic() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let specs = || {
+            [
+                AxisSpec::linear("lin"),
+                AxisSpec::log2("l2", Units::KiB),
+                AxisSpec::log10("l10"),
+                AxisSpec::categories("cat", &names),
+            ]
+        };
+        let sets: [Vec<(f64, f64)>; 6] = [
+            vec![(5e-324, 1e308), (1e308, 5e-324)],
+            vec![(1.0, 1e-308), (2.0, 1e308)],
+            vec![(0.0, -1.0), (1.0, 1.0)],
+            vec![(-1e308, 1e308), (1e308, -1e308)],
+            vec![(f64::NAN, 1.0), (1.0, f64::INFINITY), (3.0, 3.0)],
+            vec![],
+        ];
+        for x in specs() {
+            for y in specs() {
+                for pts in &sets {
+                    let mut c = LineChart::new("t", x.clone(), y.clone());
+                    c.series.push(Series::new(
+                        "s",
+                        pts.iter()
+                            .map(|&(a, b)| Pt::spread(a, b, Some(a.min(b)), Some(1e308)))
+                            .collect(),
+                        Style::measured(0, Marker::Dot),
+                    ));
+                    let a = c.render().map(|r| r.0);
+                    assert_eq!(a, c.render().map(|r| r.0));
+                    if let Ok(svg) = a {
+                        assert!(svg.len() < 200_000, "{x:?} {y:?} {pts:?}");
+                        assert!(!svg.contains("NaN"));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

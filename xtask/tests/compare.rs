@@ -338,6 +338,15 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         "the effect under the figure"
     );
     assert!(md.contains("(compare-bandwidth.svg)"));
+    // The cost of each operation: a run with the appendix's per-element table draws that table,
+    // beside the book's numbers for the same loop.
+    let fp = fs::read_to_string(out.join("compare-fp.svg")).unwrap();
+    assert!(
+        has_text(&fp, "amd-epyc-zen4-2c (a[i] op b[i], the appendix's loop)"),
+        "{:?}",
+        svg_texts(&fp)
+    );
+    assert!(has_text(&fp, "appendix-book (a[i] op b[i], 4 accumulators)"));
     let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(

@@ -346,7 +346,10 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         "{:?}",
         svg_texts(&fp)
     );
-    assert!(has_text(&fp, "appendix-book (a[i] op b[i], 4 accumulators)"));
+    assert!(has_text(
+        &fp,
+        "appendix-book (a[i] op b[i], 4 accumulators)"
+    ));
     let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(

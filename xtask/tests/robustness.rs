@@ -237,7 +237,7 @@ fn only_rerun_keeps_foreign_files_and_completes_the_summary() {
     assert_eq!(fs::read_to_string(lab.join("extra/x.txt")).unwrap(), "x");
     let summary = fs::read_to_string(lab.join("summary.md")).unwrap();
     assert!(
-        summary.contains("A rerun of part of the folder (quick (smoke) mode)"),
+        summary.contains("A rerun of part of the folder, in quick (smoke) mode,"),
         "{summary}"
     );
     assert!(

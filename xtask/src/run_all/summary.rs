@@ -137,9 +137,9 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
         )
     } else {
         format!(
-            "A rerun of part of the folder ({mode} mode) started {}, commit {commit}: {} of {} \
-             experiments ran now ({}); the other rows were kept from earlier runs, each with its \
-             own date and commit.",
+            "A rerun of part of the folder, in {mode} mode, started {}, commit {commit}: {} of \
+             {} experiments ran now ({}); the other rows were kept from earlier runs, each with \
+             its own date and commit.",
             record.started_utc,
             ran.len(),
             EXPERIMENTS.len(),

@@ -235,6 +235,17 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     Ok(figs)
 }
 
+/// A count in words up to twelve ("eight"), in digits beyond.
+fn count_word(n: usize) -> String {
+    const WORDS: [&str; 13] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+        "eleven", "twelve",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| w.to_string())
+}
+
 /// The operations of the C program's bare block, by index.
 const C_ORDER: [&str; 5] = ["multiply", "add", "divide", "sqrt", "sin"];
 
@@ -253,16 +264,17 @@ fn placement(
         opt_nums(pl, sc::placement::MIN_NS),
         opt_nums(pl, sc::placement::MAX_NS),
     );
+    let n = at.len().min(gcc.len()).min(ns.len());
     let mut c = BarChart::new(
         &format!(
-            "The same multiply at eight addresses: the appendix's per-element loop, its \
+            "The same multiply at {} addresses: the appendix's per-element loop, its \
              multiply block moved along a 64-byte line of code ({})",
+            count_word(n),
             saved.label
         ),
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.x_title = "where the multiply's block starts: bytes past the start of a 64-byte line".into();
-    let n = at.len().min(gcc.len()).min(ns.len());
     c.categories = (0..n)
         .map(|i| {
             let bytes = at[i].map_or("?".into(), |b| format!("{b}"));
@@ -406,6 +418,7 @@ mod tests {
         let f = draw_twice(draw, &s, &FILES);
         let svg = &f[3].svg;
         assert!(svg.contains("slowest / fastest = 1.25x"), "{svg}");
+        assert!(svg.contains("The same multiply at four addresses"), "{svg}");
         assert!(
             svg.contains("24 = GCC&apos;s") || svg.contains("24 = GCC's"),
             "{svg}"

@@ -350,6 +350,13 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         &fp,
         "appendix-book (a[i] op b[i], 4 accumulators)"
     ));
+    // The key ratio names the other measure where a run has no table (1.0 / 0.13 ns).
+    let fp_prose = svg_prose(&fp);
+    assert!(
+        fp_prose.contains("; synthetic (independent operations) 7.69x"),
+        "{fp_prose}"
+    );
+    assert!(fp_prose.contains("divide over multiply: amd-epyc-zen4-2c "));
     let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(

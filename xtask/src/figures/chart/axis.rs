@@ -87,7 +87,13 @@ impl AxisSpec {
     }
     /// Whether `v` can be placed on this axis.
     pub fn drawable(&self, v: f64) -> bool {
-        v.is_finite() && (self.scale == Scale::Linear || v > 0.0)
+        let in_range = if self.is_category() {
+            // A position that names no category lies outside the axis.
+            (-0.5..=self.categories.len() as f64 - 0.5).contains(&v)
+        } else {
+            self.scale == Scale::Linear || v > 0.0
+        };
+        v.is_finite() && in_range
     }
 }
 

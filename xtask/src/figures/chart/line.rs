@@ -822,11 +822,19 @@ mod tests {
                             .collect(),
                         Style::measured(0, Marker::Dot),
                     ));
-                    let a = c.render().map(|r| r.0);
-                    assert_eq!(a, c.render().map(|r| r.0));
-                    if let Ok(svg) = a {
+                    let a = c.render();
+                    assert_eq!(a.as_ref().map(|r| &r.0), c.render().as_ref().map(|r| &r.0));
+                    if let Ok((svg, g)) = a {
                         assert!(svg.len() < 200_000, "{x:?} {y:?} {pts:?}");
                         assert!(!svg.contains("NaN"));
+                        // Every value drawn lies inside the plot.
+                        let p = &g.panels[0];
+                        let plot = p.plot.unwrap();
+                        assert!(
+                            p.points.iter().all(|q| plot.contains(*q)),
+                            "{x:?} {y:?} {pts:?}: {:?} outside {plot:?}",
+                            p.points
+                        );
                     }
                 }
             }

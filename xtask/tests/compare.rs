@@ -588,6 +588,37 @@ fn a_malformed_file_is_reported_and_the_folders_other_experiments_count() {
 }
 
 #[test]
+fn machines_without_core_to_core_numbers_are_counted_with_the_reason_only_where_it_holds() {
+    let d = scratch("c2c-missing");
+    let (a, b) = (d.join("a"), d.join("b"));
+    synthetic(&a, 1, &[], false);
+    synthetic(&b, 2, &["false_sharing"], false);
+    let out = d.join("out");
+    let c2c = |folders: &[&str]| {
+        let _ = fs::remove_dir_all(&out);
+        let mut args = vec!["compare"];
+        args.extend(folders);
+        args.extend(["--out", s(&out)]);
+        ok(&xtask(&args));
+        svg_prose(&fs::read_to_string(out.join("compare-c2c.svg")).unwrap())
+    };
+    let book = results("appendix-book");
+    let t = c2c(&[s(&a), &book]);
+    assert!(
+        t.contains(
+            "1 machine(s) have no core-to-core numbers (the appendix does not measure them)."
+        ),
+        "{t}"
+    );
+    let t = c2c(&[s(&a), s(&b), &book]);
+    assert!(
+        t.contains("2 machine(s) have no core-to-core numbers."),
+        "a run lacks them too: {t}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
 fn the_page_references_only_files_that_exist() {
     let d = scratch("html");
     let out = d.join("out");

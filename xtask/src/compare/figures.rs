@@ -803,10 +803,20 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             .join("; ")
             + ".",
     );
-    let missing = ms.len() - k;
-    if missing > 0 {
+    let missing: Vec<&Machine> = (0..ms.len())
+        .filter(|i| !rows.iter().any(|r| r.0 == *i))
+        .map(|i| &ms[i])
+        .collect();
+    if !missing.is_empty() {
+        // The reason only where it is the reason: a run may lack them too (an older run).
+        let why = if missing.iter().all(|m| m.kind == Kind::Appendix) {
+            " (the appendix does not measure them)"
+        } else {
+            ""
+        };
         c.footer.push(format!(
-            "{missing} machine(s) have no core-to-core numbers (the appendix does not measure them)."
+            "{} machine(s) have no core-to-core numbers{why}.",
+            missing.len()
         ));
     }
     finish(&c, "compare-c2c.svg")

@@ -9,7 +9,8 @@
 //!   float written for each order.
 //! - `fp_cost-placement.svg`: the appendix's per-element multiply with its block at each
 //!   placement in a 64-byte line of code, beside the add and the C program's multiply;
-//!   slowest / fastest written. Drawn only from runs that saved the `placement` block.
+//!   slowest / fastest written. Drawn only from runs that saved the `placement` block, on
+//!   x86-64 (the only architecture with the placed code).
 
 use super::chart::{AxisSpec, Bar, BarChart, BarSeries, Dash, HLine, color};
 use super::{
@@ -220,8 +221,11 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let width_fig = Figure::new("fp_cost-width.svg", c.render()?);
     let mut figs = vec![ops_fig, den_fig, width_fig];
 
-    // The same multiply at other addresses (runs before the placement block have none).
-    if let Some(pl) = run.block(sc::placement::BLOCK) {
+    // The same multiply at other addresses (runs before the placement block have none). Only
+    // x86-64 has the placed code: elsewhere every row ran the compiler's one loop, and a
+    // figure of blocks "moved along a line" would say what did not happen.
+    let placed_code = run.meta("arch").is_none_or(|a| a == "x86_64");
+    if placed_code && let Some(pl) = run.block(sc::placement::BLOCK) {
         let c_mul = match &appendix {
             Some(r) => r
                 .pairs("c1", "c2")?
@@ -424,5 +428,8 @@ mod tests {
             "{svg}"
         );
         assert!(svg.contains("add a+b, in its own place"), "{svg}");
+        // Another architecture runs no placed code: no figure says it moved anything.
+        let arm = format!("#META arch aarch64\n{run}");
+        draw_twice(draw, &Saved::test("fp_cost", &arm), &FILES[..3]);
     }
 }

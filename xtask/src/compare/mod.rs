@@ -49,15 +49,7 @@ fn shown(s: &str) -> String {
     format!("{:?}", clip(s, 80))
 }
 
-/// Text shortened to `max` characters with an ellipsis.
-pub fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let t: String = s.chars().take(max.saturating_sub(1)).collect();
-        format!("{t}…")
-    }
-}
+pub use crate::figures::chart::clip;
 
 /// Writes `text` to `dir/name` through a temporary file, so a reader never sees half a file.
 fn write_file(dir: &Path, name: &str, text: &str) -> Result<(), String> {
@@ -272,13 +264,6 @@ mod tests {
         assert_eq!(sig4(0.0123456), "0.01235");
         assert_eq!(sig4(123456.0), "123456");
         assert_eq!(sig4(f64::NAN), "NA");
-    }
-
-    #[test]
-    fn clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() {
-        assert_eq!(clip("abcdef", 4), "abc…");
-        assert_eq!(clip("abcd", 4), "abcd");
-        assert_eq!(clip("ééééé", 3), "éé…");
     }
 
     #[test]

@@ -796,15 +796,8 @@ impl Legend {
             let gy = y + 3.0 + row as f64 * LEGEND_ROW + LEGEND_ROW / 2.0;
             draw_glyph(c, g, gx, gy)?;
             let max_chars = ((colw - GLYPH_W - 16.0) / text_w("m", SMALL)).max(8.0) as usize;
-            let text: String = if label.chars().count() > max_chars {
-                let mut t: String = label.chars().take(max_chars.saturating_sub(1)).collect();
-                t.push('…');
-                t
-            } else {
-                label.clone()
-            };
             c.text(
-                &text,
+                &clip(label, max_chars),
                 (gx + GLYPH_W + 6.0, gy),
                 SMALL,
                 BLACK_C,
@@ -987,9 +980,26 @@ pub fn place(candidates: &[Rect], bounds: &Rect, points: &[(f64, f64)], boxes: &
     best
 }
 
+/// Text shortened to `max` characters, the last one an ellipsis where it was cut.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(max.saturating_sub(1)).collect();
+        format!("{t}…")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_keeps_short_text_and_cuts_long_text_with_an_ellipsis() {
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("abcd", 4), "abcd");
+        assert_eq!(clip("ééééé", 3), "éé…");
+    }
 
     #[test]
     fn numbers_and_ratios_read_naturally() {

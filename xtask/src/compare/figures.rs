@@ -580,33 +580,23 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 
 fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let cats = ["multiply", "add", "divide", "sqrt", "sin"];
-    // The appendix's own table where a run has it (section 3a, in L1); older runs lack it and
-    // give their independent operations instead, said in their label.
-    let per_element = |i: usize, m: &Machine| {
-        let pe = schema::fp_cost::per_element::BLOCK;
-        let b = m.runs.get(schema::fp_cost::EXPERIMENT)?.block(pe)?;
-        let case = b.texts(schema::fp_cost::per_element::CASE)?;
-        let ns = b.nums(schema::fp_cost::per_element::MEDIAN_NS)?;
-        let points: Vec<(f64, f64)> = cats
-            .iter()
-            .enumerate()
-            .filter_map(|(k, cat)| {
-                let j = case.iter().position(|c| *c == format!("l1_{cat}"))?;
-                Some((k as f64, ns[j]?))
-            })
-            .collect();
-        (!points.is_empty()).then(|| Series {
-            machine: i,
-            label: format!("{} (a[i] op b[i], the appendix's loop)", m.label),
-            points,
-            secondary: false,
-        })
-    };
-    let tables: Vec<Series> = ms
-        .iter()
-        .enumerate()
-        .filter_map(|(i, m)| per_element(i, m))
-        .collect();
+    // The appendix's own table where a run has it (section 3a, in L1: case `l1_<op>`); older
+    // runs lack it and give their independent operations instead, said in their label.
+    let l1_cats: Vec<String> = cats.iter().map(|c| format!("l1_{c}")).collect();
+    let l1_cats: Vec<&str> = l1_cats.iter().map(String::as_str).collect();
+    let tables = by_category(
+        ms,
+        schema::fp_cost::EXPERIMENT,
+        schema::fp_cost::per_element::BLOCK,
+        schema::fp_cost::per_element::CASE,
+        &l1_cats,
+        |m| {
+            (
+                schema::fp_cost::per_element::MEDIAN_NS,
+                format!("{} (a[i] op b[i], the appendix's loop)", m.label),
+            )
+        },
+    );
     let mut series = by_category(
         ms,
         schema::fp_cost::EXPERIMENT,

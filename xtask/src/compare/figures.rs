@@ -97,7 +97,8 @@ fn dash(m: &Machine) -> Dash {
 
 /// How a machine's series is drawn (as a chart series) and named in the legend. With many
 /// machines the others share one grey legend entry (the legend names an entry once);
-/// `others` is how many machines other than the baseline have numbers in this figure.
+/// `others` is how many runs other than the baseline have numbers in this figure: the lines
+/// drawn in that entry's style (the appendix's folders have their own, dashed).
 fn style(ms: &[Machine], base: usize, others: usize, s: &Series) -> Drawn {
     let m = &ms[s.machine];
     let appendix = m.kind == Kind::Appendix;
@@ -231,7 +232,10 @@ fn draw(
         v.dedup();
         v
     };
-    let others = with_data.iter().filter(|&&i| i != base).count();
+    let others = with_data
+        .iter()
+        .filter(|&&i| i != base && ms[i].kind == Kind::Run)
+        .count();
     for s in &order {
         c.series.push(style(ms, base, others, s));
     }

@@ -195,7 +195,7 @@ fn synthetic(dir: &Path, i: usize, skip: &[&str], extra: bool) {
             1.9 * k,
             7.9 * k,
             // Every other machine has the appendix's per-element table too (the overlay draws it).
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 format!(
                     "#DATA-BEGIN per_element\n#COLUMNS op:text median_ns case:text\n\
                      #DATA multiply {} l1_multiply\n#DATA add {} l1_add\n#DATA divide {} l1_divide\n\

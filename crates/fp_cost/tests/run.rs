@@ -71,20 +71,25 @@ fn a_quick_run_prints_every_block() {
     // Robust physical facts: a division and a sin cost more than a multiply, per element too.
     assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
 
-    // The multiply at every placement of its block, GCC's among them, timed as 3a's multiply.
-    let pl = f.block("placement").unwrap();
-    let at: Vec<f64> = pl
-        .nums("placement_bytes")
-        .unwrap()
-        .into_iter()
-        .flatten()
-        .collect();
-    assert_eq!(at, [0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0]);
-    let gcc = pl.texts("as_gcc").unwrap();
-    assert_eq!(gcc.iter().filter(|g| *g == "yes").count(), 1);
-    assert_eq!(gcc[3], "yes");
-    let pe_ns = pe.nums("median_ns").unwrap();
-    assert_eq!(pl.nums("median_ns").unwrap()[3], pe_ns[0]);
+    // The multiply at every placement of its block, GCC's among them, timed as 3a's multiply
+    // (x86-64 only: elsewhere the scan is skipped and no block written).
+    assert_eq!(f.block("placement").is_some(), cfg!(target_arch = "x86_64"));
+    #[cfg(target_arch = "x86_64")]
+    {
+        let pl = f.block("placement").unwrap();
+        let at: Vec<f64> = pl
+            .nums("placement_bytes")
+            .unwrap()
+            .into_iter()
+            .flatten()
+            .collect();
+        assert_eq!(at, [0.0, 8.0, 16.0, 24.0, 32.0, 40.0, 48.0, 56.0]);
+        let gcc = pl.texts("as_gcc").unwrap();
+        assert_eq!(gcc.iter().filter(|g| *g == "yes").count(), 1);
+        assert_eq!(gcc[3], "yes");
+        let pe_ns = pe.nums("median_ns").unwrap();
+        assert_eq!(pl.nums("median_ns").unwrap()[3], pe_ns[0]);
+    }
 
     let ops = f.block("ops").unwrap();
     assert_eq!(
@@ -150,8 +155,12 @@ fn beyond_the_cache_multiply_and_divide_come_closer() {
     };
     // In L1 a step of multiply is mostly the switch's own work, fetched by 64-byte lines of
     // code; the best-placed multiply (section 3a's placement line) leaves that artefact out.
-    let placed = f.block("placement").unwrap().nums("min_ns").unwrap();
-    let best_mul = placed.into_iter().flatten().fold(f64::INFINITY, f64::min);
+    let placed = f.block("placement").and_then(|b| b.nums("min_ns"));
+    let best_mul = placed
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .fold(f64::INFINITY, f64::min);
     let in_l1 = row("l1", 2) / best_mul.min(row("l1", 0));
     let big = row("big", 2) / row("big", 0);
     assert!(

@@ -22,6 +22,15 @@
 /// GCC 12.2 `-O2` put it in the C program built on the reference machine.
 pub const GCC_PLACEMENT: usize = 24;
 
+/// Case 0's block in bytes, its closing jump included (checked in the built binary by
+/// `tests/shape.rs`): at a placement above `64 - MULTIPLY_BLOCK_BYTES` it spans two lines.
+pub const MULTIPLY_BLOCK_BYTES: usize = 59;
+
+/// Whether case 0's block, at `placement` bytes past a line, spans two 64-byte lines.
+pub fn spans_two_lines(placement: usize) -> bool {
+    placement % 64 + MULTIPLY_BLOCK_BYTES > 64
+}
+
 /// One of the appendix's loops: `(a, b, reps, op)`.
 pub type Loop = fn(&[f64], &[f64], usize, usize) -> f64;
 

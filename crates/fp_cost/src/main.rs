@@ -20,8 +20,8 @@
 //!
 //! Where to start reading: `main` below, top to bottom, with what each section's numbers say.
 //! The timed loops are in [`kernels`] and [`switch`] (each under a fixed symbol, its shape
-//! read back from this binary by [`shape`]), their interleaved rounds in [`timing`], the tables and `#DATA`
-//! blocks in [`report`], the flush-to-zero switch in [`fpenv`].
+//! read back from this binary by [`shape`]), their interleaved rounds in [`timing`], the
+//! tables and `#DATA` blocks in [`report`], the flush-to-zero switch in [`fpenv`].
 
 mod fpenv;
 mod kernels;

@@ -14,8 +14,8 @@
 //!
 //! Where to start reading: `main` below, section by section, then the functions that say
 //! what each section's numbers mean. How a run is done and interleaved is in [`lab`]
-//! (the threads and the cores they go to: [`measure::team`]); the tables, their `#DATA` blocks and the warnings
-//! under them are printed by [`report`]; the ping-pong is [`c2c`].
+//! (the threads and the cores they go to: [`measure::team`]); the tables, their `#DATA`
+//! blocks and the warnings under them are printed by [`report`]; the ping-pong is [`c2c`].
 //!
 //! Unlike the appendix's C program, every worker thread pins itself to its own core and
 //! the core it actually ran on is read back and recorded; the clock runs from a common

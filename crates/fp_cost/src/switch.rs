@@ -22,6 +22,15 @@
 /// GCC 12.2 `-O2` put it in the C program built on the reference machine.
 pub const GCC_PLACEMENT: usize = 24;
 
+/// Case 0's block in bytes, its closing jump included (checked in the built binary by
+/// `tests/shape.rs`): at a placement above `64 - MULTIPLY_BLOCK_BYTES` it spans two lines.
+pub const MULTIPLY_BLOCK_BYTES: usize = 59;
+
+/// Whether case 0's block, at `placement` bytes past a line, spans two 64-byte lines.
+pub fn spans_two_lines(placement: usize) -> bool {
+    placement % 64 + MULTIPLY_BLOCK_BYTES > 64
+}
+
 /// One of the appendix's loops: `(a, b, reps, op)`.
 pub type Loop = fn(&[f64], &[f64], usize, usize) -> f64;
 
@@ -41,9 +50,10 @@ extern "C" fn c_sin(x: f64) -> f64 {
 /// case 3, sqrt [.L62, 0x0c]; 24 sqrt's step end [.L61]; 25 the pass's end [.L95]; 26 case 2,
 /// divide [.L43, 0x08]; 28 the default case, `sin` [.L97, 0x08]; 27 case 0, multiply [.L94,
 /// 0x18]; 3x sqrt of a negative number, never taken here (the inputs are positive). The
-/// registers GCC uses for the pointers and counts are callee-saved ones the compiler may not
-/// be given as operands, so the block saves and restores them itself; the `sin` calls keep
-/// them, and the accumulators are saved around each call as GCC does.
+/// registers GCC uses for the pointers and counts are callee-saved (rbx and rbp cannot even be
+/// operands), so the block saves and restores them itself; the `sin` calls keep them, and the
+/// accumulators are saved around each call as GCC does. The pass count runs in a 32-bit
+/// register (`sub r13d, 1`), as the C program's `int`.
 #[cfg(target_arch = "x86_64")]
 macro_rules! gcc_switch {
     ($pa:expr, $pb:expr, $n:expr, $reps:expr, $k:expr, $placement:literal) => {{
@@ -237,6 +247,8 @@ macro_rules! placed {
                 if n == 0 || reps == 0 {
                     return 0.0;
                 }
+                // The loop counts passes in 32 bits, as the C program's `int`.
+                assert!(reps <= u32::MAX as usize, "{reps} passes: at most 2^32 - 1");
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: the loop reads `n` elements of `a` and `b` (both at least that
                 // long) and writes no memory but its own stack space.
@@ -257,7 +269,8 @@ placed! {
     /// 0's block where GCC placed it ([`GCC_PLACEMENT`]): over `a` and `b` (their common
     /// length rounded down to four elements), `reps` passes, operation `op` (an index of
     /// [`crate::kernels::PER_ELEMENT`]; 4 and above is `sin`, the C `default:` case) into four
-    /// accumulators, summed `(s0 + s1) + (s2 + s3)`.
+    /// accumulators, summed `(s0 + s1) + (s2 + s3)`. Panics when `reps` needs more than 32
+    /// bits.
     fp_per_element = "24";
     fp_per_element_at_0 = "0";
     fp_per_element_at_8 = "8";

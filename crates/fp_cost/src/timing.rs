@@ -8,6 +8,7 @@ use crate::kernels::{self, CHAINS, OPS, PER_ELEMENT};
 use crate::switch;
 use measure::clock;
 use measure::keep::black_box;
+use measure::scan::Order;
 use measure::stats::Summary;
 
 /// Two arrays of this many `f64`: 32 KiB together.
@@ -142,8 +143,8 @@ impl PerElement {
 /// Times [`switch::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
 /// over `a[i] = 1 + i * 1e-6` and `b[i] = 1.000001` (the appendix's values), `len` elements
 /// each, `reps` passes per timed batch. With `scan`, each round also times the multiply at
-/// every other placement of [`switch::PLACED`]. Every call must return bit for bit the
-/// plainly written sum.
+/// every other placement of [`switch::PLACED`]; the rounds run the calls forward and
+/// backward in turn. Every call must return bit for bit the plainly written sum.
 pub fn per_element(len: usize, reps: usize, rounds: usize, scan: bool) -> PerElement {
     let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
     let b = vec![1.000_001f64; len];
@@ -162,7 +163,15 @@ pub fn per_element(len: usize, reps: usize, rounds: usize, scan: bool) -> PerEle
     calls.extend(others.iter().map(|&(_, f)| (f, 0)));
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); calls.len()];
     for round in 0..=rounds {
-        for (s, &(kernel, k)) in samples.iter_mut().zip(&calls) {
+        // The placements are a scan: every other round runs the calls backward, so no
+        // placement always comes right after the same one (measure::scan's rule).
+        let order = if round % 2 == 0 {
+            Order::Forward
+        } else {
+            Order::Backward
+        };
+        for i in order.indices(calls.len()) {
+            let ((kernel, k), s) = (calls[i], &mut samples[i]);
             let (t, got) = clock::time_ns(|| {
                 kernel(black_box(&a), black_box(&b), black_box(reps), black_box(k))
             });

@@ -199,3 +199,29 @@ fn the_per_element_blocks_sit_where_gcc_put_them() {
         );
     }
 }
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_multiply_block_is_as_long_as_the_verdict_assumes() {
+    // src/switch.rs MULTIPLY_BLOCK_BYTES: from case 0's first instruction to the end of its
+    // closing jump; section 3a's verdict says which placements span two lines from it.
+    for sym in [
+        "fp_per_element",
+        "fp_per_element_at_0",
+        "fp_per_element_at_56",
+    ] {
+        let f = function(sym);
+        let first = f
+            .insns
+            .iter()
+            .position(|i| i.mnemonic == "mulsd" && i.operands == "(%r15),%xmm0")
+            .unwrap_or_else(|| panic!("{sym}: no multiply block"));
+        let jmp = first
+            + f.insns[first..]
+                .iter()
+                .position(|i| i.mnemonic == "jmp")
+                .unwrap_or_else(|| panic!("{sym}: the multiply block has no jump"));
+        let end = f.insns[jmp + 1].addr;
+        assert_eq!(end - f.insns[first].addr, 59, "{sym}");
+    }
+}

@@ -354,6 +354,17 @@ mod tests {
         assert!(s.granted);
         assert_eq!(s.start_cpu, Some(core));
         assert!(s.verified(), "{s:?}");
+        // A team of two (where two cores are allowed): each on its own, seen there.
+        let two: Vec<Place> = usable(None, Some(2))
+            .iter()
+            .map(|c| Place::Pinned(c.id))
+            .collect();
+        let r = run(&two, |i| i as u64);
+        assert_eq!(r.results, (0..two.len() as u64).collect::<Vec<_>>());
+        for (s, p) in r.seen.iter().zip(&two) {
+            assert_eq!(Place::Pinned(s.requested.unwrap()), *p);
+            assert!(s.verified(), "{s:?}");
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! fp_cost's figures, each bar with its min..max whisker and the key ratio written:
 //!
 //! - `fp_cost-ops.svg`: the cost of each operation as latency (one dependent chain) and
-//!   throughput (independent chains), log scale, beside the appendix's own per-element
-//!   numbers (dashed outlines) when saved; divide against multiply throughput written.
+//!   throughput (independent chains), log scale, beside the appendix's per-element table as
+//!   measured here (section 3a) and the C program's (dashed outlines) when saved; divide
+//!   against multiply throughput written.
 //! - `fp_cost-denormal.svg`: denormal against normal values, with and without
 //!   flush-to-zero; denormal / normal written for each mode.
 //! - `fp_cost-width.svg`: float against double in strict order and with lanes; double /
@@ -70,6 +71,33 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         color(0),
     ));
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
+    // The appendix's own table, measured here (section 3a: its loop over two arrays in L1),
+    // where the run saved it.
+    if let Some(pe) = run.block(sc::per_element::BLOCK) {
+        let case = need_texts(pe, sc::per_element::CASE)?;
+        let ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
+        let (lo, hi) = (
+            opt_nums(pe, sc::per_element::MIN_NS),
+            opt_nums(pe, sc::per_element::MAX_NS),
+        );
+        let table: Vec<Option<Bar>> = ops
+            .iter()
+            .map(|name| {
+                let i = case.iter().position(|c| *c == format!("l1_{name}"))?;
+                ns.get(i)
+                    .copied()
+                    .flatten()
+                    .map(|v| Bar::spread(v, lo[i], hi[i]))
+            })
+            .collect();
+        if table.iter().any(Option::is_some) {
+            c.series.push(BarSeries::new(
+                "per element (3a): the appendix's loop, measured here",
+                table,
+                color(2),
+            ));
+        }
+    }
     // The appendix's C program prints one bare block: operation index, ns per element of
     // `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
     let appendix = appendix_reference(saved, sc::EXPERIMENT)?;
@@ -428,6 +456,8 @@ mod tests {
             "{svg}"
         );
         assert!(svg.contains("add a+b, in its own place"), "{svg}");
+        // The ops figure carries the run's own per-element table beside the chains.
+        assert!(f[0].svg.contains("per element (3a)"), "{}", f[0].svg);
         // Another architecture runs no placed code: no figure says it moved anything.
         let arm = format!("#META arch aarch64\n{run}");
         draw_twice(draw, &Saved::test("fp_cost", &arm), &FILES[..3]);

@@ -76,8 +76,10 @@ pub fn utc_now() -> String {
     )
 }
 
-/// The workspace's short commit, with `+dirty` when tracked files differ from it, or `None`
-/// outside a git checkout.
+/// The workspace's short commit, with `+dirty` when tracked files that make the program
+/// differ from it (what run-all and the figure tool write, `results/` and `book-figures/`, do
+/// not count: a rerun into a folder whose last run is not committed yet runs the same code),
+/// or `None` outside a git checkout.
 pub fn commit() -> Option<String> {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -89,8 +91,16 @@ pub fn commit() -> Option<String> {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
     let head = git(&["rev-parse", "--short", "HEAD"])?;
-    let dirty =
-        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    let dirty = git(&[
+        "status",
+        "--porcelain",
+        "--untracked-files=no",
+        "--",
+        ".",
+        ":(exclude)results",
+        ":(exclude)book-figures",
+    ])
+    .is_some_and(|s| !s.is_empty());
     Some(if dirty { format!("{head}+dirty") } else { head })
 }
 

@@ -81,10 +81,15 @@ pub fn utc_now() -> String {
 /// not count: a rerun into a folder whose last run is not committed yet runs the same code),
 /// or `None` outside a git checkout.
 pub fn commit() -> Option<String> {
+    commit_in(&root())
+}
+
+/// [`commit`] of the checkout at `dir`.
+fn commit_in(dir: &std::path::Path) -> Option<String> {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .args(args)
-            .current_dir(root())
+            .current_dir(dir)
             .output()
             .ok()
             .filter(|o| o.status.success())
@@ -107,6 +112,46 @@ pub fn commit() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_program_s_files_make_a_commit_dirty() {
+        let dir = std::env::temp_dir().join(format!("mm-commit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("results/m")).unwrap();
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let git = |args: &[&str]| {
+            let o = std::process::Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "commit.gpgsign=false",
+                ])
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "git {args:?}: {o:?}");
+        };
+        std::fs::write(dir.join("results/m/run.txt"), "one\n").unwrap();
+        std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+        git(&["init", "-q"]);
+        git(&["add", "."]);
+        git(&["commit", "-qm", "first"]);
+        let clean = commit_in(&dir).unwrap();
+        assert!(!clean.ends_with("+dirty"), "{clean}");
+        std::fs::write(dir.join("results/m/run.txt"), "two\n").unwrap();
+        assert_eq!(
+            commit_in(&dir).unwrap(),
+            clean,
+            "a rerun's output is not the program"
+        );
+        std::fs::write(dir.join("src/main.rs"), "fn main() { }\n").unwrap();
+        assert_eq!(commit_in(&dir).unwrap(), format!("{clean}+dirty"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn labels() {

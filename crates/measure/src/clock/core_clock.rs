@@ -35,7 +35,7 @@
 //!   taken before the measurements with one taken after.
 
 use super::{CHAIN_UNROLL, add_chain, now_ns, smallest_step_ns};
-use crate::stats::Summary;
+use crate::stats::{Summary, median};
 use std::fmt;
 use std::hint::black_box;
 
@@ -67,8 +67,6 @@ pub struct CoreClock {
     /// The estimate in GHz: the fastest round (see the module's notes), if the method exists
     /// on this architecture.
     pub ghz: Option<f64>,
-    /// The spread of the rounds (in GHz), for honesty.
-    pub rounds: Option<Summary>,
     /// How it was obtained, in words.
     pub method: &'static str,
     /// Each round's figure in GHz (the median of its chains), in the order taken.
@@ -230,7 +228,7 @@ pub fn ramp_finished(rates: &[f64]) -> bool {
     if n < 2 * RAMP_WINDOW {
         return false;
     }
-    let med = |w: &[f64]| Summary::of(w).map_or(f64::NAN, |s| s.median);
+    let med = |w: &[f64]| median(w).unwrap_or(f64::NAN);
     let last = med(&rates[n - RAMP_WINDOW..]);
     let before = med(&rates[n - 2 * RAMP_WINDOW..n - RAMP_WINDOW]);
     last <= before * (1.0 + RAMP_TOLERANCE)
@@ -292,13 +290,11 @@ pub fn estimate_core_clock(rounds: usize) -> CoreClock {
             let chains: Vec<f64> = (0..CLOCK_CHAINS_PER_ROUND)
                 .map(|_| adds as f64 / time_chain(iters))
                 .collect();
-            Summary::of(&chains).map_or(f64::NAN, |s| s.median)
+            median(&chains).unwrap_or(f64::NAN)
         })
         .collect();
-    let s = Summary::of(&round_ghz);
     CoreClock {
-        ghz: s.map(|s| s.max),
-        rounds: s,
+        ghz: Spread::of(&round_ghz).map(|s| s.max),
         method: METHOD,
         round_ghz,
         chain_adds: adds,
@@ -312,10 +308,8 @@ mod tests {
     use super::*;
 
     fn clock(ghz: &[f64]) -> CoreClock {
-        let s = Summary::of(ghz);
         CoreClock {
-            ghz: s.map(|s| s.max),
-            rounds: s,
+            ghz: Spread::of(ghz).map(|s| s.max),
             method: METHOD,
             round_ghz: ghz.to_vec(),
             chain_adds: CLOCK_CHAIN_ADDS,
@@ -372,7 +366,7 @@ mod tests {
         assert_eq!(m[1], ("clock_ghz_after", "4.285".into()));
         assert_eq!(m[2], ("clock_spread_pct", "0.35".into()));
         assert_eq!(m[3], ("clock_moved", "no".into()));
-        // 3.94 before, 4.21 after: 6.9% apart, so each figure is said to apply to its half.
+        // 3.94 before, 4.21 after: 6.9% apart, so every cycle count is said to be uncertain by 7%.
         let moved = RunClock::between(&clock(&[3.94]), &clock(&[4.21])).unwrap();
         assert!(moved.moved());
         assert!(

@@ -412,9 +412,7 @@ fn layout_verdict(teams: &[Measured], apart: usize, max_threads: usize) -> Vec<S
     }];
     if one.split().is_some() {
         // Whether even the fastest one-line round lost against the slowest separate one.
-        let fastest_one = one.ns.iter().copied().fold(f64::INFINITY, f64::min);
-        let slowest_sep = sep.ns.iter().copied().fold(0.0, f64::max);
-        let presence = fastest_one / slowest_sep;
+        let presence = one.summary().min / sep.summary().max;
         say.push(if presence > 1.0 + SAME_WITHIN {
             "Its one-line rounds fell into two groups (above): how large the factor is depends \
              on which group a run lands in; that there is one does not."

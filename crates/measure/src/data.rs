@@ -96,20 +96,9 @@ impl Block {
     /// A new, empty named block. Column specs are `name` or `name:text`.
     pub fn new(name: &str, columns: &[&str]) -> Block {
         assert!(valid_ident(name), "bad block name {name:?}");
-        let columns = columns
-            .iter()
-            .map(|c| {
-                let (n, text) = match c.strip_suffix(":text") {
-                    Some(n) => (n, true),
-                    None => (*c, false),
-                };
-                assert!(valid_ident(n), "bad column name {n:?}");
-                Column {
-                    name: n.to_string(),
-                    text,
-                }
-            })
-            .collect();
+        // The parser's rules: a writer cannot declare what no reader would accept.
+        let columns = self::columns(columns.iter().copied())
+            .unwrap_or_else(|e| panic!("block {name:?}: {e}"));
         Block {
             name: Some(name.to_string()),
             columns,
@@ -502,7 +491,7 @@ impl Parser {
             }
             (State::Outside, Line::Columns(_)) => return Err("#COLUMNS outside a block".into()),
             (State::NeedsColumns(mut b), Line::Columns(rest)) => {
-                b.columns = columns(rest)?;
+                b.columns = columns(rest.split_whitespace())?;
                 State::Rows(b)
             }
             (State::Rows(_), Line::Columns(_)) => {
@@ -597,9 +586,9 @@ fn meta_pair(rest: &str) -> Result<(String, String), String> {
 }
 
 /// The columns a `#COLUMNS` line names: distinct identifiers, `:text` marking text columns.
-fn columns(rest: &str) -> Result<Vec<Column>, String> {
+fn columns<'a>(specs: impl IntoIterator<Item = &'a str>) -> Result<Vec<Column>, String> {
     let mut cols: Vec<Column> = Vec::new();
-    for spec in rest.split_whitespace() {
+    for spec in specs {
         let (name, text) = match spec.strip_suffix(":text") {
             Some(s) => (s, true),
             None => (spec, false),
@@ -860,22 +849,32 @@ mod tests {
     }
 
     #[test]
+    #[should_panic(expected = "duplicate column name")]
+    fn a_writer_cannot_declare_a_column_twice() {
+        Block::new("b", &["ns", "ns:text"]);
+    }
+
+    #[test]
     fn meta_pairs_and_column_lists() {
         assert_eq!(meta_pair("k a  b"), Ok(("k".into(), "a  b".into())));
         assert_eq!(meta_pair("k"), Ok(("k".into(), "".into())));
         assert!(meta_pair("").unwrap_err().contains("key"));
         assert!(meta_pair("k/x v").unwrap_err().contains("\"k/x\""));
-        let c = columns("kib ns where:text").unwrap();
+        let c = columns("kib ns where:text".split_whitespace()).unwrap();
         assert_eq!(c.len(), 3);
         assert!(!c[0].text && c[2].text && c[2].name == "where");
-        assert!(columns("").unwrap_err().contains("no column"));
-        assert!(columns("a a:text").unwrap_err().contains("duplicate"));
-        assert!(columns("a b/c").unwrap_err().contains("bad column name"));
+        assert!(columns([]).unwrap_err().contains("no column"));
+        assert!(columns(["a", "a:text"]).unwrap_err().contains("duplicate"));
+        assert!(
+            columns(["a", "b/c"])
+                .unwrap_err()
+                .contains("bad column name")
+        );
     }
 
     #[test]
     fn named_and_bare_rows_are_checked() {
-        let cols = columns("x where:text").unwrap();
+        let cols = columns(["x", "where:text"]).unwrap();
         assert_eq!(
             named_row(&cols, &["1.5", "L1"]),
             Ok(vec![Value::Num(1.5), Value::Text("L1".into())])

@@ -174,7 +174,6 @@ pub fn merge_caches(sources: &[(Source, Vec<CacheReading>)]) -> Vec<CacheLevel> 
         .collect()
 }
 
-/// Parses a sysfs cache size such as `32K`, `1024K`, `16M` or a plain byte count.
 /// Everything this project records about a machine.
 #[derive(Debug, Clone)]
 pub struct MachineFacts {

@@ -258,9 +258,11 @@ mod tests {
         assert!((pair_share_over(&v, 2.0) - 2.0 / 3.0).abs() < 1e-12);
         assert!((pair_share_over(&v, 9.0) - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(pair_share_over(&v, 10.0), 0.0);
-        let thirty: Vec<f64> = (0..30).map(f64::from).collect();
-        // 435 pairs; all but none exceed 0% when values differ
-        assert_eq!(pair_share_over(&thirty[1..], 0.0), 1.0);
+        // 29 distinct positive values (406 pairs): every pair differs by more than 0%.
+        let distinct: Vec<f64> = (1..30).map(f64::from).collect();
+        assert_eq!(pair_share_over(&distinct, 0.0), 1.0);
+        // Equal values never count.
+        assert_eq!(pair_share_over(&[2.0; 30], 0.0), 0.0);
     }
 
     #[test]

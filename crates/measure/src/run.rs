@@ -277,7 +277,6 @@ mod tests {
         );
         let words = moved.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words.contains("the clock moved during the run"), "{moved}");
-        println!("{moved}");
     }
 
     #[test]

@@ -51,8 +51,8 @@ pub fn consumed(sb: &Summary, sc: &Summary) -> String {
         )
     } else {
         format!(
-            "(c) over (b) is {cb:.3}, a difference of {:.1} %, more than one store can cost: that \
-             is the run's noise, whose size part 2 measures.",
+            "(c) over (b) is {cb:.3}, a difference of {:.1} %, more than one store can cost: not \
+             the store; part 2 measures how much passes of the same code vary.",
             (cb - 1.0).abs() * 100.0
         )
     }

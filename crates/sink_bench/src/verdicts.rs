@@ -262,7 +262,10 @@ mod tests {
         assert_eq!(single_run(&steady, &steady, 3), None);
         let jumpy = SeriesStats::of("b", "b", &[100.0, 106.0, 100.0]).unwrap();
         let s = single_run(&steady, &jumpy, 3).expect("a pass 6 % off");
-        assert!(s.contains("took 106 ns") && s.contains("2 of its 2 pairs"), "{s}");
+        assert!(
+            s.contains("took 106 ns") && s.contains("2 of its 2 pairs"),
+            "{s}"
+        );
     }
 
     #[test]

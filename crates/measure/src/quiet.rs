@@ -18,6 +18,8 @@ pub struct Snapshot {
     pub own_s: f64,
     /// Monotonic time of the reading.
     pub at_s: f64,
+    /// The CPUs /proc/stat lists (its `cpuN` lines), if it was read.
+    pub cpus: Option<usize>,
 }
 
 /// The other work seen between two snapshots.
@@ -71,24 +73,40 @@ pub fn busy_from_stat(stat: &str, ticks_per_s: f64) -> Option<f64> {
     Some(busy as f64 / ticks_per_s)
 }
 
-/// The other work between `a` and `b`, or `None` where /proc/stat could not be read.
+/// The CPUs listed in the text of /proc/stat (its `cpu0`, `cpu1`, ... lines).
+pub fn cpus_from_stat(stat: &str) -> Option<usize> {
+    let n = stat
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count();
+    (n > 0).then_some(n)
+}
+
+/// The other work between `a` and `b`, or `None` where /proc/stat could not be read. The
+/// counters tick 100 times a second, so over a short window they can overshoot: other work is
+/// never more than every listed CPU busy for the whole window.
 pub fn between(a: &Snapshot, b: &Snapshot) -> Option<OtherWork> {
     let busy = b.machine_busy_s? - a.machine_busy_s?;
     let own = b.own_s - a.own_s;
+    let wall_s = (b.at_s - a.at_s).max(0.0);
+    let most = b
+        .cpus
+        .or(a.cpus)
+        .map_or(f64::INFINITY, |n| n as f64 * wall_s);
     Some(OtherWork {
-        cpu_s: (busy - own).max(0.0),
-        wall_s: (b.at_s - a.at_s).max(0.0),
+        cpu_s: (busy - own).clamp(0.0, most),
+        wall_s,
     })
 }
 
 /// Reads a snapshot now.
 pub fn snapshot() -> Snapshot {
     let tck = crate::facts::sysconf::positive(libc::_SC_CLK_TCK).map_or(0.0, |t| t as f64);
-    let machine_busy_s = fs::read_to_string("/proc/stat")
-        .ok()
-        .and_then(|s| busy_from_stat(&s, tck));
+    let stat = fs::read_to_string("/proc/stat").ok();
+    let machine_busy_s = stat.as_deref().and_then(|s| busy_from_stat(s, tck));
     Snapshot {
         machine_busy_s,
+        cpus: stat.as_deref().and_then(cpus_from_stat),
         own_s: rusage_s(libc::RUSAGE_SELF) + rusage_s(libc::RUSAGE_CHILDREN),
         at_s: crate::clock::now_ns() as f64 / 1e9,
     }
@@ -116,6 +134,7 @@ mod tests {
             machine_busy_s: busy_from_stat(stat, 100.0),
             own_s: own,
             at_s: at,
+            cpus: cpus_from_stat(stat),
         }
     }
 
@@ -145,11 +164,22 @@ mod tests {
     }
 
     #[test]
+    fn other_work_never_exceeds_every_cpu_busy_for_the_window() {
+        // 5 busy seconds counted in a 2 s window on the one CPU listed: ticks overshoot, and
+        // the most there can have been is 1 CPU for 2 s.
+        assert_eq!(cpus_from_stat(STAT_A), Some(1));
+        let w = between(&snap(STAT_A, 0.0, 0.0), &snap(STAT_B, 0.0, 2.0)).unwrap();
+        assert!((w.cores() - 1.0).abs() < 1e-9, "{w:?}");
+        assert_eq!(cpus_from_stat("cpu  1 2 3\nintr 5\n"), None);
+    }
+
+    #[test]
     fn unreadable_stat_is_unknown() {
         let a = Snapshot {
             machine_busy_s: None,
             own_s: 0.0,
             at_s: 0.0,
+            cpus: None,
         };
         assert_eq!(between(&a, &snap(STAT_B, 0.0, 1.0)), None);
     }

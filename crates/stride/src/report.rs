@@ -387,15 +387,27 @@ pub fn stride_findings(
                 format!(" ({}, in {})", bytes(b), facts.where_fits(b))
             });
             let r = last.fresh.median / last.wrap.median;
-            let verdict = if r > 1.0 + DEFAULT_TOLERANCE {
+            // A difference is claimed only where every round of one walk beat every round of
+            // the other.
+            let (cheaper, dearer) = (
+                last.wrap.max < last.fresh.min,
+                last.fresh.max < last.wrap.min,
+            );
+            let verdict = if r > 1.0 + DEFAULT_TOLERANCE && cheaper {
                 format!(
                     "{:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look \
                      cheaper.",
                     last.fresh.median, last.wrap.median
                 )
-            } else if r < 1.0 - DEFAULT_TOLERANCE {
+            } else if r < 1.0 - DEFAULT_TOLERANCE && dearer {
                 format!(
                     "{:.2} ns against {:.2} ns ({r:.2}x): re-reading did not help here.",
+                    last.fresh.median, last.wrap.median
+                )
+            } else if !(1.0 - DEFAULT_TOLERANCE..=1.0 + DEFAULT_TOLERANCE).contains(&r) {
+                format!(
+                    "{:.2} ns against {:.2} ns ({r:.2}x), but the rounds of the two walks \
+                     overlap: no clear difference in this run.",
                     last.fresh.median, last.wrap.median
                 )
             } else {

@@ -388,9 +388,13 @@ fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
     let slow = samples.iter().filter(|&&x| x > 1.5 * s.median).count();
     let mut say = vec![if mm > 1.02 {
         format!(
-            "the mean sits {:.1}% above the median: {slow} slow round(s) (over 1.5x the median) \
-             dragged it; the median barely moved.",
-            (mm - 1.0) * 100.0
+            "the mean sits {:.1}% above the median: {} dragged it; the median barely moved.",
+            (mm - 1.0) * 100.0,
+            if slow > 0 {
+                format!("{slow} slow round(s) (over 1.5x the median)")
+            } else {
+                "the slower rounds, none over 1.5x the median,".to_string()
+            }
         )
     } else if mm < 0.98 {
         format!(

@@ -3,9 +3,9 @@
 //! `latency` block, the second table (the sweeps and the spreads), and the boundaries each
 //! series shows, with the rows of the `knees` block.
 
-use crate::{ROUND_TOLERANCE, TOP_WITHIN};
 use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
+use crate::{ROUND_TOLERANCE, TOP_WITHIN};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
 use measure::fmt::{WIDTH, bytes, conclude, say, wrap_to};

@@ -316,8 +316,8 @@ pub fn boundaries(
             "{}",
             wrap_to(
                 &format!(
-                    "from {} on, every stable size reads within {top_within}x of the largest \
-                     stable one ({})",
+                    "from {} on, stable sizes read within {top_within}x of the largest stable \
+                     one ({})",
                     bytes(k * 1024),
                     bytes(of * 1024)
                 ),

@@ -13,15 +13,16 @@ use measure::stats::Summary;
 
 /// The line size and where it came from (human line and `#META`).
 pub fn line(fact: &Fact) {
-    match fact.value {
-        Some(l) => println!(
-            "  cache line     : {l} bytes (from {})",
+    let text = match fact.value {
+        Some(l) => format!(
+            "{l} bytes (from {})",
             fact.source.map_or("?".into(), |s| s.to_string())
         ),
-        None => println!(
-            "  cache line     : unknown (no source reports it): lines, bytes in vain and distinct\n                   lines are NA below"
-        ),
-    }
+        None => "unknown (no source reports it): lines, bytes in vain and distinct lines are NA \
+                 below"
+            .into(),
+    };
+    println!("{}", field("cache line", &text));
     meta(
         measure::schema::stride::META_LINE_BYTES,
         fact.value.map_or("unknown".into(), |l| l.to_string()),

@@ -3,9 +3,9 @@
 //! `latency` block, the second table (the sweeps and the spreads), and the boundaries each
 //! series shows, with the rows of the `knees` block.
 
-use crate::ROUND_TOLERANCE;
 use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
+use crate::{ROUND_TOLERANCE, TOP_WITHIN};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
 use measure::fmt::{WIDTH, bytes, conclude, say, wrap_to};
@@ -275,6 +275,8 @@ pub fn knees_block() -> Block {
 pub struct Boundaries {
     /// From which size (KiB) on every stable point reads near the largest set's latency.
     pub top_from_kib: Option<u64>,
+    /// The largest stable size (KiB): the level `top_from_kib` is read against.
+    pub top_of_kib: Option<u64>,
     /// Where the last knee starts (KiB).
     pub last_knee_kib: Option<u64>,
     pub found: Vec<Finding>,
@@ -307,12 +309,24 @@ pub fn boundaries(
         .collect();
     println!("  {}:", series.label());
     let top = knees::top_level_from(&pts, top_within);
-    match top {
-        Some(k) => println!(
-            "    top     : from {} on, every stable size reads within {top_within}x of the largest",
-            bytes(k * 1024)
+    // The level the top is read against: the largest stable size, not the largest measured.
+    let top_of = pts.iter().rev().find(|p| p.stable).map(|p| p.kib);
+    match (top, top_of) {
+        (Some(k), Some(of)) => println!(
+            "{}",
+            wrap_to(
+                &format!(
+                    "from {} on, stable sizes read within {top_within}x of the largest stable \
+                     one ({})",
+                    bytes(k * 1024),
+                    bytes(of * 1024)
+                ),
+                "    top     : ",
+                "              ",
+                WIDTH
+            )
         ),
-        None => println!(
+        _ => println!(
             "    top     : none (the curve never rises to {}x its first stable point, or too \
              few stable points)",
             knees::TOP_RISE
@@ -415,6 +429,7 @@ pub fn boundaries(
     );
     Boundaries {
         top_from_kib: top,
+        top_of_kib: top_of,
         last_knee_kib: last_knee,
         found,
         stable: pts.iter().filter(|p| p.stable).count(),
@@ -502,22 +517,31 @@ pub fn read_boundaries(
     }
     if let Some((_, largest)) = reported.iter().max_by_key(|(_, b)| *b) {
         let largest = *largest;
-        conclude(&match first.top_from_kib.map(|k| k * 1024) {
+        let top = first.top_from_kib.map(|k| k * 1024);
+        // The level the top was read against: the largest stable size.
+        let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
+        conclude(&match top {
             _ if max_bytes < 2 * largest => format!(
                 "the largest working set ({}) is not twice the largest reported cache ({}): the \
                  top of this curve is not memory yet (a full run climbs further).",
                 bytes(max_bytes),
                 bytes(largest)
             ),
-            Some(top) if top >= max_bytes => format!(
-                "the curve was still rising at its largest working set ({}): it shows no top \
-                 level in this run.",
-                bytes(max_bytes)
+            Some(_) if of < 2 * largest => format!(
+                "the largest stable working set ({}) is not twice the largest reported cache \
+                 ({}): this run cannot say where memory begins.",
+                bytes(of),
+                bytes(largest)
+            ),
+            Some(top) if top >= of => format!(
+                "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
+                 it: this run shows no top level.",
+                bytes(of)
             ),
             Some(top) if top * 2 <= largest => format!(
                 "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
                  cache ({}): this program got less of that cache than reported.",
-                bytes(max_bytes),
+                bytes(of),
                 bytes(top),
                 largest as f64 / top as f64,
                 bytes(largest)
@@ -525,7 +549,7 @@ pub fn read_boundaries(
             Some(top) if top >= largest * 2 => format!(
                 "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
                  reported cache ({}): it kept rising past the caches.",
-                bytes(max_bytes),
+                bytes(of),
                 bytes(top),
                 top as f64 / largest as f64,
                 bytes(largest)
@@ -533,7 +557,7 @@ pub fn read_boundaries(
             Some(top) => format!(
                 "the curve reaches the level of {} from {} on, within a doubling of the largest \
                  reported cache ({}): the report and the curve agree about where memory begins.",
-                bytes(max_bytes),
+                bytes(of),
                 bytes(top),
                 bytes(largest)
             ),

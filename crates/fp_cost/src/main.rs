@@ -33,7 +33,7 @@ mod timing;
 use kernels::{CHAINS, OPS, PER_ELEMENT};
 use measure::clock::CoreClock;
 use measure::data::{Block, meta};
-use measure::fmt::{self, bytes, wrap_to};
+use measure::fmt::{self, bytes};
 use measure::run::Experiment;
 use measure::schema::fp_cost::key;
 use measure::show::how_to_read;
@@ -118,7 +118,7 @@ fn how_this_is_measured(exp: &Experiment, reps: usize, rounds: usize) -> (CoreCl
         exp.facts.where_fits(set),
         l1.map_or(String::new(), |s| format!(" (L1d {})", bytes(s)))
     );
-    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    fmt::say(&text, "  ");
     let cc = exp.core_clock();
     let dots = ["fp_dot4_f64", "fp_per_element"]
         .into_iter()
@@ -154,7 +154,7 @@ fn denormals(exp: &mut Experiment, reps: usize, rounds: usize, shapes: &Shapes) 
         f64::MIN_POSITIVE,
         shapes.of("fp_dot4_f64"),
     );
-    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    fmt::say(&text, "  ");
     let d = timing::denormals(tiny, reps, rounds);
     report::flush_switch(&d);
     report::denormal_table(&d);
@@ -286,7 +286,7 @@ fn operations(
         },
         shapes.of("fp_per_element")
     );
-    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    fmt::say(&text, "  ");
     // The placement scan needs GCC's code, reproduced for x86-64 only.
     let scan = cfg!(target_arch = "x86_64");
     let pe = timing::per_element(N, reps, rounds, scan);
@@ -304,7 +304,8 @@ fn operations(
          reproduced on x86-64 only; here the loop is the compiler's own)"
             .to_string()
     };
-    println!("\n{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    println!();
+    fmt::say(&text, "  ");
     if scan {
         report::placements(&pe);
     }
@@ -317,7 +318,8 @@ fn operations(
          estimate (compare uops.info for this CPU family) and how many are in flight at once \
          (latency / throughput):"
     );
-    println!("\n{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    println!();
+    fmt::say(&text, "  ");
     report::ops_table(&o, cc, shapes);
     println!(
         "  (the sqrt and sin chains add 1 each step; the add's latency, {:.3} ns, is subtracted)",
@@ -477,7 +479,7 @@ fn beyond_the_cache(
         bytes(total),
         exp.facts.where_fits(total)
     );
-    println!("{}", wrap_to(&text, "  ", "  ", fmt::WIDTH));
+    fmt::say(&text, "  ");
     if let Err(e) = measure::mem::room_for(total) {
         println!("  skipped: {e}.");
         meta("big_array_verdict", format!("skipped: {e}"));

@@ -71,7 +71,7 @@ pub fn shapes(shapes: &Shapes) {
             wrong.join("; ")
         )
     };
-    println!("{}", wrap_to(&text, "  ", "  ", measure::fmt::WIDTH));
+    measure::fmt::say(&text, "  ");
 }
 
 /// The control register before, during and after the flush-to-zero rounds, and whether the

@@ -158,12 +158,11 @@ fn main() {
     // == Beyond the appendix: the core clock, so later figures can show cycles.
     exp.section("core clock estimate (beyond the appendix)");
     let cc = exp.core_clock();
-    if let Some(ghz) = cc.ghz {
+    if let Some(cycles) = cc.cycles(g.median) {
         how_to_read(&[format!(
-            "one clock reading is about {:.0} cycles at this estimate. It assumes one dependent \
-             addition per cycle, true of every current x86-64 and Arm core; the other \
-             experiments print cycles with it.",
-            g.median * ghz
+            "one clock reading is about {cycles:.0} cycles at this estimate. It assumes one \
+             dependent addition per cycle, true of every current x86-64 and Arm core; the \
+             other experiments print cycles with it."
         )]);
     }
     exp.key_figure("core_clock", cc.ghz, "GHz");

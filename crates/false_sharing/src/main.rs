@@ -610,6 +610,8 @@ fn c2c_verdict(
                  when the line leaves."
             } else if p > 1.0 + SAME_WITHIN / 2.0 || n > 1.0 + SAME_WITHIN / 2.0 {
                 "a spinning load fetches the line shared and the store must ask for it again."
+            } else if p < 1.0 - SAME_WITHIN / 2.0 || n < 1.0 - SAME_WITHIN / 2.0 {
+                "here a load and a store passed the line faster than the compare-and-swap."
             } else {
                 "here the three ways cost about the same."
             }

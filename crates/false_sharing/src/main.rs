@@ -449,7 +449,7 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
             if a1 > 1.0 + SAME_WITHIN && m1 > 1.0 + SAME_WITHIN {
                 ": owning the line and keeping order cost even with no rival."
             } else {
-                "; not clearly dearer than a plain one in this run."
+                "; not both clearly dearer than a plain one in this run."
             }
         ));
     }

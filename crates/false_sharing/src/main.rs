@@ -154,19 +154,15 @@ fn main() {
     exp.section("2. two threads, each incrementing its own slot: only the distance changes");
     let (table, ratios) = report::distance(&two, line.value);
     let disturbed = table.warnings(&two);
-    let mut say = false_sharing_verdict(&two, &ratios, &table.splits, line.value, &mut exp);
-    let plain: Vec<&str> = say
-        .iter()
-        .filter(|x| !x.contains("two groups"))
-        .map(String::as_str)
-        .collect();
-    meta("fs_verdict", plain.join(" "));
+    let (mut say, groups) = false_sharing_verdict(&two, &ratios, line.value, &mut exp);
+    meta("fs_verdict", say.join(" "));
     meta(
         "fs_groups_verdict",
-        say.iter()
-            .find(|x| x.contains("two groups"))
-            .map_or("one group of rounds in every row", String::as_str),
+        groups
+            .as_deref()
+            .unwrap_or("one group of rounds in every row"),
     );
+    say.extend(groups);
     say.extend(report::caveat(disturbed));
     how_to_read(&say);
     table.print();
@@ -245,21 +241,23 @@ fn main() {
     exp.finish();
 }
 
-/// Section 2's verdict, from the run's own ratios against a perfect split and, where the
-/// rounds split in two groups, from both groups.
+/// Section 2's verdict, from the run's own ratios against a perfect split; and, where the
+/// same-line rounds split in two groups, the sentence about both groups.
 fn false_sharing_verdict(
     two: &[Measured],
     ratios: &[(usize, Summary)],
-    splits: &[(String, stats::Split)],
     line: Option<u64>,
     exp: &mut measure::run::Experiment,
-) -> Vec<String> {
+) -> (Vec<String>, Option<String>) {
     let Some(l) = line else {
-        return vec![
-            "the line size is unknown, so the rows cannot be split into same-line and \
-             separate-line; read the distance at which the cost falls off the table itself."
-                .into(),
-        ];
+        return (
+            vec![
+                "the line size is unknown, so the rows cannot be split into same-line and \
+                 separate-line; read the distance at which the cost falls off the table itself."
+                    .into(),
+            ],
+            None,
+        );
     };
     let rows = |same: bool| -> Vec<&Measured> {
         two[1..]
@@ -276,9 +274,12 @@ fn false_sharing_verdict(
         stats::median(&v)
     };
     let (Some(same), Some(apart)) = (med(true), med(false)) else {
-        return vec![format!(
-            "every distance here is on one side of the {l}-byte line: no comparison possible."
-        )];
+        return (
+            vec![format!(
+                "every distance here is on one side of the {l}-byte line: no comparison possible."
+            )],
+            None,
+        );
     };
     let loss = same / apart;
     exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
@@ -331,15 +332,8 @@ fn false_sharing_verdict(
         ));
     }
     // Two groups of same-line rounds: report the loss of each, and whether it is always there.
-    let same_splits: Vec<&stats::Split> = splits
-        .iter()
-        .filter(|(name, _)| {
-            name.trim_end_matches(" B")
-                .parse::<u64>()
-                .is_ok_and(|g| g < l)
-        })
-        .map(|(_, s)| s)
-        .collect();
+    let mut groups = None;
+    let same_splits: Vec<stats::Split> = rows(true).iter().filter_map(|m| m.split()).collect();
     let apart_ns: Vec<f64> = rows(false).iter().map(|m| m.summary().median).collect();
     if let (false, Some(apart_ns)) = (same_splits.is_empty(), stats::median(&apart_ns)) {
         let lo = stats::median(&same_splits.iter().map(|s| s.low.median).collect::<Vec<_>>());
@@ -359,7 +353,7 @@ fn false_sharing_verdict(
             .fold(0.0, f64::max);
         let presence = fastest_same / slowest_apart;
         if let (Some(lo), Some(hi)) = (lo, hi) {
-            say.push(format!(
+            groups = Some(format!(
                 "The same-line rounds fell into two groups, which no median describes: the size \
                  of the loss depends on which group a run lands in ({:.1}x or {:.1}x a \
                  separate-line increment); {}",
@@ -379,7 +373,7 @@ fn false_sharing_verdict(
             ));
         }
     }
-    say
+    (say, groups)
 }
 
 /// Section 3's verdict: two threads on one line against two on separate lines.

@@ -404,18 +404,25 @@ fn layout_verdict(teams: &[Measured], apart: usize, max_threads: usize) -> Vec<S
             SAME_WITHIN * 100.0
         )
     }];
-    if one.split().is_some() {
+    let which = match (one.split().is_some(), sep.split().is_some()) {
+        (true, true) => Some("one-line and separate-line"),
+        (true, false) => Some("one-line"),
+        (false, true) => Some("separate-line"),
+        (false, false) => None,
+    };
+    if let Some(which) = which {
         // Whether even the fastest one-line round lost against the slowest separate one.
         let fastest_one = one.ns.iter().copied().fold(f64::INFINITY, f64::min);
         let slowest_sep = sep.ns.iter().copied().fold(0.0, f64::max);
         let presence = fastest_one / slowest_sep;
         say.push(if presence > 1.0 + SAME_WITHIN {
-            "Its one-line rounds fell into two groups (above): how large the factor is depends \
-             on which group a run lands in; that there is one does not."
-                .into()
+            format!(
+                "Its {which} rounds fell into two groups (above): how large the factor is \
+                 depends on which group a run lands in; that there is one does not."
+            )
         } else {
             format!(
-                "Its one-line rounds fell into two groups (above): how large the factor is \
+                "Its {which} rounds fell into two groups (above): how large the factor is \
                  depends on which group a run lands in, and even whether there is one: the \
                  fastest one-line round cost {presence:.2}x the slowest separate-line one."
             )

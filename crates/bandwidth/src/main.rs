@@ -237,7 +237,17 @@ fn main() {
         bytes,
         |r| read(r, laps),
     );
-    let totals = report::threads(&trows, available, region);
+    // Why a row is skipped: too few cores, or memory for too few regions.
+    let short = if available < cores.len() {
+        format!(
+            "memory for {available} region(s) of {} only, though {} cores may be used",
+            size(region),
+            cores.len()
+        )
+    } else {
+        format!("more cores than the {available} this run may use")
+    };
+    let totals = report::threads(&trows, &short, region);
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
     reading::threads(&trows, &totals);
@@ -246,7 +256,12 @@ fn main() {
     exp.section("6. latency under load: a pointer chase while the other cores stream");
     let mut loaded = None;
     if available < 2 {
-        println!("  skipped: this run may use one core; a loaded latency needs at least two");
+        let why = if available < cores.len() {
+            short.as_str()
+        } else {
+            "this run may use one core"
+        };
+        println!("  skipped: {why}; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
     } else {
         let line = exp.facts.line_size().value.unwrap_or(64) as usize;

@@ -435,12 +435,9 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
     (drops, agree, last)
 }
 
-/// Section 5's table and its `threads` block. Returns each measured row's median total.
-pub fn threads(
-    rows: &[crate::team::ThreadRow],
-    available: usize,
-    region: u64,
-) -> Vec<(usize, f64)> {
+/// Section 5's table and its `threads` block; `short` says why the rows not run were
+/// skipped. Returns each measured row's median total.
+pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec<(usize, f64)> {
     println!(
         "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds held off a core",
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
@@ -507,10 +504,7 @@ pub fn threads(
         out.push((r.threads, s.median));
     }
     if !skipped.is_empty() {
-        println!(
-            "  {:<7} skipped: more cores than the {available} this run may use",
-            skipped.join(", ")
-        );
+        println!("  {:<7} skipped: {short}", skipped.join(", "));
     }
     b.print();
     out

@@ -543,10 +543,15 @@ fn c2c_verdict(
         format!(
             "a line took {} one way (median of the directions): more than a line needs \
              between two cores of one chip on current parts (under {FAR_ONE_WAY_NS:.0} ns), \
-             although sysfs reports one package. The two vCPUs were likely placed on distant \
+             although sysfs {}. The two vCPUs were likely placed on distant \
              host cores for this run: the number is honest for this placement, which another \
              run need not get. Run again later and compare.",
-            ns(sum.median)
+            ns(sum.median),
+            if one_way.iter().all(|x| x.same_package == Some(true)) {
+                "reports one package"
+            } else {
+                "does not say for every pair whether the two share a package"
+            }
         )
     } else {
         format!(

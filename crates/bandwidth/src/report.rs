@@ -51,16 +51,12 @@ pub fn find(kernels: &[Kernel], op: Op, form: Form) -> Option<usize> {
     kernels.iter().position(|k| k.op == op && k.form == form)
 }
 
-/// A rate for a table: three significant figures at most, never wider than 7 characters.
+/// A rate for a table: three significant figures ([`measure::fmt::sig`]), "-" if unknown.
 pub fn gbs(x: f64) -> String {
-    if !x.is_finite() {
-        "-".into()
-    } else if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
+    if x.is_finite() {
+        measure::fmt::sig(x, 3)
     } else {
-        format!("{x:.2}")
+        "-".into()
     }
 }
 

@@ -264,7 +264,7 @@ pub fn non_temporal(
             let first_indent = format!("  {:<6}: ", op.name());
             println!(
                 "{}",
-                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), 100)
+                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), measure::fmt::WIDTH)
             );
             meta(
                 &format!("{}_stream_wins_from_kib", op.name()),

@@ -13,7 +13,7 @@
 
 use crate::team;
 use measure::chase::{Link, Plan, Ring, timed_round};
-use measure::clock::{now_ns, thread_cpu_ns};
+use measure::clock::now_ns;
 use measure::ring;
 use measure::stats::Summary;
 use measure::team::Seen;
@@ -56,13 +56,7 @@ pub fn measure(mem: &mut [u64], bytes: usize, line: usize, plan: &Plan, load: Lo
     let (mut idle_share, mut loaded_share) = (Vec::new(), Vec::new());
     // One timed round and the share of it the chasing thread spent on its core.
     let round = |ring: &mut Ring<'_>, steps: u64| {
-        let (c0, t0) = (thread_cpu_ns(), now_ns());
-        let ns = timed_round(ring, steps);
-        let (c1, t1) = (thread_cpu_ns(), now_ns());
-        let share = match (c0, c1) {
-            (Some(a), Some(b)) if t1 > t0 => (b - a) as f64 / (t1 - t0) as f64,
-            _ => 1.0,
-        };
+        let (ns, _, share) = crate::sweep::on_core(|| timed_round(ring, steps));
         (ns, share)
     };
     let ((), streamers) =

@@ -157,10 +157,15 @@ fn main() {
             .find_map(|(_, s)| s.access_bytes)
     };
     match (widths(Form::Plain), widths(Form::Explicit)) {
-        (Some(p), Some(e)) => conclude(&format!(
+        (Some(p), Some(e)) if p < e => conclude(&format!(
             "The plain loops move {p} bytes per access, the explicit kernels {e} ({:.0}x): the build \
              targets the baseline; only code chosen at run time uses the widest registers.",
             e as f64 / p as f64
+        )),
+        (Some(p), Some(e)) => conclude(&format!(
+            "The plain loops move {p} bytes per access, the explicit kernels {e}: this build \
+             already uses the widest registers, so the two forms differ in how they are written, \
+             not in width."
         )),
         _ => conclude(
             "The kernels' code could not be read back, so their widths are as written, not checked.",
@@ -232,7 +237,17 @@ fn main() {
         bytes,
         |r| read(r, laps),
     );
-    let totals = report::threads(&trows, available, region);
+    // Why a row is skipped: too few cores, or memory for too few regions.
+    let short = if available < cores.len() {
+        format!(
+            "memory for {available} region(s) of {} only, though {} cores may be used",
+            size(region),
+            cores.len()
+        )
+    } else {
+        format!("more cores than the {available} this run may use")
+    };
+    let totals = report::threads(&trows, &short, region);
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
     reading::threads(&trows, &totals);
@@ -241,7 +256,12 @@ fn main() {
     exp.section("6. latency under load: a pointer chase while the other cores stream");
     let mut loaded = None;
     if available < 2 {
-        println!("  skipped: this run may use one core; a loaded latency needs at least two");
+        let why = if available < cores.len() {
+            short.as_str()
+        } else {
+            "this run may use one core"
+        };
+        println!("  skipped: {why}; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
     } else {
         let line = exp.facts.line_size().value.unwrap_or(64) as usize;

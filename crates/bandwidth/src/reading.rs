@@ -38,7 +38,7 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize, beyond: Opti
             if beyond != Some(true) {
                 "the largest set is not beyond the caches (or no cache size is reported), so \
                  this run does not show what memory does."
-            } else if e1 / p1 < 1.15 && e0 / p0 > 1.15 {
+            } else if (1.0 / 1.15..1.15).contains(&(e1 / p1)) && e0 / p0 > 1.15 {
                 "wide registers pay inside the caches; from memory, the memory sets the pace."
             } else {
                 "read the two columns before drawing a conclusion from either."

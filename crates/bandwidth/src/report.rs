@@ -51,16 +51,12 @@ pub fn find(kernels: &[Kernel], op: Op, form: Form) -> Option<usize> {
     kernels.iter().position(|k| k.op == op && k.form == form)
 }
 
-/// A rate for a table: three significant figures at most, never wider than 7 characters.
+/// A rate for a table: three significant figures ([`measure::fmt::sig`]), "-" if unknown.
 pub fn gbs(x: f64) -> String {
-    if !x.is_finite() {
-        "-".into()
-    } else if x >= 100.0 {
-        format!("{x:.0}")
-    } else if x >= 10.0 {
-        format!("{x:.1}")
+    if x.is_finite() {
+        measure::fmt::sig(x, 3)
     } else {
-        format!("{x:.2}")
+        "-".into()
     }
 }
 
@@ -268,7 +264,7 @@ pub fn non_temporal(
             let first_indent = format!("  {:<6}: ", op.name());
             println!(
                 "{}",
-                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), 100)
+                measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), measure::fmt::WIDTH)
             );
             meta(
                 &format!("{}_stream_wins_from_kib", op.name()),
@@ -302,9 +298,14 @@ pub fn non_temporal(
                     size(last.bytes as u64)
                 ),
             };
+            let why = if inside < 1.0 / STREAM_WINS {
+                "it sends every line to memory even though the next lap will want it back."
+            } else {
+                "in this run it was not slower there, although it sends every line to memory."
+            };
             conclude(&format!(
-                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: it \
-                 sends every line to memory even though the next lap will want it back. {tail}"
+                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: \
+                 {why} {tail}"
             ));
         }
     }
@@ -430,12 +431,9 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
     (drops, agree, last)
 }
 
-/// Section 5's table and its `threads` block. Returns each measured row's median total.
-pub fn threads(
-    rows: &[crate::team::ThreadRow],
-    available: usize,
-    region: u64,
-) -> Vec<(usize, f64)> {
+/// Section 5's table and its `threads` block; `short` says why the rows not run were
+/// skipped. Returns each measured row's median total.
+pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec<(usize, f64)> {
     println!(
         "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds held off a core",
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
@@ -502,10 +500,7 @@ pub fn threads(
         out.push((r.threads, s.median));
     }
     if !skipped.is_empty() {
-        println!(
-            "  {:<7} skipped: more cores than the {available} this run may use",
-            skipped.join(", ")
-        );
+        println!("  {:<7} skipped: {short}", skipped.join(", "));
     }
     b.print();
     out

@@ -83,14 +83,7 @@ pub fn round(k: &Kernel, m: &mut [u64], n: usize, laps: u64, r: usize) -> (f64, 
         Fun::Copy(_) => samples(n / 2).for_each(|i| m[i] = mark ^ i as u64),
         Fun::Read(_) => {}
     }
-    let (c0, t0) = (thread_cpu_ns(), now_ns());
-    let got = call(k, m, n, v, laps);
-    let (c1, t1) = (thread_cpu_ns(), now_ns());
-    let ns = (t1 - t0) as f64;
-    let share = match (c0, c1) {
-        (Some(a), Some(b)) if t1 > t0 => (b - a) as f64 / ns,
-        _ => 1.0,
-    };
+    let (got, ns, share) = on_core(|| call(k, m, n, v, laps));
     let name = k.name();
     match k.fun {
         Fun::Read(_) => assert_eq!(
@@ -108,6 +101,21 @@ pub fn round(k: &Kernel, m: &mut [u64], n: usize, laps: u64, r: usize) -> (f64, 
         ),
     }
     (ns.max(1.0), share)
+}
+
+/// Runs `f` and returns what it returned, the wall nanoseconds it took, and the share of
+/// them the calling thread spent on its core (its CPU time over the wall time; 1 where the
+/// thread's CPU clock cannot be read).
+pub fn on_core<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let (c0, t0) = (thread_cpu_ns(), now_ns());
+    let out = f();
+    let (c1, t1) = (thread_cpu_ns(), now_ns());
+    let ns = (t1 - t0) as f64;
+    let share = match (c0, c1) {
+        (Some(a), Some(b)) if t1 > t0 => (b - a) as f64 / ns,
+        _ => 1.0,
+    };
+    (out, ns, share)
 }
 
 /// How many laps make a round of kernel `k` last about `round_ns`: laps are quadrupled from

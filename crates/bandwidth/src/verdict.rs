@@ -1,6 +1,7 @@
 //! Section 7: each level at a glance in GB/s and bytes per cycle, and the verdicts the issue
 //! asks for, every one computed from this run: L1 against memory, L1 against the core's
-//! load and store limit, and all cores against one.
+//! load and store limit; and all cores against one, recorded (`#META verdict_all_cores`)
+//! but not printed again: section 5 says it under its table.
 
 use crate::kernels::{Form, Kernel, Op};
 use crate::limit::Limit;
@@ -220,10 +221,10 @@ pub fn print(
     // All cores against one.
     match seen.threads {
         Some((one, (n, all))) if n > 1 => {
-            verdict(
-                "all_cores",
-                "All cores",
-                &format!(
+            // Section 5 printed this with its table; it is only recorded here.
+            meta(
+                "verdict_all_cores",
+                format!(
                     "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
                  GB/s.{}",
                     gbs(all),
@@ -244,7 +245,7 @@ pub fn print(
             exp.key_figure("all_cores_over_one", all / one, "x");
         }
         _ => {
-            verdict("all_cores", "All cores", "one core only, not compared.");
+            meta("verdict_all_cores", "one core only, not compared.");
             exp.key_figure("all_cores_over_one", None::<f64>, "x");
         }
     }

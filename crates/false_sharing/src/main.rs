@@ -154,19 +154,15 @@ fn main() {
     exp.section("2. two threads, each incrementing its own slot: only the distance changes");
     let (table, ratios) = report::distance(&two, line.value);
     let disturbed = table.warnings(&two);
-    let mut say = false_sharing_verdict(&two, &ratios, &table.splits, line.value, &mut exp);
-    let plain: Vec<&str> = say
-        .iter()
-        .filter(|x| !x.contains("two groups"))
-        .map(String::as_str)
-        .collect();
-    meta("fs_verdict", plain.join(" "));
+    let (mut say, groups) = false_sharing_verdict(&two, &ratios, line.value, &mut exp);
+    meta("fs_verdict", say.join(" "));
     meta(
         "fs_groups_verdict",
-        say.iter()
-            .find(|x| x.contains("two groups"))
-            .map_or("one group of rounds in every row", String::as_str),
+        groups
+            .as_deref()
+            .unwrap_or("one group of rounds in every row"),
     );
+    say.extend(groups);
     say.extend(report::caveat(disturbed));
     how_to_read(&say);
     table.print();
@@ -245,21 +241,23 @@ fn main() {
     exp.finish();
 }
 
-/// Section 2's verdict, from the run's own ratios against a perfect split and, where the
-/// rounds split in two groups, from both groups.
+/// Section 2's verdict, from the run's own ratios against a perfect split; and, where the
+/// same-line rounds split in two groups, the sentence about both groups.
 fn false_sharing_verdict(
     two: &[Measured],
     ratios: &[(usize, Summary)],
-    splits: &[(String, stats::Split)],
     line: Option<u64>,
     exp: &mut measure::run::Experiment,
-) -> Vec<String> {
+) -> (Vec<String>, Option<String>) {
     let Some(l) = line else {
-        return vec![
-            "the line size is unknown, so the rows cannot be split into same-line and \
-             separate-line; read the distance at which the cost falls off the table itself."
-                .into(),
-        ];
+        return (
+            vec![
+                "the line size is unknown, so the rows cannot be split into same-line and \
+                 separate-line; read the distance at which the cost falls off the table itself."
+                    .into(),
+            ],
+            None,
+        );
     };
     let rows = |same: bool| -> Vec<&Measured> {
         two[1..]
@@ -276,9 +274,12 @@ fn false_sharing_verdict(
         stats::median(&v)
     };
     let (Some(same), Some(apart)) = (med(true), med(false)) else {
-        return vec![format!(
-            "every distance here is on one side of the {l}-byte line: no comparison possible."
-        )];
+        return (
+            vec![format!(
+                "every distance here is on one side of the {l}-byte line: no comparison possible."
+            )],
+            None,
+        );
     };
     let loss = same / apart;
     exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
@@ -331,15 +332,8 @@ fn false_sharing_verdict(
         ));
     }
     // Two groups of same-line rounds: report the loss of each, and whether it is always there.
-    let same_splits: Vec<&stats::Split> = splits
-        .iter()
-        .filter(|(name, _)| {
-            name.trim_end_matches(" B")
-                .parse::<u64>()
-                .is_ok_and(|g| g < l)
-        })
-        .map(|(_, s)| s)
-        .collect();
+    let mut groups = None;
+    let same_splits: Vec<stats::Split> = rows(true).iter().filter_map(|m| m.split()).collect();
     let apart_ns: Vec<f64> = rows(false).iter().map(|m| m.summary().median).collect();
     if let (false, Some(apart_ns)) = (same_splits.is_empty(), stats::median(&apart_ns)) {
         let lo = stats::median(&same_splits.iter().map(|s| s.low.median).collect::<Vec<_>>());
@@ -359,7 +353,7 @@ fn false_sharing_verdict(
             .fold(0.0, f64::max);
         let presence = fastest_same / slowest_apart;
         if let (Some(lo), Some(hi)) = (lo, hi) {
-            say.push(format!(
+            groups = Some(format!(
                 "The same-line rounds fell into two groups, which no median describes: the size \
                  of the loss depends on which group a run lands in ({:.1}x or {:.1}x a \
                  separate-line increment); {}",
@@ -379,7 +373,7 @@ fn false_sharing_verdict(
             ));
         }
     }
-    say
+    (say, groups)
 }
 
 /// Section 3's verdict: two threads on one line against two on separate lines.
@@ -410,16 +404,23 @@ fn layout_verdict(teams: &[Measured], apart: usize, max_threads: usize) -> Vec<S
             SAME_WITHIN * 100.0
         )
     }];
-    if one.split().is_some() {
+    let which = match (one.split().is_some(), sep.split().is_some()) {
+        (true, true) => Some("one-line and separate-line"),
+        (true, false) => Some("one-line"),
+        (false, true) => Some("separate-line"),
+        (false, false) => None,
+    };
+    if let Some(which) = which {
         // Whether even the fastest one-line round lost against the slowest separate one.
         let presence = one.summary().min / sep.summary().max;
         say.push(if presence > 1.0 + SAME_WITHIN {
-            "Its one-line rounds fell into two groups (above): how large the factor is depends \
-             on which group a run lands in; that there is one does not."
-                .into()
+            format!(
+                "Its {which} rounds fell into two groups (above): how large the factor is \
+                 depends on which group a run lands in; that there is one does not."
+            )
         } else {
             format!(
-                "Its one-line rounds fell into two groups (above): how large the factor is \
+                "Its {which} rounds fell into two groups (above): how large the factor is \
                  depends on which group a run lands in, and even whether there is one: the \
                  fastest one-line round cost {presence:.2}x the slowest separate-line one."
             )
@@ -443,8 +444,12 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
     if let (Some(a1), Some(m1)) = (vs(atomic(1), Work::BASELINE), vs(locked(1), Work::BASELINE)) {
         say.push(format!(
             "uncontended, a relaxed atomic increment costs {a1:.1}x a plain one and an \
-             increment under the mutex {m1:.1}x: owning the line and keeping order cost even \
-             with no rival."
+             increment under the mutex {m1:.1}x{}",
+            if a1 > 1.0 + SAME_WITHIN && m1 > 1.0 + SAME_WITHIN {
+                ": owning the line and keeping order cost even with no rival."
+            } else {
+                "; not both clearly dearer than a plain one in this run."
+            }
         ));
     }
     for w in [atomic(1), locked(1)] {
@@ -536,10 +541,15 @@ fn c2c_verdict(
         format!(
             "a line took {} one way (median of the directions): more than a line needs \
              between two cores of one chip on current parts (under {FAR_ONE_WAY_NS:.0} ns), \
-             although sysfs reports one package. The two vCPUs were likely placed on distant \
+             although sysfs {}. The two vCPUs were likely placed on distant \
              host cores for this run: the number is honest for this placement, which another \
              run need not get. Run again later and compare.",
-            ns(sum.median)
+            ns(sum.median),
+            if one_way.iter().all(|x| x.same_package == Some(true)) {
+                "reports one package"
+            } else {
+                "does not say for every pair whether the two share a package"
+            }
         )
     } else {
         format!(
@@ -604,6 +614,8 @@ fn c2c_verdict(
                  when the line leaves."
             } else if p > 1.0 + SAME_WITHIN / 2.0 || n > 1.0 + SAME_WITHIN / 2.0 {
                 "a spinning load fetches the line shared and the store must ask for it again."
+            } else if p < 1.0 - SAME_WITHIN / 2.0 || n < 1.0 - SAME_WITHIN / 2.0 {
+                "here a load and a store passed the line faster than the compare-and-swap."
             } else {
                 "here the three ways cost about the same."
             }

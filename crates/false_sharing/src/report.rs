@@ -163,7 +163,7 @@ pub struct Table {
     block: Block,
     flags: Vec<String>,
     /// `(row name, the two groups)` of every row whose rounds split.
-    pub splits: Vec<(String, Split)>,
+    splits: Vec<(String, Split)>,
 }
 
 impl Table {

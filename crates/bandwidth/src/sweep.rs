@@ -12,7 +12,6 @@
 //! `W` bytes a lap too, counted as STREAM counts a copy (read plus written).
 
 use crate::kernels::{Fun, Kernel};
-use measure::clock::{now_ns, thread_cpu_ns};
 use measure::stats::{Summary, sorted_but_largest};
 use std::hint::black_box;
 
@@ -107,15 +106,9 @@ pub fn round(k: &Kernel, m: &mut [u64], n: usize, laps: u64, r: usize) -> (f64, 
 /// them the calling thread spent on its core (its CPU time over the wall time; 1 where the
 /// thread's CPU clock cannot be read).
 pub fn on_core<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
-    let (c0, t0) = (thread_cpu_ns(), now_ns());
-    let out = f();
-    let (c1, t1) = (thread_cpu_ns(), now_ns());
-    let ns = (t1 - t0) as f64;
-    let share = match (c0, c1) {
-        (Some(a), Some(b)) if t1 > t0 => (b - a) as f64 / ns,
-        _ => 1.0,
-    };
-    (out, ns, share)
+    let r = measure::clock::on_core(f);
+    let ns = r.ns();
+    (r.out, ns, r.cpu_share.unwrap_or(1.0))
 }
 
 /// How many laps make a round of kernel `k` last about `round_ns`: laps are quadrupled from

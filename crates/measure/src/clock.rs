@@ -51,6 +51,44 @@ pub fn claimed_resolution_ns(id: libc::clockid_t) -> Option<u64> {
     (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// What [`on_core`] saw of one piece of work.
+#[derive(Debug, Clone, Copy)]
+pub struct OnCore<T> {
+    pub out: T,
+    /// The monotonic clock before and after the work.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// The thread's CPU time over the wall time: below 1 when it was off its core for part of
+    /// the work; `None` where the thread's CPU clock cannot be read.
+    pub cpu_share: Option<f64>,
+}
+
+impl<T> OnCore<T> {
+    /// The wall time of the work.
+    pub fn ns(&self) -> f64 {
+        self.end_ns.saturating_sub(self.start_ns) as f64
+    }
+}
+
+/// Runs `f` and reads how much of its wall time the calling thread spent on a core.
+pub fn on_core<T>(f: impl FnOnce() -> T) -> OnCore<T> {
+    let (c0, start_ns) = (thread_cpu_ns(), now_ns());
+    let out = f();
+    let (c1, end_ns) = (thread_cpu_ns(), now_ns());
+    let cpu_share = match (c0, c1) {
+        (Some(a), Some(b)) if end_ns > start_ns => {
+            Some((b - a) as f64 / (end_ns - start_ns) as f64)
+        }
+        _ => None,
+    };
+    OnCore {
+        out,
+        start_ns,
+        end_ns,
+        cpu_share,
+    }
+}
+
 /// What the clocks claim and what they cost, measured.
 #[derive(Debug, Clone)]
 pub struct ClockReport {

@@ -17,7 +17,7 @@
 //! `/sys/devices/system/cpu/cpuN/topology`; where the kernel does not say, it is unknown and
 //! the order stays ascending.
 
-use crate::clock::{now_ns, thread_cpu_ns};
+use crate::clock::{now_ns, on_core};
 use crate::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -225,16 +225,8 @@ where
                     } else {
                         spin_until(|| go.load(Ordering::Acquire));
                     }
-                    let (cpu0, wall0) = (thread_cpu_ns(), now_ns());
-                    let result = work(i);
-                    let done = now_ns();
-                    let cpu_share = match (cpu0, thread_cpu_ns()) {
-                        (Some(a), Some(b)) if done > wall0 => {
-                            Some((b - a) as f64 / (done - wall0) as f64)
-                        }
-                        _ => None,
-                    };
-                    (done, seen.leave(cpu_share), result)
+                    let r = on_core(|| work(i));
+                    (r.end_ns, seen.leave(r.cpu_share), r.out)
                 })
             })
             .collect();

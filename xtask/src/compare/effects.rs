@@ -394,7 +394,7 @@ fn false_sharing(m: &Machine) -> Cell {
     match (median(&same), median(&apart)) {
         (Some(s), Some(a)) if a > 0.0 => {
             let r = s / a;
-            let basis = if col == "vs_split_median" {
+            let basis = if col == schema::false_sharing::distance::VS_SPLIT_MEDIAN {
                 "from the ratio to a perfect split"
             } else {
                 "from ns per increment"

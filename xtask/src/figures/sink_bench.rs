@@ -8,23 +8,12 @@
 
 use super::chart::line::HLine;
 use super::chart::strip::{Column, Strip, StripRatio, render_row};
-use super::chart::{AxisSpec, Dash, GREY, Scale, Units, color, div, num, ratio};
+use super::chart::{AxisSpec, Dash, GREY, Scale, Units, color, div, num, ratio, time_ns};
 use super::{DrawError, Figure, Saved, need_block, need_nums};
 use measure::data::DataFile;
 use measure::schema::sink_bench as sc;
 
 const EXP: &str = sc::EXPERIMENT;
-
-/// "26 ns", "545.6 us", "1.23 ms".
-fn fmt_ns(v: f64) -> String {
-    if v < 1e3 {
-        format!("{} ns", num(v))
-    } else if v < 1e6 {
-        format!("{} us", num(v / 1e3))
-    } else {
-        format!("{} ms", num(v / 1e6))
-    }
-}
 
 fn fmt_us(v: f64) -> String {
     format!("{} us", num(v))
@@ -96,13 +85,13 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             y: step,
             label: format!(
                 "the clock's smallest step, {}: (a) reads the clock, not the sum",
-                fmt_ns(step)
+                time_ns(step)
             ),
             color: GREY,
             dash: Dash::Dotted,
         }],
         ratios,
-        fmt: fmt_ns,
+        fmt: time_ns,
         width: 900,
         plot_height: 440,
     };

@@ -219,7 +219,10 @@ mod tests {
             &s,
             &["sink_bench-variants.svg", "sink_bench-spread.svg"],
         );
-        assert!(a[0].svg.contains("smallest step, 20 ns: (a) reads the clock"));
+        assert!(
+            a[0].svg
+                .contains("smallest step, 20 ns: (a) reads the clock")
+        );
         assert!(a[0].svg.contains("1 passes read 0 ns"));
         assert!(
             a[0].svg.contains("33267x"),

@@ -619,6 +619,36 @@ fn machines_without_core_to_core_numbers_are_counted_with_the_reason_only_where_
 }
 
 #[test]
+fn a_stride_step_that_misses_the_reported_line_does_not_show_the_line() {
+    let d = scratch("stride-line");
+    let (a, b) = (d.join("on-line"), d.join("past-line"));
+    synthetic(&a, 1, &[], false);
+    synthetic(&b, 2, &[], false);
+    // Steepest step 64 -> 128 B (x2.86) on a machine that reports a 64 B line.
+    let mut st = String::from("#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n");
+    for (bytes, ns) in [(16, 0.5), (32, 0.6), (64, 0.7), (128, 2.0), (256, 2.1)] {
+        st.push_str(&format!("#DATA {bytes} {ns}\n"));
+    }
+    fs::write(b.join("stride.txt"), st + "#DATA-END\n").unwrap();
+    let out = d.join("out");
+    ok(&xtask(&["compare", s(&a), s(&b), "--out", s(&out)]));
+    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| line size from stride |"))
+        .expect("the stride row");
+    assert!(
+        row.contains("| yes: steepest step x1.76 up to 64 B; reported line 64 B |"),
+        "{row}"
+    );
+    assert!(
+        row.contains("| no: steepest step x2.86 up to 128 B; reported line 64 B |"),
+        "{row}"
+    );
+    let _ = fs::remove_dir_all(&d);
+}
+
+#[test]
 fn the_page_references_only_files_that_exist() {
     let d = scratch("html");
     let out = d.join("out");

@@ -89,7 +89,8 @@ pub const EFFECTS: &[Effect] = &[
     Effect {
         name: "line size from stride",
         how: "the steepest step of the cost per access as the stride doubles, and the stride it \
-              reaches (the appendix's walk)",
+              reaches (the appendix's walk), which must be the reported line size where there is \
+              one",
         yes: Some(STRIDE_STEP_YES),
         cell: line_from_stride,
     },
@@ -282,8 +283,10 @@ fn line_from_stride(m: &Machine) -> Cell {
         |l| format!("reported line {} B", sig3(l)),
     );
     match steepest {
+        // The step reveals the line only where it lands on it: a steepest step elsewhere is a
+        // step, but it does not place the line.
         Some((s, r)) => shown(
-            r >= STRIDE_STEP_YES,
+            r >= STRIDE_STEP_YES && line.is_none_or(|l| s == l),
             format!("steepest step x{} up to {} B; {reported}", sig3(r), sig3(s)),
         ),
         None => {
@@ -391,7 +394,7 @@ fn false_sharing(m: &Machine) -> Cell {
     match (median(&same), median(&apart)) {
         (Some(s), Some(a)) if a > 0.0 => {
             let r = s / a;
-            let basis = if col == "vs_split_median" {
+            let basis = if col == schema::false_sharing::distance::VS_SPLIT_MEDIAN {
                 "from the ratio to a perfect split"
             } else {
                 "from ns per increment"

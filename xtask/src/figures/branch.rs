@@ -366,7 +366,11 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                 "The real branch: {} ns per element on random data, {} ns on sorted data ({}).",
                 num(r),
                 num(s),
-                div(r, s).map_or("?".to_string(), |x| format!("{} slower", ratio(x)))
+                div(r, s).map_or("?".to_string(), |x| if x > 1.0 {
+                    format!("{} slower", ratio(x))
+                } else {
+                    format!("{} the sorted time", ratio(x))
+                })
             )),
             _ => lines.push("The real branch on random and sorted data: not measured.".into()),
         }

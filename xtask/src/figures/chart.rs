@@ -868,6 +868,18 @@ pub fn grouped(v: f64) -> String {
     }
 }
 
+/// A time given in ns, written for people in the unit that suits it: "20 ns", "132 us",
+/// "1.56 ms".
+pub fn time_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{} ms", num(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{} us", num(ns / 1e3))
+    } else {
+        format!("{} ns", num(ns))
+    }
+}
+
 /// A value written for people: three significant digits, no exponent in the usual range,
 /// trailing zeros dropped.
 pub fn num(v: f64) -> String {

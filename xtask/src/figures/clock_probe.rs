@@ -12,7 +12,7 @@ use super::chart::axis::{Axis, AxisSpec, Scale, Units};
 use super::chart::line::render_panels;
 use super::chart::{
     Align, BLACK_C, Bracket, Dash, Edge, GREY, HLine, LABEL, LineChart, Marker, Note, PanelGeom,
-    Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w,
+    Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w, time_ns,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
 use measure::data::DataFile;
@@ -290,7 +290,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                             end = end.max(b);
                         }
                         c.text(
-                            &fmt_time(v),
+                            &time_ns(v),
                             (end + 6.0, cy),
                             SMALL,
                             BLACK_C,
@@ -337,17 +337,6 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         Ok(())
     })?;
     Ok(Figure::new("clock_probe-traps.svg", svg))
-}
-
-/// "20 ns", "132 us", "1.56 ms".
-fn fmt_time(ns: f64) -> String {
-    if ns >= 1e6 {
-        format!("{} ms", num(ns / 1e6))
-    } else if ns >= 1e3 {
-        format!("{} us", num(ns / 1e3))
-    } else {
-        format!("{} ns", num(ns))
-    }
 }
 
 fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {

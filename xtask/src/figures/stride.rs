@@ -88,7 +88,13 @@ fn cost_chart(
             .filter(|(_, a)| a.as_str() != "yes")
             .filter_map(|((x, y), _)| Some(Pt::new((*x)?, y?)))
             .collect();
-        c.rings("unsettled: its passes disagree by over 10%", flagged);
+        c.rings(
+            &format!(
+                "unsettled: its passes disagree by over {:.0}%",
+                measure::scan::DEFAULT_TOLERANCE * 100.0
+            ),
+            flagged,
+        );
     }
     if let Some(r) = reference {
         c.series.push(r.series()?);

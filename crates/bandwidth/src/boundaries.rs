@@ -10,8 +10,9 @@
 
 use measure::curve;
 
-/// The smallest fall (bandwidth at `s` over bandwidth at `2s`) that counts as a boundary.
-pub const MIN_DROP: f64 = 1.25;
+/// A boundary is read where the fall is at least this factor (declared in the schema, which
+/// the figure's legend also quotes).
+pub use measure::schema::bandwidth::MIN_DROP;
 
 /// One point of a bandwidth curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -498,6 +498,9 @@ pub mod fp_cost {
 /// `bandwidth`: bytes per second by working set and kernel, the boundaries read from them, all cores, latency under load
 pub mod bandwidth {
     pub const EXPERIMENT: &str = "bandwidth";
+    /// A boundary is read where the bandwidth falls by at least this factor over an octave
+    /// of working set (the experiment reads them, the figure's legend says so).
+    pub const MIN_DROP: f64 = 1.25;
     /// A `#META` key a figure reads.
     pub const META_EXPLICIT_WIDTH: &str = "explicit_width";
 

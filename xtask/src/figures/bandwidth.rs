@@ -153,9 +153,11 @@ fn boundaries(run: &DataFile) -> Vec<Vertical> {
                     x: (f * t).sqrt(),
                     label: String::new(),
                     kind: VerticalKind::Knee(color(kernel_color("read_explicit"))),
-                    legend: "boundary read from the explicit read's curve (a fall of 1.25x or \
-                             more an octave)"
-                        .into(),
+                    legend: format!(
+                        "boundary read from the explicit read's curve (a fall of {}x or more \
+                         an octave)",
+                        measure::schema::bandwidth::MIN_DROP
+                    ),
                 },
             )
         })

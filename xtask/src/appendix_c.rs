@@ -8,7 +8,7 @@
 //! reference series. Nothing of the C source is kept.
 
 use crate::error::{Result, bad, failed};
-use crate::project::{root, valid_label};
+use crate::project::root;
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -41,16 +41,7 @@ pub fn command(o: &crate::flags::AppendixC) -> Result<()> {
         .clone()
         .unwrap_or_else(|| root().join("../shared/seeds/002_50202221d9c5188a.txt"));
     let out = o.out.clone().unwrap_or_else(|| root().join("results"));
-    let label = match &o.label {
-        Some(l) => l.clone(),
-        None => crate::run_all::default_label(&measure::facts::MachineFacts::read()),
-    };
-    if !valid_label(&label) {
-        return Err(bad(format!(
-            "--label {}: use letters, digits, '-', '_' and '.' (one folder name)",
-            measure::cli::echo(&label)
-        )));
-    }
+    let label = crate::project::label(o.label.as_deref(), &measure::facts::MachineFacts::read())?;
     let text = fs::read_to_string(&seed).map_err(|e| {
         bad(format!(
             "cannot read the appendix text {}: {e} (give it with --seed FILE)",

@@ -220,10 +220,18 @@ fn sub_usage(sub: &Sub) -> String {
     )
 }
 
+/// "run-all, figures, ...": the subcommands, for the one-line errors.
+fn command_names() -> String {
+    SUBS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+}
+
 /// Parses the arguments after `cargo xtask`.
 pub fn parse(argv: &[String]) -> Result<Command> {
     let Some(name) = argv.first() else {
-        return Err(bad(format!("no command given\n{}", usage())));
+        return Err(bad(format!(
+            "no command given (commands: {}; cargo xtask --help)",
+            command_names()
+        )));
     };
     if matches!(name.as_str(), "-h" | "--help" | "help") {
         return Ok(Command::Help(usage()));
@@ -232,7 +240,7 @@ pub fn parse(argv: &[String]) -> Result<Command> {
         return Err(bad(format!(
             "unknown command {} (commands: {})",
             cli::echo(name),
-            SUBS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+            command_names()
         )));
     };
     let rest = &argv[1..];

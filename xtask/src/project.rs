@@ -1,6 +1,7 @@
 //! The project as xtask sees it: where the workspace is, which experiments exist, and the
 //! one registry that ties an experiment to its figure drawer.
 
+use crate::error::{Result, bad};
 use measure::data::{Block, DataFile};
 use std::path::PathBuf;
 
@@ -41,6 +42,20 @@ pub const BOOK_RESULTS: &str = "results/amd-epyc-zen4-2c";
 pub fn root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     here.parent().map(PathBuf::from).unwrap_or(here)
+}
+
+/// The results folder's name: `--label` as given, or [`crate::run_all::default_label`] of
+/// this machine; bad input unless it is a safe label ([`valid_label`]).
+pub fn label(given: Option<&str>, facts: &measure::facts::MachineFacts) -> Result<String> {
+    let label = given.map_or_else(|| crate::run_all::default_label(facts), str::to_string);
+    if valid_label(&label) {
+        Ok(label)
+    } else {
+        Err(bad(format!(
+            "--label {}: use letters, digits, '-', '_' and '.' (one folder name)",
+            measure::cli::echo(&label)
+        )))
+    }
 }
 
 /// Whether `s` is a safe results label: one path component of letters, digits, `-`, `_`,

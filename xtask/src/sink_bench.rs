@@ -8,6 +8,7 @@
 //! `summary_figures` blocks that sink_bench writes into its data part.
 
 use measure::data::{Block, DataFile, format_num};
+use measure::fmt;
 use measure::schema::sink_bench::{self as sc, series_summary as ss, summary_figures as sf};
 use std::fmt::Write as _;
 
@@ -326,7 +327,8 @@ fn figures_table(s: &mut String, b: &Block) -> Result<(), String> {
     let _ = writeln!(s, "\n| figure | value | unit |\n|---|---:|---|");
     for r in 0..b.rows.len() {
         let key = text_cell(b, sf::FIGURE, r)?;
-        let value = cell(b, sf::VALUE, r)?.map_or("not measured".to_string(), format_num);
+        // Four significant digits, as summary.md shows key figures ("0.00002348", "1.735").
+        let value = cell(b, sf::VALUE, r)?.map_or("not measured".to_string(), |v| fmt::sig(v, 4));
         let _ = writeln!(
             s,
             "| {} | {value} | {} |",

@@ -213,6 +213,11 @@ fn verify_refuses_a_missing_binary_and_a_tiny_n() {
 }
 
 #[test]
+fn no_command_is_one_line() {
+    one_line_error(&xtask(&[], &[]), "no command given");
+}
+
+#[test]
 fn junk_is_not_echoed_whole() {
     let junk = "x".repeat(100_000);
     let o = xtask(&["run-all", &junk], &[]);

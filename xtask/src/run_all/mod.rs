@@ -19,7 +19,7 @@ mod summary;
 
 use crate::error::{Result, bad, failed};
 use crate::flags;
-use crate::project::{EXPERIMENTS, root, valid_label};
+use crate::project::{EXPERIMENTS, root};
 use measure::facts::MachineFacts;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -106,13 +106,7 @@ impl Plan {
             }
         };
         let facts = MachineFacts::read();
-        let label = o.label.clone().unwrap_or_else(|| default_label(&facts));
-        if !valid_label(&label) {
-            return Err(bad(format!(
-                "--label {}: use letters, digits, '-', '_' and '.' (one folder name)",
-                measure::cli::echo(&label)
-            )));
-        }
+        let label = crate::project::label(o.label.as_deref(), &facts)?;
         // A quick run is a smoke test: it never replaces reference results unless told where.
         let out = o.out.clone().unwrap_or_else(|| {
             if o.quick {
@@ -174,17 +168,20 @@ pub fn default_label(f: &MachineFacts) -> String {
     }
     // A model string without a number ("AMD EPYC" on a VM) names no machine: add the
     // microarchitecture CPUID gives ("Zen 4" -> zen4), so two kinds of VM get two folders.
+    // A name that is a choice or a family ("Zen 3 or Zen 4", "Zen / Zen 2") names none.
     if !slug.chars().any(|c| c.is_ascii_digit())
         && let Some(fam) = &f.cpu_family
         && let (Some(a), Some(b)) = (fam.find('('), fam.rfind(')'))
         && a < b
+        && !fam[a + 1..b].contains('/')
+        && !fam[a + 1..b].split_whitespace().any(|w| w == "or")
     {
         let u: String = fam[a + 1..b]
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())
             .collect::<String>()
             .to_ascii_lowercase();
-        if !u.is_empty() && !u.contains("or") {
+        if !u.is_empty() {
             slug.push('-');
             slug.push_str(&u);
         }
@@ -270,6 +267,14 @@ mod tests {
         assert_eq!(default_label(&f), "amd-epyc-zen4-2c");
         f.cpu_family = Some("AuthenticAMD family 0x19 model 0x99 (Zen 3 or Zen 4)".into());
         assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = Some("AuthenticAMD family 0x17 model 0x31 (Zen / Zen 2)".into());
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = Some("GenuineIntel family 0x6 model 0xba (Raptor Lake)".into());
+        assert_eq!(
+            default_label(&f),
+            "amd-epyc-raptorlake-2c",
+            "'or' inside a word is no choice"
+        );
         f.cpu_family = None;
         assert_eq!(default_label(&f), "amd-epyc-2c");
     }

@@ -20,6 +20,28 @@ pub struct Outcome {
     pub saved: Option<DataFile>,
 }
 
+impl Outcome {
+    /// Turns a run saved as good into a failed one: its output becomes `<exp>.failed.txt`
+    /// (and `<exp>.failed.stderr.txt`), its CSV files go, so that the previous good output is
+    /// kept in its place, as for any failed run.
+    fn fail_after_save(&mut self, dir: &Path, status: &str) {
+        let exp = &self.name;
+        for (from, to) in [("txt", "failed.txt"), ("stderr.txt", "failed.stderr.txt")] {
+            let _ = fs::rename(
+                dir.join(format!("{exp}.{from}")),
+                dir.join(format!("{exp}.{to}")),
+            );
+        }
+        if let Some(f) = self.saved.take() {
+            for (block, _) in crate::project::named_blocks(&f) {
+                let _ = fs::remove_file(dir.join(format!("{exp}.{block}.csv")));
+            }
+        }
+        self.ok = false;
+        self.status = status.into();
+    }
+}
+
 /// When and from which commit this run's outputs come; appended to each saved output as
 /// `#META saved_utc` and `#META saved_commit`, so a file kept by a later `--only` run still
 /// says where it came from.
@@ -146,11 +168,10 @@ pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
                 Verdict::Agrees => o.notes.push(
                     "verify: callgrind's branch simulation agrees (branch.verify.txt)".into(),
                 ),
-                Verdict::Contradicts => {
-                    o.ok = false;
-                    o.status =
-                        "failed (the branch simulation contradicts it: branch.verify.txt)".into();
-                }
+                Verdict::Contradicts => o.fail_after_save(
+                    dir,
+                    "failed (the branch simulation contradicts it: branch.verify.txt)",
+                ),
             }
         }
         Err(e) => o.notes.push(format!("verify: could not run: {e}")),
@@ -206,6 +227,12 @@ mod tests {
         assert!(out.join("good.key_figures.csv").is_file());
         let saved = data::parse(&fs::read_to_string(out.join("good.txt")).unwrap()).unwrap();
         assert_eq!(saved.meta("saved_commit"), Some("abc1234"));
+        // A good run found wrong afterwards (branch's simulation) is saved as failed.
+        let mut late = run_one(&bins, "good", true, None, &out, &stamp);
+        late.fail_after_save(&out, "failed (contradicted)");
+        assert!(!late.ok && late.saved.is_none());
+        assert!(!out.join("good.txt").exists() && out.join("good.failed.txt").is_file());
+        assert!(!out.join("good.key_figures.csv").exists());
         let e = run_one(&bins, "exits", true, None, &out, &stamp);
         assert!(!e.ok && e.status.contains("exit status 3"), "{}", e.status);
         assert!(

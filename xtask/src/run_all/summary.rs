@@ -200,16 +200,23 @@ fn conditions(s: &mut String, record: &RunRecord, rows: &[Row]) {
         clocks.iter().min_by(|a, b| a.0.total_cmp(&b.0)),
         clocks.iter().max_by(|a, b| a.0.total_cmp(&b.0)),
     ) {
+        // The rows may come from several runs (`--only`): "the saved outputs", not "the run".
+        let range = if format!("{:.3}", lo.0) == format!("{:.3}", hi.0) {
+            format!("{:.3} GHz in every saved output that has one", lo.0)
+        } else {
+            format!(
+                "{:.3} GHz ({}) to {:.3} GHz ({}), {:.2}% apart across the saved outputs",
+                lo.0,
+                lo.1,
+                hi.0,
+                hi.1,
+                (hi.0 / lo.0 - 1.0) * 100.0
+            )
+        };
         let _ = writeln!(
             s,
-            "- Core clock estimates: {:.3} GHz ({}) to {:.3} GHz ({}), {:.2}% apart across the \
-             run; each experiment took one before and one after its measurements (the spread \
-             column), and its cycles columns use its own estimate.",
-            lo.0,
-            lo.1,
-            hi.0,
-            hi.1,
-            (hi.0 / lo.0 - 1.0) * 100.0
+            "- Core clock estimates: {range}; each experiment took one before and one after its \
+             measurements (the spread column), and its cycles columns use its own estimate."
         );
     }
     let _ = writeln!(s);

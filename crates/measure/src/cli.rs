@@ -138,7 +138,16 @@ pub fn usage_lines(opts: &[Opt]) -> String {
             Some(v) => format!("{} {v}", o.name),
             None => o.name.to_string(),
         };
-        s.push_str(&format!("  {n:<22} {}\n", o.help));
+        // The help column wrapped to the report width, continued under itself.
+        let first = format!("  {n:<22} ");
+        let rest = " ".repeat(25);
+        s.push_str(&crate::fmt::wrap_to(
+            o.help,
+            &first,
+            &rest,
+            crate::fmt::WIDTH,
+        ));
+        s.push('\n');
     }
     s.push_str(&format!("  {:<22} this text\n", "--help"));
     s
@@ -150,7 +159,8 @@ pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.iter().any(|a| a == "--help" || a == "-h") {
         let all: Vec<Opt> = BUILTINS.into_iter().chain(opts.iter().copied()).collect();
-        print!("{program}: {about}\n\nOptions:\n{}", usage_lines(&all));
+        let head = crate::fmt::wrap(&format!("{program}: {about}"), "");
+        print!("{head}\n\nOptions:\n{}", usage_lines(&all));
         std::process::exit(0);
     }
     parse_from(program, opts, &argv).unwrap_or_else(|e| fail(program, &e))
@@ -260,6 +270,27 @@ pub fn parse_size(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_help_wraps_under_its_column() {
+        let long = "a help text that goes on and on about what the option does, its default, its \
+                    limits and the reason for them, far past one line";
+        let text = usage_lines(&[Opt {
+            name: "--buffer",
+            value: Some("SIZE"),
+            help: long,
+        }]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() >= 3, "{text}");
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= crate::fmt::WIDTH),
+            "{text}"
+        );
+        assert!(lines[0].starts_with("  --buffer SIZE"), "{text}");
+        assert!(lines[1].starts_with(&" ".repeat(25)) && !lines[1].starts_with(&" ".repeat(26)));
+        let words: Vec<&str> = text.split_whitespace().collect();
+        assert!(words.join(" ").contains(long), "no word lost: {text}");
+    }
 
     const OPTS: &[Opt] = &[
         Opt {

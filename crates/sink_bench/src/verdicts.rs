@@ -154,7 +154,12 @@ pub fn pair_shares(win: &SeriesStats, wfr: &SeriesStats, runs: usize) -> String 
     let med_diff = (wfr.summary.median / win.summary.median - 1.0).abs() * 100.0;
     s.push_str(&if med_diff < 2.0 {
         format!(
-            " Only the medians of {runs}, which agree within {med_diff:.1} %, are a measurement."
+            " Only the medians of {runs}, which agree within {}, are a measurement.",
+            if med_diff < 0.1 {
+                "0.1 %".to_string()
+            } else {
+                format!("{med_diff:.1} %")
+            }
         )
     } else {
         format!(

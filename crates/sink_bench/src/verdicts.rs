@@ -258,7 +258,7 @@ mod tests {
         assert!(s.contains("no pair differs by more than 10 %"), "{s}");
         let s = pair_shares(&steady, &steady, 3);
         assert!(s.starts_with("No pair"), "{s}");
-        assert!(s.contains("agree within 0.0 %"), "{s}");
+        assert!(s.contains("agree within 0.1 %"), "{s}");
     }
 
     #[test]

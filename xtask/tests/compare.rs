@@ -832,16 +832,17 @@ fn extreme_values_are_drawn_or_left_out_never_hang() {
     let _ = fs::remove_dir_all(&d);
 }
 
-/// SplitMix64, seeded by the case number: a failing case is reproduced by its number alone.
-struct Rng(u64);
+/// The project's seeded generator (`measure::ring`), seeded by the case number: a failing
+/// case is reproduced by its number alone.
+struct Rng(measure::ring::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(measure::ring::rng(seed))
+    }
+    /// A uniform integer in `0..n`.
+    fn below(&mut self, n: usize) -> usize {
+        measure::ring::below(&mut self.0, n)
     }
 }
 
@@ -867,7 +868,7 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
     ];
     let d = scratch("fuzz");
     for case in 0..12u64 {
-        let mut r = Rng(case);
+        let mut r = Rng::new(case);
         let mut dirs = Vec::new();
         for m in 0..2 {
             let dir = d.join(format!("c{case}-m{m}"));
@@ -877,7 +878,7 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                 if p.extension().is_none_or(|e| e != "txt") {
                     continue;
                 }
-                let one = (r.next().is_multiple_of(4)).then(|| CORNERS[r.next() as usize % 12]);
+                let one = (r.below(4) == 0).then(|| CORNERS[r.below(CORNERS.len())]);
                 let text: Vec<String> = fs::read_to_string(&p)
                     .unwrap()
                     .lines()
@@ -890,8 +891,8 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                                 let num = t.parse::<f64>().is_ok();
                                 match one {
                                     Some(v) if num => v.to_string(),
-                                    None if num && r.next().is_multiple_of(3) => {
-                                        CORNERS[r.next() as usize % 12].to_string()
+                                    None if num && r.below(3) == 0 => {
+                                        CORNERS[r.below(CORNERS.len())].to_string()
                                     }
                                     _ => t.to_string(),
                                 }

@@ -17,22 +17,20 @@ const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 /// A run that takes longer than this is a hang (a normal run takes well under a second).
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// SplitMix64: small, fast, and good enough to pick what to mutate.
-struct Rng(u64);
+/// The project's seeded generator (`measure::ring`): a failing case is reproduced by its
+/// number alone.
+struct Rng(measure::ring::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(measure::ring::rng(seed))
     }
+    /// A uniform integer in `0..n` (`0` when `n` is 0).
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        measure::ring::below(&mut self.0, n.max(1))
     }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
     }
 }
 
@@ -66,7 +64,7 @@ fn value(r: &mut Rng) -> String {
         _ => {
             // sign * m * 10^e over the whole finite range.
             let e = r.below(632) as i32 - 323;
-            let m = 1.0 + (r.next() % 9000) as f64 / 1000.0;
+            let m = 1.0 + r.below(9000) as f64 / 1000.0;
             let v = if r.chance(30) { -m } else { m } * 10f64.powi(e);
             if v.is_finite() {
                 format!("{v:e}")
@@ -186,7 +184,7 @@ fn originals() -> Vec<(PathBuf, String)> {
 
 /// What went wrong with one case, if anything.
 fn case(n: u64, files: &[(PathBuf, String)], root: &Path) -> Option<String> {
-    let mut r = Rng(n.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x6d61_6368_696e_6521);
+    let mut r = Rng::new(n);
     let dir = root.join(format!("case-{n}"));
     let _ = fs::remove_dir_all(&dir);
     // Half the cases draw beside the book's printed numbers instead of the C program's.

@@ -11,6 +11,7 @@
 //! | [`keep`] | keeping results alive: `black_box` and checksums |
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
 //! | [`team`] | a team of pinned worker threads released together and timed to the last finish, what each saw of its core; the cores in spread order (sysfs topology) |
+//! | [`emulation`] | whether the process runs under an emulator (qemu-user), where no time is the machine's |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
@@ -38,6 +39,7 @@ pub mod cli;
 pub mod clock;
 pub mod curve;
 pub mod data;
+pub mod emulation;
 pub mod facts;
 pub mod fmt;
 pub mod keep;

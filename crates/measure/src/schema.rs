@@ -573,6 +573,9 @@ pub mod bandwidth {
         ROUND_SPREAD = "round_spread",
         STABLE = "stable" [text],
         WHERE = "where" [text],
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(boundaries = "boundaries" {
@@ -597,6 +600,9 @@ pub mod bandwidth {
         PINNED = "pinned" [text],
         OFF_CORE_ROUNDS = "off_core_rounds",
         REGION_KIB = "region_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(loaded_latency = "loaded_latency" {
@@ -609,6 +615,9 @@ pub mod bandwidth {
         STREAMERS = "streamers",
         PINNED = "pinned" [text],
         CHASE_KIB = "chase_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(levels = "levels" {

@@ -57,9 +57,9 @@ pub fn walk_want(clean: usize) -> Want {
 }
 
 /// The most extra rounds per walk, stride and pass when rounds are disturbed.
-pub const WALK_EXTRA_ROUNDS: usize = 4;
+pub const WALK_EXTRA_ROUNDS: usize = 2;
 /// The time given to those extra rounds, per stride and pass.
-pub const WALK_BUDGET_NS: u64 = 30_000_000;
+pub const WALK_BUDGET_NS: u64 = 20_000_000;
 
 /// Walks every stride once per pass (in the pass's order), and pools each stride's rounds
 /// over the passes into one [`Row`], with the passes' agreement. The pooled figures come

@@ -29,7 +29,7 @@ mod walk;
 
 use measure::clock;
 use measure::data::meta;
-use measure::disturb::{Tally, Window};
+use measure::disturb::Window;
 use measure::fmt::{bytes, conclude, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
@@ -155,16 +155,7 @@ fn main() {
         bytes(len as u64)
     ));
     let plans = timing::plans(len, &STRIDES, accesses, shift, line, page);
-    // At least forward and shuffled; the full run adds a backward pass.
-    let orders: Vec<scan::Order> = if quick {
-        scan::TWO_PASSES.to_vec()
-    } else {
-        vec![
-            scan::Order::Forward,
-            scan::Order::Shuffled(measure::ring::DEFAULT_SEED),
-            scan::Order::Backward,
-        ]
-    };
+    let orders = orders(quick);
     let want = timing::walk_want(rounds);
     report::passes(&orders, &want);
     let buf: &[u8] = timing::bytes(&mut region, len);
@@ -172,16 +163,7 @@ fn main() {
     let rows = timing::sweep(buf, &STRIDES, &plans, &orders, (accesses, shift), &want);
     let load = window.close();
     drop(region);
-    let walks = report::Walks {
-        tally: rows
-            .iter()
-            .fold(Tally::default(), |t, r| t.merge(&r.tally))
-            .with_load(load),
-        rows,
-        line,
-        len,
-        accesses,
-    };
+    let walks = report::Walks::of(rows, load, (line, len, accesses));
 
     report::print_cost_table(&walks.rows, line, &cc, accesses, probe.min_step_ns);
     report::print_visit_table(&walks.rows, line, &exp.facts);
@@ -193,6 +175,19 @@ fn main() {
     // == 4. The same data, laid out differently.
     layout_section(&mut exp, line, layout_rounds, core);
     exp.finish();
+}
+
+/// The passes over the strides: forward and shuffled, and backward too in a full run.
+fn orders(quick: bool) -> Vec<scan::Order> {
+    if quick {
+        scan::TWO_PASSES.to_vec()
+    } else {
+        vec![
+            scan::Order::Forward,
+            scan::Order::Shuffled(measure::ring::DEFAULT_SEED),
+            scan::Order::Backward,
+        ]
+    }
 }
 
 /// The buffer to walk, and why: `--buffer` if given, else the appendix's 64 MiB, or twice the

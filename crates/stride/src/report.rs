@@ -5,7 +5,7 @@
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
 use measure::data::{Block, meta};
-use measure::disturb::Tally;
+use measure::disturb::{Load, Tally};
 use measure::facts::{Fact, MachineFacts};
 use measure::fmt::{bytes, conclude, field, grouped, say};
 use measure::mem::backing_meta;
@@ -313,6 +313,27 @@ pub struct Walks {
     pub tally: Tally,
 }
 
+impl Walks {
+    /// The section's result from its rows, the load around them, and the walks' line size,
+    /// buffer length and accesses.
+    pub fn of(
+        rows: Vec<Row>,
+        load: Load,
+        (line, len, accesses): (Option<u64>, usize, usize),
+    ) -> Walks {
+        Walks {
+            tally: rows
+                .iter()
+                .fold(Tally::default(), |t, r| t.merge(&r.tally))
+                .with_load(load),
+            rows,
+            line,
+            len,
+            accesses,
+        }
+    }
+}
+
 /// A section's reading: its sentences (marked when its rounds were disturbed) and the
 /// verdicts recorded as `#META`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -547,7 +568,6 @@ fn dip(rows: &[Row]) -> Option<(String, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use measure::disturb::Load;
 
     fn summary(ns: f64) -> Summary {
         Summary::of(&[ns * 0.99, ns, ns * 1.01]).unwrap()

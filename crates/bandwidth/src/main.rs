@@ -34,6 +34,7 @@ use measure::data::meta;
 use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::{bytes as size, conclude};
 use measure::mem::{self, HugeAdvice, room_for};
+use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use measure::show;
 use report::{Row, find, say};
@@ -281,51 +282,20 @@ fn main() {
         println!("  skipped: {why}; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
     } else {
-        let line = exp.facts.line_size().value.unwrap_or(64) as usize;
-        // Short rounds (a fraction of a millisecond), more of them, each after a warm-up.
-        let chase_plan = if quick {
-            measure::chase::Plan {
-                rounds: 5,
-                ..measure::chase::Plan::quick(0.25e6)
-            }
-        } else {
-            measure::chase::Plan {
-                rounds: 11,
-                ..measure::chase::Plan::full(0.5e6, 5_000_000)
-            }
+        let chase = Chase {
+            mem: main_mem.region.as_u64_mut(),
+            bytes: max as usize,
+            on: cores[0],
+            core,
+            quick,
         };
-        let streamers = &cores[1..available];
-        let window = Window::open(core);
-        let ll = latency::measure(
-            main_mem.region.as_u64_mut(),
-            max as usize,
-            line,
-            &chase_plan,
-            latency::Load {
-                cores: streamers,
-                regions: other_views.clone(),
-                chunk: CHUNK,
-                read,
-            },
-        );
-        // A loaded round counts when the streamers read at least half of what one thread
-        // alone read in section 5, each: otherwise other work held them off their cores.
-        let tally = ll.tally().with_load(window.close());
-        let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
-        say(
-            "rounds",
-            &format!(
-                "{} clean rounds of each kind, each of {:.2} ms after a warm-up; up to {} extra \
-                 rounds / {:.0} ms when rounds are disturbed",
-                chase_plan.rounds,
-                chase_plan.round_ns / 1e6,
-                latency::EXTRA_ROUNDS,
-                latency::BUDGET_NS as f64 / 1e6
-            ),
-        );
-        let text = report::loaded(&ll, &v, &cc, max, cores[0], streamers);
-        read_out(&show::marked(&tally, true, vec![text]), "loaded");
-        exp.disturbance(measure::schema::bandwidth::loaded_latency::BLOCK, &tally);
+        let load = latency::Load {
+            cores: &cores[1..available],
+            regions: other_views.clone(),
+            chunk: CHUNK,
+            read,
+        };
+        let v = under_load(&mut exp, chase, load, one, &cc);
         loaded = Some(v);
     }
 
@@ -377,6 +347,62 @@ fn by_working_set(
         .fold(Tally::default(), |t, r| t.merge(&r.tally()))
         .with_load(load);
     (rows, tally)
+}
+
+/// The chase of section 6: its memory (`bytes` of it), the core it runs on, that core if
+/// pinned and verified, and whether the run is quick.
+struct Chase<'a> {
+    mem: &'a mut [u64],
+    bytes: usize,
+    on: usize,
+    core: Option<usize>,
+    quick: bool,
+}
+
+/// Section 6's measuring and reading: the chase idle and beside `load`, in short rounds judged
+/// by their evidence, inside a window on the pinned core. A loaded round counts when the
+/// streamers read at least half of what one thread alone read in section 5 (`one`), each:
+/// otherwise other work held them off their cores.
+fn under_load(
+    exp: &mut Experiment,
+    chase: Chase<'_>,
+    load: latency::Load<'_>,
+    one: Option<f64>,
+    cc: &measure::clock::CoreClock,
+) -> latency::Verdict {
+    let line = exp.facts.line_size().value.unwrap_or(64) as usize;
+    // Short rounds (a fraction of a millisecond), more of them, each after a warm-up.
+    let plan = if chase.quick {
+        measure::chase::Plan {
+            rounds: 5,
+            ..measure::chase::Plan::quick(0.25e6)
+        }
+    } else {
+        measure::chase::Plan {
+            rounds: 11,
+            ..measure::chase::Plan::full(0.5e6, 5_000_000)
+        }
+    };
+    let streamers = load.cores;
+    let window = Window::open(chase.core);
+    let ll = latency::measure(chase.mem, chase.bytes, line, &plan, load);
+    let tally = ll.tally().with_load(window.close());
+    let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
+    say(
+        "rounds",
+        &format!(
+            "{} clean rounds of each kind, each of {:.2} ms after a warm-up; up to {} extra \
+             rounds / {:.0} ms when rounds are disturbed",
+            plan.rounds,
+            plan.round_ns / 1e6,
+            latency::EXTRA_ROUNDS,
+            latency::BUDGET_NS as f64 / 1e6
+        ),
+    );
+    let text = report::loaded(&ll, &v, cc, chase.bytes as u64, chase.on, streamers);
+    read_out(&show::marked(&tally, true, vec![text]), "loaded");
+    exp.disturbance(measure::schema::bandwidth::loaded_latency::BLOCK, &tally);
+    v
 }
 
 /// Prints a section's marked sentences and records them as `#META verdict_<key>`.

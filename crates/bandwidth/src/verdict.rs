@@ -64,6 +64,8 @@ pub fn levels(
     out
 }
 
+/// Section 7: the levels table, L1 against memory and against the core's limit (each marked
+/// by the rounds of section 2), and the figures recorded from the other sections.
 pub fn print(
     exp: &mut Experiment,
     rows: &[Row],
@@ -78,84 +80,12 @@ pub fn print(
     let lv = levels(rows, &reported, |row| {
         r.map_or(0.0, |k| row.cells[k].gbs.median)
     });
+    levels_table(rows, &lv, [r, w, c], cc);
     let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
     let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
-    let show = |v: Option<f64>| {
-        v.map_or(format!("{:>10} {:>7}", "-", "-"), |g| {
-            format!(
-                "{:>10} {:>7}",
-                gbs(g),
-                bpc(g).map_or("-".into(), |b| format!("{b:.1}"))
-            )
-        })
-    };
-    println!(
-        "  {:<12} {:<9} {:>18} {:>18} {:>18}",
-        "level", "set", "read GB/s  B/cyc", "write GB/s  B/cyc", "copy GB/s  B/cyc"
-    );
-    let mut b = Block::new(
-        measure::schema::bandwidth::levels::BLOCK,
-        measure::schema::bandwidth::levels::COLUMNS,
-    );
-    for (name, i) in &lv {
-        let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
-        println!(
-            "  {:<12} {:<9} {} {} {}",
-            name,
-            size(rows[*i].bytes as u64),
-            show(gr),
-            show(gw),
-            show(gc)
-        );
-        b.row(vec![
-            name.as_str().into(),
-            (rows[*i].bytes / 1024).into(),
-            gr.into(),
-            gw.into(),
-            gc.into(),
-            gr.and_then(bpc).into(),
-            gw.and_then(bpc).into(),
-            gc.and_then(bpc).into(),
-        ]);
-    }
-    b.print();
 
-    // L1 against memory.
     let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
-    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
-    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
-        verdict(
-            ("l1_memory", "L1 against memory"),
-            (&seen.sweep, true),
-            &format!(
-                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
-                size(rows[l1.unwrap_or(0)].bytes as u64),
-                gbs(a),
-                size(rows[memory.unwrap_or(0)].bytes as u64),
-                gbs(m),
-                a / m
-            ),
-        );
-        exp.key_figure("l1_read_gbs", a, "GB/s");
-        exp.key_figure("memory_read_gbs", m, "GB/s");
-        exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
-            a / m,
-            "x",
-        );
-    } else {
-        verdict(
-            ("l1_memory", "L1 against memory"),
-            (&seen.sweep, true),
-            "not computed, because no L1d size is reported or the largest set is not at least \
-             twice the largest reported cache.",
-        );
-        exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
-            None::<f64>,
-            "x",
-        );
-    }
+    l1_memory(exp, rows, &lv, r, seen);
 
     // L1 against the core's load and store limit.
     let l1row = l1.unwrap_or(0);
@@ -222,6 +152,111 @@ pub fn print(
     let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
     exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
 
+    recorded(exp, seen);
+}
+
+/// L1 against memory: the explicit read at the L1 level's set against the memory set, a
+/// shared-level verdict (marked with contention when other cores were busy), and its key
+/// figures.
+fn l1_memory(
+    exp: &mut Experiment,
+    rows: &[Row],
+    lv: &[(String, usize)],
+    r: Option<usize>,
+    seen: &Seen,
+) {
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
+    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
+    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
+        verdict(
+            ("l1_memory", "L1 against memory"),
+            (&seen.sweep, true),
+            &format!(
+                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
+                size(rows[l1.unwrap_or(0)].bytes as u64),
+                gbs(a),
+                size(rows[memory.unwrap_or(0)].bytes as u64),
+                gbs(m),
+                a / m
+            ),
+        );
+        exp.key_figure("l1_read_gbs", a, "GB/s");
+        exp.key_figure("memory_read_gbs", m, "GB/s");
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            a / m,
+            "x",
+        );
+    } else {
+        verdict(
+            ("l1_memory", "L1 against memory"),
+            (&seen.sweep, true),
+            "not computed, because no L1d size is reported or the largest set is not at least \
+             twice the largest reported cache.",
+        );
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            None::<f64>,
+            "x",
+        );
+    }
+}
+
+/// Section 7's table: each level's representative set in GB/s and bytes per cycle, and the
+/// `levels` block. `k`: the explicit read, write and copy kernels.
+fn levels_table(
+    rows: &[Row],
+    lv: &[(String, usize)],
+    [r, w, c]: [Option<usize>; 3],
+    cc: &CoreClock,
+) {
+    let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+    let show = |v: Option<f64>| {
+        v.map_or(format!("{:>10} {:>7}", "-", "-"), |g| {
+            format!(
+                "{:>10} {:>7}",
+                gbs(g),
+                bpc(g).map_or("-".into(), |b| format!("{b:.1}"))
+            )
+        })
+    };
+    println!(
+        "  {:<12} {:<9} {:>18} {:>18} {:>18}",
+        "level", "set", "read GB/s  B/cyc", "write GB/s  B/cyc", "copy GB/s  B/cyc"
+    );
+    let mut b = Block::new(
+        measure::schema::bandwidth::levels::BLOCK,
+        measure::schema::bandwidth::levels::COLUMNS,
+    );
+    for (name, i) in lv {
+        let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
+        println!(
+            "  {:<12} {:<9} {} {} {}",
+            name,
+            size(rows[*i].bytes as u64),
+            show(gr),
+            show(gw),
+            show(gc)
+        );
+        b.row(vec![
+            name.as_str().into(),
+            (rows[*i].bytes / 1024).into(),
+            gr.into(),
+            gw.into(),
+            gc.into(),
+            gr.and_then(bpc).into(),
+            gw.and_then(bpc).into(),
+            gc.and_then(bpc).into(),
+        ]);
+    }
+    b.print();
+}
+
+/// All cores against one (recorded, marked as section 5 printed it) and the key figures of
+/// sections 4 to 6.
+fn recorded(exp: &mut Experiment, seen: &Seen) {
     // All cores against one.
     match seen.threads {
         Some((one, (n, all))) if n > 1 => {

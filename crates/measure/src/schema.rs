@@ -259,6 +259,9 @@ pub mod stride {
         FACTOR = "factor",
         FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
         USED_BYTES_PER_LINE = "used_bytes_per_line",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(stride = "stride" {
@@ -284,6 +287,9 @@ pub mod stride {
         FRESH_SPREAD = "fresh_spread",
         AGREE = "agree" [text],
         APPENDIX_VAIN_BYTES = "appendix_vain_bytes",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(stride_passes = "stride_passes" {
@@ -291,6 +297,9 @@ pub mod stride {
         PASS = "pass" [text],
         APPENDIX_NS = "appendix_ns",
         FRESH_NS = "fresh_ns",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     keys! {
@@ -564,6 +573,9 @@ pub mod bandwidth {
         ROUND_SPREAD = "round_spread",
         STABLE = "stable" [text],
         WHERE = "where" [text],
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(boundaries = "boundaries" {
@@ -588,6 +600,9 @@ pub mod bandwidth {
         PINNED = "pinned" [text],
         OFF_CORE_ROUNDS = "off_core_rounds",
         REGION_KIB = "region_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(loaded_latency = "loaded_latency" {
@@ -600,6 +615,9 @@ pub mod bandwidth {
         STREAMERS = "streamers",
         PINNED = "pinned" [text],
         CHASE_KIB = "chase_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(levels = "levels" {
@@ -1081,7 +1099,7 @@ mod tests {
             (
                 stride::layout::COLUMNS,
                 "layout:text median_ns min_ns max_ns factor fetched_bytes_per_element \
-                 used_bytes_per_line",
+                 used_bytes_per_line rounds disturbed_rounds",
             ),
             (
                 env_scan::raw::COLUMNS,

@@ -419,6 +419,14 @@ pub mod branch {
     /// A `#META` key a figure reads.
     pub const META_N: &str = "n";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(shape = "shape" {
         VARIANT = "variant" [text],
         SYMBOL = "symbol" [text],
@@ -437,6 +445,7 @@ pub mod branch {
         SORTED_MIN_NS = "sorted_min_ns",
         SORTED_MAX_NS = "sorted_max_ns",
         RANDOM_OVER_SORTED = "random_over_sorted",
+        ..evidence,
     });
 
     block!(mispredict = "mispredict" {
@@ -446,6 +455,7 @@ pub mod branch {
         NS_PER_MISS_LOW = "ns_per_miss_low",
         NS_PER_MISS_HIGH = "ns_per_miss_high",
         CYCLES_PER_MISS = "cycles_per_miss",
+        ..evidence,
     });
 
     block!(patterns = "patterns" {
@@ -455,6 +465,7 @@ pub mod branch {
         ..median_min_max,
         VS_ALWAYS = "vs_always",
         IMPLIED_MISS_SHARE = "implied_miss_share",
+        ..evidence,
     });
 
     keys! {
@@ -1063,7 +1074,7 @@ mod tests {
             (
                 branch::patterns::COLUMNS,
                 "pattern:text period taken_share median_ns min_ns max_ns vs_always \
-                 implied_miss_share",
+                 implied_miss_share rounds disturbed_rounds",
             ),
             (
                 fp_cost::denormal::COLUMNS,

@@ -484,6 +484,14 @@ pub mod fp_cost {
     /// The column compare's translation of the book's program gives `ops` (its own loop).
     pub const APPENDIX_LOOP_NS: &str = "appendix_loop_ns";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(shape = "shape" {
         KERNEL = "kernel" [text],
         VERDICT = "verdict" [text],
@@ -493,6 +501,7 @@ pub mod fp_cost {
         VALUES = "values" [text],
         FTZ_DAZ = "ftz_daz" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(width = "width" {
@@ -501,6 +510,7 @@ pub mod fp_cost {
         ORDER = "order" [text],
         SHAPE = "shape" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(per_element = "per_element" {
@@ -511,6 +521,7 @@ pub mod fp_cost {
         ..median_min_max,
         VS_MULTIPLY = "vs_multiply",
         CASE = "case" [text],
+        ..evidence,
     });
 
     // The per-element multiply with case 0's block at each placement in a 64-byte line.
@@ -518,6 +529,7 @@ pub mod fp_cost {
         PLACEMENT_BYTES = "placement_bytes",
         AS_GCC = "as_gcc" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(ops = "ops" {
@@ -533,6 +545,7 @@ pub mod fp_cost {
         THROUGHPUT_MAX_NS = "throughput_max_ns",
         THROUGHPUT_CYCLES = "throughput_cycles",
         SHAPE = "shape" [text],
+        ..evidence,
     });
 
     keys! {
@@ -1078,16 +1091,17 @@ mod tests {
             ),
             (
                 fp_cost::denormal::COLUMNS,
-                "values:text ftz_daz:text median_ns min_ns max_ns",
+                "values:text ftz_daz:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 fp_cost::width::COLUMNS,
-                "variant:text type:text order:text shape:text median_ns min_ns max_ns",
+                "variant:text type:text order:text shape:text median_ns min_ns max_ns rounds \
+                 disturbed_rounds",
             ),
             (
                 fp_cost::per_element::COLUMNS,
                 "op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply \
-                 case:text",
+                 case:text rounds disturbed_rounds",
             ),
             (
                 stride::layout::COLUMNS,

@@ -368,6 +368,14 @@ pub mod clock_probe {
 
     pub const EXPERIMENT: &str = "clock_probe";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(clock_resolution = "clock_resolution" {
         CLOCK = "clock" [text],
         CLAIMED_NS = "claimed_ns",
@@ -376,12 +384,14 @@ pub mod clock_probe {
     block!(clock_cost = "clock_cost" {
         METHOD = "method" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(trap_one = "trap_one" {
         VARIANT = "variant" [text],
         ..median_min_max,
         PER_ELEMENT_NS = "per_element_ns",
+        ..evidence,
     });
 
     block!(times_ten = "times_ten" {
@@ -389,16 +399,19 @@ pub mod clock_probe {
         ELEMENTS = "elements",
         ..median_min_max,
         CASE = "case" [text],
+        ..evidence,
     });
 
     block!(trap_two = "trap_two" {
         FILL = "fill" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(trap_three_samples = "trap_three_samples" {
         ROUND = "round",
         NS = "ns",
+        ..evidence,
     });
 
     block!(trap_three_summary = "trap_three_summary" {
@@ -1070,19 +1083,20 @@ mod tests {
             ),
             (
                 clock_probe::clock_cost::COLUMNS,
-                "method:text median_ns min_ns max_ns",
+                "method:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 clock_probe::trap_one::COLUMNS,
-                "variant:text median_ns min_ns max_ns per_element_ns",
+                "variant:text median_ns min_ns max_ns per_element_ns rounds disturbed_rounds",
             ),
             (
                 clock_probe::times_ten::COLUMNS,
-                "variant:text elements median_ns min_ns max_ns case:text",
+                "variant:text elements median_ns min_ns max_ns case:text rounds \
+                 disturbed_rounds",
             ),
             (
                 clock_probe::trap_two::COLUMNS,
-                "fill:text median_ns min_ns max_ns",
+                "fill:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 branch::patterns::COLUMNS,

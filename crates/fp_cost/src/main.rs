@@ -35,7 +35,7 @@ mod verdict;
 use kernels::{CHAINS, OPS};
 use measure::clock::CoreClock;
 use measure::data::{Block, meta};
-use measure::fmt::{self, bytes};
+use measure::fmt::{self, bytes, grouped};
 use measure::run::Experiment;
 use measure::schema::fp_cost::key;
 use measure::show::how_to_read;
@@ -104,13 +104,6 @@ fn main() {
 
     if !quick || big_asked {
         exp.section("4. the first try, repeated: arrays far beyond the last-level cache");
-        // A round here is one pass over the big arrays (tens of milliseconds): it cannot fit
-        // between two preemptions, so these rounds keep their count and are judged by their
-        // evidence like the others.
-        let plan = Plan {
-            want: timing::want(if quick { 3 } else { 11 }),
-            ..plan
-        };
         beyond_the_cache(&mut exp, big_mib, llc, &plan, &in_l1, &mut per_element);
     }
     per_element.print();
@@ -318,10 +311,13 @@ fn beyond_the_cache(
     let text = format!(
         "the appendix's first try used 16 MiB arrays and found every operation at the same \
          1.24 ns. Here: two arrays of {} each, {} together ({llc_text}; by the reported sizes: \
-         {}), one pass per timed batch, {} clean rounds; the loop of 3a:",
+         {}). A round runs one operation over a slice of {} elements of each, the next slice \
+         each round, so the data streams from memory as in one pass; {} clean rounds; the loop \
+         of 3a:",
         bytes(each),
         bytes(total),
         exp.facts.where_fits(total),
+        grouped(timing::SLICE as u64),
         plan.want.clean
     );
     fmt::say(&text, "  ");
@@ -331,7 +327,7 @@ fn beyond_the_cache(
         return;
     }
     let len = (each / 8) as usize;
-    let big = timing::per_element(len, &plan.want, false, plan.core);
+    let big = timing::per_element_sliced(len, &plan.want, plan.core);
     report::per_element_table(&big, Some(in_l1), "big", block);
     meta("big_array_bytes", total);
 

@@ -219,7 +219,7 @@ impl PerElement {
 
 /// Times [`switch::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
 /// over `a[i] = 1 + i * 1e-6` and `b[i] = 1.000001` (the appendix's values), `len` elements
-/// each. A timed batch repeats the pass as often as [`BATCH_NS`] takes (once, over arrays
+/// each. A timed batch repeats the pass as often as [`BATCH_NS`] takes (at least once, over arrays
 /// that long), each call its own count. With `scan`, each round also times the multiply at
 /// every other placement of [`switch::PLACED`], and the rounds come in two passes in opposite
 /// orders. Every call must return bit for bit the plainly written sum.
@@ -275,6 +275,62 @@ pub fn per_element(len: usize, want: &Want, scan: bool, core: Option<usize>) -> 
         op_tallies: (0..n).map(|k| r.tally_of(k)).collect(),
         placement_tallies: placements.iter().map(|p| p.2).collect(),
         placements: placements.into_iter().map(|(at, s, _)| (at, s)).collect(),
+        tally: r.tally,
+    }
+}
+
+/// Elements of each array that one round of section 4 runs over: 64K, 1 MiB of the two.
+pub const SLICE: usize = 1 << 16;
+
+/// Section 4: the per-element table of [`per_element`], over arrays of `len` elements far
+/// beyond the last-level cache. A round runs one operation over one [`SLICE`] of the arrays
+/// (0.1 to 0.5 ms), the next slice each round, each operation starting at its own slice: the
+/// data streams from memory as in one pass over the whole arrays, and a round fits between
+/// two preemptions. Every slice's sum is computed before the rounds and checked bit for bit.
+pub fn per_element_sliced(len: usize, want: &Want, core: Option<usize>) -> PerElement {
+    let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
+    let b = vec![1.000_001f64; len];
+    let step = SLICE.min(len);
+    let slices = len / step;
+    let range = |j: usize| (j % slices) * step..(j % slices + 1) * step;
+    let sums: Vec<Vec<f64>> = (0..PER_ELEMENT.len())
+        .map(|k| {
+            (0..slices)
+                .map(|j| kernels::per_element_expected(&a[range(j)], &b[range(j)], 1, k))
+                .collect()
+        })
+        .collect();
+    let run = |k: usize, j: usize| {
+        let (a, b) = (&a[range(j)], &b[range(j)]);
+        let (t, got) = clock::time_ns(|| {
+            switch::fp_per_element(black_box(a), black_box(b), black_box(1), black_box(k))
+        });
+        let want = sums[k][j % slices];
+        if got.to_bits() != want.to_bits() {
+            eprintln!(
+                "fp_cost: error: operation {} over slice {j}",
+                PER_ELEMENT[k].0
+            );
+            fail_sum("fp_per_element", got, want);
+        }
+        t / step as f64
+    };
+    let n = PER_ELEMENT.len();
+    let mut next: Vec<usize> = (0..n).map(|k| k * slices / n).collect();
+    let r = timed(want, core, n, false, |s| match s {
+        // A warm-up runs the slice before the next one: it is not timed again soon.
+        Step::Warm(k) => run(k, next[k] + slices - 1),
+        Step::Time(k) => {
+            next[k] += 1;
+            run(k, next[k] - 1)
+        }
+    });
+    PerElement {
+        len,
+        ops: (0..n).map(|k| r.summary(k)).collect(),
+        op_tallies: (0..n).map(|k| r.tally_of(k)).collect(),
+        placements: vec![],
+        placement_tallies: vec![],
         tally: r.tally,
     }
 }

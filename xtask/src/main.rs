@@ -20,6 +20,7 @@ mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod marks;
 mod project;
 mod run_all;
 mod sink_bench;

@@ -413,14 +413,14 @@ fn the_csv_is_one_tidy_table_with_unique_keys() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("machine,experiment,block,row,column,value,unit")
+        Some("machine,experiment,block,row,column,value,unit,provisional")
     );
     let mut keys = BTreeSet::new();
     let mut machines = BTreeSet::new();
     let mut n = 0;
     for l in lines {
         let f = fields(l);
-        assert_eq!(f.len(), 7, "{l}");
+        assert_eq!(f.len(), 8, "{l}");
         let v: f64 = f[5]
             .parse()
             .unwrap_or_else(|_| panic!("numeric value: {l}"));

@@ -92,6 +92,8 @@ pub struct BarChart {
     pub legend_extra: Vec<(Glyph, String)>,
     /// Write "n/a" where a series has no bar in a category that has others.
     pub mark_missing: bool,
+    /// Per category: its rounds were disturbed, so its bars are drawn hollow.
+    pub disturbed: Vec<bool>,
     pub width: u32,
     pub plot_height: u32,
 }
@@ -114,8 +116,20 @@ impl BarChart {
             whisker_label: "bars: min..max of the rounds".into(),
             legend_extra: Vec::new(),
             mark_missing: true,
+            disturbed: Vec::new(),
             width: 900,
             plot_height: 400,
+        }
+    }
+
+    /// Draws hollow the measured bars of the categories marked `true` in `cats` (one per
+    /// category): their rounds were disturbed, so they are provisional. One legend entry says
+    /// so ([`crate::marks::LEGEND`]); nothing when none is marked (a quiet run).
+    pub fn mark_disturbed(&mut self, cats: &[bool]) {
+        if cats.iter().any(|&d| d) {
+            self.disturbed = cats.to_vec();
+            self.legend_extra
+                .push((Glyph::HollowBar(GREY), crate::marks::LEGEND.into()));
         }
     }
 
@@ -337,6 +351,12 @@ impl BarChart {
                     BLACK_C,
                     2,
                     Dash::Long,
+                )?;
+            } else if self.disturbed.get(ci).copied().unwrap_or(false) {
+                c.rect(
+                    r,
+                    Some(RGBColor(255, 255, 255).mix(1.0)),
+                    Some((s.color, Dash::Solid)),
                 )?;
             } else {
                 c.rect(r, Some(s.color.mix(1.0)), None)?;

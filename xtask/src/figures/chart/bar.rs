@@ -472,6 +472,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn disturbed_categories_are_hollow_bars_with_a_legend_entry() {
+        let chart = |cats: &[bool]| {
+            let mut b = BarChart::new("b", AxisSpec::linear("ns").starting_at_zero());
+            b.categories = vec!["x".into(), "y".into()];
+            b.series = vec![BarSeries::new(
+                "s",
+                vec![Some(Bar::new(2.0)), Some(Bar::new(3.0))],
+                color(0),
+            )];
+            b.mark_disturbed(cats);
+            b.render().unwrap().0
+        };
+        let quiet = chart(&[false, false]);
+        assert!(!quiet.contains(crate::marks::LEGEND));
+        let busy = chart(&[false, true]);
+        assert!(busy.contains(crate::marks::LEGEND));
+        // One bar is white inside: drawn hollow.
+        assert!(
+            busy.matches("fill=\"#FFFFFF\"").count() > quiet.matches("fill=\"#FFFFFF\"").count()
+        );
+    }
+
+    #[test]
     fn bars_with_whiskers_ratio_and_skipped_slot() {
         let mut b = BarChart::new("b", AxisSpec::linear("ns").starting_at_zero());
         b.categories = vec!["x".into(), "y".into()];

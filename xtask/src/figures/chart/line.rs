@@ -737,6 +737,26 @@ mod tests {
     }
 
     #[test]
+    fn disturbed_points_are_hollow_with_one_legend_entry_and_quiet_ones_are_not() {
+        let mut c = sample();
+        let n = c.series.len();
+        c.mark_disturbed(&[]);
+        assert_eq!(c.series.len(), n, "a quiet run: nothing added");
+        assert!(!c.render().unwrap().0.contains(crate::marks::LEGEND));
+        c.mark_disturbed(&[4.0]);
+        let added = &c.series[n..];
+        assert_eq!(
+            added.len(),
+            1,
+            "the measured series only, not the appendix's"
+        );
+        assert_eq!(added[0].points, [Pt::new(4.0, 1.0)]);
+        assert_eq!(added[0].style.marker, Some(Marker::Hollow));
+        let svg = c.render().unwrap().0;
+        assert_eq!(svg.matches(crate::marks::LEGEND).count(), 1);
+    }
+
+    #[test]
     fn nothing_drawable_is_an_error() {
         let mut c = LineChart::new("neg", AxisSpec::linear("x"), AxisSpec::log10("y"));
         c.series.push(Series::new(

@@ -269,10 +269,19 @@ fn run_way(
 ) -> std::result::Result<DataFile, String> {
     s.describe(way)?;
     let dir: PathBuf = dir.join(way.id());
-    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // run-all's mechanics write CSV files too: only the outputs are kept, in `dir`.
+    let tmp = dir.join(format!(".tmp-{}", std::process::id()));
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let disturber = disturb(way, s)?;
-    let o = crate::run_all::run_one(bins, exp, quick, s.core, &dir, stamp);
+    let o = crate::run_all::run_one(bins, exp, quick, s.core, &tmp, stamp);
     drop(disturber);
+    for e in fs::read_dir(&tmp).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".txt") {
+            let _ = fs::rename(e.path(), dir.join(name));
+        }
+    }
+    let _ = fs::remove_dir_all(&tmp);
     o.saved.ok_or(o.status)
 }
 
@@ -385,6 +394,10 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
         .filter(|r| !r.marks[way as usize].is_some_and(Mark::any))
         .map(|r| format!("{} {}", r.experiment, r.figure))
         .collect();
+    let contention = moved
+        .iter()
+        .filter(|r| r.marks[way as usize].is_some_and(|m| m.contended))
+        .count();
     let mut s = format!(
         "{what}: {} of {} key figures within {:.0}% of the quiet run's",
         both.len() - moved.len(),
@@ -393,7 +406,8 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
     );
     if !moved.is_empty() {
         s.push_str(&format!(
-            "; of the {} that moved more, {marked} were marked (provisional or contention)",
+            "; of the {} that moved more, {marked} were marked (provisional or contention; \
+             {contention} named as contention)",
             moved.len()
         ));
     }
@@ -407,12 +421,17 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
 fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRow]) -> String {
     let mut m = String::new();
     let _ = writeln!(m, "# Noise: {}\n", plan.label);
+    let first = runs
+        .iter()
+        .find_map(|r| Way::ALL.iter().find_map(|&w| r.get(w)));
     let _ = writeln!(
         m,
-        "Each experiment ran three ways, one after the other ({} runs), taken {}, commit {}:\n",
+        "Each experiment ran three ways, one after the other ({} runs), started {}, commit {}:\n",
         if plan.quick { "quick" } else { "full" },
-        crate::project::utc_now(),
-        crate::project::commit().unwrap_or_else(|| "unknown".into())
+        first.and_then(|f| f.meta("saved_utc")).unwrap_or("unknown"),
+        first
+            .and_then(|f| f.meta("saved_commit"))
+            .unwrap_or("unknown"),
     );
     for way in Way::ALL {
         let _ = writeln!(m, "- {}", s.describe(way).unwrap_or_else(|e| e));
@@ -569,6 +588,36 @@ mod tests {
                 "cache_ladder,first_index_ns,ns,1,no,2,2,provisional,1.5,1.5,not recorded"
             ),
             "{csv}"
+        );
+    }
+
+    #[test]
+    fn the_streamer_s_moves_are_counted_as_contention_when_named_so() {
+        let runs = vec![Runs {
+            name: "cache_ladder".into(),
+            ways: vec![
+                (
+                    Way::Quiet,
+                    Ok(run(&[("largest_index_ns", 100.0)], Some((false, false)))),
+                ),
+                (Way::Busy, Err("failed (exit status 1)".into())),
+                (
+                    Way::Stream,
+                    Ok(run(&[("largest_index_ns", 130.0)], Some((false, true)))),
+                ),
+            ],
+        }];
+        let v = verdicts(&figure_rows(&runs), &setup(Some(0)));
+        assert!(
+            v[1].contains("0 of 0 key figures"),
+            "a failed run compares nothing: {}",
+            v[1]
+        );
+        assert!(
+            v[2].contains("of the 1 that moved more, 1 were marked")
+                && v[2].contains("1 named as contention"),
+            "{}",
+            v[2]
         );
     }
 

@@ -425,6 +425,21 @@ mod tests {
             })
         );
         assert_eq!(
+            p(&["noise", "--quick", "--only", "clock_probe"]).unwrap(),
+            Command::Noise(Noise {
+                quick: true,
+                only: Some(vec!["clock_probe".into()]),
+                out: None,
+            })
+        );
+        // The disturbers noise starts: not in the usage, but parsed.
+        assert_eq!(p(&["noise-busy", "1"]).unwrap(), Command::NoiseBusy(1));
+        assert_eq!(
+            p(&["noise-stream", "0", "64"]).unwrap(),
+            Command::NoiseStream(0, 64)
+        );
+        assert!(!usage().contains("noise-busy"));
+        assert_eq!(
             p(&["verify"]).unwrap(),
             Command::Verify(Verify {
                 n: 100_000,
@@ -442,6 +457,9 @@ mod tests {
             (&["run-all", "--label"], "needs a value"),
             (&["run-all", "--quick=yes"], "takes no value"),
             (&["run-all", "--only", ","], "names no experiment"),
+            (&["noise", "--only", ","], "names no experiment"),
+            (&["noise-busy"], "needs whole numbers"),
+            (&["noise-stream", "1", "x"], "needs whole numbers"),
             (&["run-all", "--quick", "--quick"], "twice"),
             (&["verify", "--n", "1"], "between 1000"),
             (&["verify", "--n", "x"], "whole number"),

@@ -440,6 +440,7 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
     for l in verdicts(rows, s) {
         let _ = writeln!(m, "- {l}");
     }
+    by_experiment(&mut m, runs, rows);
     let _ = writeln!(
         m,
         "\n## Key figures\n\n\"marked\" is what that run's report said about the result the \
@@ -483,6 +484,36 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         );
     }
     m
+}
+
+/// Per experiment, for each disturbed way: "within / compared" and "marked / moved".
+fn by_experiment(m: &mut String, runs: &[Runs], rows: &[FigRow]) {
+    let _ = writeln!(
+        m,
+        "\n| experiment | busy loop: within {0:.0}% | moved, marked | streamer: within {0:.0}% | \
+         moved, marked |\n|---|---:|---:|---:|---:|",
+        WITHIN * 100.0
+    );
+    for r in runs {
+        let mine: Vec<&FigRow> = rows.iter().filter(|x| x.experiment == r.name).collect();
+        let cells = [Way::Busy, Way::Stream].map(|w| {
+            let both = mine.iter().filter(|x| x.moved(w).is_some()).count();
+            let moved: Vec<&&FigRow> = mine.iter().filter(|x| x.moved(w) == Some(true)).collect();
+            let marked = moved
+                .iter()
+                .filter(|x| x.marks[w as usize].is_some_and(Mark::any))
+                .count();
+            (
+                format!("{} of {both}", both - moved.len()),
+                format!("{marked} of {}", moved.len()),
+            )
+        });
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} |",
+            r.name, cells[0].0, cells[0].1, cells[1].0, cells[1].1
+        );
+    }
 }
 
 /// A quiet value with its mark, where the quiet run marked it.

@@ -253,6 +253,7 @@ fn noise_runs_three_ways_and_reports_what_moved_and_what_was_marked() {
             && md.contains("of the 1 that moved more, 1 were marked"),
         "{md}"
     );
+    assert!(md.contains("| clock_probe | 0 of 1 | 1 of 1 |"), "{md}");
     let row = line_with(&csv, "clock_probe,clock_read,ns,");
     assert!(
         row.starts_with("clock_probe,clock_read,ns,1,no,2,2,provisional,"),

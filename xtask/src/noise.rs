@@ -358,14 +358,15 @@ pub fn verdicts(rows: &[FigRow], s: &Setup) -> Vec<String> {
     let mut out = Vec::new();
     let quiet_marked = rows.iter().filter(|r| r.marks[0].is_some_and(Mark::any));
     let q = quiet_marked.count();
-    out.push(if q == 0 {
-        format!("quiet: no mark on any of {} key figures.", rows.len())
+    let quiet = if q == 0 {
+        format!("quiet: no mark on any of {} key figures", rows.len())
     } else {
         format!(
-            "quiet: {q} of {} key figures marked (the quiet run was not quiet).",
+            "quiet: {q} of {} key figures marked (the quiet run was not quiet)",
             rows.len()
         )
-    });
+    };
+    out.push(quiet + &not_recorded(rows, Way::Quiet) + ".");
     for way in [Way::Busy, Way::Stream] {
         let what = match s.describe(way) {
             Ok(_) if way == Way::Busy => "beside the busy loop on the same core",
@@ -414,7 +415,20 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
     if !unmarked.is_empty() {
         s.push_str(&format!("; moved but not marked: {}", unmarked.join(", ")));
     }
-    s + "."
+    s + &not_recorded(rows, way) + "."
+}
+
+/// " (N of the figures from runs that recorded no evidence ...)", where there are such.
+fn not_recorded(rows: &[FigRow], way: Way) -> String {
+    let n = rows
+        .iter()
+        .filter(|r| r.values[way as usize].is_some() && r.marks[way as usize].is_none())
+        .count();
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} of the figures from runs that recorded no evidence of disturbance)")
+    }
 }
 
 /// `noise.md`.
@@ -612,6 +626,11 @@ mod tests {
         );
         // The streamer run recorded no evidence: not marked, and named as such.
         assert!(v[2].contains("moved but not marked: cache_ladder first_index_ns, cache_ladder x"));
+        assert!(
+            v[2].ends_with(
+                "(2 of the figures from runs that recorded no evidence of disturbance)."
+            )
+        );
         let csv = noise_csv(&rows);
         assert!(csv.starts_with(CSV_HEADER));
         assert!(

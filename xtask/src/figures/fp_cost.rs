@@ -342,9 +342,7 @@ fn placement(
         bars.clone(),
         color(0),
     ));
-    let mut disturbed = crate::marks::disturbed_rows(run, pl);
-    disturbed.truncate(n);
-    c.mark_disturbed(&disturbed);
+    c.mark_disturbed(&crate::marks::disturbed_rows(run, pl)[..n]);
     let pe = need_block(run, sc::per_element::BLOCK)?;
     let case = need_texts(pe, sc::per_element::CASE)?;
     let pe_ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;

@@ -460,15 +460,16 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         "\n## Key figures\n\n\"marked\" is what that run's report said about the result the \
          figure comes from: provisional (its rounds were disturbed), contention (other cores \
          shared the last cache level and memory with it), no, or not recorded (an experiment \
-         that does not record the evidence).\n\n| experiment | figure | quiet | busy loop | \
-         ratio | marked | streamer | ratio | marked |\n|---|---|---:|---:|---:|---|---:|---:|---|"
+         that does not record the evidence).\n\n| experiment | figure | unit | quiet | busy loop | \
+         ratio | marked | streamer | ratio | marked |\n|---|---|---|---:|---:|---:|---|---:|---:|---|"
     );
     for r in rows {
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.experiment,
             r.figure,
+            r.unit,
             marks_if(r.marks[0], value_cell(r.values[0])),
             value_cell(r.values[1]),
             ratio_cell(r.ratio(Way::Busy)),

@@ -7,6 +7,7 @@
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask noise [--only a,b] [--out DIR] [--quick]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -20,6 +21,8 @@ mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod marks;
+mod noise;
 mod project;
 mod run_all;
 mod sink_bench;
@@ -36,6 +39,9 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::Noise(o) => noise::command(&o),
+        Command::NoiseBusy(core) => noise::busy(core),
+        Command::NoiseStream(core, mib) => noise::stream(core, mib),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

@@ -1,0 +1,152 @@
+//! One experiment's process under a watchdog: its output streamed to files (never held in
+//! memory), and the whole process group ended when it runs past its time limit or prints
+//! more than any experiment prints, so that `run-all` can neither hang nor fill the disk.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most an experiment may print on stdout or on stderr. The largest real output,
+/// env_scan's, is under 200 KiB; an experiment printing without end is ended here.
+pub const MAX_OUTPUT: u64 = 64 << 20;
+
+/// How an experiment's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// By itself: an exit status, or a signal it met.
+    Exited(ExitStatus),
+    /// Ended by the watchdog, with every process of its group, after the time limit.
+    TimedOut,
+    /// Ended, with every process of its group, for printing more than [`MAX_OUTPUT`].
+    TooLarge,
+}
+
+/// Runs `cmd` with stdin empty and stdout and stderr written into the files `out` and `err`,
+/// in a process group of its own (env_scan and sink_bench start children: the watchdog
+/// ends them too). It is ended after `limit`, or when a file passes [`MAX_OUTPUT`], and
+/// whenever xtask itself dies (Ctrl-C, `kill`): it never outlives the run that started it.
+/// `Err`: it could not be started (or its files could not be created).
+pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Result<End> {
+    cmd.stdin(Stdio::null())
+        .stdout(File::create(out)?)
+        .stderr(File::create(err)?)
+        .process_group(0);
+    // SAFETY: between fork and exec the closure only calls prctl, which is async-signal-safe;
+    // it asks the kernel to kill the child when its parent (this thread) dies.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    let group = child.id() as libc::pid_t;
+    let t0 = Instant::now();
+    let mut nap = Duration::from_millis(2);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            // Children it left behind go with it (the group outlives its reaped leader).
+            kill_group(group);
+            return Ok(End::Exited(status));
+        }
+        let too_large = [out, err]
+            .iter()
+            .any(|p| fs::metadata(p).is_ok_and(|m| m.len() > MAX_OUTPUT));
+        if too_large || t0.elapsed() >= limit {
+            kill_group(group);
+            let _ = child.wait();
+            return Ok(if too_large {
+                End::TooLarge
+            } else {
+                End::TimedOut
+            });
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// Sends SIGKILL to every process of group `group` (none left: nothing happens).
+fn kill_group(group: libc::pid_t) {
+    if group > 1 {
+        // SAFETY: kill with a negative pid signals that process group; no memory is involved.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("watch-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn sh(script: &str) -> Command {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(script);
+        c
+    }
+
+    #[test]
+    fn a_process_that_ends_is_waited_for_and_its_output_kept() {
+        let d = scratch("ends");
+        let (out, err) = (d.join("out"), d.join("err"));
+        let end = run(
+            &mut sh("echo hi; echo oops >&2; exit 3"),
+            &out,
+            &err,
+            Duration::from_secs(60),
+        );
+        assert!(
+            matches!(end, Ok(End::Exited(s)) if s.code() == Some(3)),
+            "{end:?}"
+        );
+        assert_eq!(fs::read_to_string(&out).unwrap(), "hi\n");
+        assert_eq!(fs::read_to_string(&err).unwrap(), "oops\n");
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_hung_process_and_its_children_are_ended() {
+        let d = scratch("hung");
+        let (out, err, pid) = (d.join("out"), d.join("err"), d.join("pid"));
+        let script = format!(
+            "sleep 600 & echo $! > {}; echo started; wait",
+            pid.display()
+        );
+        let t0 = Instant::now();
+        let end = run(&mut sh(&script), &out, &err, Duration::from_millis(500)).unwrap();
+        assert_eq!(end, End::TimedOut);
+        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+        assert_eq!(fs::read_to_string(&out).unwrap(), "started\n", "kept");
+        let child: u32 = fs::read_to_string(&pid).unwrap().trim().parse().unwrap();
+        let t0 = Instant::now();
+        while crate::project::running(child, Some("sleep")) && t0.elapsed().as_secs() < 10 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            !crate::project::running(child, Some("sleep")),
+            "the child sleep {child} was ended too"
+        );
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn endless_output_is_ended_not_held() {
+        let d = scratch("endless");
+        let (out, err) = (d.join("out"), d.join("err"));
+        let end = run(&mut sh("yes"), &out, &err, Duration::from_secs(120)).unwrap();
+        assert_eq!(end, End::TooLarge);
+        assert!(fs::metadata(&out).unwrap().len() > MAX_OUTPUT);
+        let _ = fs::remove_dir_all(&d);
+    }
+}

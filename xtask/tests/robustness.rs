@@ -642,19 +642,58 @@ fn a_hung_experiment_is_ended_and_its_previous_output_kept() {
     );
     let summary = fs::read_to_string(lab.join("summary.md")).unwrap();
     assert!(summary.contains("ended by the watchdog"), "{summary}");
-    let child = fs::read_to_string(&pid_file).unwrap();
+    assert_ended(&pid_file);
+    assert_no_hidden(&d);
+}
+
+/// The process whose pid a stand-in wrote into `pid_file` has ended (it is gone, or a zombie
+/// waiting for its new parent): within 10 s.
+fn assert_ended(pid_file: &Path) {
+    let child = fs::read_to_string(pid_file).unwrap();
     let stat = format!("/proc/{}/stat", child.trim());
+    let running = || fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z "));
     let t0 = std::time::Instant::now();
-    while fs::read_to_string(&stat).is_ok_and(|s| !s.contains(") Z "))
-        && t0.elapsed().as_secs() < 10
-    {
+    while running() && t0.elapsed().as_secs() < 10 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(
-        fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z ")) || !Path::new(&stat).exists(),
-        "the experiment's child sleep {child} was ended too"
+        !running(),
+        "the experiment's child {} was not ended",
+        child.trim()
     );
-    assert_no_hidden(&d);
+}
+
+/// Stopping run-all (SIGTERM, as `kill` sends; Ctrl-C and a hang-up alike) ends the
+/// experiment running in its own process group, with its children; nothing is swapped in.
+#[test]
+fn stopping_run_all_ends_the_experiment_and_its_children() {
+    use std::os::unix::process::ExitStatusExt;
+    let d = scratch("stopped");
+    let lab = copy_reference(&d);
+    let before = snapshot(&lab);
+    let pid_file = d.join("child.pid");
+    let body = format!("sleep 600 & echo $! > {}; wait", pid_file.display());
+    let bins = fake_bins_with(&d, &[("stride", &body)]);
+    let mut x = Command::new(XTASK)
+        .args([
+            "run-all", "--quick", "--only", "stride", "--label", "lab", "--out",
+        ])
+        .arg(&d)
+        .env("MM_XTASK_BINS", &bins)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while fs::read_to_string(&pid_file).map_or(true, |s| !s.ends_with('\n')) {
+        assert!(t0.elapsed().as_secs() < 30, "the stand-in did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill sends a signal to the xtask this test started.
+    assert_eq!(unsafe { libc::kill(x.id() as i32, libc::SIGTERM) }, 0);
+    assert_eq!(x.wait().unwrap().signal(), Some(libc::SIGTERM));
+    assert_ended(&pid_file);
+    assert_eq!(snapshot(&lab), before);
 }
 
 /// Every file of `before` (a snapshot of `lab`) is still there, byte-identical, except the

@@ -7,6 +7,8 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::Once;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most an experiment may print on stdout or on stderr. The largest real output,
@@ -24,12 +26,17 @@ pub enum End {
     TooLarge,
 }
 
+/// The process group of the experiment running now (0: none), for [`on_signal`].
+static RUNNING: AtomicI32 = AtomicI32::new(0);
+
 /// Runs `cmd` with stdin empty and stdout and stderr written into the files `out` and `err`,
 /// in a process group of its own (env_scan and sink_bench start children: the watchdog
 /// ends them too). It is ended after `limit`, or when a file passes [`MAX_OUTPUT`], and
-/// whenever xtask itself dies (Ctrl-C, `kill`): it never outlives the run that started it.
+/// when xtask itself is ended: by Ctrl-C, `kill` or a hang-up with its whole group, by
+/// SIGKILL (which no program can catch) at least the experiment itself.
 /// `Err`: it could not be started (or its files could not be created).
 pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Result<End> {
+    end_with_xtask();
     cmd.stdin(Stdio::null())
         .stdout(File::create(out)?)
         .stderr(File::create(err)?)
@@ -44,6 +51,20 @@ pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Re
     }
     let mut child = cmd.spawn()?;
     let group = child.id() as libc::pid_t;
+    RUNNING.store(group, Ordering::SeqCst);
+    let end = watch(&mut child, group, [out, err], limit);
+    RUNNING.store(0, Ordering::SeqCst);
+    end
+}
+
+/// Waits for `child` (leader of `group`), ending the group after `limit` or when one of
+/// `files` passes [`MAX_OUTPUT`].
+fn watch(
+    child: &mut std::process::Child,
+    group: libc::pid_t,
+    files: [&Path; 2],
+    limit: Duration,
+) -> io::Result<End> {
     let t0 = Instant::now();
     let mut nap = Duration::from_millis(2);
     loop {
@@ -52,7 +73,7 @@ pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Re
             kill_group(group);
             return Ok(End::Exited(status));
         }
-        let too_large = [out, err]
+        let too_large = files
             .iter()
             .any(|p| fs::metadata(p).is_ok_and(|m| m.len() > MAX_OUTPUT));
         if too_large || t0.elapsed() >= limit {
@@ -66,6 +87,36 @@ pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Re
         }
         std::thread::sleep(nap);
         nap = (nap * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// Installs, once, [`on_signal`] for SIGINT, SIGTERM and SIGHUP: the experiment's own
+/// process group does not receive the terminal's Ctrl-C, so xtask passes it on. A signal
+/// xtask was started ignoring (`nohup`) stays ignored.
+fn end_with_xtask() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: installs a handler that only calls async-signal-safe functions, or puts
+            // back the ignoring that was there.
+            unsafe {
+                let handler = on_signal as *const () as libc::sighandler_t;
+                if libc::signal(sig, handler) == libc::SIG_IGN {
+                    libc::signal(sig, libc::SIG_IGN);
+                }
+            }
+        }
+    });
+}
+
+/// Ends the running experiment's group, then xtask itself by the same signal, as if it had
+/// had no handler (the exit status says which signal).
+extern "C" fn on_signal(sig: libc::c_int) {
+    kill_group(RUNNING.load(Ordering::SeqCst));
+    // SAFETY: signal and raise are async-signal-safe.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
     }
 }
 

@@ -7,8 +7,8 @@ use std::io;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::Once;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Once, mpsc};
 use std::time::{Duration, Instant};
 
 /// The most an experiment may print on stdout or on stderr. The largest real output,
@@ -49,44 +49,50 @@ pub fn run(cmd: &mut Command, out: &Path, err: &Path, limit: Duration) -> io::Re
             Ok(())
         });
     }
-    let mut child = cmd.spawn()?;
+    let child = cmd.spawn()?;
     let group = child.id() as libc::pid_t;
     RUNNING.store(group, Ordering::SeqCst);
-    let end = watch(&mut child, group, [out, err], limit);
+    let end = watch(child, group, [out, err], limit);
     RUNNING.store(0, Ordering::SeqCst);
     end
 }
 
 /// Waits for `child` (leader of `group`), ending the group after `limit` or when one of
-/// `files` passes [`MAX_OUTPUT`].
+/// `files` passes [`MAX_OUTPUT`]. A thread waits, so that the end is seen when it comes (the
+/// caller times the run); this one checks the limits ten times a second.
 fn watch(
-    child: &mut std::process::Child,
+    mut child: std::process::Child,
     group: libc::pid_t,
     files: [&Path; 2],
     limit: Duration,
 ) -> io::Result<End> {
     let t0 = Instant::now();
-    let mut nap = Duration::from_millis(2);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait()));
     loop {
-        if let Some(status) = child.try_wait()? {
-            // Children it left behind go with it (the group outlives its reaped leader).
-            kill_group(group);
-            return Ok(End::Exited(status));
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(status) => {
+                // Children it left behind go with it (the group outlives its reaped leader).
+                kill_group(group);
+                return Ok(End::Exited(status?));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(io::Error::other("lost the wait for the experiment"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         let too_large = files
             .iter()
             .any(|p| fs::metadata(p).is_ok_and(|m| m.len() > MAX_OUTPUT));
         if too_large || t0.elapsed() >= limit {
             kill_group(group);
-            let _ = child.wait();
+            let _ = rx.recv();
             return Ok(if too_large {
                 End::TooLarge
             } else {
                 End::TimedOut
             });
         }
-        std::thread::sleep(nap);
-        nap = (nap * 2).min(Duration::from_millis(100));
     }
 }
 

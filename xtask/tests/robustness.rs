@@ -18,11 +18,42 @@ fn xtask(args: &[&str], env: &[(&str, &Path)]) -> Output {
     c.output().expect("xtask runs")
 }
 
-fn scratch(name: &str) -> PathBuf {
+/// A fresh folder under the temporary directory, removed when the test passes (kept for a
+/// look when it fails).
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("xtask-robust-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
-    d
+    Scratch(d)
+}
+
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// Exit 2, exactly one line on stderr, containing `needle`, no panic.

@@ -30,7 +30,17 @@ pub struct RunAll {
     pub only: Option<Vec<String>>,
     pub label: Option<String>,
     pub out: Option<PathBuf>,
+    /// `--timeout SECONDS`: the watchdog's limit per experiment (default: [`TIMEOUT_S`]).
+    pub timeout_s: Option<u64>,
 }
+
+/// The watchdog's default limit per experiment, in seconds: (full run, quick run). The
+/// longest experiment, env_scan, takes 40 s on the reference VM (a few in a quick run), so
+/// these leave a machine many times slower room to finish; only a hung experiment meets them.
+pub const TIMEOUT_S: (u64, u64) = (1200, 300);
+
+/// The values `run-all --timeout` accepts, in seconds: a second to a day.
+pub const TIMEOUT_RANGE: (u64, u64) = (1, 86_400);
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Figures {
@@ -116,6 +126,12 @@ const SUBS: &[Sub] = &[
                 "--out",
                 Some("DIR"),
                 "where results/<label>/ goes (default: results/)",
+            ),
+            opt(
+                "--timeout",
+                Some("SECONDS"),
+                "end an experiment that runs longer, keep its previous output (default: 1200; \
+                 300 with --quick)",
             ),
         ],
     },
@@ -282,6 +298,24 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     }
     let positional = sub.name == "compare";
     let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
+    // An empty path would name the current folder: `--out ''` is refused, not obeyed.
+    let is_path = |o: &&Opt| matches!(o.value, Some("DIR" | "FILE" | "PATH"));
+    if let Some(o) = sub
+        .opts
+        .iter()
+        .filter(is_path)
+        .find(|o| a.value(o.name) == Some(""))
+    {
+        return Err(bad(format!(
+            "{} is empty: give a folder or file name",
+            o.name
+        )));
+    }
+    if words.iter().any(String::is_empty) {
+        return Err(bad(
+            "an empty folder name was given: give a results folder's path",
+        ));
+    }
     let path = |n: &str| a.value(n).map(PathBuf::from);
     let text = |n: &str| a.value(n).map(String::from);
     Ok(match sub.name {
@@ -290,6 +324,13 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             only: only(a.value("--only"))?,
             label: text("--label"),
             out: path("--out"),
+            timeout_s: match a.value("--timeout") {
+                None => None,
+                Some(_) => Some(
+                    a.try_count("--timeout", 0, TIMEOUT_RANGE.0, TIMEOUT_RANGE.1)
+                        .map_err(bad)?,
+                ),
+            },
         }),
         "noise" => Command::Noise(Noise {
             quick: a.flag("--quick"),
@@ -389,6 +430,27 @@ mod tests {
     }
 
     #[test]
+    fn the_timeout_help_states_the_defaults() {
+        let help = sub_usage(&SUBS[0]);
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(&format!(
+                "default: {}; {} with --quick",
+                TIMEOUT_S.0, TIMEOUT_S.1
+            )),
+            "{help}"
+        );
+        let readme = std::fs::read_to_string(crate::project::root().join("README.md")).unwrap();
+        let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = format!(
+            "still running after {} minutes ({} with `--quick`;",
+            TIMEOUT_S.0 / 60,
+            TIMEOUT_S.1 / 60
+        );
+        assert!(readme.contains(&said), "README.md should say {said:?}");
+    }
+
+    #[test]
     fn typed_options() {
         assert_eq!(
             p(&[
@@ -404,6 +466,7 @@ mod tests {
                 only: Some(vec!["stride".into(), "branch".into()]),
                 label: None,
                 out: Some("/tmp/x".into()),
+                timeout_s: None,
             })
         );
         assert_eq!(
@@ -469,6 +532,14 @@ mod tests {
             (&["compare", "x", "y", "--bogus"], "unknown argument"),
             (&["compare", "x", "y", "--out"], "needs a value"),
             (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
+            (&["run-all", "--timeout", "0"], "between 1 and 86400"),
+            (&["run-all", "--timeout=soon"], "whole number"),
+            (&["run-all", "--out", ""], "--out is empty"),
+            (&["figures", "--from", "x", "--out="], "--out is empty"),
+            (&["handouts", "--from", ""], "--from is empty"),
+            (&["appendix-c", "--seed", ""], "--seed is empty"),
+            (&["verify", "--bin", ""], "--bin is empty"),
+            (&["compare", "x", ""], "empty folder name"),
         ] {
             match p(args) {
                 Err(e) => {

@@ -1,7 +1,7 @@
 //! # xtask: the project's own tools
 //!
 //! ```text
-//! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
+//! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR] [--timeout SECONDS]
 //! cargo xtask figures [--from DIR --out DIR]
 //! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
@@ -31,7 +31,8 @@ mod verify;
 use flags::Command;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // UTF-8 arguments or one line and exit status 2; a closed pipe ends it quietly.
+    let argv = measure::cli::argv("xtask");
     let result = flags::parse(&argv).and_then(|cmd| match cmd {
         Command::RunAll(o) => run_all::command(&o),
         Command::Figures(o) => figures::command(&o),

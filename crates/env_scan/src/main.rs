@@ -88,9 +88,9 @@ const ORDERS: [Order; 3] = [
 ];
 
 fn main() {
-    let argv: Vec<String> = std::env::args().collect();
-    if argv.get(1).map(String::as_str) == Some(child::CHILD_FLAG) {
-        child::main(&argv[2..]);
+    let argv = measure::cli::argv("env_scan");
+    if argv.first().map(String::as_str) == Some(child::CHILD_FLAG) {
+        child::main(&argv[1..]);
     }
     let mut exp = measure::start!(
         "env_scan",

@@ -64,7 +64,7 @@ fn first_execution() -> ! {
         None
     };
     // The same arguments; QUICK=1 becomes the flag, so that the run's #META says quick.
-    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    let mut argv = cli::argv("sink_bench");
     if set.quick && !args.quick {
         argv.push("--quick".into());
     }

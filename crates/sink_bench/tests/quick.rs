@@ -201,6 +201,7 @@ fn bad_input_gets_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
         assert!(out.stdout.is_empty(), "nothing measured: {args:?} {env:?}");
     }
+    measure::testing::assert_not_utf8_refused(BIN, "sink_bench");
 }
 
 #[test]

@@ -200,6 +200,7 @@ pub fn command(o: &flags::Noise) -> Result<()> {
         only: o.only.clone(),
         label: None,
         out: None,
+        timeout_s: None,
     })?;
     let out = o.out.clone().unwrap_or_else(|| plan.dest.clone());
     fs::create_dir_all(out.join("noise"))
@@ -249,7 +250,7 @@ fn run_all_ways(plan: &crate::run_all::Plan, s: &Setup, bins: &Path, out: &Path)
         };
         for way in Way::ALL {
             eprintln!("[{}/{n}] {exp}, {} ...", i + 1, way.id());
-            let taken = run_way(way, s, bins, exp, plan.quick, &out.join("noise"), &stamp);
+            let taken = run_way(way, s, bins, exp, plan, &out.join("noise"), &stamp);
             r.ways.push((way, taken));
         }
         all.push(r);
@@ -263,7 +264,7 @@ fn run_way(
     s: &Setup,
     bins: &Path,
     exp: &str,
-    quick: bool,
+    plan: &crate::run_all::Plan,
     dir: &Path,
     stamp: &crate::run_all::Stamp,
 ) -> std::result::Result<DataFile, String> {
@@ -273,7 +274,7 @@ fn run_way(
     let tmp = dir.join(format!(".tmp-{}", std::process::id()));
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let disturber = disturb(way, s)?;
-    let o = crate::run_all::run_one(bins, exp, quick, s.core, &tmp, stamp);
+    let o = crate::run_all::run_one(bins, exp, plan.quick, s.core, &tmp, stamp, plan.timeout);
     drop(disturber);
     for e in fs::read_dir(&tmp).into_iter().flatten().flatten() {
         let name = e.file_name();

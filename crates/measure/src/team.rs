@@ -18,6 +18,7 @@
 //! the order stays ascending.
 
 use crate::clock::{now_ns, on_core};
+use crate::disturb::{Evidence, Probe, Tally};
 use crate::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -131,6 +132,9 @@ pub struct Seen {
     /// its core (another process ran there, or it slept on a lock). `None` if unreadable or
     /// not measured.
     pub cpu_share: Option<f64>,
+    /// What the worker's own [`Probe`] saw from its arrival at the start line to the end of
+    /// its work: whether this worker's round was disturbed. `None` where not measured.
+    pub evidence: Option<Evidence>,
 }
 
 impl Seen {
@@ -149,6 +153,7 @@ impl Seen {
             start_cpu,
             end_cpu: None,
             cpu_share: None,
+            evidence: None,
         }
     }
 
@@ -172,6 +177,14 @@ impl Seen {
     /// Seen with less than `share` of its wall time on the CPU (unknown counts as on it).
     pub fn held_off(&self, share: f64) -> bool {
         self.cpu_share.is_some_and(|c| c < share)
+    }
+
+    /// The same, with the evidence of the worker's round.
+    pub fn with_evidence(self, evidence: Evidence) -> Seen {
+        Seen {
+            evidence: Some(evidence),
+            ..self
+        }
     }
 }
 
@@ -200,6 +213,32 @@ pub struct Run {
     pub results: Vec<u64>,
 }
 
+impl Run {
+    /// Whether the team's round was disturbed: any worker's round was.
+    pub fn disturbed(&self) -> bool {
+        self.seen
+            .iter()
+            .any(|s| s.evidence.is_some_and(|e| e.disturbed()))
+    }
+
+    /// The team's round as one piece of evidence: the most disturbed worker's (the one that
+    /// lost the most time past its allowance), or `None` when no worker's was measured.
+    pub fn evidence(&self) -> Option<Evidence> {
+        let over = |e: &Evidence| e.lost_ns() as i128 - e.allowance_ns() as i128;
+        self.seen
+            .iter()
+            .filter_map(|s| s.evidence)
+            .max_by_key(|e| (e.disturbed(), over(e)))
+    }
+
+    /// Counts the team's round into `tally` (one round), if it was measured.
+    pub fn count(&self, tally: &mut Tally) {
+        if let Some(e) = self.evidence() {
+            tally.add(&e);
+        }
+    }
+}
+
 /// Runs `work(i)` on one thread per entry of `places`, all released together, and times
 /// the run from the release to the last finish.
 pub fn run<F>(places: &[Place], work: F) -> Run
@@ -219,6 +258,10 @@ where
                 let (arrived, go, released_at, work) = (&arrived, &go, &released_at, &work);
                 s.spawn(move || {
                     let seen = Seen::arrive(place);
+                    // Each worker's own probe (a probe reads the thread that made it), marked
+                    // before the start line so nothing is added inside the timed span.
+                    let probe = Probe::new();
+                    let before = probe.mark();
                     if arrived.fetch_add(1, Ordering::AcqRel) + 1 == n {
                         released_at.store(now_ns(), Ordering::Release);
                         go.store(true, Ordering::Release);
@@ -226,7 +269,8 @@ where
                         spin_until(|| go.load(Ordering::Acquire));
                     }
                     let r = on_core(|| work(i));
-                    (r.end_ns, seen.leave(r.cpu_share), r.out)
+                    let ev = Evidence::between(&before, &probe.mark());
+                    (r.end_ns, seen.leave(r.cpu_share).with_evidence(ev), r.out)
                 })
             })
             .collect();
@@ -329,6 +373,12 @@ mod tests {
         );
         // Each worker spun for 2 ms after the release, so the run lasted at least that.
         assert!(r.elapsed_ns >= 2_000_000.0, "{}", r.elapsed_ns);
+        // Every worker's own probe saw its round.
+        assert!(
+            r.seen
+                .iter()
+                .all(|s| s.evidence.is_some_and(|e| e.wall_ns >= 2_000_000))
+        );
         // Spinning keeps a thread on its core: its CPU time is most of its wall time.
         assert!(
             r.seen
@@ -367,6 +417,7 @@ mod tests {
             start_cpu: Some(0),
             end_cpu: Some(0),
             cpu_share: Some(0.8),
+            evidence: None,
         };
         assert!(s.held_off(0.9));
         assert!(!s.held_off(0.5));
@@ -377,5 +428,42 @@ mod tests {
             }
             .held_off(0.9)
         );
+    }
+
+    #[test]
+    fn a_team_round_is_disturbed_when_any_workers_round_was() {
+        let quiet = Evidence {
+            wall_ns: 1_000_000,
+            waited_ns: Some(0),
+            ..Default::default()
+        };
+        let hit = Evidence {
+            waited_ns: Some(400_000),
+            switches: 1,
+            ..quiet
+        };
+        let seen = |e: Option<Evidence>| Seen {
+            requested: None,
+            granted: false,
+            start_cpu: None,
+            end_cpu: None,
+            cpu_share: None,
+            evidence: e,
+        };
+        let run = |es: Vec<Option<Evidence>>| Run {
+            elapsed_ns: 1e6,
+            seen: es.into_iter().map(seen).collect(),
+            results: vec![],
+        };
+        let calm = run(vec![Some(quiet), Some(quiet)]);
+        assert!(!calm.disturbed());
+        let one = run(vec![Some(quiet), Some(hit)]);
+        assert!(one.disturbed());
+        assert_eq!(one.evidence(), Some(hit));
+        let mut t = Tally::default();
+        one.count(&mut t);
+        calm.count(&mut t);
+        run(vec![None]).count(&mut t);
+        assert_eq!((t.rounds, t.disturbed), (2, 1));
     }
 }

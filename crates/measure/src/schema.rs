@@ -711,7 +711,8 @@ pub mod false_sharing {
 
     group!(
         /// A row's checks: below a perfect split (suspicious), the rounds in which other work
-        /// took a thread's core, and whether its threads were pinned.
+        /// took a thread's core (by the threads' own `disturb` evidence), and whether its
+        /// threads were pinned.
         checks {
             SUSPICIOUS = "suspicious" [text],
             DISTURBED_ROUNDS = "disturbed_rounds",
@@ -736,6 +737,8 @@ pub mod false_sharing {
         CONFIG = "config" [text],
         ROUND = "round",
         NS_PER_INCREMENT = "ns_per_increment",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(placement = "placement" {
@@ -763,6 +766,8 @@ pub mod false_sharing {
         ONE_WAY_MIN_NS = "one_way_min_ns",
         BATCHES = "batches",
         NOTE = "note" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(c2c_methods = "c2c_methods" {
@@ -773,6 +778,8 @@ pub mod false_sharing {
         ONE_WAY_MEDIAN_NS = "one_way_median_ns",
         ONE_WAY_MIN_NS = "one_way_min_ns",
         ONE_WAY_MAX_NS = "one_way_max_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(baseline = "baseline" {
@@ -780,6 +787,7 @@ pub mod false_sharing {
         ROUNDS = "rounds",
         CORES = "cores" [text],
         ..ns,
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(distance = "distance" {
@@ -791,6 +799,7 @@ pub mod false_sharing {
         ..checks,
         CORES = "cores" [text],
         ..round_groups,
+        ROUNDS = "rounds",
     });
 
     block!(threads = "threads" {
@@ -803,6 +812,7 @@ pub mod false_sharing {
         ..checks,
         NOTE = "note" [text],
         ..round_groups,
+        ROUNDS = "rounds",
     });
 
     block!(shared = "shared" {
@@ -814,6 +824,7 @@ pub mod false_sharing {
         VS_ONE_THREAD = "vs_one_thread",
         ..checks,
         NOTE = "note" [text],
+        ROUNDS = "rounds",
     });
 
     keys! {
@@ -1024,25 +1035,25 @@ mod tests {
         let pinned: &[(&[&str], &str)] = &[
             (
                 false_sharing::baseline::COLUMNS,
-                "set:text rounds cores:text ns_median ns_min ns_max",
+                "set:text rounds cores:text ns_median ns_min ns_max disturbed_rounds",
             ),
             (
                 false_sharing::distance::COLUMNS,
                 "distance_bytes same_line:text ns_median ns_min ns_max split_ns vs_split_median \
                  vs_split_min vs_split_max suspicious:text disturbed_rounds pinned:text \
-                 cores:text groups low_rounds low_median_ns high_rounds high_median_ns",
+                 cores:text groups low_rounds low_median_ns high_rounds high_median_ns rounds",
             ),
             (
                 false_sharing::threads::COLUMNS,
                 "threads layout:text distance_bytes lines ns_median ns_min ns_max \
                  vs_split_median vs_split_min vs_split_max suspicious:text disturbed_rounds \
                  pinned:text note:text groups low_rounds low_median_ns high_rounds \
-                 high_median_ns",
+                 high_median_ns rounds",
             ),
             (
                 false_sharing::shared::COLUMNS,
                 "method:text threads iters_per_thread ns_median ns_min ns_max vs_baseline \
-                 vs_one_thread suspicious:text disturbed_rounds pinned:text note:text",
+                 vs_one_thread suspicious:text disturbed_rounds pinned:text note:text rounds",
             ),
             (
                 clock_probe::clock_cost::COLUMNS,

@@ -224,11 +224,7 @@ impl Run {
     /// The team's round as one piece of evidence: the most disturbed worker's (the one that
     /// lost the most time past its allowance), or `None` when no worker's was measured.
     pub fn evidence(&self) -> Option<Evidence> {
-        let over = |e: &Evidence| e.lost_ns() as i128 - e.allowance_ns() as i128;
-        self.seen
-            .iter()
-            .filter_map(|s| s.evidence)
-            .max_by_key(|e| (e.disturbed(), over(e)))
+        worst(self.seen.iter().filter_map(|s| s.evidence))
     }
 
     /// Counts the team's round into `tally` (one round), if it was measured.
@@ -237,6 +233,15 @@ impl Run {
             tally.add(&e);
         }
     }
+}
+
+/// The most disturbed of several threads' evidence of one round (the one that lost the most
+/// time past its allowance): the round of a team is as disturbed as its worst thread's.
+pub fn worst(evidence: impl IntoIterator<Item = Evidence>) -> Option<Evidence> {
+    let over = |e: &Evidence| e.lost_ns() as i128 - e.allowance_ns() as i128;
+    evidence
+        .into_iter()
+        .max_by_key(|e| (e.disturbed(), over(e)))
 }
 
 /// Runs `work(i)` on one thread per entry of `places`, all released together, and times
@@ -259,15 +264,16 @@ where
                 s.spawn(move || {
                     let seen = Seen::arrive(place);
                     // Each worker's own probe (a probe reads the thread that made it), marked
-                    // before the start line so nothing is added inside the timed span.
+                    // after the release: its evidence covers the work, not the wait at the
+                    // start line (a mark costs a few microseconds; runs last milliseconds).
                     let probe = Probe::new();
-                    let before = probe.mark();
                     if arrived.fetch_add(1, Ordering::AcqRel) + 1 == n {
                         released_at.store(now_ns(), Ordering::Release);
                         go.store(true, Ordering::Release);
                     } else {
                         spin_until(|| go.load(Ordering::Acquire));
                     }
+                    let before = probe.mark();
                     let r = on_core(|| work(i));
                     let ev = Evidence::between(&before, &probe.mark());
                     (r.end_ns, seen.leave(r.cpu_share).with_evidence(ev), r.out)

@@ -627,11 +627,15 @@ pub mod sink_bench {
         DISCARDED_NS = "discarded_ns",
         SINK_NS = "sink_ns",
         CHECKSUM_NS = "checksum_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(warm_in_process = "warm_in_process" {
         PASS = "pass",
         NS = "ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(fresh_processes = "fresh_processes" {
@@ -641,6 +645,8 @@ pub mod sink_bench {
         COLD_FAULTS = "cold_faults",
         WARM_FAULTS = "warm_faults",
         CPU = "cpu",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(fresh_first_discarded = "fresh_first_discarded" {
@@ -653,6 +659,8 @@ pub mod sink_bench {
     block!(cold_in_process = "cold_in_process" {
         NS = "ns",
         FAULTS = "faults",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(series_summary = "series_summary" {
@@ -666,6 +674,8 @@ pub mod sink_bench {
         OVER2_PCT = "over2_pct",
         OVER5_PCT = "over5_pct",
         OVER10_PCT = "over10_pct",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(summary_figures = "summary_figures" {

@@ -869,6 +869,8 @@ pub mod env_scan {
     block!(verdict = "verdict" {
         WORKLOAD = "workload" [text],
         KIND = "kind" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(mechanism = "mechanism" {
@@ -895,6 +897,8 @@ pub mod env_scan {
         PINNED = "pinned" [text],
         CPU = "cpu",
         REPEAT = "repeat",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(correlation = "correlation" {

@@ -77,8 +77,12 @@ pub fn setup(launcher: &Launcher, repeat: usize) {
         field(
             "per child",
             &format!(
-                "one discarded warm-up run, then {} timed runs; the median is reported",
-                launcher.reps
+                "one discarded warm-up run, then {} timed runs, each judged by the child's own \
+                 evidence (a disturbed one is set aside and taken again after a warm-up, up to \
+                 {} runs or {} ms more); the median of the clean runs is reported",
+                launcher.reps,
+                2 * launcher.reps,
+                crate::child::EXTRA_NS / 1_000_000
             )
         )
     );
@@ -207,9 +211,8 @@ fn disturbed_runs(s: &Scanned) {
         .on_core
         .map_or("unknown".into(), |c| format!("{c:.2} cores"));
     let text = format!(
-        "timed runs disturbed (each child's own evidence; a child retakes them, up to 3x its \
-         runs or {} ms more): {}; other work on the children's core: {on_core}",
-        crate::child::EXTRA_NS / 1_000_000,
+        "timed runs disturbed, by the children's own evidence: {}; other work on the \
+         children's core: {on_core}",
         per_pass.join(", ")
     );
     println!("{}", wrap_to(&text, "  ", "    ", WIDTH));

@@ -7,7 +7,8 @@
 //! and releases the others; each worker reads the clock when its work is done; the time of
 //! the run is the last finish minus the release. Thread creation, pinning and joining are
 //! outside the clock. What each worker saw ([`Seen`]) comes back for the experiment to check
-//! and print.
+//! and print, with the evidence of its own [`Probe`] ([`crate::disturb`]): a team's run is
+//! disturbed when any worker's was ([`Run::disturbed`], [`worst`]).
 //!
 //! The cores are the ones this process may run on (its affinity mask, read through
 //! [`crate::pin::allowed_cores`]). Their order matters: a team of `n` threads takes the first
@@ -132,8 +133,8 @@ pub struct Seen {
     /// its core (another process ran there, or it slept on a lock). `None` if unreadable or
     /// not measured.
     pub cpu_share: Option<f64>,
-    /// What the worker's own [`Probe`] saw from its arrival at the start line to the end of
-    /// its work: whether this worker's round was disturbed. `None` where not measured.
+    /// What the worker's own [`Probe`] saw from the release to the end of its work: whether
+    /// this worker's round was disturbed. `None` where not measured.
     pub evidence: Option<Evidence>,
 }
 

@@ -1111,7 +1111,8 @@ mod tests {
             (
                 env_scan::raw::COLUMNS,
                 "seq pass order:text pad_bytes workload:text median_ns min_ns max_ns stack_addr \
-                 stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat",
+                 stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat \
+                 rounds disturbed_rounds",
             ),
         ];
         for (columns, written) in pinned {

@@ -549,6 +549,15 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
     per.print();
     kinds.print();
     moves.print();
+    if let Some(said) = repeats_conclusion(all, largest) {
+        measure::fmt::conclude(&said);
+    }
+}
+
+/// What the repeats mean for one scan, from the region that moved most (`largest`: its
+/// points and where), marked by the one rule when the scans' runs were disturbed.
+fn repeats_conclusion(all: &[Repeat], largest: Option<(f64, String)>) -> Option<String> {
+    let (v, which) = largest?;
     let same: Vec<&str> = Workload::ALL
         .iter()
         .enumerate()
@@ -565,20 +574,18 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
             same.join(" and ")
         )
     };
-    if let Some((v, which)) = largest {
-        let all = all
-            .iter()
-            .flat_map(|r| &r.tallies)
-            .fold(measure::disturb::Tally::default(), |a, b| a.merge(b));
-        let said = measure::show::marked(
-            &all,
-            false,
-            vec![format!(
-                "A region's median moved by up to {v:.1} points between scans ({which}), with \
-                 nothing changed but the time: a region that one scan shows that far off is not \
-                 yet a finding. The verdicts: {verdicts}."
-            )],
-        );
-        measure::fmt::conclude(&said.join(" "));
-    }
+    let tally = all
+        .iter()
+        .flat_map(|r| &r.tallies)
+        .fold(measure::disturb::Tally::default(), |a, b| a.merge(b));
+    let said = measure::show::marked(
+        &tally,
+        false,
+        vec![format!(
+            "A region's median moved by up to {v:.1} points between scans ({which}), with \
+             nothing changed but the time: a region that one scan shows that far off is not \
+             yet a finding. The verdicts: {verdicts}."
+        )],
+    );
+    Some(said.join(" "))
 }

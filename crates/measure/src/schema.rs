@@ -213,6 +213,8 @@ pub mod cache_ladder {
         AGREE = "agree" [text],
         STABLE = "stable" [text],
         HUGE_STABLE = "huge_stable" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(knees = "knees" {
@@ -1012,9 +1014,12 @@ mod tests {
     #[test]
     fn cache_ladder_latency_is_declared_as_written() {
         use super::cache_ladder::latency::*;
-        check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
+        check(
+            COLUMNS,
+            &[KIB, WHERE, HUGE_STABLE, ROUNDS, DISTURBED_ROUNDS],
+        );
         assert_eq!(COLUMNS[1], "where:text");
-        assert_eq!(COLUMNS.len(), 33);
+        assert_eq!(COLUMNS.len(), 35);
     }
 
     /// The blocks that share runs of columns, pinned to the columns they are written with: the

@@ -233,6 +233,8 @@ mod tests {
             round_ns: 1e5,
             warm_min_ns: 0,
             warm_cap_ns: 1_000_000,
+            rewarm_cap_ns: 100_000,
+            budget_ns: 0,
         };
         let region = || {
             prepare(64 * 4096, HugeAdvice::Default, 4096)

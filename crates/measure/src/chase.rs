@@ -331,27 +331,6 @@ impl Plan {
         steps_for(ns_per_step, self.round_ns, floor)
     }
 
-    /// Times `rings` in turn, unjudged: a first warm-up of each sizes its rounds, then
-    /// `rounds` times over, each ring is warmed up again and timed. (tlb_walk's, until it moves
-    /// to [`Plan::judged`].)
-    pub fn interleaved(&self, rings: &mut [Ring<'_>], floor: u64) -> Vec<Vec<f64>> {
-        let steps: Vec<u64> = rings
-            .iter_mut()
-            .map(|r| {
-                let est = self.warm(r);
-                self.steps(est, floor)
-            })
-            .collect();
-        let mut out = vec![Vec::with_capacity(self.rounds); rings.len()];
-        for _ in 0..self.rounds {
-            for (i, r) in rings.iter_mut().enumerate() {
-                self.rewarm(r);
-                out[i].push(timed_round(r, steps[i]));
-            }
-        }
-        out
-    }
-
     /// Times `rings` in turn, judged ([`rounds::interleaved`](crate::rounds::interleaved)
     /// with [`Plan::want`]): A B C A B C until each has the plan's clean rounds, every round
     /// bracketed by `probe`'s evidence and preceded by a warm-up (whatever the machine does

@@ -317,6 +317,8 @@ pub mod tlb_walk {
         NS_PER_PAGE = "ns_per_page",
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(pages = "pages" {
@@ -335,6 +337,8 @@ pub mod tlb_walk {
         OFFSET0_PASS_SPREAD = "offset0_pass_spread",
         LINE_PASS_SPREAD = "line_pass_spread",
         AGREE = "agree" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_pages = "huge_pages" {
@@ -345,6 +349,8 @@ pub mod tlb_walk {
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
         CYCLES = "cycles",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_verdict = "huge_verdict" {

@@ -287,11 +287,12 @@ pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan, probe: &mut Probe) -
 }
 
 /// The two sweeps over the index ring's `words`, in turn, judged by `probe`. A round is as
-/// many laps as fill the plan's round, at least one: a lap over 128 MiB takes milliseconds
-/// and cannot be cut short without sweeping less than the working set, so those rounds stay
-/// long, as few as before, and are judged by their evidence. The two sweeps read the same memory and do not
-/// evict each other: a lap, discarded, warms them up before the first round and after a
-/// disturbed one only.
+/// many laps as fill the plan's round, or, where a lap takes over twice a round (128 MiB
+/// takes milliseconds, longer than the scheduler's slice), the next piece of the lap: the
+/// same sweep in order over the same memory, timed a stretch at a time, so that each round
+/// can fit between two preemptions. Every full lap of pieces is checked against the ring's
+/// sum. The two sweeps read the same memory and do not evict each other: a lap, discarded,
+/// warms them up before the first round and after a disturbed one only.
 fn sweeps(words: &[u64], plan: &Plan, probe: &mut Probe) -> (Timed, Timed) {
     // The index ring holds every position 0..n once, so its words sum to n(n-1)/2.
     let n64 = words.len() as u64;
@@ -301,21 +302,39 @@ fn sweeps(words: &[u64], plan: &Plan, probe: &mut Probe) -> (Timed, Timed) {
         n64.wrapping_mul((n64 - 1) / 2)
     };
     let kinds: [fn(&[u64]) -> u64; 2] = [cache_ladder_sweep_scalar, cache_ladder_sweep];
-    // One timed lap of each sweep (also a first check of the sums) sizes their rounds.
+    // One timed lap of each sweep (also a first check of the sums) sizes their rounds: laps
+    // per round, or pieces per lap (a power of two, so they tile a working set of 2^k words;
+    // none under 512 KiB).
     let lap_ns = kinds.map(|sweep| timed_sweep(words, sweep, 1, expect) * n64 as f64);
     let laps = lap_ns.map(|t| ((plan.round_ns / t).ceil() as u64).max(1));
-    // Where even the faster lap takes four rounds' time, the sweeps keep the appendix's five
-    // rounds: more would only make the run longer.
-    let long = lap_ns.iter().all(|&t| t > 4.0 * plan.round_ns);
-    let clean = if long {
-        plan.rounds.min(5)
-    } else {
-        plan.rounds
-    };
-    let want = Want::new(clean).budget(plan.budget_ns);
+    let pieces = lap_ns.map(|t| {
+        let want = (t / plan.round_ns).ceil() as usize;
+        if t <= 2.0 * plan.round_ns || !words.len().is_power_of_two() {
+            1
+        } else {
+            want.next_power_of_two().min((words.len() >> 16).max(1))
+        }
+    });
+    // Per sweep: the next piece, and the sum of this lap's pieces so far.
+    let mut at = [(0usize, 0u64); 2];
+    let want = Want::new(plan.rounds).budget(plan.budget_ns);
     let mut t = rounds::interleaved(probe, &want, 2, |step| match step {
         Step::Warm(_) => black_box(cache_ladder_sweep(black_box(words))) as f64,
-        Step::Time(i) => timed_sweep(words, kinds[i], laps[i], expect),
+        Step::Time(i) if pieces[i] == 1 => timed_sweep(words, kinds[i], laps[i], expect),
+        Step::Time(i) => {
+            let len = words.len() / pieces[i];
+            let (k, sum) = at[i];
+            let piece = &words[k * len..(k + 1) * len];
+            let t0 = now_ns();
+            let s = kinds[i](black_box(piece));
+            let ns = (now_ns() - t0) as f64;
+            at[i] = ((k + 1) % pieces[i], sum.wrapping_add(s));
+            if at[i].0 == 0 {
+                assert_eq!(at[i].1, expect, "the sweep's checksum is wrong");
+                at[i].1 = 0;
+            }
+            ns / len as f64
+        }
     });
     let seq_vec = t.pop().expect("two sweeps");
     (t.pop().expect("two sweeps"), seq_vec)

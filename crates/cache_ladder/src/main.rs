@@ -122,9 +122,9 @@ fn main() {
     exp.section("4. time for one read, by working set (median of all rounds of both passes)");
     say(
         &format!(
-            "{} clean rounds of about {} ms per size and pass (the chases in turn, then the \
-             sweeps, a sweep round at least one lap), each chase round after a discarded \
-             warm-up; {}; passes: {}, then {}.",
+            "{} clean rounds of about {} ms per size and pass (the chases in turn, each round \
+             after a discarded warm-up, then the sweeps, a round some laps or a piece of one); \
+             {}; passes: {}, then {}.",
             plan.rounds,
             plan.round_ns / 1e6,
             plan.budget_text(),
@@ -183,10 +183,11 @@ fn main() {
     }
     kb.print();
     println!("\n  how to read this run:");
-    read::boundaries(&readings, &reported, mem.max, &tally)
+    let curve = read::curve_tally(&rows, &tally);
+    read::boundaries(&readings, &reported, mem.max, &curve)
         .iter()
         .for_each(|s| conclude(s));
-    exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &tally);
+    exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &curve);
     exp.finish();
 }
 

@@ -5,7 +5,7 @@
 
 use crate::TOP_WITHIN;
 use crate::knees::{self, Finding};
-use crate::report::{Boundaries, Row, Series};
+use crate::report::{Boundaries, Kind, Row, Series};
 use measure::disturb::Tally;
 use measure::fmt::bytes;
 use measure::show;
@@ -83,31 +83,40 @@ pub fn ladder(l: &Ladder) -> Vec<String> {
         }
     )];
     let f = last.index.ns.median / first.index.ns.median;
-    out.push(format!(
-        "{}{} is {f:.0}x slower per step than {} (index chase): the same instructions, only \
+    out.push(own(
+        l,
+        [Some(last.index)],
+        format!(
+            "{}{} is {f:.0}x slower per step than {} (index chase): the same instructions, only \
          the place the data lives differs.",
-        bytes(last.bytes as u64),
-        care(last),
-        bytes(first.bytes as u64)
+            bytes(last.bytes as u64),
+            care(last),
+            bytes(first.bytes as u64)
+        ),
     ));
     let s = last.index.ns.median / last.seq.ns.median;
-    out.push(format!(
-        "sweeping {} in order costs {:.2} ns a word ({:.2} ns vectorised), {s:.0}x less than \
+    let sweeps = [Some(last.index), Some(last.seq), Some(last.seq_vec)];
+    out.push(own(
+        l,
+        sweeps,
+        format!(
+            "sweeping {} in order costs {:.2} ns a word ({:.2} ns vectorised), {s:.0}x less than \
          chasing it at random: {}",
-        bytes(last.bytes as u64),
-        last.seq.ns.median,
-        last.seq_vec.ns.median,
-        if s > 3.0 {
-            "the machine fetches ahead when it can see the next address coming."
-        } else {
-            "on this run the sweep was not much faster; read the table before believing either."
-        }
+            bytes(last.bytes as u64),
+            last.seq.ns.median,
+            last.seq_vec.ns.median,
+            if s > 3.0 {
+                "the machine fetches ahead when it can see the next address coming."
+            } else {
+                "on this run the sweep was not much faster; read the table before believing either."
+            }
+        ),
     ));
     if let (Some(h), Some(check)) = (last.huge, l.huge)
         && let Some(verdict) = huge_verdict(last, check)
     {
         let show = |p: Option<f64>| p.map_or("unknown".into(), |p| format!("{p:.0}%"));
-        out.push(format!(
+        let text = format!(
             "at {}{}, huge pages read {:.1} ns against {:.1} ns on 4 KiB pages ({} and {} on \
              huge pages, verified before and after the scan): {verdict}",
             bytes(last.bytes as u64),
@@ -116,7 +125,8 @@ pub fn ladder(l: &Ladder) -> Vec<String> {
             last.pointer.ns.median,
             show(check.huge_pct),
             show(check.pointer_pct)
-        ));
+        );
+        out.push(own(l, [Some(last.pointer), Some(h)], text));
     }
     let flagged = l.rows.iter().filter(|r| !r.stable()).count();
     if flagged > 0 {
@@ -126,7 +136,41 @@ pub fn ladder(l: &Ladder) -> Vec<String> {
             l.rows.len()
         ));
     }
-    show::marked(&l.tally, true, out)
+    // The section's mark goes on the first reading, which the first size's chases give.
+    let t = Tally {
+        disturbed_used: first.index.tally.disturbed_used + first.pointer.tally.disturbed_used,
+        ..l.tally
+    };
+    show::marked(&t, true, out)
+}
+
+/// A later sentence of section 4, marked on its own when the rounds it reads (`kinds`) had
+/// none clean: the section's mark says the clean rounds give the rest.
+fn own<const N: usize>(l: &Ladder, kinds: [Option<Kind>; N], sentence: String) -> String {
+    let mut t = kinds
+        .iter()
+        .flatten()
+        .fold(Tally::default(), |t, k| t.merge(&k.tally));
+    t.load = l.tally.load;
+    if t.disturbed_used == 0 {
+        return sentence;
+    }
+    show::marked(&t, false, vec![sentence]).remove(0)
+}
+
+/// The rounds behind the boundaries: every round of the section (`section`, with its load),
+/// where only the series read from the curve (the pointer chases) count as used.
+pub fn curve_tally(rows: &[Row], section: &Tally) -> Tally {
+    let used = rows
+        .iter()
+        .flat_map(|r| [Some(r.pointer), r.huge])
+        .flatten()
+        .map(|k| k.tally.disturbed_used)
+        .sum();
+    Tally {
+        disturbed_used: used,
+        ..*section
+    }
 }
 
 /// The knees of a series as `(from, to)` pairs in KiB.
@@ -300,7 +344,6 @@ fn boundary_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Kind;
     use measure::disturb::Load;
     use measure::stats::Summary;
 
@@ -419,7 +462,16 @@ mod tests {
             assert!(b[0].starts_with("provisional: "), "{b:?}");
         }
         assert!(ladder_says(&rows(), busy)[0].contains("0.50 cores of other work on core 1"));
-        assert!(ladder_says(&rows(), none_clean)[0].contains("no round was clean"));
+        assert!(boundaries_say(none_clean)[0].contains("no round was clean"));
+        // Where the first size's chases had no clean round, the first reading says so.
+        let mut r = rows();
+        let first = &mut r[0];
+        for k in [&mut first.index, &mut first.pointer] {
+            k.tally.disturbed = 30;
+            k.tally.disturbed_used = 30;
+        }
+        let l = ladder_says(&r, tally(60, load(0.0, 0.0)));
+        assert!(l[0].contains("no round was clean, so these are disturbed rounds: at 4 KiB"));
     }
 
     #[test]
@@ -476,6 +528,33 @@ mod tests {
                 ok
             ),
             None
+        );
+    }
+
+    #[test]
+    fn a_sentence_whose_rounds_were_all_disturbed_says_so_on_its_own() {
+        let mut r = rows();
+        // The largest set's sweeps: every round disturbed (a lap longer than a time slice).
+        r[1].seq.tally = Tally {
+            rounds: 10,
+            disturbed: 10,
+            disturbed_used: 10,
+            ..Default::default()
+        };
+        let section = r.iter().fold(Tally::default(), |t, x| t.merge(&x.tally()));
+        // 10 of 310 rounds is under the share that makes the section provisional.
+        let v = ladder_says(&r, section.with_load(load(0.0, 0.0)));
+        assert!(v[0].starts_with("at 4 KiB the pointer chase"), "{v:?}");
+        assert!(v[1].starts_with("128 MiB is 155x slower"), "{v:?}");
+        assert!(
+            v[2].starts_with("provisional: 10 of 70 rounds were disturbed"),
+            "{v:?}"
+        );
+        assert!(v[2].contains("no round was clean, so these are disturbed rounds: sweeping"));
+        assert_eq!(
+            curve_tally(&r, &section).disturbed_used,
+            0,
+            "the curve had clean rounds"
         );
     }
 }

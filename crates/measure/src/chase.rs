@@ -351,16 +351,26 @@ impl Plan {
         // Per ring: steps per round (0 before the first warm-up), and whether a lap fits.
         let mut sized: Vec<(u64, bool)> = vec![(0, true); rings.len()];
         let want = self.want();
+        // A warm-up cut by a preemption leaves the round to start cold, with nothing in the
+        // round's own evidence to say so: such a warm-up is done again (twice at most).
+        let watch = Probe::new();
         crate::rounds::interleaved(probe, &want, rings.len(), |step| match step {
             Step::Warm(i) => {
                 let r = &mut rings[i];
-                let (steps, fits) = sized[i];
-                prime(r, steps == 0 || fits);
-                if steps == 0 {
-                    let est = self.warm(r);
-                    sized[i] = (self.steps(est, floor), self.lap_fits(est, r.slots()));
-                } else {
-                    self.rewarm(r);
+                for _ in 0..3 {
+                    let (steps, fits) = sized[i];
+                    let (_, e) = watch.watch(|| {
+                        prime(r, steps == 0 || fits);
+                        if steps == 0 {
+                            let est = self.warm(r);
+                            sized[i] = (self.steps(est, floor), self.lap_fits(est, r.slots()));
+                        } else {
+                            self.rewarm(r);
+                        }
+                    });
+                    if !e.disturbed() {
+                        break;
+                    }
                 }
                 0.0
             }
@@ -497,9 +507,10 @@ mod tests {
                 .all(|x| *x > 0.0 && x.is_finite()),
             "{t:?}"
         );
-        // Every round is primed and warmed up; these small rings fit, so always fully.
+        // Every round is primed and warmed up (again, up to twice, when a warm-up was
+        // disturbed); these small rings fit, so always fully.
         let rounds: usize = t.iter().map(|x| x.values.len()).sum();
-        assert_eq!(primed.len(), rounds);
+        assert!((rounds..=3 * rounds).contains(&primed.len()), "{primed:?}");
         assert!(primed.iter().all(|p| p.1));
         assert_eq!(primed[..2], [(Link::Index, true), (Link::Address, true)]);
         assert!(plan.judged(&mut probe, &mut [], 1, |_, _| ()).is_empty());

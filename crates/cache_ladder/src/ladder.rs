@@ -261,11 +261,11 @@ pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan, probe: &mut Probe) -
     // into the caches in a millisecond, where a random lap of a cold 16 MiB ring takes a
     // fifth of a second), then walks the ring for a lap or until the cap, so the TLB and the
     // caches hold what the ring's steady state holds. A ring whose lap does not fit the
-    // first warm-up's cap is far beyond the caches: sweeping 128 MiB before every half
-    // millisecond round would cost thirty times the round and leave it reading memory all
+    // first warm-up's cap is far beyond the caches: sweeping 128 MiB before every quarter
+    // millisecond round would cost fifty times the round and leave it reading memory all
     // the same, so such a ring is swept only before its first round (Plan::judged).
     let mut chases = plan
-        .judged(probe, &mut rings, 4096, |r, first| {
+        .judged(probe, &mut rings, 1024, |r, first| {
             if first {
                 black_box(cache_ladder_sweep(black_box(r.words())));
             }

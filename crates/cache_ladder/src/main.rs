@@ -116,7 +116,7 @@ fn main() {
     let plan = if quick {
         Plan::quick(2.5e5)
     } else {
-        Plan::full(5e5, 40_000_000)
+        Plan::full(2.5e5, 40_000_000)
     };
     plan.meta();
     exp.section("4. time for one read, by working set (median of all rounds of both passes)");

@@ -255,7 +255,7 @@ pub struct Plan {
 
 impl Plan {
     /// A smoke run (`--quick`): seven clean rounds of `round_ns`; a first warm-up of at least
-    /// 0.2 ms, at most 5 ms; later ones of 0.25 to 0.5 ms; 5 ms of extra rounds.
+    /// 0.2 ms, at most 5 ms; later ones of 0.25 to 0.5 ms; 10 ms of extra rounds.
     pub const fn quick(round_ns: f64) -> Plan {
         Plan {
             rounds: 7,
@@ -263,14 +263,14 @@ impl Plan {
             warm_min_ns: 200_000,
             warm_cap_ns: 5_000_000,
             rewarm_cap_ns: 500_000,
-            budget_ns: 5_000_000,
+            budget_ns: 10_000_000,
         }
     }
 
     /// A full run: fifteen clean rounds of `round_ns`; a first warm-up of at least 1 ms and at
     /// most `warm_cap_ns`, later ones of at least `round_ns` and at most twice that (a ring
     /// that fits a cache walks a whole lap in less; one that does not is read from memory
-    /// whatever came before); 20 ms of extra rounds.
+    /// whatever came before); 50 ms of extra rounds.
     pub const fn full(round_ns: f64, warm_cap_ns: u64) -> Plan {
         Plan {
             rounds: 15,
@@ -278,7 +278,7 @@ impl Plan {
             warm_min_ns: 1_000_000,
             warm_cap_ns,
             rewarm_cap_ns: 2 * round_ns as u64,
-            budget_ns: 20_000_000,
+            budget_ns: 50_000_000,
         }
     }
 

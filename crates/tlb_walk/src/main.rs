@@ -107,7 +107,7 @@ fn main() {
     let plan = if quick {
         Plan::quick(2.5e5)
     } else {
-        Plan::full(5e5, 50_000_000)
+        Plan::full(2.5e5, 50_000_000)
     };
     plan.meta();
     let rows = match counts.last() {

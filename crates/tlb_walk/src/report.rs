@@ -210,6 +210,13 @@ pub fn pages_sentences(rows: &[Row], tally: &Tally) -> Vec<String> {
             p.least
         )
     });
+    // The count where they part most, marked on its own if none of its rounds was clean.
+    if let Some(w) = rows.iter().find(|r| r.pages == p.pages)
+        && w.tally.disturbed_used > 0
+        && let Some(last) = out.pop()
+    {
+        out.push(show::marked(&w.tally, false, vec![last]).remove(0));
+    }
     if p.unsettled > 0 {
         out.push(format!(
             "{} of {} counts are marked !: their two passes disagree, so those points moved \
@@ -218,7 +225,12 @@ pub fn pages_sentences(rows: &[Row], tally: &Tally) -> Vec<String> {
             rows.len()
         ));
     }
-    show::marked(tally, true, out)
+    // The section's mark goes on the first reading, which the first and last counts give.
+    let t = Tally {
+        disturbed_used: first.tally.disturbed_used + last.tally.disturbed_used,
+        ..*tally
+    };
+    show::marked(&t, true, out)
 }
 
 /// Records section 1's key figures (from the clean rounds) and where the layouts part most.
@@ -518,6 +530,11 @@ mod tests {
         let r = rows(5);
         let t = rounds::tally(&[]).merge(&r[1].tally);
         assert!(pages_sentences(&r, &t)[0].starts_with("provisional: 10 of 30"));
+        // The largest count without a clean round: the reading it gives says so.
+        let r = vec![row(16, 1.3, 0), row(65536, 187.0, 15)];
+        let t = rounds::tally(&[]).merge(&r[0].tally).merge(&r[1].tally);
+        let p = pages_sentences(&r, &t);
+        assert!(p[0].contains("no round was clean, so these are disturbed rounds: 65536 pages"));
         let t = touch_sentences(200.0, &timed(5000.0, 5, 5).tally());
         assert!(t[0].starts_with("provisional: 5 of 5"), "{t:?}");
     }

@@ -61,7 +61,6 @@ fn main() {
         "latency by working set: the cache ladder, read from a random pointer chase",
         OPTS
     );
-    let quick = exp.args.quick;
     let largest = exp.facts.largest_cache();
     let max = largest_working_set(&exp, largest);
     let core = exp.pin_main_thread().map(|p| p.requested);
@@ -113,54 +112,7 @@ fn main() {
     meta("max_kib", mem.max / 1024);
 
     // == 4. The ladder: every size in two passes, forward and shuffled.
-    let plan = if quick {
-        Plan::quick(2.5e5)
-    } else {
-        Plan::full(2.5e5, 40_000_000)
-    };
-    plan.meta();
-    exp.section("4. time for one read, by working set (median of all rounds of both passes)");
-    say(
-        &format!(
-            "{} clean rounds of about {} ms per size and pass (the chases in turn, each round \
-             after a discarded warm-up, then the sweeps, a round some laps or a piece of one); \
-             {}; passes: {}, then {}.",
-            plan.rounds,
-            plan.round_ns / 1e6,
-            plan.budget_text(),
-            TWO_PASSES[0].name(),
-            TWO_PASSES[1].name()
-        ),
-        "  ",
-    );
-    let mut probe = Probe::new();
-    let window = Window::open(core);
-    let scan = scan::run(&sizes, &TWO_PASSES, |&b, _| {
-        ladder::measure(&mut mem, b, &plan, &mut probe)
-    });
-    let load = window.close();
-    let after = mem.backing_after();
-    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
-    let tally = rows
-        .iter()
-        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
-        .with_load(load);
-    report::table(&rows, &exp, &cc);
-    report::sweeps(&rows);
-    let huge = mem.huge.as_ref().map(|_| read::HugeCheck {
-        // The backing must have held from before the scan to after it.
-        huge_pct: mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b)),
-        pointer_pct: mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b)),
-    });
-    let ladder = read::Ladder {
-        rows: &rows,
-        huge,
-        ghz: cc.ghz,
-        tally,
-    };
-    println!("\n  how to read this run:");
-    read::ladder(&ladder).iter().for_each(|s| conclude(s));
-    record(&ladder, &mem, after, &cc, load, &mut exp);
+    let (rows, tally) = ladder_section(&mut exp, &mut mem, &sizes, &cc, core);
 
     // == 5. Boundaries read from the curve.
     exp.section("5. boundaries read from the curve, beside the reported sizes");
@@ -189,6 +141,67 @@ fn main() {
         .for_each(|s| conclude(s));
     exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &curve);
     exp.finish();
+}
+
+/// Section 4: every size in two passes (forward, then shuffled), each round judged; prints the
+/// two tables and what they say, records the key figures. Returns the rows and every round of
+/// the scan counted, with the load around it.
+fn ladder_section(
+    exp: &mut Experiment,
+    mem: &mut Memory,
+    sizes: &[usize],
+    cc: &CoreClock,
+    core: Option<usize>,
+) -> (Vec<Row>, Tally) {
+    let plan = if exp.args.quick {
+        Plan::quick(2.5e5)
+    } else {
+        Plan::full(2.5e5, 40_000_000)
+    };
+    plan.meta();
+    exp.section("4. time for one read, by working set (median of all rounds of both passes)");
+    say(
+        &format!(
+            "{} clean rounds of about {} ms per size and pass (the chases in turn, each round \
+             after a discarded warm-up, then the sweeps, a round some laps or a piece of one); \
+             {}; passes: {}, then {}.",
+            plan.rounds,
+            plan.round_ns / 1e6,
+            plan.budget_text(),
+            TWO_PASSES[0].name(),
+            TWO_PASSES[1].name()
+        ),
+        "  ",
+    );
+    let mut probe = Probe::new();
+    let window = Window::open(core);
+    let scan = scan::run(sizes, &TWO_PASSES, |&b, _| {
+        ladder::measure(mem, b, &plan, &mut probe)
+    });
+    let load = window.close();
+    let after = mem.backing_after();
+    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
+    let tally = rows
+        .iter()
+        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
+        .with_load(load);
+    report::table(&rows, exp, cc);
+    report::sweeps(&rows);
+    let huge = mem.huge.as_ref().map(|_| read::HugeCheck {
+        // The backing must have held from before the scan to after it.
+        huge_pct: mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b)),
+        pointer_pct: mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b)),
+    });
+    let ladder = read::Ladder {
+        rows: &rows,
+        huge,
+        ghz: cc.ghz,
+        tally,
+    };
+    println!("\n  how to read this run:");
+    read::ladder(&ladder).iter().for_each(|s| conclude(s));
+    record(&ladder, mem, after, cc, load, exp);
+    (rows, tally)
 }
 
 /// The largest working set and, when it is not the one asked for or the usual default, why.

@@ -213,6 +213,8 @@ pub mod cache_ladder {
         AGREE = "agree" [text],
         STABLE = "stable" [text],
         HUGE_STABLE = "huge_stable" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(knees = "knees" {
@@ -324,6 +326,8 @@ pub mod tlb_walk {
         NS_PER_PAGE = "ns_per_page",
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(pages = "pages" {
@@ -342,6 +346,8 @@ pub mod tlb_walk {
         OFFSET0_PASS_SPREAD = "offset0_pass_spread",
         LINE_PASS_SPREAD = "line_pass_spread",
         AGREE = "agree" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_pages = "huge_pages" {
@@ -352,6 +358,8 @@ pub mod tlb_walk {
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
         CYCLES = "cycles",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_verdict = "huge_verdict" {
@@ -1092,9 +1100,12 @@ mod tests {
     #[test]
     fn cache_ladder_latency_is_declared_as_written() {
         use super::cache_ladder::latency::*;
-        check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
+        check(
+            COLUMNS,
+            &[KIB, WHERE, HUGE_STABLE, ROUNDS, DISTURBED_ROUNDS],
+        );
         assert_eq!(COLUMNS[1], "where:text");
-        assert_eq!(COLUMNS.len(), 33);
+        assert_eq!(COLUMNS.len(), 35);
     }
 
     /// The blocks that share runs of columns, pinned to the columns they are written with: the

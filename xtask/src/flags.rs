@@ -15,6 +15,8 @@ pub enum Command {
     AppendixC(AppendixC),
     Verify(Verify),
     Handouts(Handouts),
+    /// `cross-test` (no options).
+    CrossTest,
     /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
     Help(String),
 }
@@ -198,6 +200,12 @@ const SUBS: &[Sub] = &[
             ),
         ],
     },
+    Sub {
+        name: "cross-test",
+        args: "",
+        about: "build for aarch64, run the tests under qemu-aarch64 (skipped if not installed)",
+        opts: &[],
+    },
 ];
 
 /// The tool's usage text.
@@ -304,6 +312,7 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             check: a.flag("--check"),
             from: path("--from"),
         }),
+        "cross-test" => Command::CrossTest,
         other => unreachable_sub(other)?,
     })
 }
@@ -397,6 +406,7 @@ mod tests {
             (&["compare", "x", "y", "--bogus"], "unknown argument"),
             (&["compare", "x", "y", "--out"], "needs a value"),
             (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
+            (&["cross-test", "--quick"], "unknown argument"),
         ] {
             match p(args) {
                 Err(e) => {

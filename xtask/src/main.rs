@@ -7,6 +7,7 @@
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask cross-test
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -16,6 +17,7 @@
 
 mod appendix_c;
 mod compare;
+mod cross_test;
 mod error;
 mod figures;
 mod flags;
@@ -36,6 +38,7 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::CrossTest => cross_test::command(),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

@@ -162,7 +162,7 @@ pub fn probe(batches: usize, per_batch: usize) -> ClockReport {
         ),
     ];
     if let Some(tick) = counter::tick_ns() {
-        claimed.push(("CNTVCT_EL0 (counter)", Some(tick)));
+        claimed.push(("CNTVCT_EL0", Some(tick)));
     }
     let mut gettime = Vec::with_capacity(batches);
     let mut instant = Vec::with_capacity(batches);

@@ -20,6 +20,8 @@ pub enum Command {
     NoiseBusy(usize),
     /// A disturber of `noise` (hidden): stream through this many MiB on this core.
     NoiseStream(usize, usize),
+    /// `cross-test` (no options).
+    CrossTest,
     /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
     Help(String),
 }
@@ -244,6 +246,12 @@ const SUBS: &[Sub] = &[
             ),
         ],
     },
+    Sub {
+        name: "cross-test",
+        args: "",
+        about: "build for aarch64, run the tests under qemu-aarch64 (skipped if not installed)",
+        opts: &[],
+    },
 ];
 
 /// The tool's usage text.
@@ -370,6 +378,7 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             check: a.flag("--check"),
             from: path("--from"),
         }),
+        "cross-test" => Command::CrossTest,
         other => unreachable_sub(other)?,
     })
 }
@@ -540,6 +549,7 @@ mod tests {
             (&["appendix-c", "--seed", ""], "--seed is empty"),
             (&["verify", "--bin", ""], "--bin is empty"),
             (&["compare", "x", ""], "empty folder name"),
+            (&["cross-test", "--quick"], "unknown argument"),
         ] {
             match p(args) {
                 Err(e) => {

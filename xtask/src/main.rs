@@ -8,6 +8,7 @@
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
 //! cargo xtask noise [--only a,b] [--out DIR] [--quick]
+//! cargo xtask cross-test
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -17,6 +18,7 @@
 
 mod appendix_c;
 mod compare;
+mod cross_test;
 mod error;
 mod figures;
 mod flags;
@@ -43,6 +45,7 @@ fn main() {
         Command::Noise(o) => noise::command(&o),
         Command::NoiseBusy(core) => noise::busy(core),
         Command::NoiseStream(core, mib) => noise::stream(core, mib),
+        Command::CrossTest => cross_test::command(),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

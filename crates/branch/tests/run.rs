@@ -1,7 +1,5 @@
 //! Runs the built experiment and reads what it prints.
 
-use std::process::Command;
-
 const BIN: &str = env!("CARGO_BIN_EXE_branch");
 
 #[test]
@@ -66,7 +64,7 @@ fn a_quick_run_prints_every_block_with_sane_numbers() {
 #[test]
 fn the_valgrind_kernel_mode_runs_only_the_kernel() {
     for order in ["random", "sorted"] {
-        let out = Command::new(BIN)
+        let out = measure::testing::command(BIN)
             .args(["--valgrind-kernel", order, "--n", "1000"])
             .output()
             .unwrap();
@@ -117,15 +115,18 @@ fn bad_arguments_get_one_line_and_exit_2() {
 #[test]
 fn too_little_memory_is_one_line_and_exit_2_not_an_abort() {
     // 64 MiB of values do not fit in 50 MB of address space.
-    let e = measure::testing::assert_bad_input_within(
+    let Some(e) = measure::testing::assert_bad_input_within(
         BIN,
         "branch",
         &["--valgrind-kernel", "random", "--n", "16777216"],
         50_000,
-    );
+    ) else {
+        return;
+    };
     assert!(e.contains("not enough memory"), "{e}");
     // Nor do the experiment's five arrays of 16 MiB in 60 MB: refused before anything runs.
-    let e = measure::testing::assert_bad_input_within(BIN, "branch", &["--quick"], 60_000);
+    let e = measure::testing::assert_bad_input_within(BIN, "branch", &["--quick"], 60_000)
+        .expect("no runner");
     assert!(
         e.contains("not enough memory") && e.contains("ulimit -v"),
         "{e}"

@@ -1,6 +1,8 @@
 //! The code shape is the point of this experiment, so it is checked in the built binary:
 //! `nm -S` finds each kernel's address and size, `objdump -d` prints that range, and the
-//! loops are found from the control-flow graph (see `measure::asm`).
+//! loops are found from the control-flow graph (see `measure::asm`). The same tests read an
+//! AArch64 binary (`cargo xtask cross-test`): a conditional jump (`b.lt`) inside the real
+//! branch's loop, a conditional select (`csel`) in the branchless one's.
 
 use branch::shape::{self, Shape};
 use measure::asm;
@@ -59,6 +61,12 @@ fn the_branchless_version_has_no_jump_inside_its_loop() {
     assert!(
         matches!(v.shape, Shape::CondMove | Shape::Arithmetic),
         "{v:?}"
+    );
+    // AArch64's conditional select (`csel`) does the choosing inside the loop.
+    #[cfg(target_arch = "aarch64")]
+    assert!(
+        loops.iter().any(|l| !l.cond_selects().is_empty()),
+        "no csel in branch_branchless's loop: {loops:#?}"
     );
 }
 

@@ -296,8 +296,14 @@ pub const PLACED: [(usize, Loop); 8] = [
 
 /// The loop in plain Rust, for targets without the x86-64 code: the choice stays inside the
 /// loop (an opaque copy of `op` each step), every operation one scalar instruction. Built on
-/// every target, so its tests run here too.
+/// every target, so its tests run here too. Where it is the loop, it keeps a stable symbol of
+/// its own, so that `tests/shape.rs` reads it back.
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    inline(never),
+    unsafe(export_name = "fp_per_element_portable")
+)]
 fn portable(a: &[f64], b: &[f64], reps: usize, op: usize) -> f64 {
     use measure::keep::{opaque_f64, opaque_i64};
     let (mut s0, mut s1, mut s2, mut s3) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);

@@ -163,6 +163,9 @@ pub mod run {
     /// Whether the main thread was pinned (verified), and to which core.
     pub const META_PINNED: &str = "pinned";
     pub const META_PINNED_CORE: &str = "pinned_core";
+    /// Whether the run was emulated (`yes`/`no`, [`crate::emulation`]): `run-all` will not
+    /// save an emulated run as a results folder without `--label`.
+    pub const META_EMULATED: &str = "emulated";
 }
 
 group!(

@@ -1,0 +1,51 @@
+//! The denormals lab's timing binary, run by `cargo xtask lab check denormals`. Before the
+//! baseline and the solution are compared, it measures whether this machine has a denormal
+//! penalty at all: the baseline on a denormal tail against the baseline on a normal one.
+
+use lab_denormals::{PENALTY_MIN, SPEC, baseline, input, same, solution};
+use measure::ring;
+
+/// Samples in the timed signal.
+const N: usize = 1 << 20;
+/// The size of the quiet tail: denormal (below 1.18e-38), and a normal size to compare.
+const DENORMAL: f32 = 1e-39;
+const NORMAL: f32 = 1e-3;
+
+fn main() {
+    labkit::args(
+        &SPEC,
+        "the denormals lab, timed for `cargo xtask lab check denormals`",
+    );
+    let pinning = labkit::pin_main();
+    let big = input(&mut ring::rng(ring::DEFAULT_SEED), N, DENORMAL);
+    let normal = input(&mut ring::rng(ring::DEFAULT_SEED), N, NORMAL);
+    let mut r = labkit::run_speedup(
+        SPEC,
+        |rng| {
+            let n = ring::below(rng, 5000);
+            input(rng, n, DENORMAL)
+        },
+        &big,
+        |x| baseline::smooth(x),
+        |x| solution::smooth(x),
+        |a, b| same(a, b),
+    );
+    if r.correct.is_ok() {
+        let penalty = labkit::rounds(
+            labkit::ROUNDS,
+            || {
+                measure::black_box(baseline::smooth(measure::black_box(&big)));
+            },
+            || {
+                measure::black_box(baseline::smooth(measure::black_box(&normal)));
+            },
+        );
+        let ratios: Vec<f64> = penalty.iter().map(|p| p.a_ns / p.b_ns).collect();
+        let median = measure::stats::median(&ratios).unwrap_or(f64::NAN);
+        r.fact("effect", median);
+        r.fact("effect_min", PENALTY_MIN);
+        r.fact("effect_what", "denormal penalty");
+    }
+    r.fact("pinning", pinning);
+    r.print();
+}

@@ -7,6 +7,7 @@
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask lab list | check NAME [--solution FILE] [--student NAME] [--out DIR] | gather DIR...
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -20,6 +21,7 @@ mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod lab;
 mod project;
 mod run_all;
 mod sink_bench;
@@ -36,6 +38,7 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::Lab(o) => lab::command(&o),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

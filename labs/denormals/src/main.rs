@@ -40,9 +40,7 @@ fn main() {
                 measure::black_box(baseline::smooth(measure::black_box(&normal)));
             },
         );
-        let ratios: Vec<f64> = penalty.iter().map(|p| p.a_ns / p.b_ns).collect();
-        let median = measure::stats::median(&ratios).unwrap_or(f64::NAN);
-        r.fact("effect", median);
+        r.fact("effect", labkit::best_ratio(&penalty));
         r.fact("effect_min", PENALTY_MIN);
         r.fact("effect_what", "denormal penalty");
     }

@@ -114,6 +114,20 @@ pub fn scaling_rounds(a: &dyn Fn() -> f64, b: &dyn Fn() -> f64) -> Vec<Round> {
         .collect()
 }
 
+/// The fastest `a` over the fastest `b` of `rounds` (clean rounds only, when any is clean):
+/// for a precondition (is there an effect at all?), which other work on the machine can
+/// only blur by adding time, never by taking it away.
+pub fn best_ratio(rounds: &[Round]) -> f64 {
+    let clean: Vec<&Round> = rounds.iter().filter(|r| !r.disturbed).collect();
+    let use_: Vec<&Round> = if clean.is_empty() {
+        rounds.iter().collect()
+    } else {
+        clean
+    };
+    let best = |f: fn(&Round) -> f64| use_.iter().map(|r| f(r)).fold(f64::INFINITY, f64::min);
+    best(|r| r.a_ns) / best(|r| r.b_ns)
+}
+
 /// Pins the calling thread to the core single-threaded experiments use (`MM_CORE`, else the
 /// highest allowed core) and says how that went, for a `#META pinning` line.
 pub fn pin_main() -> String {
@@ -247,6 +261,21 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn the_best_ratio_ignores_disturbed_rounds() {
+        let r = |a_ns, b_ns, disturbed| Round {
+            a_ns,
+            b_ns,
+            disturbed,
+        };
+        let rounds = [
+            r(30.0, 10.0, false),
+            r(20.0, 10.0, false),
+            r(1.0, 10.0, true),
+        ];
+        assert_eq!(best_ratio(&rounds), 2.0);
     }
 
     #[test]

@@ -269,17 +269,18 @@ fn build_branch(root: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| "cargo did not report a branch executable".into())
 }
 
-/// Finds `"executable":"..."` of the binary target `name` in cargo's JSON messages.
+/// The `executable` of the binary target `name` in cargo's JSON messages
+/// (`--message-format=json`: one JSON object a line), read with serde_json.
 pub fn executable_from_json(text: &str, name: &str) -> Option<PathBuf> {
-    let want = format!("\"name\":\"{name}\"");
     text.lines()
-        .filter(|l| l.contains("\"reason\":\"compiler-artifact\"") && l.contains(&want))
-        .filter(|l| l.contains("\"kind\":[\"bin\"]"))
-        .find_map(|l| {
-            let at = l.find("\"executable\":\"")? + "\"executable\":\"".len();
-            let end = l[at..].find('"')?;
-            Some(PathBuf::from(l[at..at + end].replace("\\\\", "\\")))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .filter(|m| {
+            m["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|x| x == "bin"))
         })
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
 }
 
 /// Runs the kernel under callgrind and returns the parsed profile.

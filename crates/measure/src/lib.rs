@@ -11,6 +11,7 @@
 //! | [`keep`] | keeping results alive: `black_box` and checksums |
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
 //! | [`team`] | a team of pinned worker threads released together and timed to the last finish, what each saw of its core; the cores in spread order (sysfs topology) |
+//! | [`disturb`] | evidence of disturbance round by round (involuntary switches, run-queue wait, time off the CPU), the load around a block (`/proc/stat`: the core, its steal, the other cores), and the one rule for "provisional" and "contention" (`Tally`) |
 //! | [`emulation`] | whether the process runs under an emulator (qemu-user), where no time is the machine's |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
@@ -26,6 +27,7 @@
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
+//! | [`rounds`] | timed rounds judged by their evidence: interleaved variants, a warm-up after a disturbed round, more rounds until enough are clean (within a budget), summaries of the clean ones |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning, the core clock before and after |
 //! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused; read a kernel's machine code |
 //!
@@ -39,6 +41,7 @@ pub mod cli;
 pub mod clock;
 pub mod curve;
 pub mod data;
+pub mod disturb;
 pub mod emulation;
 pub mod facts;
 pub mod fmt;
@@ -48,6 +51,7 @@ pub mod mem;
 pub mod pin;
 pub mod quiet;
 pub mod ring;
+pub mod rounds;
 pub mod run;
 pub mod scan;
 pub mod schema;

@@ -42,6 +42,8 @@ pub struct Experiment {
     cpu_before: quiet::Snapshot,
     t0: Instant,
     key_figures: Block,
+    /// One row per result: the evidence of disturbance behind it.
+    disturbance: Block,
     /// The first [`Experiment::core_clock`] estimate, compared with one taken at the finish.
     clock_before: OnceLock<CoreClock>,
 }
@@ -100,6 +102,10 @@ impl Experiment {
             crate::schema::key_figures::BLOCK,
             crate::schema::key_figures::COLUMNS,
         );
+        let disturbance = Block::new(
+            crate::schema::disturbance::BLOCK,
+            crate::schema::disturbance::COLUMNS,
+        );
         Experiment {
             name,
             args,
@@ -108,6 +114,7 @@ impl Experiment {
             cpu_before,
             t0: Instant::now(),
             key_figures,
+            disturbance,
             clock_before: OnceLock::new(),
         }
     }
@@ -189,6 +196,13 @@ impl Experiment {
             .row(vec![figure.into(), value.into(), unit.into()]);
     }
 
+    /// Records the evidence of disturbance behind one result (`result` names its block, or
+    /// `block/part`), for the `disturbance` block that figures, the summary and `compare`
+    /// read.
+    pub fn disturbance(&mut self, result: &str, t: &crate::disturb::Tally) {
+        self.disturbance.row(disturbance_row(result, t));
+    }
+
     /// Records the key figures, prints the other work seen during the run, the load after
     /// and the wall time, and then writes the data part (whole, or as one line on a terminal).
     pub fn finish(self) {
@@ -196,6 +210,7 @@ impl Experiment {
         if !self.key_figures.rows.is_empty() {
             self.key_figures.print();
         }
+        self.report_disturbance();
         self.clock_after();
         match quiet::between(&self.cpu_before, &quiet::snapshot()) {
             Some(w) => {
@@ -217,6 +232,56 @@ impl Experiment {
         meta(crate::schema::run::META_WALL_S, format!("{wall:.2}"));
         part::close(self.name, self.args.data);
     }
+}
+
+impl Experiment {
+    /// Prints one line on the disturbance behind the results, records `#META
+    /// provisional_results`, and writes the `disturbance` block (when any result recorded one).
+    fn report_disturbance(&self) {
+        let rows = &self.disturbance.rows;
+        if rows.is_empty() {
+            return;
+        }
+        let col = self
+            .disturbance
+            .col_index(crate::schema::disturbance::PROVISIONAL)
+            .expect("declared");
+        let n = rows.iter().filter(|r| r[col].text() == Some("yes")).count();
+        meta(
+            crate::schema::disturbance::META_PROVISIONAL,
+            format!("{n} of {}", rows.len()),
+        );
+        let line = if n == 0 {
+            format!(
+                "none: every result of {} came from clean rounds",
+                rows.len()
+            )
+        } else {
+            format!(
+                "{n} of {} results provisional (their rounds were disturbed; each says so)",
+                rows.len()
+            )
+        };
+        println!("{}", crate::fmt::field("disturbance", &line));
+        self.disturbance.print();
+    }
+}
+
+/// The `disturbance` row of one result.
+pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
+    let l = t.load.unwrap_or_default();
+    let r3 = |x: Option<f64>| -> Value { x.map(|v| (v * 1000.0).round() / 1000.0).into() };
+    vec![
+        result.into(),
+        t.rounds.into(),
+        t.disturbed.into(),
+        ((t.lost_ns as f64 / 1e4).round() / 100.0).into(),
+        r3(l.on_core),
+        r3(l.steal),
+        r3(l.elsewhere),
+        t.provisional().into(),
+        t.contended().into(),
+    ]
 }
 
 /// The before-and-after line, wrapped to the report's width when the clock moved.

@@ -111,6 +111,45 @@ pub mod key_figures {
     pub const HIGH: &str = "high";
 }
 
+/// The evidence of disturbance behind each result of a run, one row per result (a block, or
+/// a part of one), written by [`crate::run::Experiment::disturbance`] from a
+/// [`crate::disturb::Tally`]. Figures, the summary and `compare` read it to mark provisional
+/// results and to name contention.
+pub mod disturbance {
+    /// The block's name.
+    pub const BLOCK: &str = "disturbance";
+    /// The result the row is about: a block name, or `block/part`.
+    pub const RESULT: &str = "result";
+    pub const ROUNDS: &str = "rounds";
+    pub const DISTURBED_ROUNDS: &str = "disturbed_rounds";
+    /// Time the rounds lost to other work (run-queue wait and time off the CPU), in ms.
+    pub const LOST_MS: &str = "lost_ms";
+    /// Other work on the pinned core over the block, in cores.
+    pub const ON_CORE: &str = "on_core_cores";
+    /// The pinned core's steal time over the block, as a share.
+    pub const STEAL: &str = "steal_share";
+    /// Other processes' work on the other cores over the block, in cores.
+    pub const ELSEWHERE: &str = "elsewhere_cores";
+    /// `yes` when the result is provisional ([`crate::disturb::Tally::provisional`]).
+    pub const PROVISIONAL: &str = "provisional";
+    /// `yes` when other cores' work competed for the shared levels.
+    pub const CONTENDED: &str = "contended";
+    /// The columns in order, as the writer declares them.
+    pub const COLUMNS: &[&str] = &[
+        "result:text",
+        "rounds",
+        "disturbed_rounds",
+        "lost_ms",
+        "on_core_cores",
+        "steal_share",
+        "elsewhere_cores",
+        "provisional:text",
+        "contended:text",
+    ];
+    /// `#META provisional_results`: how many rows are provisional, "N of M".
+    pub const META_PROVISIONAL: &str = "provisional_results";
+}
+
 /// The `#META` keys every experiment's run writes (see [`crate::run`]) that tools read back.
 pub mod run {
     /// The core clock estimated at the start, in GHz ("unknown" when it could not be).

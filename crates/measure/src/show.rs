@@ -6,6 +6,7 @@
 //! The formatting itself (wrapping, cells) is [`crate::fmt`]'s.
 
 use crate::data::{Block, Value};
+use crate::disturb::Tally;
 use crate::fmt::{WIDTH, median_min_max, wrap_to};
 use crate::mem::{Prepared, show_backing};
 use crate::stats::Summary;
@@ -16,6 +17,23 @@ pub fn how_to_read(sentences: &[String]) {
     if !sentences.is_empty() {
         println!("{}", crate::fmt::how_to_read(sentences));
     }
+}
+
+/// The sentences of a reading drawn from the rounds `tally` counts, marked as the evidence
+/// demands: when the result is provisional, the first sentence begins "provisional: 9 of 31
+/// rounds were disturbed (...); the clean rounds give: "; when `shared` (the sentences read the
+/// shared levels: the last cache level, memory, boundaries read from a curve) and other cores
+/// were busy meanwhile, a sentence naming the contention follows. A quiet run's sentences come
+/// back as they are. Pure: verdict functions call it and tests check it.
+pub fn marked(tally: &Tally, shared: bool, sentences: Vec<String>) -> Vec<String> {
+    let mut out = sentences;
+    if let (Some(mark), Some(first)) = (tally.mark(), out.first_mut()) {
+        *first = format!("{mark}{first}");
+    }
+    if shared && let Some(c) = tally.contention() {
+        out.push(format!("{c}: the shared levels read here are theirs too."));
+    }
+    out
 }
 
 /// The line of a prepared region: `{asked}{the kernel's answer}; on huge pages: {verified
@@ -54,6 +72,57 @@ pub fn summaries(name: &str, columns: &[&str], rows: &[(&str, &Summary)]) -> Blo
 mod tests {
     use super::*;
     use crate::mem::{HugeAdvice, Region};
+
+    #[test]
+    fn a_reading_is_marked_only_when_its_rounds_were_disturbed() {
+        use crate::disturb::Load;
+        let say = || {
+            vec![
+                "L1 reads in 1.1 ns.".to_string(),
+                "Memory is 150x slower.".into(),
+            ]
+        };
+        let quiet = Tally {
+            rounds: 31,
+            load: Some(Load {
+                on_core: Some(0.0),
+                elsewhere: Some(0.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert_eq!(marked(&quiet, true, say()), say());
+        let busy = Tally {
+            rounds: 31,
+            disturbed: 9,
+            load: Some(Load {
+                core: Some(1),
+                on_core: Some(0.5),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let m = marked(&busy, false, say());
+        assert_eq!(m.len(), 2);
+        assert!(m[0].starts_with("provisional: 9 of 31 rounds were disturbed (0.50 cores of other work on core 1); the clean rounds give: L1 reads"), "{m:?}");
+        let streamer = Tally {
+            rounds: 31,
+            load: Some(Load {
+                on_core: Some(0.0),
+                elsewhere: Some(0.95),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let m = marked(&streamer, true, say());
+        assert_eq!(m.len(), 3);
+        assert!(m[2].starts_with("contention: 0.95 cores"), "{m:?}");
+        assert_eq!(
+            marked(&streamer, false, say()),
+            say(),
+            "only shared-level readings name it"
+        );
+    }
 
     #[test]
     fn a_series_is_numbered_from_zero_and_summaries_keep_their_labels() {

@@ -1,0 +1,679 @@
+//! Evidence of disturbance, round by round: was this round's thread kept off its core?
+//!
+//! A round's time is only the machine's when nothing else ran on the core meanwhile. The
+//! fastest round cannot rescue a run in which every round holds another task's time slice, so
+//! every timed round is bracketed by two cheap readings of the calling thread ([`Probe::mark`],
+//! a few microseconds together) and judged by what happened between them ([`Evidence`]):
+//!
+//! - **involuntary context switches** (`getrusage(RUSAGE_THREAD)`, `ru_nivcsw`): the scheduler
+//!   took the core away;
+//! - **time spent waiting on the run queue** (`/proc/thread-self/schedstat`, its second field,
+//!   in nanoseconds): how long another task held the core while this one was ready to run. It
+//!   is the other processes' CPU time on this core, measured by the scheduler itself, to the
+//!   nanosecond; `/proc/stat`'s per-CPU counters say the same in 10 ms ticks, too coarse for a
+//!   round of a fraction of a millisecond, so they judge whole blocks instead ([`Window`]);
+//! - **time off the CPU that nobody waited for**: the wall time less the thread's CPU time
+//!   (`CLOCK_THREAD_CPUTIME_ID`) less the run-queue wait. In a VM that is the hypervisor's
+//!   steal (the guest's scheduler leaves stolen time out of a thread's CPU time), or
+//!   interrupts.
+//!
+//! A round is *disturbed* when the time it lost this way is over [`LOST_FLOOR_NS`] and over
+//! [`LOST_SHARE`] of its wall time: a quiet machine's occasional kernel thread (a few
+//! microseconds) does not count, another task's time slice (milliseconds) always does.
+//!
+//! A [`Tally`] adds up the rounds behind one result, and a [`Window`] reads `/proc/stat` around
+//! a whole block: other work on the pinned core, the core's steal time, and other work on the
+//! *other* cores, which is not disturbance but contention for the shared levels (the last
+//! cache level, memory bandwidth). [`Tally::provisional`] is the one rule for when a result
+//! must be called provisional; [`Tally::contended`] for when contention must be named.
+
+use crate::clock::{now_ns, thread_cpu_ns};
+use std::fs::File;
+use std::marker::PhantomData;
+use std::os::unix::fs::FileExt;
+
+/// A round is disturbed only if it lost more than this many nanoseconds...
+pub const LOST_FLOOR_NS: u64 = 20_000;
+/// ... and more than this share of its wall time.
+pub const LOST_SHARE: f64 = 0.02;
+/// A block whose rounds were disturbed more often than this share is provisional.
+pub const DISTURBED_SHARE: f64 = 0.10;
+/// Other work on the pinned core (cores' worth over the block) above this is provisional.
+pub const OTHER_ON_CORE: f64 = 0.05;
+/// The core's steal time above this share of the block is provisional.
+pub const STEAL_SHARE: f64 = 0.05;
+/// Other work on the other cores above this many cores' worth is contention.
+pub const CONTENTION_CORES: f64 = 0.25;
+
+/// One reading of the calling thread's scheduling counters.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Mark {
+    /// Monotonic time of the reading.
+    pub at_ns: u64,
+    /// The thread's CPU time, if readable.
+    pub cpu_ns: Option<u64>,
+    /// Involuntary context switches so far, if readable.
+    pub switches: Option<u64>,
+    /// Nanoseconds spent runnable but waiting for the core so far, if the kernel keeps them.
+    pub waited_ns: Option<u64>,
+}
+
+/// Reads [`Mark`]s for the thread that made it. Not `Send`: the schedstat file it holds open
+/// belongs to one thread, so each thread makes its own.
+pub struct Probe {
+    schedstat: Option<File>,
+    _one_thread: PhantomData<*const ()>,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe::new()
+    }
+}
+
+impl Probe {
+    /// A probe for the calling thread. Where `/proc/thread-self/schedstat` cannot be opened
+    /// (an old kernel, no `/proc`), waits are unknown and the other two signals still count.
+    pub fn new() -> Probe {
+        Probe {
+            schedstat: File::open("/proc/thread-self/schedstat").ok(),
+            _one_thread: PhantomData,
+        }
+    }
+
+    /// Whether the run-queue wait can be read.
+    pub fn sees_waits(&self) -> bool {
+        self.schedstat.is_some()
+    }
+
+    /// Reads the counters now. The clock is read last, so a round timed right after starts
+    /// as close to it as possible.
+    pub fn mark(&self) -> Mark {
+        let waited_ns = self.schedstat.as_ref().and_then(read_wait);
+        let switches = involuntary_switches();
+        let cpu_ns = thread_cpu_ns();
+        Mark {
+            at_ns: now_ns(),
+            cpu_ns,
+            switches,
+            waited_ns,
+        }
+    }
+
+    /// Runs `f` between two marks: its result and what happened meanwhile.
+    pub fn watch<T>(&self, f: impl FnOnce() -> T) -> (T, Evidence) {
+        let a = self.mark();
+        let out = f();
+        let b = self.mark();
+        (out, Evidence::between(&a, &b))
+    }
+}
+
+/// The second field of a schedstat line: nanoseconds waited on the run queue.
+fn read_wait(f: &File) -> Option<u64> {
+    let mut buf = [0u8; 96];
+    let n = f.read_at(&mut buf, 0).ok()?;
+    parse_wait(std::str::from_utf8(&buf[..n]).ok()?)
+}
+
+/// The run-queue wait from the text of a schedstat file (`exec_ns wait_ns slices`).
+pub fn parse_wait(text: &str) -> Option<u64> {
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn involuntary_switches() -> Option<u64> {
+    // SAFETY: rusage is plain old data that getrusage fills.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    (rc == 0).then_some(u.ru_nivcsw as u64)
+}
+
+/// Why a round counts as disturbed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Another task held the core (the thread waited on the run queue, or was switched out).
+    Preempted,
+    /// The thread was off its CPU with nobody waiting: steal time of a VM, or interrupts.
+    OffCpu,
+}
+
+/// What happened to the thread during one round.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Evidence {
+    pub wall_ns: u64,
+    /// Involuntary context switches during the round (0 when unknown).
+    pub switches: u64,
+    /// Run-queue wait during the round, if known.
+    pub waited_ns: Option<u64>,
+    /// Wall time not spent on the CPU and not waited for (steal, interrupts); 0 when unknown.
+    pub off_cpu_ns: u64,
+}
+
+impl Evidence {
+    /// The evidence between two marks of one thread.
+    pub fn between(a: &Mark, b: &Mark) -> Evidence {
+        let wall_ns = b.at_ns.saturating_sub(a.at_ns);
+        let waited_ns = b
+            .waited_ns
+            .zip(a.waited_ns)
+            .map(|(b, a)| b.saturating_sub(a));
+        let cpu = b.cpu_ns.zip(a.cpu_ns).map(|(b, a)| b.saturating_sub(a));
+        let off_cpu_ns = cpu.map_or(0, |c| {
+            wall_ns
+                .saturating_sub(c)
+                .saturating_sub(waited_ns.unwrap_or(0))
+        });
+        Evidence {
+            wall_ns,
+            switches: b
+                .switches
+                .zip(a.switches)
+                .map_or(0, |(b, a)| b.saturating_sub(a)),
+            waited_ns,
+            off_cpu_ns,
+        }
+    }
+
+    /// The time the round lost to others: waited for the core, or off it.
+    pub fn lost_ns(&self) -> u64 {
+        self.waited_ns.unwrap_or(0) + self.off_cpu_ns
+    }
+
+    /// The most a round of this length may lose and still count as undisturbed.
+    pub fn allowance_ns(&self) -> u64 {
+        LOST_FLOOR_NS.max((self.wall_ns as f64 * LOST_SHARE) as u64)
+    }
+
+    /// Why the round is disturbed, or `None` if it is not. Without the run-queue wait, a
+    /// switch with time lost off the CPU counts as a preemption.
+    pub fn cause(&self) -> Option<Cause> {
+        let allow = self.allowance_ns();
+        if self.waited_ns.unwrap_or(0) > allow
+            || (self.waited_ns.is_none() && self.switches > 0 && self.off_cpu_ns > allow)
+        {
+            Some(Cause::Preempted)
+        } else if self.lost_ns() > allow {
+            Some(Cause::OffCpu)
+        } else {
+            None
+        }
+    }
+
+    pub fn disturbed(&self) -> bool {
+        self.cause().is_some()
+    }
+}
+
+/// Busy and steal seconds of each CPU, from `/proc/stat`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CpuTimes {
+    /// `(cpu id, busy seconds, steal seconds)` for every `cpuN` line.
+    pub cpus: Vec<(usize, f64, f64)>,
+}
+
+impl CpuTimes {
+    /// Parses the text of `/proc/stat` with `ticks_per_s` ticks a second. Busy is user, nice,
+    /// system, irq and softirq; idle, iowait and steal are not work done on the CPU.
+    pub fn parse(stat: &str, ticks_per_s: f64) -> CpuTimes {
+        let cpus = stat
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("cpu")?;
+                let (id, fields) = rest.split_once(char::is_whitespace)?;
+                let id: usize = id.parse().ok()?;
+                let f: Vec<u64> = fields
+                    .split_whitespace()
+                    .map(|w| w.parse().ok())
+                    .collect::<Option<_>>()?;
+                (f.len() >= 8 && ticks_per_s > 0.0).then(|| {
+                    let busy = (f[0] + f[1] + f[2] + f[5] + f[6]) as f64 / ticks_per_s;
+                    (id, busy, f[7] as f64 / ticks_per_s)
+                })
+            })
+            .collect();
+        CpuTimes { cpus }
+    }
+
+    /// Reads `/proc/stat` now; empty when it cannot be read.
+    pub fn read() -> CpuTimes {
+        let tck = crate::facts::sysconf::positive(libc::_SC_CLK_TCK).map_or(0.0, |t| t as f64);
+        std::fs::read_to_string("/proc/stat")
+            .map(|s| CpuTimes::parse(&s, tck))
+            .unwrap_or_default()
+    }
+
+    fn get(&self, id: usize) -> Option<(f64, f64)> {
+        self.cpus
+            .iter()
+            .find(|c| c.0 == id)
+            .map(|&(_, busy, steal)| (busy, steal))
+    }
+}
+
+/// What `/proc/stat` and the scheduler saw around a whole block.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Load {
+    pub wall_s: f64,
+    /// The core the block ran on, if pinned.
+    pub core: Option<usize>,
+    /// Other work on that core, in cores' worth (0.5 = half the core): the thread's run-queue
+    /// wait over the wall time where the kernel keeps it, else the core's busy time less the
+    /// thread's own.
+    pub on_core: Option<f64>,
+    /// The core's steal time over the wall time.
+    pub steal: Option<f64>,
+    /// Other processes' work on every other core, in cores' worth.
+    pub elsewhere: Option<f64>,
+}
+
+/// Readings at the start of a block, closed by [`Window::close`].
+pub struct Window {
+    core: Option<usize>,
+    times: CpuTimes,
+    mark: Mark,
+    process_cpu_s: f64,
+    probe: Probe,
+}
+
+impl Window {
+    /// Opens a window for the calling thread, pinned to `core` (if it is).
+    pub fn open(core: Option<usize>) -> Window {
+        let probe = Probe::new();
+        Window {
+            core,
+            times: CpuTimes::read(),
+            mark: probe.mark(),
+            process_cpu_s: process_cpu_s(),
+            probe,
+        }
+    }
+
+    /// What happened since [`Window::open`].
+    pub fn close(self) -> Load {
+        let (times, mark) = (CpuTimes::read(), self.probe.mark());
+        load_between(
+            self.core,
+            (&self.times, &times),
+            (&self.mark, &mark),
+            process_cpu_s() - self.process_cpu_s,
+        )
+    }
+}
+
+/// The load between two readings of a pinned thread (`marks`) and of every CPU (`times`),
+/// while the whole process used `process_cpu_s` of CPU time.
+pub fn load_between(
+    core: Option<usize>,
+    times: (&CpuTimes, &CpuTimes),
+    marks: (&Mark, &Mark),
+    process_cpu_s: f64,
+) -> Load {
+    let wall_s = marks.1.at_ns.saturating_sub(marks.0.at_ns) as f64 / 1e9;
+    let ev = Evidence::between(marks.0, marks.1);
+    let own_s = ev.wall_ns.saturating_sub(ev.lost_ns()) as f64 / 1e9;
+    let per_s = |x: f64| (wall_s > 0.0).then(|| (x / wall_s).max(0.0));
+    let delta = |id| {
+        Some((
+            times.1.get(id)?.0 - times.0.get(id)?.0,
+            times.1.get(id)?.1 - times.0.get(id)?.1,
+        ))
+    };
+    let on_core = match (ev.waited_ns, core.and_then(delta)) {
+        (Some(w), _) => per_s(w as f64 / 1e9),
+        (None, Some((busy, _))) => per_s(busy - own_s),
+        _ => None,
+    };
+    let steal = core.and_then(delta).and_then(|(_, s)| per_s(s));
+    let others: Vec<usize> = times
+        .1
+        .cpus
+        .iter()
+        .map(|c| c.0)
+        .filter(|&c| Some(c) != core)
+        .collect();
+    let elsewhere = (!others.is_empty() && !times.0.cpus.is_empty()).then(|| {
+        let busy: f64 = others.iter().filter_map(|&id| delta(id)).map(|d| d.0).sum();
+        // This process's own work beyond the pinned thread (helper threads) is not other work.
+        let own_elsewhere = if core.is_some() {
+            process_cpu_s - own_s
+        } else {
+            process_cpu_s
+        };
+        let n = others.len() as f64;
+        per_s(busy - own_elsewhere.max(0.0)).map_or(0.0, |c| c.min(n))
+    });
+    Load {
+        wall_s,
+        core,
+        on_core,
+        steal,
+        elsewhere,
+    }
+}
+
+fn process_cpu_s() -> f64 {
+    // SAFETY: rusage is plain old data that getrusage fills.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return 0.0;
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// The rounds behind one result, and the load around them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Tally {
+    pub rounds: usize,
+    pub disturbed: usize,
+    /// Rounds the result was computed from that were themselves disturbed (none were clean).
+    pub disturbed_used: usize,
+    /// Run-queue wait and off-CPU time of all rounds, in nanoseconds.
+    pub lost_ns: u64,
+    pub wall_ns: u64,
+    pub load: Option<Load>,
+}
+
+impl Tally {
+    /// Counts one round.
+    pub fn add(&mut self, e: &Evidence) {
+        self.rounds += 1;
+        self.disturbed += usize::from(e.disturbed());
+        self.lost_ns += e.lost_ns();
+        self.wall_ns += e.wall_ns;
+    }
+
+    /// Two tallies as one (the load of `self` is kept, or `other`'s if `self` has none).
+    pub fn merge(mut self, other: &Tally) -> Tally {
+        self.rounds += other.rounds;
+        self.disturbed += other.disturbed;
+        self.disturbed_used += other.disturbed_used;
+        self.lost_ns += other.lost_ns;
+        self.wall_ns += other.wall_ns;
+        self.load = self.load.or(other.load);
+        self
+    }
+
+    /// The same tally with the load around its block.
+    pub fn with_load(self, load: Load) -> Tally {
+        Tally {
+            load: Some(load),
+            ..self
+        }
+    }
+
+    /// Whether a result from these rounds is provisional: some of the rounds it used were
+    /// disturbed, too many rounds were, or other work or steal took the core during the block.
+    pub fn provisional(&self) -> bool {
+        let l = self.load.unwrap_or_default();
+        self.disturbed_used > 0
+            || self.disturbed as f64 > DISTURBED_SHARE * self.rounds as f64
+            || l.on_core.is_some_and(|c| c > OTHER_ON_CORE)
+            || l.steal.is_some_and(|s| s > STEAL_SHARE)
+    }
+
+    /// Whether other work on the other cores competed for the shared levels meanwhile.
+    pub fn contended(&self) -> bool {
+        self.load
+            .and_then(|l| l.elsewhere)
+            .is_some_and(|c| c > CONTENTION_CORES)
+    }
+
+    /// "9 of 31 rounds were disturbed (0.50 cores of other work on core 1, 3% steal)".
+    pub fn describe(&self) -> String {
+        let mut why = Vec::new();
+        let l = self.load.unwrap_or_default();
+        if let Some(c) = l.on_core.filter(|c| *c > 0.005) {
+            let on = l
+                .core
+                .map_or("this thread's core".into(), |k| format!("core {k}"));
+            why.push(format!("{c:.2} cores of other work on {on}"));
+        }
+        if let Some(s) = l.steal.filter(|s| *s > 0.005) {
+            why.push(format!("{:.0}% steal", s * 100.0));
+        }
+        let mut out = format!(
+            "{} of {} rounds were disturbed",
+            self.disturbed, self.rounds
+        );
+        if !why.is_empty() {
+            out.push_str(&format!(" ({})", why.join(", ")));
+        }
+        out
+    }
+
+    /// The first words of a reading drawn from these rounds: `"provisional: 9 of 31 rounds
+    /// were disturbed (...); the clean rounds give: "`, or nothing when it is not provisional.
+    pub fn mark(&self) -> Option<String> {
+        self.provisional().then(|| {
+            let basis = if self.disturbed_used > 0 {
+                "no round was clean, so these are disturbed rounds"
+            } else {
+                "the clean rounds give"
+            };
+            format!("provisional: {}; {basis}: ", self.describe())
+        })
+    }
+
+    /// The sentence naming contention, when there was some.
+    pub fn contention(&self) -> Option<String> {
+        let c = self.load?.elsewhere?;
+        self.contended().then(|| {
+            format!(
+                "contention: {c:.2} cores of other work ran on the other cores meanwhile, \
+                 sharing the last cache level and memory with these rounds"
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(at: u64, cpu: u64, sw: u64, waited: Option<u64>) -> Mark {
+        Mark {
+            at_ns: at,
+            cpu_ns: Some(cpu),
+            switches: Some(sw),
+            waited_ns: waited,
+        }
+    }
+
+    #[test]
+    fn a_round_with_no_switch_is_clean() {
+        let e = Evidence::between(
+            &mark(0, 0, 3, Some(10)),
+            &mark(500_000, 499_000, 3, Some(10)),
+        );
+        assert_eq!(e.wall_ns, 500_000);
+        assert_eq!(e.cause(), None);
+        assert!(!e.disturbed());
+    }
+
+    #[test]
+    fn one_switch_with_a_time_slice_lost_is_a_preemption() {
+        // 2.5 ms waited on the run queue during a 3 ms round: another task's slice.
+        let e = Evidence::between(
+            &mark(0, 0, 3, Some(0)),
+            &mark(3_000_000, 500_000, 4, Some(2_500_000)),
+        );
+        assert_eq!((e.switches, e.waited_ns), (1, Some(2_500_000)));
+        assert_eq!(e.cause(), Some(Cause::Preempted));
+    }
+
+    #[test]
+    fn a_kernel_threads_few_microseconds_do_not_count() {
+        // One switch, 6 us waited: a kworker, not another task's slice.
+        let e = Evidence::between(
+            &mark(0, 0, 0, Some(0)),
+            &mark(200_000, 194_000, 1, Some(6_000)),
+        );
+        assert_eq!(e.switches, 1);
+        assert_eq!(e.cause(), None);
+    }
+
+    #[test]
+    fn steal_shows_as_time_off_the_cpu_that_nobody_waited_for() {
+        // 1 ms round, 0.6 ms on the CPU, no wait: 0.4 ms stolen by the hypervisor.
+        let e = Evidence::between(
+            &mark(0, 0, 0, Some(0)),
+            &mark(1_000_000, 600_000, 0, Some(0)),
+        );
+        assert_eq!(e.off_cpu_ns, 400_000);
+        assert_eq!(e.cause(), Some(Cause::OffCpu));
+    }
+
+    #[test]
+    fn without_schedstat_a_switch_and_lost_time_are_a_preemption() {
+        let e = Evidence::between(&mark(0, 0, 0, None), &mark(1_000_000, 400_000, 1, None));
+        assert_eq!(e.waited_ns, None);
+        assert_eq!(e.cause(), Some(Cause::Preempted));
+    }
+
+    const STAT_A: &str = "cpu  9 9 9 9 9 9 9 9 0 0\n\
+        cpu0 100 0 50 1000 0 0 0 10 0 0\ncpu1 200 0 20 900 0 0 0 5 0 0\nintr 1\n";
+    const STAT_B: &str = "cpu  9 9 9 9 9 9 9 9 0 0\n\
+        cpu0 180 0 70 1000 0 0 0 10 0 0\ncpu1 250 0 20 950 0 0 0 15 0 0\nintr 1\n";
+
+    #[test]
+    fn per_cpu_times_are_read_from_proc_stat() {
+        let t = CpuTimes::parse(STAT_A, 100.0);
+        assert_eq!(t.cpus, vec![(0, 1.5, 0.1), (1, 2.2, 0.05)]);
+        assert!(CpuTimes::parse("cpu0 1 2\n", 100.0).cpus.is_empty());
+    }
+
+    #[test]
+    fn a_window_sees_the_cores_steal_and_other_work_elsewhere() {
+        // One second, pinned to cpu1: cpu1 stole 0.1 s; cpu0 was busy 1.0 s, none of it ours.
+        let (a, b) = (
+            CpuTimes::parse(STAT_A, 100.0),
+            CpuTimes::parse(STAT_B, 100.0),
+        );
+        let (m0, m1) = (
+            mark(0, 0, 0, Some(0)),
+            mark(1_000_000_000, 500_000_000, 9, Some(400_000_000)),
+        );
+        let l = load_between(Some(1), (&a, &b), (&m0, &m1), 0.5);
+        assert!((l.on_core.unwrap() - 0.4).abs() < 1e-9, "{l:?}");
+        assert!((l.steal.unwrap() - 0.1).abs() < 1e-9, "{l:?}");
+        assert!((l.elsewhere.unwrap() - 1.0).abs() < 1e-9, "{l:?}");
+    }
+
+    fn tally(rounds: usize, disturbed: usize, load: Load) -> Tally {
+        Tally {
+            rounds,
+            disturbed,
+            load: Some(load),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_quiet_block_is_not_provisional_and_says_nothing() {
+        let t = tally(
+            31,
+            1,
+            Load {
+                on_core: Some(0.001),
+                steal: Some(0.0),
+                elsewhere: Some(0.02),
+                ..Default::default()
+            },
+        );
+        assert!(!t.provisional());
+        assert!(!t.contended());
+        assert_eq!(t.mark(), None);
+        assert_eq!(t.contention(), None);
+    }
+
+    #[test]
+    fn other_work_on_the_core_makes_a_block_provisional_even_with_clean_rounds() {
+        let load = Load {
+            core: Some(1),
+            on_core: Some(0.5),
+            ..Default::default()
+        };
+        let t = tally(31, 2, load);
+        assert!(t.provisional());
+        let m = t.mark().unwrap();
+        assert!(
+            m.starts_with(
+                "provisional: 2 of 31 rounds were disturbed (0.50 cores of other work on core 1)"
+            ),
+            "{m}"
+        );
+        assert!(m.ends_with("the clean rounds give: "), "{m}");
+    }
+
+    #[test]
+    fn many_disturbed_rounds_or_steal_or_disturbed_rounds_used_are_provisional() {
+        assert!(tally(31, 9, Load::default()).provisional());
+        assert!(
+            tally(
+                31,
+                0,
+                Load {
+                    steal: Some(0.2),
+                    ..Default::default()
+                }
+            )
+            .provisional()
+        );
+        let used = Tally {
+            rounds: 5,
+            disturbed: 5,
+            disturbed_used: 5,
+            ..Default::default()
+        };
+        assert!(used.mark().unwrap().contains("no round was clean"));
+    }
+
+    #[test]
+    fn work_on_other_cores_is_named_contention_not_disturbance() {
+        let t = tally(
+            31,
+            0,
+            Load {
+                elsewhere: Some(0.9),
+                on_core: Some(0.0),
+                ..Default::default()
+            },
+        );
+        assert!(!t.provisional());
+        assert!(t.contended());
+        assert!(
+            t.contention()
+                .unwrap()
+                .starts_with("contention: 0.90 cores")
+        );
+    }
+
+    #[test]
+    fn tallies_count_rounds_and_merge() {
+        let mut t = Tally::default();
+        t.add(&Evidence {
+            wall_ns: 1000,
+            ..Default::default()
+        });
+        t.add(&Evidence {
+            wall_ns: 1_000_000,
+            waited_ns: Some(500_000),
+            switches: 1,
+            off_cpu_ns: 0,
+        });
+        assert_eq!((t.rounds, t.disturbed, t.lost_ns), (2, 1, 500_000));
+        let m = t.merge(&t);
+        assert_eq!((m.rounds, m.disturbed), (4, 2));
+    }
+
+    #[test]
+    fn a_real_probe_reads_this_thread() {
+        let p = Probe::new();
+        let (x, e) = p.watch(|| (0..1000u64).map(std::hint::black_box).sum::<u64>());
+        assert_eq!(x, 499_500);
+        assert!(e.wall_ns > 0);
+        assert_eq!(parse_wait("123 456 7\n"), Some(456));
+        assert_eq!(parse_wait("123\n"), None);
+    }
+}

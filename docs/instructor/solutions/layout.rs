@@ -9,9 +9,8 @@ use crate::Matrix;
 #[inline(never)]
 #[unsafe(export_name = "lab_layout_solution")]
 pub fn column_sums(m: &Matrix) -> Vec<u64> {
-    let n = m.n;
-    let mut sums = vec![0u64; n];
-    for row in m.cells.chunks_exact(n.max(1)) {
+    let mut sums = vec![0u64; m.cols];
+    for row in m.cells.chunks_exact(m.cols.max(1)) {
         for (s, &x) in sums.iter_mut().zip(row) {
             *s += u64::from(x);
         }

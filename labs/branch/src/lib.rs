@@ -19,6 +19,7 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 3.0,
     hint: "on random data the `if` is a coin toss for the predictor; keep the work but \
            choose without a jump (write every byte, advance the output by 0 or 1)",
+    cores: 1,
 };
 
 /// `n` random bytes from `rng`.

@@ -18,6 +18,7 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 2.0,
     hint: "the quiet tail is made of denormal numbers; treat anything smaller than \
            f32::MIN_POSITIVE as zero, in the input and in the filter's state",
+    cores: 1,
 };
 
 /// The slowdown of denormal input over normal input, in the baseline, below which the

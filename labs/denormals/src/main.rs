@@ -6,7 +6,7 @@ use lab_denormals::{PENALTY_MIN, SPEC, baseline, input, same, solution};
 use measure::ring;
 
 /// Samples in the timed signal.
-const N: usize = 1 << 20;
+const N: usize = 1 << 18;
 /// The size of the quiet tail: denormal (below 1.18e-38), and a normal size to compare.
 const DENORMAL: f32 = 1e-39;
 const NORMAL: f32 = 1e-3;
@@ -16,11 +16,12 @@ fn main() {
         &SPEC,
         "the denormals lab, timed for `cargo xtask lab check denormals`",
     );
-    let pinning = labkit::pin_main();
+    let (core, pinning) = labkit::pin_main();
     let big = input(&mut ring::rng(ring::DEFAULT_SEED), N, DENORMAL);
     let normal = input(&mut ring::rng(ring::DEFAULT_SEED), N, NORMAL);
     let mut r = labkit::run_speedup(
         SPEC,
+        core,
         |rng| {
             let n = ring::below(rng, 5000);
             input(rng, n, DENORMAL)
@@ -31,16 +32,13 @@ fn main() {
         |a, b| same(a, b),
     );
     if r.correct.is_ok() {
-        let penalty = labkit::rounds(
-            labkit::ROUNDS,
-            || {
-                measure::black_box(baseline::smooth(measure::black_box(&big)));
-            },
-            || {
-                measure::black_box(baseline::smooth(measure::black_box(&normal)));
-            },
+        let penalty = labkit::paired(
+            core,
+            1,
+            || labkit::wall_ns(|| baseline::smooth(measure::black_box(&big))),
+            || labkit::wall_ns(|| baseline::smooth(measure::black_box(&normal))),
         );
-        r.fact("effect", labkit::best_ratio(&penalty));
+        r.fact("effect", labkit::best_ratio(&penalty.rounds));
         r.fact("effect_min", PENALTY_MIN);
         r.fact("effect_what", "denormal penalty");
     }

@@ -21,6 +21,7 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 1.6,
     hint: "each thread has its own counter, but both live in one 64-byte line that the two \
            cores keep taking from each other; give each counter a line of its own",
+    cores: 2,
 };
 
 /// `n` random numbers below 1,000.

@@ -3,7 +3,7 @@
 use lab_false_sharing::{SPEC, THREADS, baseline, input, solution};
 
 /// Numbers added per call (all threads together).
-const N: usize = 400_000;
+const N: usize = 100_000;
 
 fn main() {
     labkit::args(
@@ -14,6 +14,7 @@ fn main() {
     let big = input(&mut measure::ring::rng(measure::ring::DEFAULT_SEED), N);
     let mut r = labkit::run_speedup(
         SPEC,
+        None,
         |rng| {
             let n = measure::ring::below(rng, 5000);
             input(rng, n)

@@ -6,13 +6,17 @@
 //!
 //! 1. [`agree`]: the student's version must compute what the baseline computes, on inputs
 //!    drawn from `measure::ring`'s seeded xoshiro; a difference stops the run;
-//! 2. [`rounds`]: the two versions are timed in interleaved rounds (A B, B A, ...), each
-//!    round one call of each, after a warm-up of each;
+//! 2. [`paired`]: the two versions are timed in interleaved rounds (A B, B A, ...), each
+//!    round one call of each, with `measure::rounds`' discipline: each round bracketed by
+//!    `measure::disturb` evidence, a warm-up first and after a disturbed round, more rounds
+//!    until enough are clean; the block's `Tally` says whether the result is provisional;
 //! 3. [`Report::print`]: everything as `#META` lines and one `#DATA` block, which the
 //!    checker parses and judges (`xtask/src/lab.rs`). The binary itself gives no verdict.
 
 use measure::data::{Block, Value, meta};
+use measure::disturb::{Probe, Tally, Window};
 use measure::ring::{self, Rng};
+use measure::rounds::{Step, Want};
 
 /// What a lab measures and what it asks for.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +30,9 @@ pub struct Spec {
     pub target: f64,
     /// The one hint shown with NOT YET.
     pub hint: &'static str,
+    /// Cores the exercise runs on at once: with more than one, other work on any core
+    /// (contention) makes the result provisional too.
+    pub cores: usize,
 }
 
 /// How many seeded inputs the correctness check tries.
@@ -63,8 +70,8 @@ fn short(v: &impl std::fmt::Debug) -> String {
     }
 }
 
-/// One round: one call of each variant, in nanoseconds, and whether anything else took the
-/// core from this thread during it.
+/// One round: one call of each variant (its figure, nanoseconds), and whether anything else
+/// took the core from this thread during it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Round {
     pub a_ns: f64,
@@ -72,46 +79,92 @@ pub struct Round {
     pub disturbed: bool,
 }
 
-/// The checker's round loop, the one place its rounds are taken: a warm-up call of each
-/// variant (discarded), then `n` rounds, each calling `a` and `b` once, the order
-/// alternating from round to round so that drift hits both alike.
-pub fn rounds(n: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> Vec<Round> {
-    a();
-    b();
-    (0..n)
-        .map(|i| {
-            let (a_ns, b_ns) = if i % 2 == 0 {
-                let ta = measure::clock::time_ns(&mut a).0;
-                (ta, measure::clock::time_ns(&mut b).0)
-            } else {
-                let tb = measure::clock::time_ns(&mut b).0;
-                (measure::clock::time_ns(&mut a).0, tb)
-            };
-            Round {
-                a_ns,
-                b_ns,
-                disturbed: false,
-            }
-        })
-        .collect()
+/// Rounds of two variants and the evidence around them.
+#[derive(Debug, Clone, Default)]
+pub struct Paired {
+    pub rounds: Vec<Round>,
+    pub tally: Tally,
 }
 
-/// Rounds for a lab that judges a benchmark by its own report: `a` and `b` each return the
-/// nanoseconds they measured, and those (not the wall time of the calls) are the round's
-/// figures, taken in the same alternating order as [`rounds`].
-pub fn scaling_rounds(a: &dyn Fn() -> f64, b: &dyn Fn() -> f64) -> Vec<Round> {
-    let (mut ra, mut rb) = (Vec::new(), Vec::new());
-    let timed = rounds(ROUNDS, || ra.push(a()), || rb.push(b()));
-    // The warm-up calls were recorded first; the rounds follow in order.
-    timed
+/// Clean rounds a lab wants.
+pub const ROUNDS: usize = 11;
+
+/// The checker's round loop, the one place its rounds are taken: `measure::rounds` with
+/// [`ROUNDS`] clean rounds wanted, each round one call of `a` and one of `b` (each returns
+/// its figure in nanoseconds), the order alternating from round to round so that drift hits
+/// both alike. `core` is the core this thread is pinned to, for the load around the block.
+///
+/// With `threads` above one the calls run worker threads while this thread waits, so this
+/// thread's own evidence says nothing; a round then counts as disturbed when any thread of
+/// the process was switched out involuntarily during it ([`process_switches`]), and the
+/// block's load (other work on every core) decides the rest.
+pub fn paired(
+    core: Option<usize>,
+    threads: usize,
+    mut a: impl FnMut() -> f64,
+    mut b: impl FnMut() -> f64,
+) -> Paired {
+    let window = Window::open(core);
+    let mut probe = Probe::new();
+    let mut figures = Vec::new();
+    let mut switched = Vec::new();
+    let timed = measure::rounds::run(&mut probe, &Want::new(ROUNDS), |step| match step {
+        Step::Warm(_) => a() + b(),
+        Step::Time(_) => {
+            let before = process_switches();
+            let (fa, fb) = if figures.len() % 2 == 0 {
+                let fa = a();
+                (fa, b())
+            } else {
+                let fb = b();
+                (a(), fb)
+            };
+            switched.push(before.zip(process_switches()).is_none_or(|(x, y)| y > x));
+            figures.push((fa, fb));
+            fa / fb
+        }
+    });
+    let mut tally = timed.tally();
+    let disturbed: Vec<bool> = if threads > 1 {
+        tally.disturbed = switched.iter().filter(|&&d| d).count();
+        tally.disturbed_used = if tally.disturbed == tally.rounds {
+            tally.rounds
+        } else {
+            0
+        };
+        tally.lost_ns = 0;
+        switched
+    } else {
+        timed.evidence.iter().map(|e| e.disturbed()).collect()
+    };
+    let rounds = figures
         .iter()
-        .zip(ra.iter().skip(1).zip(rb.iter().skip(1)))
-        .map(|(t, (&a_ns, &b_ns))| Round {
+        .zip(disturbed)
+        .map(|(&(a_ns, b_ns), disturbed)| Round {
             a_ns,
             b_ns,
-            disturbed: t.disturbed,
+            disturbed,
         })
-        .collect()
+        .collect();
+    Paired {
+        rounds,
+        tally: tally.with_load(window.close()),
+    }
+}
+
+/// Involuntary context switches of every thread of this process so far, ended ones included
+/// (`getrusage(RUSAGE_SELF)`); `None` where it cannot be read.
+pub fn process_switches() -> Option<u64> {
+    // SAFETY: rusage is plain old data that getrusage fills.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0).then_some(u.ru_nivcsw as u64)
+}
+
+/// The wall time of one call of `f`, in nanoseconds, its result kept alive.
+pub fn wall_ns<T>(f: impl FnOnce() -> T) -> f64 {
+    let (ns, r) = measure::clock::time_ns(f);
+    measure::black_box(r);
+    ns
 }
 
 /// The fastest `a` over the fastest `b` of `rounds` (clean rounds only, when any is clean):
@@ -129,12 +182,16 @@ pub fn best_ratio(rounds: &[Round]) -> f64 {
 }
 
 /// Pins the calling thread to the core single-threaded experiments use (`MM_CORE`, else the
-/// highest allowed core) and says how that went, for a `#META pinning` line.
-pub fn pin_main() -> String {
+/// highest allowed core): the core when the pinning was verified, and how it went, for a
+/// `#META pinning` line.
+pub fn pin_main() -> (Option<usize>, String) {
     match measure::pin::default_core() {
-        Ok(Some(core)) => measure::pin::pin_current_thread(core).to_string(),
-        Ok(None) => "no core could be chosen: not pinned".into(),
-        Err(e) => format!("not pinned: {e}"),
+        Ok(Some(core)) => {
+            let p = measure::pin::pin_current_thread(core);
+            (p.verified().then_some(core), p.to_string())
+        }
+        Ok(None) => (None, "no core could be chosen: not pinned".into()),
+        Err(e) => (None, format!("not pinned: {e}")),
     }
 }
 
@@ -147,7 +204,7 @@ pub struct Report {
     /// What `a` and `b` of the rounds are, in words.
     pub a: &'static str,
     pub b: &'static str,
-    pub rounds: Vec<Round>,
+    pub timing: Paired,
     /// Further `#META` facts (pinning, the code's shape, a precondition).
     pub facts: Vec<(&'static str, String)>,
 }
@@ -160,7 +217,7 @@ impl Report {
             correct: Ok(()),
             a,
             b,
-            rounds: Vec::new(),
+            timing: Paired::default(),
             facts: Vec::new(),
         }
     }
@@ -190,11 +247,24 @@ impl Report {
         for (k, v) in &self.facts {
             meta(k, v);
         }
+        let t = &self.timing.tally;
+        if t.rounds > 0 {
+            let contended = s.cores > 1 && t.contended();
+            meta(
+                "provisional",
+                measure::fmt::yes_no(t.provisional() || contended),
+            );
+            let mut why = t.describe();
+            if let Some(c) = t.contention() {
+                why = format!("{why}; {c}");
+            }
+            meta("disturbance", why);
+        }
         let mut b = Block::new(
             "rounds",
             &["round", "a_ns", "b_ns", "ratio", "disturbed:text"],
         );
-        for (i, r) in self.rounds.iter().enumerate() {
+        for (i, r) in self.timing.rounds.iter().enumerate() {
             b.row(vec![
                 Value::from(i as u64 + 1),
                 Value::from(r.a_ns),
@@ -207,10 +277,11 @@ impl Report {
     }
 }
 
-/// The usual run of a speedup lab: the command line (only `--help`), the correctness check
-/// on small seeded inputs, then `n` rounds of baseline (a) against solution (b) on `big`.
+/// The usual run of a speedup lab: the correctness check on small seeded inputs and on
+/// `big`, then [`paired`] rounds of baseline (a) against solution (b) on `big`.
 pub fn run_speedup<I, O: std::fmt::Debug>(
     spec: Spec,
+    core: Option<usize>,
     small: impl Fn(&mut Rng) -> I,
     big: &I,
     baseline: impl Fn(&I) -> O,
@@ -224,21 +295,15 @@ pub fn run_speedup<I, O: std::fmt::Debug>(
             Err("the solution's result differs from the baseline's on the timed input".into());
     }
     if r.correct.is_ok() {
-        r.rounds = rounds(
-            ROUNDS,
-            || {
-                measure::black_box(baseline(measure::black_box(big)));
-            },
-            || {
-                measure::black_box(solution(measure::black_box(big)));
-            },
+        r.timing = paired(
+            core,
+            spec.cores,
+            || wall_ns(|| baseline(measure::black_box(big))),
+            || wall_ns(|| solution(measure::black_box(big))),
         );
     }
     r
 }
-
-/// Rounds a lab times.
-pub const ROUNDS: usize = 11;
 
 /// Parses a lab binary's command line: it takes no options but `--help`.
 pub fn args(spec: &Spec, about: &str) {
@@ -279,15 +344,24 @@ mod tests {
     }
 
     #[test]
-    fn rounds_alternate_and_time_both() {
+    fn paired_rounds_alternate_and_keep_both_figures() {
         let order = std::cell::RefCell::new(Vec::new());
-        let r = rounds(
-            4,
-            || order.borrow_mut().push('a'),
-            || order.borrow_mut().push('b'),
+        let p = paired(
+            None,
+            1,
+            || {
+                order.borrow_mut().push('a');
+                2.0
+            },
+            || {
+                order.borrow_mut().push('b');
+                1.0
+            },
         );
-        assert_eq!(r.len(), 4);
+        assert!(p.rounds.len() >= ROUNDS);
+        assert!(p.rounds.iter().all(|r| r.a_ns / r.b_ns == 2.0));
         let s: String = order.into_inner().into_iter().collect();
-        assert_eq!(s, "ababbaabba");
+        assert!(s.starts_with("ab") && s[2..].starts_with("abba"), "{s}");
+        assert_eq!(p.tally.rounds, p.rounds.len());
     }
 }

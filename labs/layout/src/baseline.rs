@@ -6,12 +6,11 @@ use crate::Matrix;
 #[inline(never)]
 #[unsafe(export_name = "lab_layout_baseline")]
 pub fn column_sums(m: &Matrix) -> Vec<u64> {
-    let n = m.n;
-    let mut sums = vec![0u64; n];
+    let mut sums = vec![0u64; m.cols];
     for (j, sum) in sums.iter_mut().enumerate() {
         let mut s = 0u64;
-        for i in 0..n {
-            s += u64::from(m.cells[i * n + j]);
+        for i in 0..m.rows {
+            s += u64::from(m.cells[i * m.cols + j]);
         }
         *sum = s;
     }

@@ -10,11 +10,12 @@ pub mod solution {
     include!(concat!(env!("OUT_DIR"), "/solution.rs"));
 }
 
-/// A square matrix of `n` x `n` cells, stored row after row.
+/// A matrix of `rows` x `cols` cells, stored row after row.
 #[derive(Debug, Clone)]
 pub struct Matrix {
-    pub n: usize,
-    /// Cell (row `i`, column `j`) is `cells[i * n + j]`.
+    pub rows: usize,
+    pub cols: usize,
+    /// Cell (row `i`, column `j`) is `cells[i * cols + j]`.
     pub cells: Vec<u32>,
 }
 
@@ -25,12 +26,13 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 3.0,
     hint: "walking down a column uses 4 bytes of every 64-byte line it loads; visit the \
            cells in the order they lie in memory and keep one running sum per column",
+    cores: 1,
 };
 
-/// An `n` x `n` matrix of random cells from `rng`.
-pub fn input(rng: &mut measure::ring::Rng, n: usize) -> Matrix {
-    let cells = (0..n * n)
+/// A `rows` x `cols` matrix of random cells from `rng`.
+pub fn input(rng: &mut measure::ring::Rng, rows: usize, cols: usize) -> Matrix {
+    let cells = (0..rows * cols)
         .map(|_| measure::ring::below(rng, 1 << 20) as u32)
         .collect();
-    Matrix { n, cells }
+    Matrix { rows, cols, cells }
 }

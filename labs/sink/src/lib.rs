@@ -23,6 +23,7 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 5.0,
     hint: "a result nobody reads is work the compiler may delete; hand the sum (and the \
            data) to std::hint::black_box inside the timed loop",
+    cores: 1,
 };
 
 /// `n` random numbers below 2^20.

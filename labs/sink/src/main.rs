@@ -13,7 +13,7 @@ fn main() {
         &SPEC,
         "the sink lab, timed for `cargo xtask lab check sink`",
     );
-    let pinning = labkit::pin_main();
+    let (core, pinning) = labkit::pin_main();
     let mut r = labkit::Report::new(SPEC, "benchmark's ns at 10x the input", "at 1x");
     r.correct = labkit::agree(
         |rng| {
@@ -28,7 +28,12 @@ fn main() {
     if r.correct.is_ok() {
         let small = input(&mut ring::rng(ring::DEFAULT_SEED), N);
         let large = input(&mut ring::rng(ring::DEFAULT_SEED), 10 * N);
-        r.rounds = labkit::scaling_rounds(&|| solution::bench(&large), &|| solution::bench(&small));
+        r.timing = labkit::paired(
+            core,
+            1,
+            || solution::bench(&large),
+            || solution::bench(&small),
+        );
     }
     r.fact("pinning", pinning);
     r.print();

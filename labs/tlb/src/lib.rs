@@ -34,6 +34,7 @@ pub const SPEC: labkit::Spec = labkit::Spec {
     target: 3.0,
     hint: "the values you read fit in 64 KiB, but they are spread over 8,192 pages and the \
            TLB holds a few thousand translations; gather them once into a dense array",
+    cores: 1,
 };
 
 /// A table of `records` records with random values and `keys` random keys into it.

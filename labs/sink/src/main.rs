@@ -1,6 +1,7 @@
 //! The sink lab's timing binary, run by `cargo xtask lab check sink`. It checks that the
-//! code under test is unchanged, reads the built benchmark's machine code for its loop, and
-//! times the student's benchmark by its own report at ten times the input against the input.
+//! code under test is unchanged, reads the built benchmark's machine code for its loop, times
+//! the student's benchmark by its own report at ten times the input against the input, and
+//! compares its figure with one pass timed from outside.
 
 use lab_sink::{SPEC, baseline, input, solution};
 use measure::ring;
@@ -34,6 +35,22 @@ fn main() {
             || solution::bench(&large),
             || solution::bench(&small),
         );
+        // The benchmark's own figure against one pass timed from outside, kept alive: a
+        // benchmark that computes the sum once for all its passes reports a fraction of it.
+        let honest = labkit::paired(
+            core,
+            1,
+            || solution::bench(&small),
+            || labkit::wall_ns(|| baseline::sum_squares(measure::black_box(&small))),
+        );
+        let ratios: Vec<f64> = honest.rounds.iter().map(|r| r.a_ns / r.b_ns).collect();
+        if let Some(m) = measure::stats::median(&ratios) {
+            r.fact("agreement", m);
+            r.fact(
+                "agreement_what",
+                "the benchmark's figure over one pass timed from outside",
+            );
+        }
     }
     r.fact("pinning", pinning);
     r.print();

@@ -63,6 +63,9 @@ pub struct Judgement {
 /// Fewer clean rounds than this make a verdict provisional (out of [`labkit`]'s 11).
 pub const MIN_CLEAN: usize = 6;
 
+/// The range a benchmark's figure must agree with an outside timing in (`#META agreement`).
+pub const AGREEMENT: (f64, f64) = (0.5, 2.0);
+
 /// Judges one run's output.
 pub fn judge(f: &DataFile) -> Result<Judgement, String> {
     let need = |k: &str| {
@@ -143,6 +146,18 @@ fn decide(f: &DataFile, j: &Judgement, clean: usize) -> (Verdict, String) {
         };
         return (Verdict::NotYet, why.to_string());
     }
+    if let Some(a) = f.meta_num("agreement")
+        && !(AGREEMENT.0..=AGREEMENT.1).contains(&a)
+    {
+        let what = f.meta("agreement_what").unwrap_or("agreement");
+        return (
+            Verdict::NotYet,
+            format!(
+                "{what} is {a:.2}x, outside {}x..{}x",
+                AGREEMENT.0, AGREEMENT.1
+            ),
+        );
+    }
     let Some(s) = j.ratio else {
         return (
             Verdict::Provisional,
@@ -159,15 +174,14 @@ fn decide(f: &DataFile, j: &Judgement, clean: usize) -> (Verdict, String) {
         } else {
             "not reach the target"
         };
-        let evidence = f
-            .meta("disturbance")
-            .map_or(String::new(), |d| format!(" ({d})"));
+        let evidence = f.meta("disturbance").map_or_else(
+            || format!("{} of {} rounds were disturbed", j.disturbed, j.rounds),
+            str::to_string,
+        );
         return (
             Verdict::Provisional,
             format!(
-                "provisional: the median would {would}, but {} of {} rounds were disturbed{evidence}; \
-                 rerun on a quiet machine",
-                j.disturbed, j.rounds
+                "provisional: the median would {would}, but {evidence}; rerun on a quiet machine"
             ),
         );
     }
@@ -259,6 +273,21 @@ mod tests {
             "{}",
             j.why
         );
+    }
+
+    #[test]
+    fn a_benchmark_that_disagrees_with_an_outside_timing_is_not_yet() {
+        let j = run(
+            "#META correct yes\n#META shape yes\n#META agreement 0.05\n",
+            &clean(10.0),
+        );
+        assert_eq!(j.verdict, Verdict::NotYet);
+        assert!(j.why.contains("0.05x"), "{}", j.why);
+        let j = run(
+            "#META correct yes\n#META shape yes\n#META agreement 1.1\n",
+            &clean(10.0),
+        );
+        assert_eq!(j.verdict, Verdict::Pass);
     }
 
     #[test]

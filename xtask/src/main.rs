@@ -23,6 +23,7 @@ mod flags;
 mod handouts;
 mod lab;
 mod project;
+mod quotes;
 mod run_all;
 mod sink_bench;
 mod verify;

@@ -448,6 +448,20 @@ mod tests {
             })
         );
         assert_eq!(
+            p(&["lab", "check", "tlb", "--solution", "s.rs", "--student=ann"]).unwrap(),
+            Command::Lab(Lab::Check(LabCheck {
+                name: "tlb".into(),
+                solution: Some("s.rs".into()),
+                student: Some("ann".into()),
+                out: None,
+            }))
+        );
+        assert_eq!(
+            p(&["lab", "gather", "a", "b"]).unwrap(),
+            Command::Lab(Lab::Gather(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(p(&["lab", "list"]).unwrap(), Command::Lab(Lab::List));
+        assert_eq!(
             p(&["verify"]).unwrap(),
             Command::Verify(Verify {
                 n: 100_000,

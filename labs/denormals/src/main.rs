@@ -39,6 +39,9 @@ fn main() {
             || labkit::wall_ns(|| baseline::smooth(measure::black_box(&normal))),
         );
         r.fact("effect", labkit::best_ratio(&penalty.rounds));
+        let t = &penalty.tally;
+        r.fact("effect_provisional", measure::fmt::yes_no(t.provisional()));
+        r.fact("effect_disturbance", t.describe());
         r.fact("effect_min", PENALTY_MIN);
         r.fact("effect_what", "denormal penalty");
     }

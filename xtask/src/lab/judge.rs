@@ -129,6 +129,18 @@ fn decide(f: &DataFile, j: &Judgement, clean: usize) -> (Verdict, String) {
         && (effect.is_nan() || effect < min)
     {
         let what = f.meta("effect_what").unwrap_or("effect");
+        if f.meta("effect_provisional") == Some("yes") {
+            let why = f
+                .meta("effect_disturbance")
+                .unwrap_or("its rounds were disturbed");
+            return (
+                Verdict::Provisional,
+                format!(
+                    "provisional: no {what} measured ({effect:.2}x), but {why}; rerun on a quiet \
+                     machine"
+                ),
+            );
+        }
         return (
             Verdict::CannotCheck,
             format!(
@@ -288,6 +300,15 @@ mod tests {
             &clean(10.0),
         );
         assert_eq!(j.verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn no_penalty_from_disturbed_rounds_is_provisional() {
+        let m = "#META correct yes\n#META effect 1.02\n#META effect_min 3\n\
+                 #META effect_provisional yes\n";
+        let j = run(m, &clean(3.0));
+        assert_eq!(j.verdict, Verdict::Provisional);
+        assert!(j.why.starts_with("provisional:"), "{}", j.why);
     }
 
     #[test]

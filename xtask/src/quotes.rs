@@ -79,7 +79,18 @@ pub const QUOTES: &[Quote] = &[
         "results/appendix-book/fp_cost.txt",
         "denormal_over_normal",
     ),
+    wall("env_scan took {} s"),
+    wall("cache_ladder {} s"),
+    wall("false_sharing {} s"),
 ];
+
+/// A wall time quoted in the README from the reference run's summary table.
+const fn wall(text: &'static str) -> Quote {
+    q("README.md", text, SUMMARY, "wall time")
+}
+
+/// The reference run's summary: its experiments table has a "wall time" column.
+const SUMMARY: &str = "results/amd-epyc-zen4-2c/summary.md";
 
 /// The quotes that disagree with their files, one line each (none when all agree).
 pub fn check() -> Vec<String> {
@@ -93,13 +104,20 @@ fn check_in(root: &Path, quotes: &[Quote]) -> Vec<String> {
 fn one(root: &Path, q: &Quote) -> Result<(), String> {
     let src =
         std::fs::read_to_string(root.join(q.source)).map_err(|e| format!("{}: {e}", q.source))?;
-    let f = measure::data::parse(&src).map_err(|e| format!("{}: {e}", q.source))?;
-    let v = crate::compare::appendix::figure_rows(&f)
-        .into_iter()
-        .find(|(name, _, _)| name == q.figure)
-        .map(|(_, v, _)| v)
-        .ok_or_else(|| format!("{}: no figure {}", q.source, q.figure))?;
-    let want = q.text.replace("{}", &measure::fmt::sig(v, q.digits));
+    let shown = if q.source.ends_with(".md") {
+        let experiment = q.text.split_whitespace().next().unwrap_or("");
+        summary_wall(&src, experiment)
+            .ok_or_else(|| format!("{}: no wall time for {experiment}", q.source))?
+    } else {
+        let f = measure::data::parse(&src).map_err(|e| format!("{}: {e}", q.source))?;
+        let v = crate::compare::appendix::figure_rows(&f)
+            .into_iter()
+            .find(|(name, _, _)| name == q.figure)
+            .map(|(_, v, _)| v)
+            .ok_or_else(|| format!("{}: no figure {}", q.source, q.figure))?;
+        measure::fmt::sig(v, q.digits)
+    };
+    let want = q.text.replace("{}", &shown);
     let text =
         std::fs::read_to_string(root.join(q.file)).map_err(|e| format!("{}: {e}", q.file))?;
     if text.contains(&want) {
@@ -112,6 +130,21 @@ fn one(root: &Path, q: &Quote) -> Result<(), String> {
     }
 }
 
+/// The wall time (the number, as written) of `experiment` in a summary's experiments table.
+fn summary_wall(summary: &str, experiment: &str) -> Option<String> {
+    let mut col = None;
+    for line in summary.lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.get(1) == Some(&"experiment") {
+            col = cells.iter().position(|c| *c == "wall time");
+        } else if cells.get(1) == Some(&experiment) {
+            let cell = cells.get(col?)?;
+            return cell.strip_suffix(" s").map(str::to_string);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +152,13 @@ mod tests {
     #[test]
     fn every_quote_agrees_with_its_file() {
         assert_eq!(check(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_wall_time_is_read_from_the_summary_table() {
+        let t = "| experiment | status | wall time |\n|---|---|---:|\n| stride | ok | 3.3 s |\n";
+        assert_eq!(summary_wall(t, "stride").as_deref(), Some("3.3"));
+        assert_eq!(summary_wall(t, "branch"), None);
     }
 
     #[test]

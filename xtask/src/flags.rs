@@ -16,6 +16,11 @@ pub enum Command {
     Verify(Verify),
     Handouts(Handouts),
     Lab(Lab),
+    Noise(Noise),
+    /// A disturber of `noise` (hidden; `noise` starts and stops it): spin on this core.
+    NoiseBusy(usize),
+    /// A disturber of `noise` (hidden): stream through this many MiB on this core.
+    NoiseStream(usize, usize),
     /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
     Help(String),
 }
@@ -54,6 +59,13 @@ pub struct AppendixC {
 pub struct Verify {
     pub n: u64,
     pub bin: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Noise {
+    pub quick: bool,
+    pub only: Option<Vec<String>>,
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -203,6 +215,24 @@ const SUBS: &[Sub] = &[
         ],
     },
     Sub {
+        name: "noise",
+        args: "",
+        about: "run experiments quiet, beside a busy loop and beside a memory streamer",
+        opts: &[
+            opt(
+                "--quick",
+                None,
+                "quick runs of the experiments (into $TMPDIR unless --out is given)",
+            ),
+            opt("--only", Some("A,B"), "only these experiments"),
+            opt(
+                "--out",
+                Some("DIR"),
+                "where noise.md and noise.csv go (default: results/<label>/)",
+            ),
+        ],
+    },
+    Sub {
         name: "handouts",
         args: "",
         about: "regenerate the lab handouts' \"What to expect\" from the reference run",
@@ -279,6 +309,9 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     if matches!(name.as_str(), "-h" | "--help" | "help") {
         return Ok(Command::Help(usage()));
     }
+    if let Some(c) = disturber(name, &argv[1..]) {
+        return c;
+    }
     let Some(sub) = SUBS.iter().find(|s| s.name == name) else {
         return Err(bad(format!(
             "unknown command {} (commands: {})",
@@ -297,21 +330,13 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     Ok(match sub.name {
         "run-all" => Command::RunAll(RunAll {
             quick: a.flag("--quick"),
-            only: match a.value("--only") {
-                None => None,
-                Some(v) => {
-                    let list: Vec<String> = v
-                        .split(',')
-                        .map(|s| s.trim().to_string())
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    if list.is_empty() {
-                        return Err(bad("--only names no experiment"));
-                    }
-                    Some(list)
-                }
-            },
+            only: only(a.value("--only"))?,
             label: text("--label"),
+            out: path("--out"),
+        }),
+        "noise" => Command::Noise(Noise {
+            quick: a.flag("--quick"),
+            only: only(a.value("--only"))?,
             out: path("--out"),
         }),
         "compare" => {
@@ -378,6 +403,35 @@ fn lab(words: &[String], a: &cli::Args) -> Result<Lab> {
             "lab {}: expected {USE}",
             cli::echo(&words.join(" "))
         ))),
+    }
+}
+
+/// `--only A,B` as a list; bad input when it names nothing.
+fn only(v: Option<&str>) -> Result<Option<Vec<String>>> {
+    let Some(v) = v else { return Ok(None) };
+    let list: Vec<String> = v
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        return Err(bad("--only names no experiment"));
+    }
+    Ok(Some(list))
+}
+
+/// `noise-busy CORE` and `noise-stream CORE MIB`: the disturbers `noise` starts as its own
+/// child processes (not in the usage: nobody types them).
+fn disturber(name: &str, rest: &[String]) -> Option<Result<Command>> {
+    let num = |i: usize| -> Result<usize> {
+        rest.get(i)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad(format!("{name}: needs whole numbers (CORE [MIB])")))
+    };
+    match name {
+        "noise-busy" => Some(num(0).map(Command::NoiseBusy)),
+        "noise-stream" => Some(num(0).and_then(|c| Ok(Command::NoiseStream(c, num(1)?)))),
+        _ => None,
     }
 }
 
@@ -462,6 +516,21 @@ mod tests {
         );
         assert_eq!(p(&["lab", "list"]).unwrap(), Command::Lab(Lab::List));
         assert_eq!(
+            p(&["noise", "--quick", "--only", "clock_probe"]).unwrap(),
+            Command::Noise(Noise {
+                quick: true,
+                only: Some(vec!["clock_probe".into()]),
+                out: None,
+            })
+        );
+        // The disturbers noise starts: not in the usage, but parsed.
+        assert_eq!(p(&["noise-busy", "1"]).unwrap(), Command::NoiseBusy(1));
+        assert_eq!(
+            p(&["noise-stream", "0", "64"]).unwrap(),
+            Command::NoiseStream(0, 64)
+        );
+        assert!(!usage().contains("noise-busy"));
+        assert_eq!(
             p(&["verify"]).unwrap(),
             Command::Verify(Verify {
                 n: 100_000,
@@ -479,6 +548,9 @@ mod tests {
             (&["run-all", "--label"], "needs a value"),
             (&["run-all", "--quick=yes"], "takes no value"),
             (&["run-all", "--only", ","], "names no experiment"),
+            (&["noise", "--only", ","], "names no experiment"),
+            (&["noise-busy"], "needs whole numbers"),
+            (&["noise-stream", "1", "x"], "needs whole numbers"),
             (&["run-all", "--quick", "--quick"], "twice"),
             (&["verify", "--n", "1"], "between 1000"),
             (&["verify", "--n", "x"], "whole number"),

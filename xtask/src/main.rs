@@ -8,6 +8,7 @@
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
 //! cargo xtask lab list | check NAME [--solution FILE] [--student NAME] [--out DIR] | gather DIR...
+//! cargo xtask noise [--only a,b] [--out DIR] [--quick]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -22,6 +23,8 @@ mod figures;
 mod flags;
 mod handouts;
 mod lab;
+mod marks;
+mod noise;
 mod project;
 mod quotes;
 mod run_all;
@@ -40,6 +43,9 @@ fn main() {
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
         Command::Lab(o) => lab::command(&o),
+        Command::Noise(o) => noise::command(&o),
+        Command::NoiseBusy(core) => noise::busy(core),
+        Command::NoiseStream(core, mib) => noise::stream(core, mib),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

@@ -31,9 +31,12 @@ mod verdict;
 use kernels::{Form, Fun, Op, Width};
 use measure::cli::{self, Opt};
 use measure::data::meta;
+use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::{bytes as size, conclude};
 use measure::mem::{self, HugeAdvice, room_for};
+use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
+use measure::show;
 use report::{Row, find, say};
 
 const OPTS: &[Opt] = &[
@@ -66,7 +69,8 @@ fn main() {
     // The cores, read before the main thread is pinned (a pinned thread sees only its core).
     let main_core = measure::pin::default_core().ok().flatten();
     let cores = team::cores(main_core, limit_cores);
-    exp.pin_main_thread();
+    let pinned = exp.pin_main_thread();
+    let core = pinned.filter(|p| p.verified()).map(|p| p.requested);
 
     // The working sets: 4 KiB to 4x the largest reported cache, checked against memory now.
     let largest = exp.facts.largest_cache();
@@ -127,7 +131,8 @@ fn main() {
     say(
         "working sets",
         &format!(
-            "{} .. {}, {} sizes, {}; {} rounds; passes {}, {}",
+            "{} .. {}, {} sizes, {}; {} clean rounds ({} where a round is a lap or two); passes \
+             {}, {}; up to {} extra rounds / {:.0} ms per size and pass when rounds are disturbed",
             size(sizes[0] as u64),
             size(*sizes.last().expect("at least one size") as u64),
             sizes.len(),
@@ -137,8 +142,11 @@ fn main() {
                 "two per octave"
             },
             plan.rounds,
+            plan.long_rounds,
             TWO_PASSES[0].name(),
-            TWO_PASSES[1].name()
+            TWO_PASSES[1].name(),
+            plan.extra_rounds,
+            plan.budget_ns as f64 / 1e6
         ),
     );
     meta("max_kib", max / 1024);
@@ -173,22 +181,15 @@ fn main() {
     }
 
     // == 2. Bandwidth by working set, every size in two passes in different orders.
-    exp.section("2. bandwidth by working set (GB/s, median of every round of both passes)");
-    let mem_words = main_mem.region.as_u64_mut();
-    let scan = scan::run(&sizes, &TWO_PASSES, |&bytes, _| {
-        sweep::measure(&kernels, mem_words, bytes, &plan)
-    });
-    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
-    let repeated: usize = scan
-        .points
-        .iter()
-        .flat_map(|p| p.passes.iter().map(|m| m.repeated))
-        .sum();
-    meta("rounds_repeated_off_core", repeated);
+    exp.section("2. bandwidth by working set (GB/s, median of the clean rounds of both passes)");
+    let (rows, sweep_tally) =
+        by_working_set(&kernels, main_mem.region.as_u64_mut(), &sizes, &plan, core);
     let facts = exp.facts.clone();
     report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
     let beyond = reading::beyond_caches(&rows, largest);
-    reading::bandwidth(&rows, &kernels, repeated, beyond);
+    let text = reading::bandwidth(&rows, &kernels, beyond);
+    read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
+    exp.disturbance(measure::schema::bandwidth::bandwidth::BLOCK, &sweep_tally);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
@@ -196,14 +197,21 @@ fn main() {
     let ri = find(&kernels, Op::Read, Form::Explicit).expect("an explicit read");
     let found = boundaries::find(&report::points(&rows, ri));
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);
-    reading::boundaries(drops, agree, last_drop, &reported, largest, beyond);
+    let text = reading::boundaries(drops, agree, last_drop, &reported, largest, beyond);
+    read_out(&show::marked(&sweep_tally, true, vec![text]), "boundaries");
+    exp.disturbance(measure::schema::bandwidth::boundaries::BLOCK, &sweep_tally);
 
     // == 4. Non-temporal stores: where they win, where they lose.
     exp.section(&format!(
         "4. non-temporal stores: where they win, where they lose (stream over {})",
         width.name()
     ));
-    let nt_gain = report::non_temporal(&rows, &kernels, width, beyond);
+    let (nt_gain, nt_text) = report::non_temporal(&rows, &kernels, width, beyond);
+    if let Some(t) = nt_text {
+        for s in show::marked(&sweep_tally, true, vec![t]) {
+            conclude(&s);
+        }
+    }
 
     // == 5. All cores at the largest working set, each thread on its own region.
     exp.section(&format!(
@@ -229,14 +237,22 @@ fn main() {
         .max(1.0) as u64;
     meta("threads_laps_per_run", laps);
     let bytes = per as f64 * laps as f64;
+    // The workers are this process's threads on every core, so the window is opened for no
+    // one core: other processes' work anywhere is what it names; each worker's evidence
+    // judges its rounds.
+    let window = Window::open(None);
     let trows = team::scaling(
         &thread_counts(available),
         &cores,
         &regions,
-        plan.rounds,
+        plan.long_rounds,
         bytes,
         |r| read(r, laps),
     );
+    let threads_tally = trows
+        .iter()
+        .fold(Tally::default(), |t, r| t.merge(&r.total.tally()))
+        .with_load(window.close());
     // Why a row is skipped: too few cores, or memory for too few regions.
     let short = if available < cores.len() {
         format!(
@@ -250,7 +266,9 @@ fn main() {
     let totals = report::threads(&trows, &short, region);
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
-    reading::threads(&trows, &totals);
+    let text = reading::scaling(&trows, &totals);
+    read_out(&show::marked(&threads_tally, true, vec![text]), "scaling");
+    exp.disturbance(measure::schema::bandwidth::threads::BLOCK, &threads_tally);
 
     // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
     exp.section("6. latency under load: a pointer chase while the other cores stream");
@@ -264,29 +282,20 @@ fn main() {
         println!("  skipped: {why}; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
     } else {
-        let line = exp.facts.line_size().value.unwrap_or(64) as usize;
-        let chase_plan = if quick {
-            measure::chase::Plan::quick(2e6)
-        } else {
-            measure::chase::Plan::full(10e6, 5_000_000)
+        let chase = Chase {
+            mem: main_mem.region.as_u64_mut(),
+            bytes: max as usize,
+            on: cores[0],
+            core,
+            quick,
         };
-        let streamers = &cores[1..available];
-        let ll = latency::measure(
-            main_mem.region.as_u64_mut(),
-            max as usize,
-            line,
-            &chase_plan,
-            latency::Load {
-                cores: streamers,
-                regions: other_views.clone(),
-                chunk: CHUNK,
-                read,
-            },
-        );
-        // A loaded round counts when the streamers read at least half of what one thread
-        // alone read in section 5, each: otherwise other work held them off their cores.
-        let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
-        report::loaded(&ll, &v, &cc, max, cores[0], streamers);
+        let load = latency::Load {
+            cores: &cores[1..available],
+            regions: other_views.clone(),
+            chunk: CHUNK,
+            read,
+        };
+        let v = under_load(&mut exp, chase, load, one, &cc);
         loaded = Some(v);
     }
 
@@ -294,7 +303,8 @@ fn main() {
     exp.section("7. verdicts (the explicit kernels; B/cyc: bytes per core cycle)");
     let seen = verdict::Seen {
         threads: one.zip(all),
-        threads_held: trows.iter().map(|t| t.off_core).sum(),
+        sweep: sweep_tally,
+        threads_tally,
         stream_gain: nt_gain,
         loaded: loaded.map(|v| {
             (
@@ -305,7 +315,102 @@ fn main() {
         }),
     };
     verdict::print(&mut exp, &rows, &kernels, lim.as_ref(), &cc, &seen);
+    exp.disturbance(measure::schema::bandwidth::levels::BLOCK, &sweep_tally);
     exp.finish();
+}
+
+/// Section 2's measuring: every working set in two passes in different orders, each round
+/// judged by its evidence, inside a window on the pinned `core`. Returns the rows and their
+/// rounds with the load around them.
+fn by_working_set(
+    kernels: &[kernels::Kernel],
+    words: &mut [u64],
+    sizes: &[usize],
+    plan: &sweep::Plan,
+    core: Option<usize>,
+) -> (Vec<Row>, Tally) {
+    let mut probe = Probe::new();
+    let window = Window::open(core);
+    let scan = scan::run(sizes, &TWO_PASSES, |&bytes, _| {
+        sweep::measure(&mut probe, kernels, words, bytes, plan)
+    });
+    let load = window.close();
+    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
+    let disturbed: usize = scan
+        .points
+        .iter()
+        .flat_map(|p| p.passes.iter().map(sweep::Measured::disturbed))
+        .sum();
+    meta("rounds_repeated_off_core", disturbed);
+    let tally = rows
+        .iter()
+        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
+        .with_load(load);
+    (rows, tally)
+}
+
+/// The chase of section 6: its memory (`bytes` of it), the core it runs on, that core if
+/// pinned and verified, and whether the run is quick.
+struct Chase<'a> {
+    mem: &'a mut [u64],
+    bytes: usize,
+    on: usize,
+    core: Option<usize>,
+    quick: bool,
+}
+
+/// Section 6's measuring and reading: the chase idle and beside `load`, in short rounds judged
+/// by their evidence, inside a window on the pinned core. A loaded round counts when the
+/// streamers read at least half of what one thread alone read in section 5 (`one`), each:
+/// otherwise other work held them off their cores.
+fn under_load(
+    exp: &mut Experiment,
+    chase: Chase<'_>,
+    load: latency::Load<'_>,
+    one: Option<f64>,
+    cc: &measure::clock::CoreClock,
+) -> latency::Verdict {
+    let line = exp.facts.line_size().value.unwrap_or(64) as usize;
+    // Short rounds (a fraction of a millisecond), more of them, each after a warm-up.
+    let plan = if chase.quick {
+        measure::chase::Plan {
+            rounds: 5,
+            ..measure::chase::Plan::quick(0.25e6)
+        }
+    } else {
+        measure::chase::Plan {
+            rounds: 11,
+            ..measure::chase::Plan::full(0.5e6, 5_000_000)
+        }
+    };
+    let streamers = load.cores;
+    let window = Window::open(chase.core);
+    let ll = latency::measure(chase.mem, chase.bytes, line, &plan, load);
+    let tally = ll.tally().with_load(window.close());
+    let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));
+    say(
+        "rounds",
+        &format!(
+            "{} clean rounds of each kind, each of {:.2} ms after a warm-up; up to {} extra \
+             rounds / {:.0} ms when rounds are disturbed",
+            plan.rounds,
+            plan.round_ns / 1e6,
+            latency::EXTRA_ROUNDS,
+            latency::BUDGET_NS as f64 / 1e6
+        ),
+    );
+    let text = report::loaded(&ll, &v, cc, chase.bytes as u64, chase.on, streamers);
+    read_out(&show::marked(&tally, true, vec![text]), "loaded");
+    exp.disturbance(measure::schema::bandwidth::loaded_latency::BLOCK, &tally);
+    v
+}
+
+/// Prints a section's marked sentences and records them as `#META verdict_<key>`.
+fn read_out(sentences: &[String], key: &str) {
+    for s in sentences {
+        conclude(s);
+    }
+    meta(&format!("verdict_{key}"), sentences.join(" "));
 }
 
 /// The working sets: 4 KiB and 6 KiB, doubling, up to `max` (one per octave with `--quick`).

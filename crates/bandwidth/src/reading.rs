@@ -1,13 +1,13 @@
-//! How to read this run: the closing sentences of sections 2, 3 and 5, each computed from
-//! the numbers the section printed.
+//! How to read this run: the closing sentences of sections 2, 3 and 5, each a pure function
+//! of the numbers the section printed. The caller marks them ([`measure::show::marked`]) with
+//! the section's rounds and prints them.
 
 use crate::boundaries;
 use crate::kernels::{Form, Kernel, Op};
 use crate::report::{Row, find, gbs};
 use crate::sweep;
-use crate::team::{self, ThreadRow};
-use measure::data::meta;
-use measure::fmt::{bytes as size, conclude};
+use crate::team::ThreadRow;
+use measure::fmt::bytes as size;
 
 /// Whether the largest working set lies beyond the caches: at least twice the largest
 /// reported cache (`None` when no size is reported).
@@ -18,7 +18,7 @@ pub fn beyond_caches(rows: &[Row], largest: Option<u64>) -> Option<bool> {
 
 /// Section 2: what the plain and explicit forms, the write and the stability say. `beyond`:
 /// whether the largest set lies beyond the caches ([`beyond_caches`]).
-pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize, beyond: Option<bool>) {
+pub fn bandwidth(rows: &[Row], kernels: &[Kernel], beyond: Option<bool>) -> String {
     let unstable = rows.iter().filter(|r| !r.stable()).count();
     let at = |op, form, r: &Row| find(kernels, op, form).map(|i| r.cells[i].gbs.median);
     let (first, last) = (&rows[0], rows.last().expect("rows"));
@@ -64,21 +64,12 @@ pub fn bandwidth(rows: &[Row], kernels: &[Kernel], repeated: usize, beyond: Opti
     }
     read2.push_str(&format!(
         "{unstable} of {} sizes are ~ (a kernel's passes differ by over {:.0}% or its rounds by \
-         over {:.0}%).{}",
+         over {:.0}%).",
         rows.len(),
         sweep::PASS_TOLERANCE * 100.0,
         sweep::ROUND_TOLERANCE * 100.0,
-        if repeated > 0 {
-            format!(
-                " {repeated} round{} repeated because other work took the core.",
-                if repeated == 1 { " was" } else { "s were" }
-            )
-        } else {
-            String::new()
-        }
     ));
-    conclude(&read2);
-    meta("verdict_bandwidth", &read2);
+    read2
 }
 
 /// Section 3: how many falls, how many agree with a reported size, and where the working set
@@ -90,7 +81,7 @@ pub fn boundaries(
     reported: &[(String, u64)],
     largest: Option<u64>,
     beyond: Option<bool>,
-) {
+) -> String {
     // The fall into memory: the last one, if it lies beyond the level below the largest.
     let second = reported
         .iter()
@@ -98,7 +89,7 @@ pub fn boundaries(
         .filter(|&b| Some(b) < largest)
         .max();
     let into_memory = last_drop.filter(|&d| second.is_none_or(|s| d >= s));
-    let text = format!(
+    format!(
         "{drops} fall(s) of {:.2}x or more within an octave between stable sizes, {agree} of them \
          within a doubling of a reported size. {}",
         boundaries::MIN_DROP,
@@ -121,34 +112,20 @@ pub fn boundaries(
                           there are unstable or the bandwidth falls too gently (see the table)."
                 .into(),
         }
-    );
-    conclude(&text);
-    meta("verdict_boundaries", &text);
+    )
 }
 
-/// Section 5: rounds disturbed by other work, the share per thread, where scaling stops.
-/// `totals`: each measured row's (threads, median total GB/s), in thread order.
-pub fn threads(rows: &[ThreadRow], totals: &[(usize, f64)]) {
-    let text = scaling(rows, totals);
-    conclude(&text);
-    meta("verdict_scaling", &text);
-}
-
-/// The text of [`threads`].
-fn scaling(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
+/// Section 5: the share per thread and where scaling stops. `totals`: each measured row's
+/// (threads, median total GB/s of its clean rounds), in thread order.
+pub fn scaling(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
     let one = totals.first().map(|t| t.1);
     let all = totals.last().copied();
-    let held: usize = rows.iter().map(|t| t.off_core).sum();
-    let disturbed = |n: usize| rows.iter().any(|t| t.threads == n && t.off_core > 0);
-    let mut text = if held > 0 {
-        format!(
-            "! In {held} round(s) a worker had under {:.0}% of its time on its core (other work): \
-             those totals understate the machine. ",
-            team::ON_CORE * 100.0
-        )
-    } else {
-        String::new()
+    // A row with no clean round: its total is other work's as much as the memory's.
+    let disturbed = |n: usize| {
+        rows.iter()
+            .any(|t| t.threads == n && !t.total.values.is_empty() && t.total.clean_count() == 0)
     };
+    let mut text = String::new();
     match (one, all) {
         (Some(o), Some((n, t))) if n > 1 => {
             // The first step that adds under half of its ideal gain is where scaling stops.
@@ -161,12 +138,12 @@ fn scaling(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
                 gbs(t / n as f64),
                 gbs(o),
                 match stop {
-                    // A step whose rows had a worker held off its core may have lost its gain
-                    // to the other work: no cause is read from it.
+                    // A step whose rows had no clean round may have lost its gain to the other
+                    // work: no cause is read from it.
                     Some(w) if disturbed(w[0].0) || disturbed(w[1].0) => format!(
                         "Going from {} to {} thread(s) added under half the ideal gain, but \
-                         workers were held off their cores in those rows: this run cannot tell \
-                         whether the memory system or the other work set the limit.",
+                         every round of those rows was disturbed: this run cannot tell whether \
+                         the memory system or the other work set the limit.",
                         w[0].0, w[1].0
                     ),
                     Some(w) => format!(
@@ -190,13 +167,25 @@ fn scaling(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
 mod tests {
     use super::*;
 
-    fn row(threads: usize, off_core: usize) -> ThreadRow {
+    /// A row of one round, disturbed or not.
+    fn row(threads: usize, disturbed: usize) -> ThreadRow {
+        use measure::disturb::Evidence;
+        let mut total = measure::rounds::Timed::default();
+        total.push(
+            1.0,
+            Evidence {
+                wall_ns: 50_000_000,
+                switches: disturbed as u64,
+                waited_ns: Some(disturbed as u64 * 20_000_000),
+                off_cpu_ns: 0,
+            },
+        );
         ThreadRow {
             threads,
             cores: (0..threads).collect(),
-            total: vec![1.0],
+            total,
             verified: true,
-            off_core,
+            off_core: 0,
         }
     }
 
@@ -206,7 +195,6 @@ mod tests {
         let quiet = scaling(&[row(1, 0), row(2, 0)], &totals);
         assert!(quiet.contains("Scaling stops at 1 thread(s)"), "{quiet}");
         let held = scaling(&[row(1, 0), row(2, 1)], &totals);
-        assert!(held.starts_with("! In 1 round(s)"), "{held}");
         assert!(
             held.contains("cannot tell") && !held.contains("Scaling stops"),
             "{held}"

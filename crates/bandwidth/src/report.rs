@@ -9,7 +9,9 @@ use crate::shape::Shape;
 use crate::sweep::Cell;
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
-use measure::fmt::{bytes as size, conclude, median_min_max};
+use measure::disturb::Tally;
+use measure::fmt::{bytes as size, median_min_max};
+use measure::rounds::Timed;
 use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
@@ -34,15 +36,20 @@ impl Row {
             bytes: p.param,
             cells: (0..k)
                 .map(|i| {
-                    let passes: Vec<&[f64]> =
-                        p.passes.iter().map(|r| r.gbs[i].as_slice()).collect();
-                    Cell::of(&passes).expect("every kernel has rounds in every pass")
+                    let passes: Vec<&Timed> = p.passes.iter().map(|r| &r.gbs[i]).collect();
+                    Cell::of_timed(&passes).expect("every kernel has rounds in every pass")
                 })
                 .collect(),
         }
     }
     pub fn stable(&self) -> bool {
         self.cells.iter().all(Cell::stable)
+    }
+    /// Every kernel's rounds at this working set.
+    pub fn tally(&self) -> Tally {
+        self.cells
+            .iter()
+            .fold(Tally::default(), |t, c| t.merge(&c.tally))
     }
 }
 
@@ -200,6 +207,8 @@ pub fn table(
                     c.round_spread.into(),
                     c.stable().into(),
                     w.clone().into(),
+                    c.tally.rounds.into(),
+                    c.tally.disturbed.into(),
                 ]);
             }
         }
@@ -212,15 +221,15 @@ pub fn table(
 }
 
 /// Section 4: streaming stores against ordinary ones at the smallest and the largest set,
-/// from which size on they win, and what that means. Returns streaming write over ordinary
-/// write at the largest set.
+/// and from which size on they win. Returns streaming write over ordinary write at the
+/// largest set, and the sentence on what that means (for the caller to mark and print).
 pub fn non_temporal(
     rows: &[Row],
     kernels: &[Kernel],
     width: Width,
     beyond: Option<bool>,
-) -> Option<f64> {
-    let mut nt_gain = None;
+) -> (Option<f64>, Option<String>) {
+    let (mut nt_gain, mut sentence) = (None, None);
     let (first, last) = (&rows[0], rows.last().expect("rows"));
     if !width.has_stream() {
         println!(
@@ -303,14 +312,13 @@ pub fn non_temporal(
             } else {
                 "in this run it was not slower there, although it sends every line to memory."
             };
-            conclude(&format!(
+            sentence = Some(format!(
                 "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: \
                  {why} {tail}"
             ));
         }
     }
-
-    nt_gain
+    (nt_gain, sentence)
 }
 
 /// A point of one kernel's curve for the boundary finder.
@@ -435,7 +443,7 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
 /// skipped. Returns each measured row's median total.
 pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec<(usize, f64)> {
     println!(
-        "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds held off a core",
+        "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds disturbed",
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
     );
     let mut b = Block::new(
@@ -444,12 +452,12 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
     );
     let one = rows
         .first()
-        .and_then(|r| Summary::of(&r.total))
+        .and_then(|r| r.total.summary())
         .map(|s| s.median);
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for r in rows {
-        let Some(s) = Summary::of(&r.total) else {
+        let Some(s) = r.total.summary() else {
             skipped.push(r.threads.to_string());
             b.row(vec![
                 r.threads.into(),
@@ -463,6 +471,8 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
                 Value::Missing,
                 Value::Missing,
                 (region / 1024).into(),
+                0.into(),
+                0.into(),
             ]);
             continue;
         };
@@ -480,8 +490,8 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
             } else {
                 "NOT verified"
             },
-            r.off_core,
-            r.total.len()
+            r.total.disturbed_count(),
+            r.total.values.len()
         );
         let [m, lo, hi] = median_min_max(Some(&s));
         b.row(vec![
@@ -496,6 +506,8 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
             r.verified.into(),
             r.off_core.into(),
             (region / 1024).into(),
+            r.total.values.len().into(),
+            r.total.disturbed_count().into(),
         ]);
         out.push((r.threads, s.median));
     }
@@ -506,8 +518,9 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
     out
 }
 
-/// Section 6: the setup, idle and loaded latency, what the streamers read, the conclusion,
-/// and the `loaded_latency` block.
+/// Section 6: the setup, idle and loaded latency, what the streamers read, and the
+/// `loaded_latency` block. Returns the conclusion ([`loaded_reading`]) for the caller to mark
+/// and print.
 pub fn loaded(
     l: &crate::latency::Loaded,
     v: &crate::latency::Verdict,
@@ -515,7 +528,7 @@ pub fn loaded(
     chase_bytes: u64,
     core: usize,
     streamers: &[usize],
-) {
+) -> String {
     let verified = l.streamers.iter().all(|s| s.verified());
     let cyc = |ns: f64| {
         cc.cycles(ns)
@@ -552,7 +565,14 @@ pub fn loaded(
             &v.loaded_counts,
         ),
     );
-    let text = match (v.ratio, &v.why_not, &v.idle, &v.loaded) {
+    measure::data::meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
+    loaded_block(l, v, verified, chase_bytes);
+    loaded_reading(v)
+}
+
+/// The conclusion on latency under load, from the rounds that count.
+pub fn loaded_reading(v: &crate::latency::Verdict) -> String {
+    match (v.ratio, &v.why_not, &v.idle, &v.loaded) {
         (Some(r), _, Some(i), Some(l)) => format!(
             "Under load one miss takes {r:.2}x as long as with the other cores idle{}: {}",
             if l.min > i.max {
@@ -571,11 +591,7 @@ pub fn loaded(
         ),
         (_, Some(why), _, _) => format!("No verdict on latency under load: {why}."),
         _ => "No verdict on latency under load.".into(),
-    };
-    measure::fmt::conclude(&text);
-    measure::data::meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
-    measure::data::meta("verdict_loaded", &text);
-    loaded_block(l, v, verified, chase_bytes);
+    }
 }
 
 /// Section 6's `loaded_latency` block: every round, idle and loaded.
@@ -599,18 +615,20 @@ fn loaded_block(
             &v.loaded_counts,
         ),
     ];
-    for (state, ns, share, g, counts) in rows {
-        for i in 0..ns.len() {
+    for (state, t, share, g, counts) in rows {
+        for i in 0..t.values.len() {
             b.row(vec![
                 state.into(),
                 (i + 1).into(),
-                ns[i].into(),
+                t.values[i].into(),
                 g.map(|g| g[i]).into(),
                 share[i].into(),
                 counts[i].into(),
                 l.streamers.len().into(),
                 verified.into(),
                 (chase_bytes / 1024).into(),
+                1.into(),
+                usize::from(t.evidence[i].disturbed()).into(),
             ]);
         }
     }

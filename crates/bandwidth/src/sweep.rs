@@ -3,39 +3,71 @@
 //!
 //! A round of one kernel is: one untimed lap (the warm-up: it brings the working set into
 //! whatever level holds it, and after a kernel with non-temporal stores it brings back what
-//! those stores sent to memory), then `laps` timed laps in one call. The kernels take turns
-//! (read, write, copy, ... then again): whatever the machine does during the run reaches
-//! all of them alike.
+//! those stores sent to memory), then `laps` timed laps in one call, a fraction of a
+//! millisecond where a lap is short. The kernels take turns (read, write, copy, ... then
+//! again): whatever the machine does during the run reaches all of them alike. Every round is
+//! judged by its evidence of disturbance (`measure::rounds`): a disturbed one is set aside and
+//! replaced, within a budget, and the figures come from the clean rounds.
 //!
 //! Bytes moved: a read or a write over a working set of `W` bytes moves `W` bytes a lap; a copy
 //! moves `W/2` bytes from the first half into the second, so it reads `W/2` and writes `W/2`:
 //! `W` bytes a lap too, counted as STREAM counts a copy (read plus written).
 
 use crate::kernels::{Fun, Kernel};
+use measure::disturb::{Probe, Tally};
+use measure::rounds::{self, Step, Timed, Want};
 use measure::stats::{Summary, sorted_but_largest};
 use std::hint::black_box;
 
 /// How long and how often one working set is measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Plan {
-    /// Timed rounds of every kernel per working set and pass.
+    /// Clean rounds of every kernel per working set and pass, where a lap is short.
     pub rounds: usize,
+    /// Clean rounds where a round is a lap or two (a lap cannot be cut short, and each round
+    /// has its warm-up lap besides): fewer, so that a run takes no longer than before.
+    pub long_rounds: usize,
     /// The time a round aims at (never less than one lap), in nanoseconds.
     pub round_ns: f64,
+    /// The most extra rounds per kernel, working set and pass when rounds are disturbed...
+    pub extra_rounds: usize,
+    /// ... within this time per working set and pass.
+    pub budget_ns: u64,
 }
 
 impl Plan {
     pub fn new(quick: bool) -> Plan {
         if quick {
             Plan {
-                rounds: 3,
-                round_ns: 0.25e6,
+                rounds: 7,
+                long_rounds: 3,
+                round_ns: 0.2e6,
+                extra_rounds: 6,
+                budget_ns: 10_000_000,
             }
         } else {
             Plan {
-                rounds: 5,
-                round_ns: 1e6,
+                rounds: 11,
+                long_rounds: 5,
+                round_ns: 0.3e6,
+                extra_rounds: 10,
+                budget_ns: 20_000_000,
             }
+        }
+    }
+
+    /// The rounds to take at a working set whose kernels need `laps` laps for a round.
+    pub fn want(&self, laps: &[u64]) -> Want {
+        let clean = if laps.iter().all(|&l| l >= 2) {
+            self.rounds
+        } else {
+            self.long_rounds
+        };
+        Want {
+            clean,
+            max_rounds: clean + self.extra_rounds,
+            budget_ns: self.budget_ns,
+            warm_every: false,
         }
     }
 }
@@ -124,52 +156,55 @@ pub fn laps_for(k: &Kernel, m: &mut [u64], n: usize, round_ns: f64) -> u64 {
     }
 }
 
-/// A round in which the thread lost its core is repeated, at most this many times.
-pub const REPEATS: usize = 2;
-
 /// Every kernel's rounds at one working set.
 #[derive(Debug, Clone)]
 pub struct Measured {
-    /// GB/s per kernel (in the order given), one value per round.
-    pub gbs: Vec<Vec<f64>>,
-    /// Rounds repeated because the thread was held off its core.
-    pub repeated: usize,
+    /// GB/s per kernel (in the order given), one value per round, with its evidence.
+    pub gbs: Vec<Timed>,
 }
 
-/// Measures every kernel at a working set of `bytes`, in interleaved rounds. A round in
-/// which other work took the core (the thread's CPU time under 90% of the round's wall time:
-/// it measures the scheduler, not the memory) is repeated, at most [`REPEATS`] times; the
-/// last attempt is kept either way.
-pub fn measure(kernels: &[Kernel], m: &mut [u64], bytes: usize, plan: &Plan) -> Measured {
+impl Measured {
+    /// Rounds set aside because their evidence says other work took the core.
+    pub fn disturbed(&self) -> usize {
+        self.gbs.iter().map(Timed::disturbed_count).sum()
+    }
+}
+
+/// Measures every kernel at a working set of `bytes`, in interleaved rounds judged by their
+/// evidence ([`rounds::interleaved`]): a disturbed round (other work took the core: it
+/// measures the scheduler, not the memory) is set aside and replaced, within the plan's
+/// budget. Every round warms itself up (its first lap), so no separate warm-up is asked for.
+pub fn measure(
+    probe: &mut Probe,
+    kernels: &[Kernel],
+    m: &mut [u64],
+    bytes: usize,
+    plan: &Plan,
+) -> Measured {
     let n = bytes / 8;
     let laps: Vec<u64> = kernels
         .iter()
         .map(|k| laps_for(k, m, n, plan.round_ns))
         .collect();
-    let mut gbs = vec![Vec::with_capacity(plan.rounds); kernels.len()];
-    let mut repeated = 0;
-    for r in 0..plan.rounds {
-        for (i, k) in kernels.iter().enumerate() {
-            let mut attempt = 0;
-            let ns = loop {
-                let (ns, share) = round(k, m, n, laps[i], r + 1);
-                if share >= crate::team::ON_CORE || attempt == REPEATS {
-                    break ns;
-                }
-                attempt += 1;
-                repeated += 1;
-            };
-            gbs[i].push(bytes as f64 * laps[i] as f64 / ns);
+    let mut taken = 0;
+    let gbs = rounds::interleaved(probe, &plan.want(&laps), kernels.len(), |step| match step {
+        Step::Warm(_) => 0.0,
+        Step::Time(i) => {
+            taken += 1;
+            let (ns, _) = round(&kernels[i], m, n, laps[i], taken);
+            bytes as f64 * laps[i] as f64 / ns
         }
-    }
-    Measured { gbs, repeated }
+    });
+    Measured { gbs }
 }
 
 /// One kernel at one working set, over both passes.
 #[derive(Debug, Clone, Copy)]
 pub struct Cell {
-    /// GB/s over every round of every pass.
+    /// GB/s over the clean rounds of every pass.
     pub gbs: Summary,
+    /// The rounds behind it, and how many were disturbed (and set aside).
+    pub tally: Tally,
     /// How far the passes' medians disagree (max/min - 1).
     pub pass_spread: f64,
     /// The largest spread of one pass's rounds (max/min - 1), its slowest round left out.
@@ -197,12 +232,23 @@ impl Cell {
             .fold(0.0, f64::max);
         Some(Cell {
             gbs: Summary::of(&all)?,
+            tally: Tally::default(),
             pass_spread: if lo > 0.0 {
                 hi / lo - 1.0
             } else {
                 f64::INFINITY
             },
             round_spread,
+        })
+    }
+    /// Summarises one kernel's timed rounds from every pass: each pass's clean rounds (all of
+    /// them where none was clean, which the tally then says).
+    pub fn of_timed(passes: &[&Timed]) -> Option<Cell> {
+        let used: Vec<Vec<f64>> = passes.iter().map(|t| t.used()).collect();
+        let slices: Vec<&[f64]> = used.iter().map(Vec::as_slice).collect();
+        Some(Cell {
+            tally: rounds::tally(passes.iter().copied()),
+            ..Cell::of(&slices)?
         })
     }
     pub fn agree(&self) -> bool {
@@ -249,15 +295,24 @@ mod tests {
         let ks = kernels::all(Width::detect());
         let plan = Plan {
             rounds: 2,
+            long_rounds: 2,
             round_ns: 20_000.0,
+            extra_rounds: 2,
+            budget_ns: 1_000_000,
         };
-        let out = measure(&ks, words, 64 << 10, &plan);
+        let out = measure(&mut Probe::new(), &ks, words, 64 << 10, &plan);
         assert_eq!(out.gbs.len(), ks.len());
-        assert!(out.repeated <= 2 * REPEATS * ks.len());
         for (k, v) in ks.iter().zip(&out.gbs) {
-            assert_eq!(v.len(), 2, "{}", k.name());
-            assert!(v.iter().all(|g| *g > 0.0 && g.is_finite()), "{}", k.name());
+            // Two clean rounds, or up to two more where rounds were disturbed.
+            assert!((2..=4).contains(&v.values.len()), "{}", k.name());
+            assert_eq!(v.values.len(), v.evidence.len());
+            assert!(
+                v.values.iter().all(|g| *g > 0.0 && g.is_finite()),
+                "{}",
+                k.name()
+            );
         }
+        assert!(out.disturbed() <= 2 * ks.len());
     }
 
     #[test]
@@ -273,5 +328,32 @@ mod tests {
         // One interrupted round is tolerated, two are not.
         assert!(Cell::of(&[&[10.0, 10.0, 2.0], &b]).unwrap().stable());
         assert!(!Cell::of(&[&[10.0, 2.0, 2.0, 10.0], &b]).unwrap().stable());
+    }
+
+    #[test]
+    fn cells_of_timed_rounds_use_the_clean_ones_and_count_the_rest() {
+        use measure::disturb::Evidence;
+        let ev = |bad: bool| Evidence {
+            wall_ns: 300_000,
+            switches: u64::from(bad),
+            waited_ns: Some(if bad { 1_000_000 } else { 0 }),
+            off_cpu_ns: 0,
+        };
+        let t = Timed {
+            values: vec![10.0, 3.0, 10.2],
+            evidence: vec![ev(false), ev(true), ev(false)],
+        };
+        let c = Cell::of_timed(&[&t, &t]).unwrap();
+        assert_eq!(c.gbs.n, 4, "the disturbed rounds are set aside");
+        assert_eq!(c.gbs.min, 10.0);
+        assert_eq!((c.tally.rounds, c.tally.disturbed), (6, 2));
+    }
+
+    #[test]
+    fn short_laps_get_more_rounds_than_long_ones() {
+        let p = Plan::new(false);
+        assert_eq!(p.want(&[8, 40]).clean, p.rounds);
+        assert_eq!(p.want(&[8, 1]).clean, p.long_rounds);
+        assert!(p.rounds >= 11 && p.long_rounds <= 5);
     }
 }

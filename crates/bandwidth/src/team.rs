@@ -6,6 +6,7 @@
 //! every worker pins *itself* to its core and reads back where it runs, before and after its
 //! work; a row whose workers were not all seen on their cores says so.
 
+use measure::rounds::Timed;
 use measure::team::{self, Place, Seen, spin_until};
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -26,18 +27,21 @@ pub struct ThreadRow {
     pub threads: usize,
     /// The cores used; empty when skipped (more threads than cores).
     pub cores: Vec<usize>,
-    /// Total GB/s per round; empty when skipped.
-    pub total: Vec<f64>,
+    /// Total GB/s per round, with the evidence of the round (a round is disturbed when any
+    /// worker's was: [`team::Run::evidence`]); empty when skipped.
+    pub total: Timed,
     /// Every worker of every round verified on its core.
     pub verified: bool,
-    /// Rounds in which some worker was held off its core.
+    /// Rounds in which some worker had under [`ON_CORE`] of its wall time on the CPU.
     pub off_core: usize,
 }
 
 /// The all-cores rows: for each thread count in `counts` that `cores` and `regions` allow,
 /// a team of that many threads, thread `i` on `cores[i]` running `work(regions[i])`, which
 /// moves `bytes` bytes. The rows take turns (1, 2, ... threads, then again), `rounds` times
-/// after one warm-up round, discarded. Rows needing more cores than there are stay empty.
+/// after one warm-up round, discarded. A team run cannot be cut short, so its rounds are
+/// kept and judged by every worker's evidence. Rows needing more cores than there are stay
+/// empty.
 pub fn scaling(
     counts: &[usize],
     cores: &[usize],
@@ -56,7 +60,7 @@ pub fn scaling(
             } else {
                 Vec::new()
             },
-            total: Vec::new(),
+            total: Timed::default(),
             verified: true,
             off_core: 0,
         })
@@ -66,7 +70,10 @@ pub fn scaling(
             let places: Vec<Place> = t.cores.iter().map(|&c| Place::Pinned(c)).collect();
             let run = team::run(&places, |i| work(regions[i]));
             if round > 0 {
-                t.total.push(t.cores.len() as f64 * bytes / run.elapsed_ns);
+                t.total.push(
+                    t.cores.len() as f64 * bytes / run.elapsed_ns,
+                    run.evidence(),
+                );
                 t.verified &= run.seen.iter().all(Seen::verified);
                 t.off_core += usize::from(run.seen.iter().any(|s| s.held_off(ON_CORE)));
             }
@@ -224,13 +231,18 @@ mod tests {
         let rows = scaling(&[1, 2, 64], &c, &regions, 2, 8192.0, |r| r.iter().sum());
         assert_eq!(rows.len(), 3);
         assert_eq!(
-            rows[0].total.len(),
+            rows[0].total.values.len(),
             2,
             "one value per round, the warm-up left out"
         );
-        assert!(rows[0].total.iter().all(|g| *g > 0.0));
+        assert_eq!(
+            rows[0].total.evidence.len(),
+            2,
+            "each round with its evidence"
+        );
+        assert!(rows[0].total.values.iter().all(|g| *g > 0.0));
         assert!(
-            rows[2].cores.is_empty() && rows[2].total.is_empty(),
+            rows[2].cores.is_empty() && rows[2].total.values.is_empty(),
             "64 threads: skipped"
         );
         assert_eq!(rows[1].cores.is_empty(), c.len() < 2);

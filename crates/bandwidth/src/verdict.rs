@@ -8,15 +8,19 @@ use crate::limit::Limit;
 use crate::report::{Row, find, gbs};
 use measure::clock::CoreClock;
 use measure::data::{Block, meta};
+use measure::disturb::Tally;
 use measure::fmt::{bytes as size, conclude};
 use measure::run::Experiment;
+use measure::show;
 
 /// What earlier sections found, for the verdicts.
 pub struct Seen {
     /// One thread's and all threads' (count, total) read bandwidth at the largest set.
     pub threads: Option<(f64, (usize, f64))>,
-    /// Rounds of section 5 in which a worker was held off its core.
-    pub threads_held: usize,
+    /// The rounds of section 2 (every working set and kernel), with the load around them.
+    pub sweep: Tally,
+    /// The rounds of section 5, with the load around them.
+    pub threads_tally: Tally,
     /// Streaming write over ordinary write at the largest set.
     pub stream_gain: Option<f64>,
     /// Idle ns and loaded ns (from the rounds that count), and loaded/idle when supported.
@@ -60,6 +64,8 @@ pub fn levels(
     out
 }
 
+/// Section 7: the levels table, L1 against memory and against the core's limit (each marked
+/// by the rounds of section 2), and the figures recorded from the other sections.
 pub fn print(
     exp: &mut Experiment,
     rows: &[Row],
@@ -74,6 +80,137 @@ pub fn print(
     let lv = levels(rows, &reported, |row| {
         r.map_or(0.0, |k| row.cells[k].gbs.median)
     });
+    levels_table(rows, &lv, [r, w, c], cc);
+    let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+
+    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
+    l1_memory(exp, rows, &lv, r, seen);
+
+    // L1 against the core's load and store limit.
+    let l1row = l1.unwrap_or(0);
+    let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
+    match (lim, ra, wa) {
+        (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
+            verdict(
+                ("l1_limit", "L1 against the core's limit"),
+                (&seen.sweep, false),
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle, above the {} \
+                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
+                 (other work on this core while it was measured?) or the table does not fit this \
+                 CPU. No verdict; the GB/s stand.",
+                    l.load_bytes(),
+                    l.core,
+                    cc.ghz.unwrap_or(f64::NAN)
+                ),
+            );
+            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
+            meta("l1_read_goal_met", "unknown");
+        }
+        (Some(l), Some(rb), Some(wb)) => {
+            let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
+            let met = pr >= 1.0 - GOAL;
+            verdict(
+                ("l1_limit", "L1 against the core's limit (section 1)"),
+                (&seen.sweep, false),
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle, \
+                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
+                 Reading within {:.0}% of the limit: {}.",
+                    pr * 100.0,
+                    l.load_bytes(),
+                    per_cycle(l.loads, "load"),
+                    pw * 100.0,
+                    l.store_bytes(),
+                    per_cycle(l.stores, "store"),
+                    GOAL * 100.0,
+                    if met { "yes" } else { "no, not in this run" }
+                ),
+            );
+            exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
+            meta("l1_read_goal_met", measure::fmt::yes_no(met));
+        }
+        (_, Some(rb), _) => {
+            verdict(
+                ("l1_limit", "L1 against the core's limit"),
+                (&seen.sweep, false),
+                &format!(
+                    "reading reaches {rb:.1} bytes a cycle; the limit for this \
+                 CPU is unknown to this program (see section 1), so it is not compared."
+                ),
+            );
+            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
+        }
+        _ => verdict(
+            ("l1_limit", "L1 against the core's limit"),
+            (&seen.sweep, false),
+            "no core-clock estimate, so no bytes per cycle.",
+        ),
+    }
+    // Bytes per cycle above the limit come from a wrong clock estimate: not a figure to keep.
+    let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
+    exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
+
+    recorded(exp, seen);
+}
+
+/// L1 against memory: the explicit read at the L1 level's set against the memory set, a
+/// shared-level verdict (marked with contention when other cores were busy), and its key
+/// figures.
+fn l1_memory(
+    exp: &mut Experiment,
+    rows: &[Row],
+    lv: &[(String, usize)],
+    r: Option<usize>,
+    seen: &Seen,
+) {
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
+    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
+    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
+        verdict(
+            ("l1_memory", "L1 against memory"),
+            (&seen.sweep, true),
+            &format!(
+                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
+                size(rows[l1.unwrap_or(0)].bytes as u64),
+                gbs(a),
+                size(rows[memory.unwrap_or(0)].bytes as u64),
+                gbs(m),
+                a / m
+            ),
+        );
+        exp.key_figure("l1_read_gbs", a, "GB/s");
+        exp.key_figure("memory_read_gbs", m, "GB/s");
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            a / m,
+            "x",
+        );
+    } else {
+        verdict(
+            ("l1_memory", "L1 against memory"),
+            (&seen.sweep, true),
+            "not computed, because no L1d size is reported or the largest set is not at least \
+             twice the largest reported cache.",
+        );
+        exp.key_figure(
+            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            None::<f64>,
+            "x",
+        );
+    }
+}
+
+/// Section 7's table: each level's representative set in GB/s and bytes per cycle, and the
+/// `levels` block. `k`: the explicit read, write and copy kernels.
+fn levels_table(
+    rows: &[Row],
+    lv: &[(String, usize)],
+    [r, w, c]: [Option<usize>; 3],
+    cc: &CoreClock,
+) {
     let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
     let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
     let show = |v: Option<f64>| {
@@ -93,7 +230,7 @@ pub fn print(
         measure::schema::bandwidth::levels::BLOCK,
         measure::schema::bandwidth::levels::COLUMNS,
     );
-    for (name, i) in &lv {
+    for (name, i) in lv {
         let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));
         println!(
             "  {:<12} {:<9} {} {} {}",
@@ -115,131 +252,24 @@ pub fn print(
         ]);
     }
     b.print();
+}
 
-    // L1 against memory.
-    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
-    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
-    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
-        verdict(
-            "l1_memory",
-            "L1 against memory",
-            &format!(
-                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
-                size(rows[l1.unwrap_or(0)].bytes as u64),
-                gbs(a),
-                size(rows[memory.unwrap_or(0)].bytes as u64),
-                gbs(m),
-                a / m
-            ),
-        );
-        exp.key_figure("l1_read_gbs", a, "GB/s");
-        exp.key_figure("memory_read_gbs", m, "GB/s");
-        exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
-            a / m,
-            "x",
-        );
-    } else {
-        verdict(
-            "l1_memory",
-            "L1 against memory",
-            "not computed, because no L1d size is reported or the largest set is not at least \
-             twice the largest reported cache.",
-        );
-        exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
-            None::<f64>,
-            "x",
-        );
-    }
-
-    // L1 against the core's load and store limit.
-    let l1row = l1.unwrap_or(0);
-    let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
-    match (lim, ra, wa) {
-        (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
-            verdict(
-                "l1_limit",
-                "L1 against the core's limit",
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle, above the {} \
-                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
-                 (other work on this core while it was measured?) or the table does not fit this \
-                 CPU. No verdict; the GB/s stand.",
-                    l.load_bytes(),
-                    l.core,
-                    cc.ghz.unwrap_or(f64::NAN)
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
-            meta("l1_read_goal_met", "unknown");
-        }
-        (Some(l), Some(rb), Some(wb)) => {
-            let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
-            let met = pr >= 1.0 - GOAL;
-            verdict(
-                "l1_limit",
-                "L1 against the core's limit (section 1)",
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle, \
-                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
-                 Reading within {:.0}% of the limit: {}.",
-                    pr * 100.0,
-                    l.load_bytes(),
-                    per_cycle(l.loads, "load"),
-                    pw * 100.0,
-                    l.store_bytes(),
-                    per_cycle(l.stores, "store"),
-                    GOAL * 100.0,
-                    if met { "yes" } else { "no, not in this run" }
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
-            meta("l1_read_goal_met", measure::fmt::yes_no(met));
-        }
-        (_, Some(rb), _) => {
-            verdict(
-                "l1_limit",
-                "L1 against the core's limit",
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle; the limit for this \
-                 CPU is unknown to this program (see section 1), so it is not compared."
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
-        }
-        _ => verdict(
-            "l1_limit",
-            "L1 against the core's limit",
-            "no core-clock estimate, so no bytes per cycle.",
-        ),
-    }
-    // Bytes per cycle above the limit come from a wrong clock estimate: not a figure to keep.
-    let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
-    exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
-
+/// All cores against one (recorded, marked as section 5 printed it) and the key figures of
+/// sections 4 to 6.
+fn recorded(exp: &mut Experiment, seen: &Seen) {
     // All cores against one.
     match seen.threads {
         Some((one, (n, all))) if n > 1 => {
-            // Section 5 printed this with its table; it is only recorded here.
+            // Section 5 printed this with its table; it is only recorded here, marked as there.
+            let text = format!(
+                "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} GB/s.",
+                gbs(all),
+                all / one,
+                gbs(one),
+            );
             meta(
                 "verdict_all_cores",
-                format!(
-                    "{n} threads read {} GB/s from the largest set, {:.2}x one thread's {} \
-                 GB/s.{}",
-                    gbs(all),
-                    all / one,
-                    gbs(one),
-                    if seen.threads_held > 0 {
-                        format!(
-                            " In {} round(s) a worker was held off its core (section 5): \
-                             other work is in this ratio.",
-                            seen.threads_held
-                        )
-                    } else {
-                        String::new()
-                    }
-                ),
+                show::marked(&seen.threads_tally, true, vec![text]).join(" "),
             );
             exp.key_figure("all_cores_read_gbs", all, "GB/s");
             exp.key_figure("all_cores_over_one", all / one, "x");
@@ -259,11 +289,22 @@ pub fn print(
     }
 }
 
-/// Prints `label: text` as a conclusion and records `text` as `#META verdict_<key>` (for the
-/// generated handouts, which quote verdicts rather than numbers that may be missing).
-fn verdict(key: &str, label: &str, text: &str) {
-    conclude(&format!("{label}: {text}"));
-    meta(&format!("verdict_{key}"), text);
+/// Prints `label: text` as a conclusion, marked by the rounds behind it ([`marked`]), and
+/// records the marked text as `#META verdict_<key>` (for the generated handouts, which quote
+/// verdicts rather than numbers that may be missing).
+fn verdict((key, label): (&str, &str), (tally, shared): (&Tally, bool), text: &str) {
+    let said = marked(tally, shared, label, text);
+    for s in &said {
+        conclude(s);
+    }
+    meta(&format!("verdict_{key}"), said.join(" "));
+}
+
+/// `label: text`, marked by [`show::marked`]: "provisional: ...; the clean rounds give: L1
+/// against memory: ..." when the rounds behind it were disturbed, with a contention sentence
+/// when `shared` (the verdict reads memory) and other cores were busy.
+pub fn marked(tally: &Tally, shared: bool, label: &str, text: &str) -> Vec<String> {
+    show::marked(tally, shared, vec![format!("{label}: {text}")])
 }
 
 /// "2 loads of 32 bytes a cycle", "one 64-byte store every 2 cycles".
@@ -292,6 +333,42 @@ mod tests {
                 cells: vec![cell],
             })
             .collect()
+    }
+
+    #[test]
+    fn verdicts_are_marked_by_their_rounds() {
+        use measure::disturb::Load;
+        let load = |on_core, elsewhere| Load {
+            core: Some(1),
+            on_core: Some(on_core),
+            steal: Some(0.0),
+            elsewhere: Some(elsewhere),
+            ..Default::default()
+        };
+        let t = |disturbed, l| Tally {
+            rounds: 200,
+            disturbed,
+            load: Some(l),
+            ..Default::default()
+        };
+        let quiet = marked(&t(0, load(0.0, 0.0)), true, "L1 against memory", "10x.");
+        assert_eq!(quiet, vec!["L1 against memory: 10x.".to_string()]);
+        let busy = marked(&t(60, load(0.5, 0.0)), true, "L1 against memory", "10x.");
+        assert!(
+            busy[0].starts_with("provisional: 60 of 200 rounds were disturbed (0.50 cores")
+                && busy[0].ends_with("the clean rounds give: L1 against memory: 10x."),
+            "{busy:?}"
+        );
+        let shared = marked(&t(0, load(0.0, 0.9)), true, "L1 against memory", "10x.");
+        assert!(
+            shared[1].starts_with("contention: 0.90 cores"),
+            "{shared:?}"
+        );
+        // The core's own limit is no shared level: contention is not named there.
+        assert_eq!(
+            marked(&t(0, load(0.0, 0.9)), false, "L1 limit", "x.").len(),
+            1
+        );
     }
 
     #[test]

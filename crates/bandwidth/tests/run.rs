@@ -57,7 +57,11 @@ fn the_quick_report_keeps_the_report_rules() {
         ],
     );
     let n = measure::testing::report_lines(&text);
-    assert!(n <= 120, "{n} report lines");
+    // A disturbed run's readings carry their marks (a "provisional:" clause and a "contention:"
+    // sentence each, up to seven readings): they may add lines, a quiet run's report may not.
+    let marked = text.contains("provisional:") || text.contains("contention:");
+    let limit = if marked { 160 } else { 120 };
+    assert!(n <= limit, "{n} report lines");
     // Every section ends with what to read from it.
     assert!(text.matches("\n  * ").count() >= 7, "{text}");
 }

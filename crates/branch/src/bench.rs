@@ -1,51 +1,92 @@
 //! The measuring mechanics: the arrays the kernels run over, the sums they must return, and
 //! the interleaved timing of sections 2 (three variants, random and sorted) and 4 (patterns).
+//!
+//! A round times one slice of [`CHUNK`] values, not the whole array: about 0.3 ms for the
+//! real branch on random order, short enough to fit between two preemptions of a shared core
+//! (the scheduler's slice is a few milliseconds). Each case starts at its own slice and takes
+//! the next one every round, so the cases of one round never read the same memory and no
+//! slice comes back before the whole array has passed: the data streams from memory as it did
+//! when a round summed all of it, and no predictor can learn a repeated pattern. Rounds are
+//! judged by their evidence ([`measure::rounds`]); the figures come from the clean ones.
 
 use crate::{Kernel, N, PerVersion, THRESHOLD, Version};
 use branch::shape::Shape;
 use measure::clock;
+use measure::disturb::{Probe, Tally, Window};
 use measure::keep::black_box;
 use measure::ring;
+use measure::rounds::{self, Step, Timed, Want};
 use measure::stats::Summary;
 
-/// One timed case: a kernel over an array with the sum it must return.
+/// The values one round sums: 64K values, 256 KiB of `i32`.
+pub const CHUNK: usize = 1 << 16;
+/// The time extra rounds may take, beyond the clean rounds asked for, when rounds are disturbed.
+pub const EXTRA_BUDGET_NS: u64 = 250_000_000;
+
+/// The rounds asked for: `clean` clean rounds per case, at most three times as many rounds,
+/// extra rounds within [`EXTRA_BUDGET_NS`].
+pub fn want(clean: usize) -> Want {
+    Want::new(clean).budget(EXTRA_BUDGET_NS)
+}
+
+/// One timed case: a kernel over an array with the sum each slice must return.
 struct Case<'a> {
     label: &'static str,
     f: Kernel,
     data: &'a [i32],
-    expect: i64,
+    sums: &'a [i64],
 }
 
-/// Times every case once per round, interleaved (A B C A B C ...), after one discarded
-/// warm-up round; returns per-element nanoseconds per case. A wrong sum ends the program.
-fn time_interleaved(cases: &[Case], rounds: usize) -> Vec<Summary> {
-    let mut ns: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); cases.len()];
-    for round in 0..=rounds {
-        for (k, c) in cases.iter().enumerate() {
-            let (t, s) = clock::time_ns(|| (c.f)(black_box(c.data), black_box(THRESHOLD)));
-            if s != c.expect {
-                eprintln!(
-                    "branch: error: {} returned {s}, but the sum is {}",
-                    c.label, c.expect
-                );
-                std::process::exit(1);
-            }
-            if round > 0 {
-                ns[k].push(t / c.data.len() as f64);
-            }
-        }
+/// The sum of every [`CHUNK`] of `a` (the last one may be shorter).
+pub fn chunk_sums(a: &[i32]) -> Vec<i64> {
+    a.chunks(CHUNK).map(reference_sum).collect()
+}
+
+/// Runs case `c` over its slice `k` and checks the sum; a wrong sum ends the program.
+fn run_slice(c: &Case, k: usize) -> usize {
+    let k = k % c.sums.len();
+    let slice = &c.data[k * CHUNK..((k + 1) * CHUNK).min(c.data.len())];
+    let s = (c.f)(black_box(slice), black_box(THRESHOLD));
+    if s != c.sums[k] {
+        eprintln!(
+            "branch: error: {} returned {s} over slice {k}, but its sum is {}",
+            c.label, c.sums[k]
+        );
+        std::process::exit(1);
     }
-    ns.iter()
-        .map(|v| Summary::of(v).expect("rounds >= 1"))
-        .collect()
+    slice.len()
 }
 
-/// One version timed over random and sorted data (per-element nanoseconds).
+/// Times every case, interleaved (A B C A B C ...), one slice a round, until each has
+/// `want.clean` clean rounds; returns per-element nanoseconds per case. Case `i` of `n` starts
+/// at slice `i * slices / n`; a warm-up (before the first round and after a disturbed one)
+/// runs the slice before the next one, which is not timed again soon.
+fn time_interleaved(probe: &mut Probe, cases: &[Case], want: &Want) -> Vec<Timed> {
+    let n = cases.len();
+    let mut next: Vec<usize> = (0..n).map(|i| i * cases[i].sums.len() / n).collect();
+    rounds::interleaved(probe, want, n, |step| match step {
+        Step::Warm(i) => {
+            let slices = cases[i].sums.len();
+            run_slice(&cases[i], next[i] + slices - 1);
+            0.0
+        }
+        Step::Time(i) => {
+            let (t, len) = clock::time_ns(|| run_slice(&cases[i], next[i]));
+            next[i] += 1;
+            t / len as f64
+        }
+    })
+}
+
+/// One version timed over random and sorted data (per-element nanoseconds, clean rounds).
+#[derive(Debug, Clone)]
 pub struct Order {
     pub version: Version,
     pub shape: Option<Shape>,
     pub random: Summary,
     pub sorted: Summary,
+    /// The rounds of both orders.
+    pub tally: Tally,
 }
 
 impl Order {
@@ -55,14 +96,21 @@ impl Order {
     }
 }
 
-/// Times the three versions over random and sorted data, the six cases interleaved.
+/// Section 2's result: the three versions, and the rounds behind them with the load around.
+#[derive(Debug, Clone)]
+pub struct Orders {
+    pub orders: PerVersion<Order>,
+    pub tally: Tally,
+}
+
+/// Times the three versions over random and sorted data, the six cases interleaved. `sorted`
+/// holds the values of `random` with each slice sorted; `sums` are their slices' sums.
 pub fn time_orders(
-    random: &[i32],
-    sorted: &[i32],
-    expect: i64,
+    (random, sorted, sums): (&[i32], &[i32], &[i64]),
     shapes: &PerVersion<Option<Shape>>,
-    rounds: usize,
-) -> PerVersion<Order> {
+    want: &Want,
+    core: Option<usize>,
+) -> Orders {
     let cases: Vec<Case> = Version::ALL
         .iter()
         .flat_map(|&v| {
@@ -70,23 +118,31 @@ pub fn time_orders(
                 label: v.label(),
                 f: v.kernel(),
                 data,
-                expect,
+                sums,
             })
         })
         .collect();
-    let times = time_interleaved(&cases, rounds);
-    PerVersion::from_fn(|v| {
+    let window = Window::open(core);
+    let times = time_interleaved(&mut Probe::new(), &cases, want);
+    let load = window.close();
+    let orders = PerVersion::from_fn(|v| {
         let k = Version::ALL
             .iter()
             .position(|&x| x == v)
             .expect("every version is timed");
+        let (r, s) = (&times[2 * k], &times[2 * k + 1]);
         Order {
             version: v,
             shape: *shapes.get(v),
-            random: times[2 * k],
-            sorted: times[2 * k + 1],
+            random: r.summary().expect("rounds >= 1"),
+            sorted: s.summary().expect("rounds >= 1"),
+            tally: rounds::tally([r, s]).with_load(load),
         }
-    })
+    });
+    Orders {
+        orders,
+        tally: rounds::tally(&times).with_load(load),
+    }
 }
 
 /// `n` seeded random values in 0..256, or "not enough memory".
@@ -178,16 +234,38 @@ pub fn pattern_arrays(spare: Vec<i32>) -> Result<Vec<Pattern>, String> {
         .collect()
 }
 
+/// Section 4's timing: each pattern's clean rounds and their tally, and the tally of all.
+pub struct PatternTimes {
+    pub times: Vec<(Summary, Tally)>,
+    pub tally: Tally,
+}
+
 /// Times `f` over every pattern, the patterns interleaved.
-pub fn time_patterns(patterns: &[Pattern], f: Kernel, rounds: usize) -> Vec<Summary> {
+pub fn time_patterns(
+    patterns: &[Pattern],
+    f: Kernel,
+    want: &Want,
+    core: Option<usize>,
+) -> PatternTimes {
+    let sums: Vec<Vec<i64>> = patterns.iter().map(|p| chunk_sums(&p.values)).collect();
     let cases: Vec<Case> = patterns
         .iter()
-        .map(|p| Case {
+        .zip(&sums)
+        .map(|(p, sums)| Case {
             label: p.name,
             f,
             data: &p.values,
-            expect: reference_sum(&p.values),
+            sums,
         })
         .collect();
-    time_interleaved(&cases, rounds)
+    let window = Window::open(core);
+    let times = time_interleaved(&mut Probe::new(), &cases, want);
+    let load = window.close();
+    PatternTimes {
+        times: times
+            .iter()
+            .map(|t| (t.summary().expect("rounds >= 1"), t.tally().with_load(load)))
+            .collect(),
+        tally: rounds::tally(&times).with_load(load),
+    }
 }

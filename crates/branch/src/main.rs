@@ -32,21 +32,23 @@
 mod bench;
 mod report;
 
-use bench::{Order, Pattern, Regularity};
+use bench::{Order, Orders, Pattern, PatternTimes, Regularity};
 use branch::shape::{self, Shape, Verdict};
 use measure::cli::{self, Opt};
 use measure::data::meta;
+use measure::disturb::Tally;
 use measure::fmt::{bytes, conclude, say};
 use measure::keep::{black_box, opaque_i64};
 use measure::ring;
+use measure::show::marked;
 use measure::stats::Summary;
-use report::{Miss, PatternRow};
+use report::{Miss, MissFound, PatternRow, PatternsFound};
 
 /// 4M values: 16 MiB of `i32`, as in the appendix.
 const N: usize = 1 << 22;
 /// Values are in 0..256; the `if` takes those of 128 or more (half of them).
 const THRESHOLD: i32 = 128;
-/// The most timed rounds: a full run of 1001 rounds takes a minute or two.
+/// The most clean rounds asked of every case (a round sums one slice of 64K values).
 const MAX_ROUNDS: u64 = 1001;
 /// The most values `--valgrind-kernel` runs over: four times the experiment's (64 MiB). Under
 /// callgrind that already takes minutes.
@@ -169,7 +171,7 @@ const OPTS: &[Opt] = &[
     Opt {
         name: "--rounds",
         value: Some("COUNT"),
-        help: "timed rounds of every variant, 3 to 1001 (default 31, 7 with --quick)",
+        help: "clean timed rounds of every variant, 3 to 1001 (default 101, 21 with --quick)",
     },
     Opt {
         name: "--valgrind-kernel",
@@ -198,18 +200,19 @@ fn main() {
     let quick = exp.args.quick;
     let rounds = exp
         .args
-        .count("--rounds", if quick { 7 } else { 31 }, 3, MAX_ROUNDS) as usize;
+        .count("--rounds", if quick { 21 } else { 101 }, 3, MAX_ROUNDS) as usize;
     if let Err(e) = measure::mem::guard(PEAK_BYTES) {
         cli::fail(
             exp.name,
             &format!("the arrays take up to {} at once: {e}", bytes(PEAK_BYTES)),
         );
     }
-    exp.pin_main_thread();
+    let core = exp.pin_main_thread().map(|p| p.requested);
     meta(measure::schema::branch::META_N, N);
     meta("threshold", THRESHOLD);
     meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
     meta("rounds", rounds);
+    meta("values_per_round", bench::CHUNK);
 
     // == 1. Before measuring: is there still a branch?
     exp.section("1. before measuring: is there still a branch? (this binary, read back)");
@@ -221,65 +224,48 @@ fn main() {
     }
     report::print_shapes(&verdicts);
     report::shape_block(&verdicts).print();
-    println!("\n  how to read this run:");
-    conclude(&shape_sentence(&shapes));
+    read_out(&[shape_sentence(&shapes)]);
 
     // == 2. The same data, the same computation, only the order differs.
     exp.section("2. the same data, the same computation, only the order differs");
     let random =
         bench::random_values(N, ring::DEFAULT_SEED).unwrap_or_else(|e| cli::fail(exp.name, &e));
     let mut sorted = random.clone();
-    sorted.sort_unstable();
-    let expect = bench::reference_sum(&random);
+    sorted
+        .chunks_mut(bench::CHUNK)
+        .for_each(<[i32]>::sort_unstable);
+    let sums = bench::chunk_sums(&random);
     assert_eq!(
-        expect,
-        bench::reference_sum(&sorted),
-        "a sorted copy has the same sum"
+        sums,
+        bench::chunk_sums(&sorted),
+        "sorting keeps each slice's sum"
     );
     let taken = bench::taken_share(&random);
-    say(
-        &format!(
-            "summing the values of {THRESHOLD} or more among {N} values in 0..256 (16 MiB), \
-             {rounds} rounds, the six cases interleaved; {:.1}% of the values pass the test. Both \
-             arrays hold the same values.",
-            taken * 100.0
-        ),
-        "  ",
-    );
-    let orders = bench::time_orders(&random, &sorted, expect, &shapes, rounds);
-    report::print_orders(&orders, expect);
-    println!("\n  how to read this run:");
-    for (_, o) in orders.iter() {
-        conclude(&order_sentence(o));
-    }
-    if let Some(s) = predicted_vs_branchless(&orders.real.sorted, &orders.branchless.sorted) {
-        conclude(&s);
-    }
-    exp.key_figure(
-        "as_written_random_over_sorted",
-        orders.as_written.ratio(),
-        "x",
-    );
+    say(&order_intro(taken, rounds), "  ");
+    let want = bench::want(rounds);
+    let orders = bench::time_orders((&random, &sorted, &sums), &shapes, &want, core);
+    report::print_orders(&orders, sums.iter().sum());
+    read_out(&orders_verdict(&orders));
+    exp.disturbance(measure::schema::branch::variants::BLOCK, &orders.tally);
+    let o = &orders.orders;
+    exp.key_figure("as_written_random_over_sorted", o.as_written.ratio(), "x");
     exp.key_figure(
         measure::schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
-        orders.real.ratio(),
+        o.real.ratio(),
         "x",
     );
 
     // == 3. The cost of one misprediction.
     exp.section("3. the cost of one misprediction (derived from the real branch)");
     let cc = exp.core_clock();
-    let miss_rate = taken.min(1.0 - taken);
-    let real = &orders.real;
-    let extra = real.random.median - real.sorted.median;
-    let miss = cost_of_a_miss(real, miss_rate);
-    if let Ok(m) = &miss {
-        report::print_miss(extra, miss_rate, taken, m, &cc);
+    let derived = derive_miss(&orders.orders.real, taken);
+    if let Ok(m) = &derived.miss {
+        report::print_miss(&derived, m, &cc);
     }
-    report::miss_block(extra, miss_rate, miss.as_ref().ok().copied(), &cc).print();
-    println!("\n  how to read this run:");
-    conclude(&miss_sentence(&miss, &cc));
-    let miss = miss.ok();
+    report::miss_block(&derived, &cc).print();
+    read_out(&miss_verdict(&derived, &cc));
+    exp.disturbance(measure::schema::branch::mispredict::BLOCK, &derived.tally);
+    let miss = derived.miss.ok();
     exp.key_figure(
         measure::schema::branch::key::MISPREDICT,
         miss.map(|m| m.ns),
@@ -295,26 +281,36 @@ fn main() {
     // == 4. How regular must it be to be predicted?
     exp.section("4. how regular must it be to be predicted? (the real branch, by pattern)");
     let patterns = bench::pattern_arrays(random).unwrap_or_else(|e| cli::fail(exp.name, &e));
-    let times = bench::time_patterns(&patterns, branch_real, rounds);
-    let always = patterns
-        .iter()
-        .zip(&times)
-        .find(|(p, _)| p.kind == Regularity::Always)
-        .map(|(_, t)| *t);
-    let rows: Vec<PatternRow> = patterns
-        .iter()
-        .zip(&times)
-        .map(|(p, t)| judge_pattern(p, *t, always, miss))
-        .collect();
-    report::print_patterns(&rows);
-    println!("\n  how to read this run:");
-    let worst = rows
-        .iter()
-        .max_by(|a, b| a.time.median.total_cmp(&b.time.median))
-        .map_or("?", |r| r.pattern.name);
-    conclude(&format!("the slowest pattern here is \"{worst}\"."));
-    conclude(&periodic_sentence(&rows));
+    let timed = bench::time_patterns(&patterns, branch_real, &want, core);
+    let found = judge_patterns(&patterns, timed, miss);
+    report::print_patterns(&found.rows);
+    let reading = patterns_verdict(&found);
+    meta("verdict_patterns", periodic_word(&found.rows));
+    read_out(&reading);
+    exp.disturbance(measure::schema::branch::patterns::BLOCK, &found.tally);
     exp.finish();
+}
+
+/// Prints a section's reading: "how to read this run:" and one `*` line per sentence.
+fn read_out(sentences: &[String]) {
+    println!("\n  how to read this run:");
+    for s in sentences {
+        conclude(s);
+    }
+}
+
+/// What section 2 times, and the rounds it takes.
+fn order_intro(taken: f64, rounds: usize) -> String {
+    let c = bench::CHUNK;
+    format!(
+        "summing the values of {THRESHOLD} or more among {N} values in 0..256 (16 MiB), a slice \
+         of {c} values a round, {rounds} clean rounds of each of the six cases, interleaved (up to \
+         {} extra rounds / {} ms when rounds are disturbed); {:.1}% of the values pass the test. \
+         The sorted array holds the same values, each slice of {c} sorted.",
+        2 * rounds,
+        bench::EXTRA_BUDGET_NS / 1_000_000,
+        taken * 100.0
+    )
 }
 
 /// Reads this very executable back and classifies the three versions.
@@ -413,31 +409,39 @@ fn predicted_vs_branchless(real: &Summary, less: &Summary) -> Option<String> {
     }
 }
 
-/// The cost of one misprediction from the real branch's random-minus-sorted time, or why it
-/// cannot be derived.
-fn cost_of_a_miss(real: &Order, miss_rate: f64) -> Result<Miss, String> {
+/// Section 3's result from the real branch's two orders: the cost of one misprediction, or
+/// why it cannot be derived, with the rounds behind it.
+fn derive_miss(real: &Order, taken: f64) -> MissFound {
+    let miss_rate = taken.min(1.0 - taken);
     let (r, s) = (&real.random, &real.sorted);
-    if real.shape.is_some_and(|s| s != Shape::Branch) {
-        return Err("the real-branch function has no branch in this build.".into());
-    }
     let extra = r.median - s.median;
-    if extra <= 0.0 || r.min <= s.max {
-        return Err(format!(
+    let miss = if real.shape.is_some_and(|s| s != Shape::Branch) {
+        Err("the real-branch function has no branch in this build.".into())
+    } else if extra <= 0.0 || r.min <= s.max {
+        Err(format!(
             "random order was not clearly slower than sorted (medians {:.3} and {:.3} ns, ranges \
              overlap).",
             r.median, s.median
-        ));
+        ))
+    } else {
+        Ok(Miss {
+            ns: extra / miss_rate,
+            low: (r.min - s.max) / miss_rate,
+            high: (r.max - s.min) / miss_rate,
+        })
+    };
+    MissFound {
+        extra,
+        miss_rate,
+        taken,
+        miss,
+        tally: real.tally,
     }
-    Ok(Miss {
-        ns: extra / miss_rate,
-        low: (r.min - s.max) / miss_rate,
-        high: (r.max - s.min) / miss_rate,
-    })
 }
 
-/// What section 3 found, in one sentence.
-fn miss_sentence(miss: &Result<Miss, String>, cc: &measure::clock::CoreClock) -> String {
-    match miss {
+/// Section 3's reading, marked when its rounds were disturbed.
+fn miss_verdict(found: &MissFound, cc: &measure::clock::CoreClock) -> Vec<String> {
+    let s = match &found.miss {
         Ok(m) => format!(
             "each wrong guess throws away about {:.1} ns of work{}: the pipeline is emptied and \
              refilled. The book's machine read about 6 ns.",
@@ -446,14 +450,27 @@ fn miss_sentence(miss: &Result<Miss, String>, cc: &measure::clock::CoreClock) ->
                 .map_or(String::new(), |c| format!(", some {c:.0} cycles"))
         ),
         Err(why) => format!("not derived: {why}"),
-    }
+    };
+    marked(&found.tally, false, vec![s])
+}
+
+/// Section 2's reading: one sentence per version and, on sorted data, the predicted branch
+/// against the branchless code; marked when the rounds were disturbed.
+fn orders_verdict(found: &Orders) -> Vec<String> {
+    let o = &found.orders;
+    let mut out: Vec<String> = o.iter().map(|(_, o)| order_sentence(o)).collect();
+    out.extend(predicted_vs_branchless(
+        &o.real.sorted,
+        &o.branchless.sorted,
+    ));
+    marked(&found.tally, false, out)
 }
 
 /// One pattern against always-true: predicted if within 1.3 x, unclear if dearer but with
 /// rounds overlapping always-true's, else how many misses its extra time implies.
 fn judge_pattern(
     p: &Pattern,
-    time: Summary,
+    (time, tally): (Summary, Tally),
     always: Option<Summary>,
     miss: Option<Miss>,
 ) -> PatternRow<'_> {
@@ -476,16 +493,53 @@ fn judge_pattern(
         vs_always,
         implied_miss,
         note,
+        tally,
     }
 }
 
-/// Whether the predictor learned the periodic patterns: each compared with the random one.
-fn periodic_sentence(rows: &[PatternRow]) -> String {
-    let s = periodic_verdict(rows);
-    meta("verdict_patterns", s.split(':').next().unwrap_or(&s));
-    s
+/// Section 4's rows, each pattern judged against always-true.
+fn judge_patterns(
+    patterns: &[Pattern],
+    timed: PatternTimes,
+    miss: Option<Miss>,
+) -> PatternsFound<'_> {
+    let always = patterns
+        .iter()
+        .zip(&timed.times)
+        .find(|(p, _)| p.kind == Regularity::Always)
+        .map(|(_, t)| t.0);
+    PatternsFound {
+        rows: patterns
+            .iter()
+            .zip(timed.times)
+            .map(|(p, t)| judge_pattern(p, t, always, miss))
+            .collect(),
+        tally: timed.tally,
+    }
 }
 
+/// Section 4's reading: the slowest pattern and whether the periodic ones were learned;
+/// marked when the rounds were disturbed.
+fn patterns_verdict(found: &PatternsFound) -> Vec<String> {
+    let worst = found
+        .rows
+        .iter()
+        .max_by(|a, b| a.time.median.total_cmp(&b.time.median))
+        .map_or("?", |r| r.pattern.name);
+    let out = vec![
+        format!("the slowest pattern here is \"{worst}\"."),
+        periodic_verdict(&found.rows),
+    ];
+    marked(&found.tally, false, out)
+}
+
+/// The first word of the periodic verdict, for `#META verdict_patterns` (never marked).
+fn periodic_word(rows: &[PatternRow]) -> String {
+    let s = periodic_verdict(rows);
+    s.split(':').next().unwrap_or(&s).to_string()
+}
+
+/// Whether the predictor learned the periodic patterns: each compared with the random one.
 fn periodic_verdict(rows: &[PatternRow]) -> String {
     let regular_max = rows
         .iter()
@@ -550,7 +604,100 @@ mod tests {
             shape: Some(Shape::Branch),
             random: Summary::of(random).unwrap(),
             sorted: Summary::of(sorted).unwrap(),
+            tally: Tally::default(),
         }
+    }
+
+    /// A tally of 60 rounds: quiet, or with 20 disturbed and half a core of other work.
+    fn tally(disturbed: bool) -> Tally {
+        let load = measure::disturb::Load {
+            core: Some(1),
+            on_core: Some(if disturbed { 0.5 } else { 0.0 }),
+            steal: Some(0.0),
+            elsewhere: Some(if disturbed { 1.0 } else { 0.0 }),
+            ..Default::default()
+        };
+        Tally {
+            rounds: 60,
+            disturbed: if disturbed { 20 } else { 0 },
+            load: Some(load),
+            ..Default::default()
+        }
+    }
+
+    fn orders(disturbed: bool) -> Orders {
+        let o = PerVersion::from_fn(|v| Order {
+            version: v,
+            ..order(&[3.0, 3.1, 3.2], &[0.4, 0.5, 0.6])
+        });
+        Orders {
+            orders: o,
+            tally: tally(disturbed),
+        }
+    }
+
+    fn pattern(name: &'static str, kind: Regularity) -> Pattern {
+        Pattern {
+            name,
+            kind,
+            taken: 0.5,
+            values: vec![],
+        }
+    }
+
+    /// Every reading of sections 2 to 4 from synthetic results, quiet or disturbed.
+    fn readings(disturbed: bool) -> Vec<Vec<String>> {
+        let o = orders(disturbed);
+        let mut real = o.orders.real.clone();
+        real.tally = tally(disturbed);
+        let miss = derive_miss(&real, 0.5);
+        assert!(miss.miss.is_ok());
+        let patterns = [
+            pattern("always true", Regularity::Always),
+            pattern("alternating", Regularity::Periodic(2)),
+            pattern("random", Regularity::Random),
+        ];
+        let s = |m: f64| Summary::of(&[m, m * 1.1]).unwrap();
+        let timed = PatternTimes {
+            times: [0.5, 0.6, 4.0].map(|m| (s(m), tally(disturbed))).to_vec(),
+            tally: tally(disturbed),
+        };
+        let found = judge_patterns(&patterns, timed, miss.miss.clone().ok());
+        vec![
+            orders_verdict(&o),
+            miss_verdict(&miss, &measure::clock::CoreClock::default()),
+            patterns_verdict(&found),
+        ]
+    }
+
+    #[test]
+    fn a_disturbed_result_never_reads_unmarked() {
+        for r in readings(true) {
+            assert!(
+                r[0].starts_with("provisional: 20 of 60 rounds were disturbed"),
+                "{r:?}"
+            );
+            assert!(r[0].contains("0.50 cores of other work on core 1"), "{r:?}");
+            // Nothing here reads the shared levels: contention is not named.
+            assert!(!r.iter().any(|s| s.contains("contention")), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_quiet_result_reads_without_marks() {
+        for r in readings(false) {
+            assert!(!r.is_empty());
+            assert!(!r.iter().any(|s| s.contains("provisional")), "{r:?}");
+        }
+        let r = readings(false);
+        assert!(
+            r[1][0].starts_with("each wrong guess throws away about 5.2 ns"),
+            "{r:?}"
+        );
+        assert!(
+            r[2][1].starts_with("every periodic pattern is far cheaper"),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The run's rows and how they are printed: the human tables of each section and their
-//! `#DATA` blocks (`shape`, `variants`, `mispredict`, `patterns`).
+//! `#DATA` blocks (`shape`, `variants`, `mispredict`, `patterns`). Every timed row ends with
+//! its `rounds` and `disturbed_rounds`.
 
 use crate::PerVersion;
-use crate::bench::{Order, Pattern};
+use crate::bench::{Orders, Pattern};
 use branch::shape::{Shape, Verdict};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value};
+use measure::disturb::Tally;
 use measure::fmt::{WIDTH, median_min_max, wrap_to};
 use measure::stats::Summary;
 
@@ -44,7 +46,8 @@ pub fn shape_block(shapes: &PerVersion<Result<Verdict, String>>) -> Block {
 }
 
 /// Section 2: the random/sorted table, its footnote and the `variants` block.
-pub fn print_orders(orders: &PerVersion<Order>, expect: i64) {
+pub fn print_orders(found: &Orders, expect: i64) {
+    let orders = &found.orders;
     println!(
         "\n  {:<22} {:>24} {:>24} {:>14}",
         "ns per element", "random order", "sorted order", "random/sorted"
@@ -68,10 +71,16 @@ pub fn print_orders(orders: &PerVersion<Order>, expect: i64) {
         ];
         row.extend(median_min_max(Some(r)));
         row.extend(median_min_max(Some(s)));
-        row.push(o.ratio().into());
+        row.extend([
+            o.ratio().into(),
+            o.tally.rounds.into(),
+            o.tally.disturbed.into(),
+        ]);
         b.row(row);
     }
-    println!("  (median, min..max over the rounds; every sum returned {expect}, checked)");
+    println!(
+        "  (median, min..max over the clean rounds; every slice's sum was checked, {expect} in all)"
+    );
     b.print();
 }
 
@@ -83,8 +92,22 @@ pub struct Miss {
     pub high: f64,
 }
 
+/// Section 3's result: the cost of one misprediction or why it was not derived, from the real
+/// branch's rounds (counted in `tally`).
+pub struct MissFound {
+    /// Random median minus sorted median, per element.
+    pub extra: f64,
+    /// The share of random-order guesses that must fail.
+    pub miss_rate: f64,
+    /// The share of values that pass the test.
+    pub taken: f64,
+    pub miss: Result<Miss, String>,
+    pub tally: Tally,
+}
+
 /// Section 3: how the cost of one misprediction was derived.
-pub fn print_miss(extra: f64, miss_rate: f64, taken: f64, m: &Miss, cc: &CoreClock) {
+pub fn print_miss(found: &MissFound, m: &Miss, cc: &CoreClock) {
+    let (extra, miss_rate, taken) = (found.extra, found.miss_rate, found.taken);
     println!("  extra time per element, random minus sorted : {extra:.3} ns (medians)");
     println!(
         "  share of random-order guesses that must fail: {miss_rate:.3} ({:.1}% pass the test, in no order)",
@@ -111,7 +134,8 @@ pub fn print_miss(extra: f64, miss_rate: f64, taken: f64, m: &Miss, cc: &CoreClo
 }
 
 /// The `mispredict` block (one row; `NA` where the cost was not derived).
-pub fn miss_block(extra: f64, miss_rate: f64, m: Option<Miss>, cc: &CoreClock) -> Block {
+pub fn miss_block(found: &MissFound, cc: &CoreClock) -> Block {
+    let (extra, miss_rate, m) = (found.extra, found.miss_rate, found.miss.as_ref().ok());
     let mut b = Block::new(
         measure::schema::branch::mispredict::BLOCK,
         measure::schema::branch::mispredict::COLUMNS,
@@ -123,6 +147,8 @@ pub fn miss_block(extra: f64, miss_rate: f64, m: Option<Miss>, cc: &CoreClock) -
         m.map(|m| m.low).into(),
         m.map(|m| m.high).into(),
         m.and_then(|m| cc.cycles(m.ns)).into(),
+        found.tally.rounds.into(),
+        found.tally.disturbed.into(),
     ]);
     b
 }
@@ -135,6 +161,13 @@ pub struct PatternRow<'a> {
     /// The share of elements whose extra time one misprediction each would explain.
     pub implied_miss: Option<f64>,
     pub note: String,
+    pub tally: Tally,
+}
+
+/// Section 4's result: one row a pattern, and the rounds of all of them.
+pub struct PatternsFound<'a> {
+    pub rows: Vec<PatternRow<'a>>,
+    pub tally: Tally,
 }
 
 /// Section 4: the table by pattern, its footnote and the `patterns` block.
@@ -159,7 +192,12 @@ pub fn print_patterns(rows: &[PatternRow]) {
         );
         let mut row = vec![p.name.into(), p.kind.period().into(), p.taken.into()];
         row.extend(median_min_max(Some(t)));
-        row.extend([r.vs_always.into(), r.implied_miss.into()]);
+        row.extend([
+            r.vs_always.into(),
+            r.implied_miss.into(),
+            r.tally.rounds.into(),
+            r.tally.disturbed.into(),
+        ]);
         b.row(row);
     }
     println!(

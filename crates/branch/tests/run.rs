@@ -42,6 +42,23 @@ fn a_quick_run_prints_every_block_with_sane_numbers() {
     assert!((share[4].unwrap() - 0.5).abs() < 0.01);
     let m = f.block("mispredict").unwrap();
     assert!((m.nums("miss_rate").unwrap()[0].unwrap() - 0.5).abs() < 0.01);
+    // Every timed row carries its rounds: at least the 21 clean ones asked of a quick run, for
+    // each of the row's cases (random and sorted; one pattern).
+    for (block, least) in [("variants", 42.0), ("mispredict", 42.0), ("patterns", 21.0)] {
+        let b = f.block(block).unwrap();
+        let (r, d) = (
+            b.nums("rounds").unwrap(),
+            b.nums("disturbed_rounds").unwrap(),
+        );
+        for (r, d) in r.iter().zip(&d) {
+            assert!(r.unwrap() >= least && d.unwrap() <= r.unwrap(), "{block}");
+        }
+    }
+    let d = f.block("disturbance").unwrap();
+    assert_eq!(
+        d.texts("result").unwrap(),
+        ["variants", "mispredict", "patterns"]
+    );
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.block("key_figures").is_some());
 }

@@ -14,13 +14,16 @@
 //! numbers say. The two sums of trap one are the first functions; the clock probe and the
 //! core-clock estimate live in the shared library (`measure::clock`, `Experiment::core_clock`).
 
-use measure::clock::{self, now_ns};
+use measure::clock::{self, CoreClock, now_ns};
 use measure::data::{Block, Value, meta};
+use measure::disturb::{Load, Probe, Tally, Window};
 use measure::fmt::{grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
+use measure::rounds::{self, Step, Timed, Want};
+use measure::run::Experiment;
 use measure::schema::clock_probe::key;
-use measure::show::{self, how_to_read};
+use measure::show::{how_to_read, marked};
 use measure::stats::{Summary, sorted_but_largest};
 
 /// 1M `i32`: the 4 MiB array of the appendix's traps one and three.
@@ -55,48 +58,18 @@ fn main() {
         &[]
     );
     let quick = exp.args.quick;
-    exp.pin_main_thread();
+    let core = exp.pin_main_thread().map(|p| p.requested);
 
     // == 1. The machine's numbers were printed by start!, each with its source.
     exp.section("1. this machine's numbers (read by the program itself, printed above)");
-    let disagree: usize = exp
-        .facts
-        .caches
-        .iter()
-        .map(|c| c.size.disagreements().len())
-        .sum();
-    let unknown = exp
-        .facts
-        .caches
-        .iter()
-        .filter(|c| c.size.value.is_none())
-        .count();
-    let mut say = vec![
-        "every value above names its source: sysfs first, then the CPU itself (CPUID), then \
-         glibc's sysconf."
-            .to_string(),
-    ];
-    say.push(if disagree == 0 {
-        "Here the sources that answered agree on every cache size.".into()
-    } else {
-        format!(
-            "The {} marked ! {} where they disagree and which value is used: a program that \
-             asks only sysconf, as the appendix's C program does, would use another.",
-            if disagree == 1 { "line" } else { "lines" },
-            if disagree == 1 { "shows" } else { "show" }
-        )
-    });
-    if unknown > 0 || exp.facts.caches.is_empty() {
-        say.push("A size no source reports is printed as unknown, never as 0 bytes.".into());
-    }
-    how_to_read(&say);
+    how_to_read(&facts_verdict(&exp.facts));
 
     // == 2. Resolution: what the clocks claim.
     exp.section("2. clock resolution: what the clocks claim");
-    let probe = clock::probe(
-        if quick { 10 } else { 41 },
-        if quick { 20_000 } else { 100_000 },
-    );
+    // Batches of 10,000 readings (about 0.2 ms): short enough to fit between two preemptions.
+    let (batches, per_batch) = if quick { (21, 5_000) } else { (101, 10_000) };
+    let window = Window::open(core);
+    let probe = clock::probe(batches, per_batch);
     let mut res = Block::new(
         measure::schema::clock_probe::clock_resolution::BLOCK,
         measure::schema::clock_probe::clock_resolution::COLUMNS,
@@ -120,8 +93,8 @@ fn main() {
 
     // == 3. Cost: what one reading takes, and the smallest step two readings show.
     exp.section("3. the cost of reading the clock (median of batches, min..max)");
-    let g = probe.gettime_cost_ns;
-    let i = probe.instant_cost_ns;
+    let cost = reading_cost(&probe, &claims, window.close());
+    let (g, i) = (&cost.gettime, &cost.instant);
     println!(
         "  clock_gettime(MONOTONIC) : {:6.1} ns  ({:.1} .. {:.1})",
         g.median, g.min, g.max
@@ -132,48 +105,49 @@ fn main() {
     );
     println!(
         "  smallest step two back-to-back readings show : {:.1} ns",
-        probe.min_step_ns
+        cost.min_step_ns
     );
-    let floor = probe.min_step_ns.max(g.median);
-    let claimed = claims.iter().min().copied();
-    how_to_read(&[format!(
-        "a reading costs {:.0} ns and the smallest step is {:.0} ns{}, so nothing shorter than \
-         about {floor:.0} ns is measured once: a timed batch must last at least {:.1} us for \
-         the clock's step to be under 1% of it. Every experiment repeats and divides.",
-        g.median,
-        probe.min_step_ns,
-        claimed.map_or(String::new(), |c| format!(" (the claim was {c} ns)")),
-        floor * 100.0 / 1000.0
-    )]);
-    show::summaries(
+    measure::fmt::say(
+        &format!(
+            "({} batches of {per_batch} readings of each kind, interleaved; up to {} extra \
+             batches when batches are disturbed)",
+            cost.tallies[0].rounds,
+            2 * batches
+        ),
+        "  ",
+    );
+    how_to_read(&cost_verdict(&cost));
+    summary_block(
         measure::schema::clock_probe::clock_cost::BLOCK,
         measure::schema::clock_probe::clock_cost::COLUMNS,
-        &[("clock_gettime", &g), ("instant_now", &i)],
+        &[
+            ("clock_gettime", g, cost.tallies[0]),
+            ("instant_now", i, cost.tallies[1]),
+        ],
     )
     .print();
-    meta("clock_min_step_ns", probe.min_step_ns);
+    exp.disturbance(measure::schema::clock_probe::clock_cost::BLOCK, &cost.tally);
+    meta("clock_min_step_ns", cost.min_step_ns);
     exp.key_figure(key::CLOCK_READ, g.median, "ns");
-    exp.key_figure("clock_step", probe.min_step_ns, "ns");
+    exp.key_figure("clock_step", cost.min_step_ns, "ns");
 
     // == Beyond the appendix: the core clock, so later figures can show cycles.
     exp.section("core clock estimate (beyond the appendix)");
-    let cc = exp.core_clock();
-    if let Some(cycles) = cc.cycles(g.median) {
-        how_to_read(&[format!(
-            "one clock reading is about {cycles:.0} cycles at this estimate. It assumes one \
-             dependent addition per cycle, true of every current x86-64 and Arm core; the \
-             other experiments print cycles with it."
-        )]);
-    }
+    let window = Window::open(core);
+    let mut cc = exp.core_clock();
+    cc.tally = cc.tally.with_load(window.close());
+    how_to_read(&core_clock_verdict(&cc, g.median));
+    exp.disturbance("core_clock", &cc.tally);
     exp.key_figure("core_clock", cc.ghz, "GHz");
 
     // == 4. Trap one: the optimiser removes what you meant to measure.
     exp.section("4. trap one: the optimiser removes what you meant to measure");
-    trap_one(&mut exp, floor, if quick { 5 } else { 20 });
+    let floor = cost.floor();
+    trap_one(&mut exp, floor, if quick { 11 } else { 21 }, core);
 
     // == 5. Trap two: the first round is slow.
     exp.section("5. trap two: the first round is slow (first touch of fresh memory)");
-    trap_two(&mut exp, if quick { 3 } else { 7 });
+    trap_two(&mut exp, if quick { 3 } else { 7 }, core);
 
     // == 6. Trap three: one interruption drags the mean.
     exp.section("6. trap three: one interruption drags the mean");
@@ -182,40 +156,181 @@ fn main() {
     exp.finish();
 }
 
-/// Trap one: the same sum, its result discarded or used, over N and ten times N elements
-/// (the appendix's rule "multiply the input by ten and see whether the time follows").
-/// `floor` is the shortest time one reading can show.
-fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
+/// What section 1 says about the machine's numbers: their sources, and whether they agree.
+fn facts_verdict(facts: &measure::facts::MachineFacts) -> Vec<String> {
+    let disagree: usize = facts
+        .caches
+        .iter()
+        .map(|c| c.size.disagreements().len())
+        .sum();
+    let unknown = facts
+        .caches
+        .iter()
+        .filter(|c| c.size.value.is_none())
+        .count();
+    let mut say = vec![
+        "every value above names its source: sysfs first, then the CPU itself (CPUID), then \
+         glibc's sysconf."
+            .to_string(),
+    ];
+    say.push(if disagree == 0 {
+        "Here the sources that answered agree on every cache size.".into()
+    } else {
+        format!(
+            "The {} marked ! {} where they disagree and which value is used: a program that \
+             asks only sysconf, as the appendix's C program does, would use another.",
+            if disagree == 1 { "line" } else { "lines" },
+            if disagree == 1 { "shows" } else { "show" }
+        )
+    });
+    if unknown > 0 || facts.caches.is_empty() {
+        say.push("A size no source reports is printed as unknown, never as 0 bytes.".into());
+    }
+    say
+}
+
+/// Section 3's result: what one reading of each clock costs, the smallest step, and the
+/// batches behind them.
+struct Cost {
+    gettime: Summary,
+    instant: Summary,
+    min_step_ns: f64,
+    /// The smallest resolution a clock claimed, if any did.
+    claimed: Option<u64>,
+    /// The batches of each kind, `clock_gettime` then `Instant::now()`.
+    tallies: [Tally; 2],
+    tally: Tally,
+}
+
+impl Cost {
+    /// The shortest time one reading can show: the step or the cost, whichever is larger.
+    fn floor(&self) -> f64 {
+        self.min_step_ns.max(self.gettime.median)
+    }
+}
+
+/// Section 3's result from the clock probe, with the load around its batches.
+fn reading_cost(probe: &clock::ClockReport, claims: &[u64], load: Load) -> Cost {
+    let tallies = [0, 1].map(|k| probe.batches[k].tally().with_load(load));
+    Cost {
+        gettime: probe.gettime_cost_ns,
+        instant: probe.instant_cost_ns,
+        min_step_ns: probe.min_step_ns,
+        claimed: claims.iter().min().copied(),
+        tallies,
+        tally: rounds::tally(&probe.batches).with_load(load),
+    }
+}
+
+/// What section 3's numbers say; provisional when its batches were disturbed.
+fn cost_verdict(c: &Cost) -> Vec<String> {
+    let floor = c.floor();
+    let s = format!(
+        "a reading costs {:.0} ns and the smallest step is {:.0} ns{}, so nothing shorter than \
+         about {floor:.0} ns is measured once: a timed batch must last at least {:.1} us for \
+         the clock's step to be under 1% of it. Every experiment repeats and divides.",
+        c.gettime.median,
+        c.min_step_ns,
+        c.claimed
+            .map_or(String::new(), |c| format!(" (the claim was {c} ns)")),
+        floor * 100.0 / 1000.0
+    );
+    marked(&c.tally, false, vec![s])
+}
+
+/// A block of labelled summaries, one row a label: `[label, median, min, max, rounds,
+/// disturbed_rounds]`.
+fn summary_block(name: &str, columns: &[&str], rows: &[(&str, &Summary, Tally)]) -> Block {
+    let mut b = Block::new(name, columns);
+    for (label, s, t) in rows {
+        let mut row: Vec<Value> = vec![(*label).into()];
+        row.extend(median_min_max(Some(s)));
+        row.extend([t.rounds.into(), t.disturbed.into()]);
+        b.row(row);
+    }
+    b
+}
+
+/// What the core-clock estimate says about one clock reading of `read_ns`; provisional when
+/// its chains were disturbed.
+fn core_clock_verdict(cc: &CoreClock, read_ns: f64) -> Vec<String> {
+    let say: Vec<String> = cc
+        .cycles(read_ns)
+        .map(|cycles| {
+            format!(
+                "one clock reading is about {cycles:.0} cycles at this estimate. It assumes one \
+                 dependent addition per cycle, true of every current x86-64 and Arm core; the \
+                 other experiments print cycles with it."
+            )
+        })
+        .into_iter()
+        .collect();
+    marked(&cc.tally, false, say)
+}
+
+/// Trap one's result: the two sums (discarded, used) at the two sizes (N/10, N).
+struct TrapOne {
+    /// `[size][discarded, used]`.
+    s: [[Summary; 2]; 2],
+    tallies: [[Tally; 2]; 2],
+    tally: Tally,
+    /// The shortest time one reading can show.
+    floor: f64,
+}
+
+impl TrapOne {
+    /// How many times longer ten times the input took, `[discarded, used]`.
+    fn grew(&self) -> [f64; 2] {
+        [0, 1].map(|v| self.s[1][v].median / self.s[0][v].median.max(1.0))
+    }
+    /// The used sum over the discarded one at N elements.
+    fn ratio(&self) -> f64 {
+        self.s[1][1].median / self.s[1][0].median.max(1.0)
+    }
+}
+
+/// Trap one: the same sum, its result discarded or used, over N/10 and N elements (the
+/// appendix's rule "multiply the input by ten and see whether the time follows"), the four
+/// interleaved: discarded N/10, used N/10, discarded N, used N. `floor` is the shortest time
+/// one reading can show.
+fn trap_one(exp: &mut Experiment, floor: f64, clean: usize, core: Option<usize>) {
     let a: Vec<i32> = (0..NA as i32).collect();
     let sizes = [NA / 10, NA];
-    clock_probe_sum_discarded(black_box(&a));
-    black_box(clock_probe_sum_kept(black_box(&a)));
-    // [size][discarded, used]: interleaved, discarded N, used N, discarded 10N, used 10N, ...
-    let mut t: [[Vec<f64>; 2]; 2] = Default::default();
-    let mut total: i64 = 0;
-    for _ in 0..reps {
-        for (k, &n) in sizes.iter().enumerate() {
-            let part = &a[..n];
-            let (d, ()) = clock::time_ns(|| clock_probe_sum_discarded(black_box(part)));
-            t[k][0].push(d);
+    let sum_of = |n: usize| (n as i64 - 1) * n as i64 / 2;
+    let window = Window::open(core);
+    let t = rounds::interleaved(&mut Probe::new(), &Want::new(clean), 4, |step| {
+        let (Step::Warm(v) | Step::Time(v)) = step;
+        let part = &a[..sizes[v / 2]];
+        if v % 2 == 0 {
+            clock::time_ns(|| clock_probe_sum_discarded(black_box(part))).0
+        } else {
             let (u, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(part)));
-            t[k][1].push(u);
-            total = total.wrapping_add(s);
+            assert_eq!(s, sum_of(part.len()), "the used sums must be right");
+            u
         }
-    }
-    let expect: i64 = sizes
-        .iter()
-        .map(|&n| (n as i64 - 1) * n as i64 / 2)
-        .sum::<i64>()
-        * reps as i64;
-    assert_eq!(total, expect, "the used sums must be right");
-    let s: Vec<[Summary; 2]> = t
-        .iter()
-        .map(|v| v.each_ref().map(|x| Summary::of(x).expect("reps > 0")))
-        .collect();
+    });
+    let load = window.close();
+    let r = TrapOne {
+        s: [0, 1].map(|k| [0, 1].map(|v| t[2 * k + v].summary().expect("rounds"))),
+        tallies: [0, 1].map(|k| [0, 1].map(|v| t[2 * k + v].tally().with_load(load))),
+        tally: rounds::tally(&t).with_load(load),
+        floor,
+    };
     println!(
-        "  the same sum of i32, its result discarded or used; median of {reps} rounds (min..max):"
+        "  the same sum of i32, its result discarded or used; median of {} clean rounds \
+         (min..max):",
+        r.s[1][1].n
     );
+    trap_one_table(&r, sizes);
+    how_to_read(&trap_one_verdict(&r));
+    trap_one_blocks(&r, sizes);
+    exp.disturbance(measure::schema::clock_probe::times_ten::BLOCK, &r.tally);
+    exp.key_figure("discarded_vs_used", r.ratio(), "x");
+    exp.key_figure("used_times_ten", r.grew()[1], "x");
+}
+
+/// Trap one's table for people.
+fn trap_one_table(r: &TrapOne, sizes: [usize; 2]) {
     println!(
         "  {:<10} {:>26} {:>30} {:>9}",
         "ns",
@@ -231,6 +346,18 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
             grouped(x.max.round() as u64)
         )
     };
+    for (v, name) in ["discarded", "used"].iter().enumerate() {
+        println!(
+            "  {name:<10} {:>26} {:>30} {:>8.1}x",
+            ns(&r.s[0][v]),
+            ns(&r.s[1][v]),
+            r.grew()[v]
+        );
+    }
+}
+
+/// Trap one's blocks: `trap_one` (N elements) and `times_ten` (both sizes).
+fn trap_one_blocks(r: &TrapOne, sizes: [usize; 2]) {
     let mut t1 = Block::new(
         measure::schema::clock_probe::trap_one::BLOCK,
         measure::schema::clock_probe::trap_one::COLUMNS,
@@ -239,30 +366,35 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
         measure::schema::clock_probe::times_ten::BLOCK,
         measure::schema::clock_probe::times_ten::COLUMNS,
     );
-    let mut grew = [0.0; 2];
     for (v, name) in ["discarded", "used"].iter().enumerate() {
-        let (small, big) = (&s[0][v], &s[1][v]);
-        grew[v] = big.median / small.median.max(1.0);
-        println!(
-            "  {name:<10} {:>26} {:>30} {:>8.1}x",
-            ns(small),
-            ns(big),
-            grew[v]
-        );
+        let big = &r.s[1][v];
         let mut row: Vec<Value> = vec![(*name).into()];
         row.extend(median_min_max(Some(big)));
         row.push((big.median / NA as f64).into());
+        row.extend([
+            r.tallies[1][v].rounds.into(),
+            r.tallies[1][v].disturbed.into(),
+        ]);
         t1.row(row);
-        for ((n, x), times) in sizes.iter().zip([small, big]).zip(["1x", "10x"]) {
-            let mut row: Vec<Value> = vec![(*name).into(), (*n).into()];
-            row.extend(median_min_max(Some(x)));
+        for (k, times) in ["1x", "10x"].iter().enumerate() {
+            let mut row: Vec<Value> = vec![(*name).into(), sizes[k].into()];
+            row.extend(median_min_max(Some(&r.s[k][v])));
             row.push(format!("{name}_{times}").into());
+            row.extend([
+                r.tallies[k][v].rounds.into(),
+                r.tallies[k][v].disturbed.into(),
+            ]);
             x10.row(row);
         }
     }
-    let (d, k) = (s[1][0], s[1][1]);
-    let ratio = k.median / d.median.max(1.0);
-    let mut say = vec![if d.median.max(s[0][0].median) <= floor * 2.0 {
+    t1.print();
+    x10.print();
+}
+
+/// What trap one's numbers say; provisional when its rounds were disturbed.
+fn trap_one_verdict(r: &TrapOne) -> Vec<String> {
+    let (d, grew, ratio) = (r.s[1][0], r.grew(), r.ratio());
+    let mut say = vec![if d.median.max(r.s[0][0].median) <= r.floor * 2.0 {
         format!(
             "the discarded sum took no longer than two clock readings ({:.0} ns) at either size: \
              it never ran. The compiler deleted a loop whose value nobody uses; a result that \
@@ -292,88 +424,147 @@ fn trap_one(exp: &mut measure::run::Experiment, floor: f64, reps: usize) {
         "At {} elements the used sum took {ratio:.0}x the discarded one (checksum verified).",
         grouped(NA as u64)
     ));
-    how_to_read(&say);
-    t1.print();
-    x10.print();
-    exp.key_figure("discarded_vs_used", ratio, "x");
-    exp.key_figure("used_times_ten", grew[1], "x");
+    marked(&r.tally, false, say)
+}
+
+/// Trap two's result: the first and the second fill of fresh 4 MiB mappings.
+struct TrapTwo {
+    first: Timed,
+    second: Timed,
+    /// 4 KiB pages (or the machine's page size) in one mapping.
+    pages: usize,
+    tally: Tally,
 }
 
 /// Trap two: fill a fresh 4 MiB mapping twice; the first fill pays a page fault per page.
-fn trap_two(exp: &mut measure::run::Experiment, buffers: usize) {
+/// A fill cannot be cut short (first touch is the subject), so each keeps its length and is
+/// judged by its evidence: the page faults are this thread's own kernel time, not
+/// disturbance, while another task taking the core is. Nothing is warmed up: that would
+/// remove what the trap shows.
+fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
     let bytes = NA * 4;
-    let mut first = Vec::new();
-    let mut second = Vec::new();
-    let mut refused = false;
-    for _ in 0..buffers {
-        let Ok(r) = Region::new(bytes) else {
-            println!("  skipped: a fresh 4 MiB mapping could not be made");
-            break;
+    let (mut region, mut refused, mut failed) = (None::<Region>, false, false);
+    let window = Window::open(core);
+    let want = Want::new(buffers).budget(50_000_000);
+    let t = rounds::interleaved(&mut Probe::new(), &want, 2, |step| {
+        let Step::Time(v) = step else { return 0.0 };
+        if v == 0 || region.is_none() {
+            region = Region::new(bytes).ok();
+            // Small pages, so the first touch costs one fault per 4 KiB page as in the appendix.
+            refused |= region
+                .as_ref()
+                .is_some_and(|r| r.advise(HugeAdvice::NoHuge).is_err());
+        }
+        let Some(r) = &region else {
+            failed = true;
+            return f64::NAN;
         };
-        // Small pages, so the first touch costs one fault per 4 KiB page as in the appendix.
-        refused |= r.advise(HugeAdvice::NoHuge).is_err();
-        let p = r.as_ptr();
-        let fill = |v: u8| {
-            let t0 = now_ns();
-            // SAFETY: the region is `bytes` long (rounded up) and writable.
-            unsafe { std::ptr::write_bytes(p, v, bytes) };
-            let t = (now_ns() - t0) as f64;
-            // Read a byte afterwards so the fill has a use and cannot be deleted (trap one again).
-            // SAFETY: inside the region.
-            black_box(unsafe { p.add(bytes / 2).read_volatile() });
-            t
-        };
-        first.push(fill(1));
-        second.push(fill(2));
+        fill(r.as_ptr(), bytes, v as u8 + 1)
+    });
+    let load = window.close();
+    if failed {
+        println!("  skipped: a fresh 4 MiB mapping could not be made");
+        return;
     }
     if refused {
         println!("  (MADV_NOHUGEPAGE refused: the kernel's default page size was used)");
     }
-    let (Some(f), Some(s)) = (Summary::of(&first), Summary::of(&second)) else {
-        return;
+    let [first, second]: [Timed; 2] = t.try_into().expect("two variants");
+    let r = TrapTwo {
+        tally: rounds::tally([&first, &second]).with_load(load),
+        pages: bytes / exp.facts.page_size.unwrap_or(4096) as usize,
+        first,
+        second,
     };
-    let pages = bytes / exp.facts.page_size.unwrap_or(4096) as usize;
+    let (f, s) = (summary(&r.first), summary(&r.second));
     println!(
         "  filling the same 4 MiB, first  : {:>10.0} ns  (median of {} fresh buffers)",
         f.median, f.n
     );
     println!("                          second : {:>10.0} ns", s.median);
+    how_to_read(&trap_two_verdict(&r));
+    summary_block(
+        measure::schema::clock_probe::trap_two::BLOCK,
+        measure::schema::clock_probe::trap_two::COLUMNS,
+        &[
+            ("first", &f, r.first.tally()),
+            ("second", &s, r.second.tally()),
+        ],
+    )
+    .print();
+    exp.disturbance(measure::schema::clock_probe::trap_two::BLOCK, &r.tally);
+    exp.key_figure("first_vs_second_fill", f.median / s.median, "x");
+}
+
+/// Writes `v` over `bytes` at `p` and returns the nanoseconds it took.
+fn fill(p: *mut u8, bytes: usize, v: u8) -> f64 {
+    let t0 = now_ns();
+    // SAFETY: the caller's region is `bytes` long (rounded up) and writable.
+    unsafe { std::ptr::write_bytes(p, v, bytes) };
+    let t = (now_ns() - t0) as f64;
+    // Read a byte afterwards so the fill has a use and cannot be deleted (trap one again).
+    // SAFETY: inside the region.
+    black_box(unsafe { p.add(bytes / 2).read_volatile() });
+    t
+}
+
+/// The summary of a variant's clean rounds (every round if none was clean).
+fn summary(t: &Timed) -> Summary {
+    t.summary().expect("every variant has rounds")
+}
+
+/// What trap two's numbers say; provisional when another task took the core during the fills.
+fn trap_two_verdict(r: &TrapTwo) -> Vec<String> {
+    let (f, s) = (summary(&r.first), summary(&r.second));
     let factor = f.median / s.median;
-    // Every first-fill buffer slower than every second fill but the slowest (one interrupted
-    // fill is tolerated when there are three or more): the first touch cost something.
-    let second_high = sorted_but_largest(&second).last().copied().unwrap_or(s.max);
-    how_to_read(&[if f.min > second_high {
+    // Every first fill slower than every second fill but the slowest (one interrupted fill is
+    // tolerated when there are three or more): the first touch cost something.
+    let second_high = sorted_but_largest(&r.second.used())
+        .last()
+        .copied()
+        .unwrap_or(s.max);
+    let say = if f.min > second_high {
         format!(
             "the first fill took {factor:.1}x the second: it paid for the kernel attaching \
-             {pages} pages one by one, about {:.0} ns each. Warm up before measuring, and discard \
+             {} pages one by one, about {:.0} ns each. Warm up before measuring, and discard \
              the warm-up.",
-            (f.median - s.median) / pages as f64
+            r.pages,
+            (f.median - s.median) / r.pages as f64
         )
     } else {
         format!(
             "the first fill took {factor:.2}x the second, and the two overlap: no first-touch \
              cost showed in this run, so there was nothing here for a warm-up to remove."
         )
-    }]);
-    show::summaries(
-        measure::schema::clock_probe::trap_two::BLOCK,
-        measure::schema::clock_probe::trap_two::COLUMNS,
-        &[("first", &f), ("second", &s)],
-    )
-    .print();
-    exp.key_figure("first_vs_second_fill", factor, "x");
+    };
+    marked(&r.tally, false, vec![say])
+}
+
+/// Trap three's result: every round of one 256 KiB sum, each with whether it carried
+/// evidence of another task or the host taking the core.
+struct TrapThree {
+    samples: Vec<f64>,
+    disturbed: Vec<bool>,
 }
 
 /// Trap three: many rounds of one 256 KiB sum; the minimum, median, mean, p99 and maximum.
-fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
+/// Every round is kept, disturbed or not, and no round is added: an interruption dragging the
+/// mean is what this trap shows, so its reading is never "provisional" for it. Instead each
+/// round's evidence is recorded (the `disturbed_rounds` column of `trap_three_samples`) and
+/// the reading says how many of the slow rounds were another task's doing.
+fn trap_three(exp: &mut Experiment, rounds: usize) {
     let a: Vec<i32> = (0..(NA >> 4) as i32).collect();
-    let mut samples = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let (t, s) = clock::time_ns(|| clock_probe_sum_kept(black_box(&a)));
-        black_box(s);
-        samples.push(t);
-    }
-    let s = Summary::of(&samples).expect("rounds > 0");
+    let probe = Probe::new();
+    let (samples, disturbed) = (0..rounds)
+        .map(|_| {
+            let ((t, s), e) =
+                probe.watch(|| clock::time_ns(|| clock_probe_sum_kept(black_box(&a))));
+            black_box(s);
+            (t, e.disturbed())
+        })
+        .unzip();
+    let r = TrapThree { samples, disturbed };
+    let s = Summary::of(&r.samples).expect("rounds > 0");
     println!("  {rounds} rounds of a 256 KiB sum:");
     println!("  minimum          {:>10.0} ns", s.min);
     println!(
@@ -383,14 +574,50 @@ fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
     println!("  mean             {:>10.0} ns", s.mean);
     println!("  99th percentile  {:>10.0} ns", s.p99);
     println!("  maximum          {:>10.0} ns", s.max);
+    how_to_read(&trap_three_verdict(&r));
+    let mut b = Block::new(
+        measure::schema::clock_probe::trap_three_samples::BLOCK,
+        measure::schema::clock_probe::trap_three_samples::COLUMNS,
+    );
+    for (i, (v, d)) in r.samples.iter().zip(&r.disturbed).enumerate() {
+        b.row(vec![
+            i.into(),
+            (*v).into(),
+            1.into(),
+            usize::from(*d).into(),
+        ]);
+    }
+    b.print();
+    let mut t3s = Block::new(
+        measure::schema::clock_probe::trap_three_summary::BLOCK,
+        measure::schema::clock_probe::trap_three_summary::COLUMNS,
+    );
+    for (n, v) in [
+        ("min", s.min),
+        ("median", s.median),
+        ("mean", s.mean),
+        ("p99", s.p99),
+        ("max", s.max),
+    ] {
+        t3s.row(vec![n.into(), v.into()]);
+    }
+    t3s.print();
+    exp.key_figure("mean_over_median", s.mean_over_median(), "x");
+}
+
+/// What trap three's numbers say. Never marked provisional: interruptions are its subject
+/// (see [`trap_three`]); the rounds that carry evidence of one are counted instead.
+fn trap_three_verdict(r: &TrapThree) -> Vec<String> {
+    let s = Summary::of(&r.samples).expect("rounds > 0");
     let mm = s.mean_over_median();
-    let slow = samples.iter().filter(|&&x| x > 1.5 * s.median).count();
+    let slow: Vec<bool> = r.samples.iter().map(|&x| x > 1.5 * s.median).collect();
+    let n_slow = slow.iter().filter(|&&x| x).count();
     let mut say = vec![if mm > 1.02 {
         format!(
             "the mean sits {:.1}% above the median: {} dragged it; the median barely moved.",
             (mm - 1.0) * 100.0,
-            if slow > 0 {
-                format!("{slow} slow round(s) (over 1.5x the median)")
+            if n_slow > 0 {
+                format!("{n_slow} slow round(s) (over 1.5x the median)")
             } else {
                 "the slower rounds, none over 1.5x the median,".to_string()
             }
@@ -408,31 +635,149 @@ fn trap_three(exp: &mut measure::run::Experiment, rounds: usize) {
             s.max / s.median
         )
     }];
+    let seen = r.disturbed.iter().filter(|&&d| d).count();
+    if seen > 0 {
+        let slow_seen = slow
+            .iter()
+            .zip(&r.disturbed)
+            .filter(|(s, d)| **s && **d)
+            .count();
+        say.push(format!(
+            "{seen} of the {} rounds {} evidence that another task or the host took the core \
+             meanwhile ({slow_seen} of the {n_slow} slow ones): interruptions of exactly this \
+             kind.",
+            r.samples.len(),
+            if seen == 1 { "carries" } else { "carry" }
+        ));
+    }
     say.push(format!(
         "The median with min ({:.0}) and max ({:.0}) beside it is what every experiment \
          reports; in code with a deadline the maximum is the design figure.",
         s.min, s.max
     ));
-    how_to_read(&say);
-    show::series(
-        measure::schema::clock_probe::trap_three_samples::BLOCK,
-        measure::schema::clock_probe::trap_three_samples::COLUMNS,
-        &samples,
-    )
-    .print();
-    let mut t3s = Block::new(
-        measure::schema::clock_probe::trap_three_summary::BLOCK,
-        measure::schema::clock_probe::trap_three_summary::COLUMNS,
-    );
-    for (n, v) in [
-        ("min", s.min),
-        ("median", s.median),
-        ("mean", s.mean),
-        ("p99", s.p99),
-        ("max", s.max),
-    ] {
-        t3s.row(vec![n.into(), v.into()]);
+    say
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::disturb::Evidence;
+
+    /// 40 rounds: quiet, or 12 disturbed with half a core of other work on core 1.
+    fn tally(disturbed: bool) -> Tally {
+        let x = |v: f64| Some(if disturbed { v } else { 0.0 });
+        Tally {
+            rounds: 40,
+            disturbed: if disturbed { 12 } else { 0 },
+            load: Some(Load {
+                core: Some(1),
+                on_core: x(0.5),
+                steal: Some(0.0),
+                elsewhere: x(1.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
     }
-    t3s.print();
-    exp.key_figure("mean_over_median", mm, "x");
+
+    fn s(m: f64) -> Summary {
+        Summary::of(&[m * 0.99, m, m * 1.01]).unwrap()
+    }
+
+    /// Rounds of `values`, every one clean.
+    fn timed(values: &[f64]) -> Timed {
+        let mut t = Timed::default();
+        for &v in values {
+            t.push(v, Evidence::default());
+        }
+        t
+    }
+
+    /// The readings of sections 3 to 5 from synthetic results.
+    fn readings(disturbed: bool) -> Vec<Vec<String>> {
+        let t = tally(disturbed);
+        let cost = Cost {
+            gettime: s(25.0),
+            instant: s(26.0),
+            min_step_ns: 20.0,
+            claimed: Some(1),
+            tallies: [t; 2],
+            tally: t,
+        };
+        let cc = CoreClock {
+            ghz: Some(4.0),
+            tally: t,
+            ..Default::default()
+        };
+        let one = TrapOne {
+            s: [[s(20.0), s(14_000.0)], [s(20.0), s(140_000.0)]],
+            tallies: [[t; 2]; 2],
+            tally: t,
+            floor: 25.0,
+        };
+        let two = TrapTwo {
+            first: timed(&[1.7e6, 1.8e6, 1.6e6]),
+            second: timed(&[4.6e4, 4.7e4, 4.5e4]),
+            pages: 1024,
+            tally: t,
+        };
+        vec![
+            cost_verdict(&cost),
+            core_clock_verdict(&cc, 25.0),
+            trap_one_verdict(&one),
+            trap_two_verdict(&two),
+        ]
+    }
+
+    #[test]
+    fn a_disturbed_result_never_reads_unmarked() {
+        for r in readings(true) {
+            assert!(
+                r[0].starts_with("provisional: 12 of 40 rounds were disturbed"),
+                "{r:?}"
+            );
+            assert!(r[0].contains("0.50 cores of other work on core 1"), "{r:?}");
+            // None of these reads the shared levels: contention is not named.
+            assert!(!r.iter().any(|s| s.contains("contention")), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_quiet_result_reads_without_marks() {
+        let r = readings(false);
+        for x in &r {
+            assert!(!x.iter().any(|s| s.contains("provisional")), "{x:?}");
+        }
+        assert!(r[0][0].starts_with("a reading costs 25 ns"), "{r:?}");
+        assert!(
+            r[1][0].starts_with("one clock reading is about 100 cycles"),
+            "{r:?}"
+        );
+        assert!(r[2][0].contains("it never ran"), "{r:?}");
+        assert!(
+            r[3][0].starts_with("the first fill took 37.0x the second"),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn trap_three_counts_the_interruptions_it_shows_and_is_never_provisional() {
+        let mut samples = vec![9_000.0; 50];
+        samples[7] = 2_000_000.0;
+        let mut disturbed = vec![false; 50];
+        disturbed[7] = true;
+        let r = trap_three_verdict(&TrapThree { samples, disturbed });
+        assert!(r[0].starts_with("the mean sits"), "{r:?}");
+        assert!(
+            r[1].starts_with("1 of the 50 rounds carries evidence"),
+            "{r:?}"
+        );
+        assert!(r[1].contains("(1 of the 1 slow ones)"), "{r:?}");
+        assert!(!r.iter().any(|s| s.contains("provisional")), "{r:?}");
+        let quiet = trap_three_verdict(&TrapThree {
+            samples: vec![9_000.0; 50],
+            disturbed: vec![false; 50],
+        });
+        assert!(!quiet.iter().any(|s| s.contains("evidence")), "{quiet:?}");
+    }
 }

@@ -44,6 +44,28 @@ fn quick_run_parses_and_reports_every_section() {
     // Trap three: 51 samples in a quick run, and the summary is ordered.
     let samples = f.block("trap_three_samples").unwrap();
     assert_eq!(samples.rows.len(), 51);
+    // Every timed row carries its rounds (a trap-three sample is one round); trap three has no
+    // row in the disturbance block, since interruptions are what it shows.
+    for (block, least) in [
+        ("clock_cost", 21.0),
+        ("trap_one", 11.0),
+        ("times_ten", 11.0),
+        ("trap_two", 3.0),
+        ("trap_three_samples", 1.0),
+    ] {
+        let b = f.block(block).unwrap();
+        let (r, d) = (
+            b.nums("rounds").unwrap(),
+            b.nums("disturbed_rounds").unwrap(),
+        );
+        for (r, d) in r.iter().zip(&d) {
+            assert!(r.unwrap() >= least && d.unwrap() <= r.unwrap(), "{block}");
+        }
+    }
+    assert_eq!(
+        f.block("disturbance").unwrap().texts("result").unwrap(),
+        ["clock_cost", "core_clock", "times_ten", "trap_two"]
+    );
     let s = f.block("trap_three_summary").unwrap().nums("ns").unwrap();
     let (min, median, max) = (s[0].unwrap(), s[1].unwrap(), s[4].unwrap());
     assert!(min <= median && median <= max);

@@ -8,8 +8,14 @@ use crate::switch::GCC_PLACEMENT;
 use crate::timing::{DOTS, Denormals, Operations, PerElement, Widths};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
+use measure::disturb::Tally;
 use measure::fmt::{median_min_max, wrap_to};
 use measure::stats::Summary;
+
+/// A row's last two cells: its rounds and how many of them were disturbed.
+fn evidence(t: &Tally) -> [Value; 2] {
+    [t.rounds.into(), t.disturbed.into()]
+}
 
 /// "0.127 (0.126..0.140)": a median with its range, three decimals.
 fn cell(s: &Summary) -> String {
@@ -137,14 +143,18 @@ pub fn denormal_table(d: &Denormals) {
         measure::schema::fp_cost::denormal::BLOCK,
         measure::schema::fp_cost::denormal::COLUMNS,
     );
-    for (values, mode, s) in [
+    for ((values, mode, s), t) in [
         ("normal", "off", Some(d.normal_off)),
         ("denormal", "off", Some(d.denormal_off)),
         ("normal", "on", d.normal_on),
         ("denormal", "on", d.denormal_on),
-    ] {
+    ]
+    .into_iter()
+    .zip(&d.tallies)
+    {
         let mut r: Vec<Value> = vec![values.into(), mode.into()];
         r.extend(median_min_max(s.as_ref()));
+        r.extend(evidence(t));
         b.row(r);
     }
     b.print();
@@ -186,7 +196,7 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
         measure::schema::fp_cost::width::BLOCK,
         measure::schema::fp_cost::width::COLUMNS,
     );
-    for (dot, t) in DOTS.iter().zip(&w.times) {
+    for ((dot, t), tally) in DOTS.iter().zip(&w.times).zip(&w.tallies) {
         let mut r: Vec<Value> = vec![
             format!("{}_{}", dot.ty, dot.order).into(),
             dot.ty.into(),
@@ -194,6 +204,7 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
             shapes.of(dot.symbol).into(),
         ];
         r.extend(median_min_max(Some(t)));
+        r.extend(evidence(tally));
         b.row(r);
     }
     b.print();
@@ -235,6 +246,7 @@ pub fn per_element_table(
         r.extend(median_min_max(Some(&p.ops[k])));
         r.push(vs.into());
         r.push(format!("{array}_{name}").into());
+        r.extend(evidence(&p.op_tallies[k]));
         block.row(r);
     }
 }
@@ -248,7 +260,7 @@ pub fn placements(p: &PerElement) {
         measure::schema::fp_cost::placement::BLOCK,
         measure::schema::fp_cost::placement::COLUMNS,
     );
-    for (at, t) in &p.placements {
+    for ((at, t), tally) in p.placements.iter().zip(&p.placement_tallies) {
         let gcc = *at == GCC_PLACEMENT;
         head.push_str(&format!(
             "{:>9}",
@@ -261,6 +273,7 @@ pub fn placements(p: &PerElement) {
         row.push_str(&format!("{:>9.3}", t.median));
         let mut r: Vec<Value> = vec![(*at as u64).into(), measure::fmt::yes_no(gcc).into()];
         r.extend(median_min_max(Some(t)));
+        r.extend(evidence(tally));
         b.row(r);
     }
     println!("{head}\n{row}");
@@ -315,6 +328,7 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         r.extend([t.alone.into(), t.alone.and_then(|a| cc.cycles(a)).into()]);
         r.extend(median_min_max(Some(&t.throughput)));
         r.extend([cc.cycles(t.throughput.median).into(), shape.into()]);
+        r.extend(evidence(&t.tally));
         b.row(r);
     }
     b.print();

@@ -40,6 +40,22 @@ fn a_quick_run_prints_every_block() {
         assert!(med[2].is_some() && med[3].is_some());
     }
 
+    // Every timed row carries its rounds: at least the 11 clean ones a quick run asks for.
+    for block in ["denormal", "width", "per_element", "ops"] {
+        let b = f.block(block).unwrap();
+        let (r, d) = (
+            b.nums("rounds").unwrap(),
+            b.nums("disturbed_rounds").unwrap(),
+        );
+        for (r, d) in r.iter().zip(&d) {
+            assert!(r.unwrap() >= 11.0 && d.unwrap() <= r.unwrap(), "{block}");
+        }
+    }
+    let results = f.block("disturbance").unwrap().texts("result").unwrap();
+    for r in ["denormal", "width", "per_element", "ops"] {
+        assert!(results.iter().any(|x| x == r), "{results:?}");
+    }
+
     let w = f.block("width").unwrap();
     assert_eq!(
         w.texts("variant").unwrap(),

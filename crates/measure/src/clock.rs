@@ -100,6 +100,9 @@ pub struct ClockReport {
     pub instant_cost_ns: Summary,
     /// The smallest non-zero difference between two consecutive [`now_ns`] readings.
     pub min_step_ns: f64,
+    /// The batches behind the two costs, `clock_gettime` then `Instant::now()`, each with
+    /// its evidence of disturbance ([`reading_costs`]); the costs come from the clean ones.
+    pub batches: Vec<crate::rounds::Timed>,
 }
 
 /// Measures the clock: claimed resolutions, the cost of a reading (batches of `per_batch`
@@ -119,30 +122,40 @@ pub fn probe(batches: usize, per_batch: usize) -> ClockReport {
             claimed_resolution_ns(libc::CLOCK_PROCESS_CPUTIME_ID),
         ),
     ];
-    let mut gettime = Vec::with_capacity(batches);
-    let mut instant = Vec::with_capacity(batches);
-    for round in 0..=batches {
-        // Interleave the two variants so drift hits both alike; round 0 is a discarded warm-up.
-        let t0 = now_ns();
-        for _ in 0..per_batch {
-            black_box(now_ns());
-        }
-        let t1 = now_ns();
-        for _ in 0..per_batch {
-            black_box(Instant::now());
-        }
-        let t2 = now_ns();
-        if round > 0 {
-            gettime.push((t1 - t0) as f64 / per_batch as f64);
-            instant.push((t2 - t1) as f64 / per_batch as f64);
-        }
-    }
+    let want = crate::rounds::Want::new(batches);
+    let batches = reading_costs(&mut crate::disturb::Probe::new(), &want, per_batch);
     ClockReport {
         claimed,
-        gettime_cost_ns: Summary::of(&gettime).expect("batches > 0"),
-        instant_cost_ns: Summary::of(&instant).expect("batches > 0"),
+        gettime_cost_ns: batches[0].summary().expect("batches > 0"),
+        instant_cost_ns: batches[1].summary().expect("batches > 0"),
         min_step_ns: smallest_step_ns(per_batch.max(1000)),
+        batches,
     }
+}
+
+/// The cost of one reading of `clock_gettime(CLOCK_MONOTONIC)` (variant 0) and of
+/// `Instant::now()` (variant 1), in ns: batches of `per_batch` readings, the two interleaved
+/// (so drift hits both alike) and judged by their evidence ([`crate::rounds::interleaved`]).
+pub fn reading_costs(
+    probe: &mut crate::disturb::Probe,
+    want: &crate::rounds::Want,
+    per_batch: usize,
+) -> Vec<crate::rounds::Timed> {
+    use crate::rounds::Step;
+    crate::rounds::interleaved(probe, want, 2, |step| {
+        let (Step::Warm(k) | Step::Time(k)) = step;
+        let t0 = now_ns();
+        if k == 0 {
+            for _ in 0..per_batch {
+                black_box(now_ns());
+            }
+        } else {
+            for _ in 0..per_batch {
+                black_box(Instant::now());
+            }
+        }
+        (now_ns() - t0) as f64 / per_batch as f64
+    })
 }
 
 /// The smallest non-zero difference between two back-to-back clock readings over `tries`.

@@ -446,8 +446,10 @@ impl Tally {
     /// were disturbed (...); the clean rounds give: "`, or nothing when it is not provisional.
     pub fn mark(&self) -> Option<String> {
         self.provisional().then(|| {
-            let basis = if self.disturbed_used > 0 {
+            let basis = if self.disturbed_used > 0 && self.disturbed_used == self.rounds {
                 "no round was clean, so these are disturbed rounds"
+            } else if self.disturbed_used > 0 {
+                "where a figure had no clean round its disturbed rounds stand in; the rest give"
             } else {
                 "the clean rounds give"
             };

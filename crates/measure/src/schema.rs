@@ -259,6 +259,9 @@ pub mod stride {
         FACTOR = "factor",
         FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
         USED_BYTES_PER_LINE = "used_bytes_per_line",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(stride = "stride" {
@@ -284,6 +287,9 @@ pub mod stride {
         FRESH_SPREAD = "fresh_spread",
         AGREE = "agree" [text],
         APPENDIX_VAIN_BYTES = "appendix_vain_bytes",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(stride_passes = "stride_passes" {
@@ -291,6 +297,9 @@ pub mod stride {
         PASS = "pass" [text],
         APPENDIX_NS = "appendix_ns",
         FRESH_NS = "fresh_ns",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     keys! {
@@ -368,6 +377,14 @@ pub mod clock_probe {
 
     pub const EXPERIMENT: &str = "clock_probe";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(clock_resolution = "clock_resolution" {
         CLOCK = "clock" [text],
         CLAIMED_NS = "claimed_ns",
@@ -376,12 +393,14 @@ pub mod clock_probe {
     block!(clock_cost = "clock_cost" {
         METHOD = "method" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(trap_one = "trap_one" {
         VARIANT = "variant" [text],
         ..median_min_max,
         PER_ELEMENT_NS = "per_element_ns",
+        ..evidence,
     });
 
     block!(times_ten = "times_ten" {
@@ -389,16 +408,19 @@ pub mod clock_probe {
         ELEMENTS = "elements",
         ..median_min_max,
         CASE = "case" [text],
+        ..evidence,
     });
 
     block!(trap_two = "trap_two" {
         FILL = "fill" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(trap_three_samples = "trap_three_samples" {
         ROUND = "round",
         NS = "ns",
+        ..evidence,
     });
 
     block!(trap_three_summary = "trap_three_summary" {
@@ -419,6 +441,14 @@ pub mod branch {
     /// A `#META` key a figure reads.
     pub const META_N: &str = "n";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(shape = "shape" {
         VARIANT = "variant" [text],
         SYMBOL = "symbol" [text],
@@ -437,6 +467,7 @@ pub mod branch {
         SORTED_MIN_NS = "sorted_min_ns",
         SORTED_MAX_NS = "sorted_max_ns",
         RANDOM_OVER_SORTED = "random_over_sorted",
+        ..evidence,
     });
 
     block!(mispredict = "mispredict" {
@@ -446,6 +477,7 @@ pub mod branch {
         NS_PER_MISS_LOW = "ns_per_miss_low",
         NS_PER_MISS_HIGH = "ns_per_miss_high",
         CYCLES_PER_MISS = "cycles_per_miss",
+        ..evidence,
     });
 
     block!(patterns = "patterns" {
@@ -455,6 +487,7 @@ pub mod branch {
         ..median_min_max,
         VS_ALWAYS = "vs_always",
         IMPLIED_MISS_SHARE = "implied_miss_share",
+        ..evidence,
     });
 
     keys! {
@@ -473,6 +506,14 @@ pub mod fp_cost {
     /// The column compare's translation of the book's program gives `ops` (its own loop).
     pub const APPENDIX_LOOP_NS: &str = "appendix_loop_ns";
 
+    group!(
+        /// The rounds behind a timed row, and how many of them were disturbed.
+        evidence {
+            ROUNDS = "rounds",
+            DISTURBED_ROUNDS = "disturbed_rounds",
+        }
+    );
+
     block!(shape = "shape" {
         KERNEL = "kernel" [text],
         VERDICT = "verdict" [text],
@@ -482,6 +523,7 @@ pub mod fp_cost {
         VALUES = "values" [text],
         FTZ_DAZ = "ftz_daz" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(width = "width" {
@@ -490,6 +532,7 @@ pub mod fp_cost {
         ORDER = "order" [text],
         SHAPE = "shape" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(per_element = "per_element" {
@@ -500,6 +543,7 @@ pub mod fp_cost {
         ..median_min_max,
         VS_MULTIPLY = "vs_multiply",
         CASE = "case" [text],
+        ..evidence,
     });
 
     // The per-element multiply with case 0's block at each placement in a 64-byte line.
@@ -507,6 +551,7 @@ pub mod fp_cost {
         PLACEMENT_BYTES = "placement_bytes",
         AS_GCC = "as_gcc" [text],
         ..median_min_max,
+        ..evidence,
     });
 
     block!(ops = "ops" {
@@ -522,6 +567,7 @@ pub mod fp_cost {
         THROUGHPUT_MAX_NS = "throughput_max_ns",
         THROUGHPUT_CYCLES = "throughput_cycles",
         SHAPE = "shape" [text],
+        ..evidence,
     });
 
     keys! {
@@ -564,6 +610,9 @@ pub mod bandwidth {
         ROUND_SPREAD = "round_spread",
         STABLE = "stable" [text],
         WHERE = "where" [text],
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(boundaries = "boundaries" {
@@ -588,6 +637,9 @@ pub mod bandwidth {
         PINNED = "pinned" [text],
         OFF_CORE_ROUNDS = "off_core_rounds",
         REGION_KIB = "region_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(loaded_latency = "loaded_latency" {
@@ -600,6 +652,9 @@ pub mod bandwidth {
         STREAMERS = "streamers",
         PINNED = "pinned" [text],
         CHASE_KIB = "chase_kib",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(levels = "levels" {
@@ -1046,42 +1101,44 @@ mod tests {
             ),
             (
                 clock_probe::clock_cost::COLUMNS,
-                "method:text median_ns min_ns max_ns",
+                "method:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 clock_probe::trap_one::COLUMNS,
-                "variant:text median_ns min_ns max_ns per_element_ns",
+                "variant:text median_ns min_ns max_ns per_element_ns rounds disturbed_rounds",
             ),
             (
                 clock_probe::times_ten::COLUMNS,
-                "variant:text elements median_ns min_ns max_ns case:text",
+                "variant:text elements median_ns min_ns max_ns case:text rounds \
+                 disturbed_rounds",
             ),
             (
                 clock_probe::trap_two::COLUMNS,
-                "fill:text median_ns min_ns max_ns",
+                "fill:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 branch::patterns::COLUMNS,
                 "pattern:text period taken_share median_ns min_ns max_ns vs_always \
-                 implied_miss_share",
+                 implied_miss_share rounds disturbed_rounds",
             ),
             (
                 fp_cost::denormal::COLUMNS,
-                "values:text ftz_daz:text median_ns min_ns max_ns",
+                "values:text ftz_daz:text median_ns min_ns max_ns rounds disturbed_rounds",
             ),
             (
                 fp_cost::width::COLUMNS,
-                "variant:text type:text order:text shape:text median_ns min_ns max_ns",
+                "variant:text type:text order:text shape:text median_ns min_ns max_ns rounds \
+                 disturbed_rounds",
             ),
             (
                 fp_cost::per_element::COLUMNS,
                 "op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply \
-                 case:text",
+                 case:text rounds disturbed_rounds",
             ),
             (
                 stride::layout::COLUMNS,
                 "layout:text median_ns min_ns max_ns factor fetched_bytes_per_element \
-                 used_bytes_per_line",
+                 used_bytes_per_line rounds disturbed_rounds",
             ),
             (
                 env_scan::raw::COLUMNS,

@@ -7,7 +7,9 @@
 //! and releases the others; each worker reads the clock when its work is done; the time of
 //! the run is the last finish minus the release. Thread creation, pinning and joining are
 //! outside the clock. What each worker saw ([`Seen`]) comes back for the experiment to check
-//! and print.
+//! and print, with the evidence of disturbance of its round from its own
+//! [`crate::disturb::Probe`]: a team run is a disturbed round when any worker's was
+//! ([`Run::disturbed`], [`Run::evidence`]).
 //!
 //! The cores are the ones this process may run on (its affinity mask, read through
 //! [`crate::pin::allowed_cores`]). Their order matters: a team of `n` threads takes the first
@@ -18,6 +20,7 @@
 //! the order stays ascending.
 
 use crate::clock::{now_ns, on_core};
+use crate::disturb::{Evidence, Probe};
 use crate::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -131,6 +134,9 @@ pub struct Seen {
     /// its core (another process ran there, or it slept on a lock). `None` if unreadable or
     /// not measured.
     pub cpu_share: Option<f64>,
+    /// What happened to the worker from its start line to the end of its work (its own
+    /// [`Probe`]); default (no evidence) when not measured.
+    pub evidence: Evidence,
 }
 
 impl Seen {
@@ -149,6 +155,7 @@ impl Seen {
             start_cpu,
             end_cpu: None,
             cpu_share: None,
+            evidence: Evidence::default(),
         }
     }
 
@@ -167,6 +174,11 @@ impl Seen {
             && self.granted
             && self.start_cpu == self.requested
             && self.end_cpu == self.requested
+    }
+
+    /// The same, with the evidence of its round.
+    pub fn with_evidence(self, evidence: Evidence) -> Seen {
+        Seen { evidence, ..self }
     }
 
     /// Seen with less than `share` of its wall time on the CPU (unknown counts as on it).
@@ -200,6 +212,28 @@ pub struct Run {
     pub results: Vec<u64>,
 }
 
+impl Run {
+    /// Whether the run is a disturbed round: any worker's round was ([`Evidence::disturbed`]).
+    pub fn disturbed(&self) -> bool {
+        self.seen.iter().any(|s| s.evidence.disturbed())
+    }
+
+    /// One worker's evidence standing for the whole run: the disturbed worker that lost the
+    /// most time, or, when none was disturbed, the one that lost the most. Counted in a
+    /// [`crate::disturb::Tally`] (or kept in a [`crate::rounds::Timed`]), the run is one round,
+    /// disturbed exactly when [`Run::disturbed`] says so.
+    pub fn evidence(&self) -> Evidence {
+        let worst = |d: bool| {
+            self.seen
+                .iter()
+                .map(|s| s.evidence)
+                .filter(|e| e.disturbed() == d)
+                .max_by_key(Evidence::lost_ns)
+        };
+        worst(true).or_else(|| worst(false)).unwrap_or_default()
+    }
+}
+
 /// Runs `work(i)` on one thread per entry of `places`, all released together, and times
 /// the run from the release to the last finish.
 pub fn run<F>(places: &[Place], work: F) -> Run
@@ -219,6 +253,10 @@ where
                 let (arrived, go, released_at, work) = (&arrived, &go, &released_at, &work);
                 s.spawn(move || {
                     let seen = Seen::arrive(place);
+                    // Each worker judges its own round, from before the start line (so the
+                    // marks stay outside the clock) to after its work.
+                    let probe = Probe::new();
+                    let before = probe.mark();
                     if arrived.fetch_add(1, Ordering::AcqRel) + 1 == n {
                         released_at.store(now_ns(), Ordering::Release);
                         go.store(true, Ordering::Release);
@@ -226,7 +264,12 @@ where
                         spin_until(|| go.load(Ordering::Acquire));
                     }
                     let r = on_core(|| work(i));
-                    (r.end_ns, seen.leave(r.cpu_share), r.out)
+                    let evidence = Evidence::between(&before, &probe.mark());
+                    (
+                        r.end_ns,
+                        seen.leave(r.cpu_share).with_evidence(evidence),
+                        r.out,
+                    )
                 })
             })
             .collect();
@@ -360,6 +403,30 @@ mod tests {
     }
 
     #[test]
+    fn a_team_round_is_disturbed_when_any_worker_was() {
+        let r = run(&[Place::Free, Place::Free], |i| i as u64);
+        assert!(r.seen.iter().all(|s| s.evidence.wall_ns > 0), "{r:?}");
+        let quiet = Evidence {
+            wall_ns: 1_000_000,
+            waited_ns: Some(0),
+            ..Default::default()
+        };
+        let held = Evidence {
+            waited_ns: Some(400_000),
+            switches: 1,
+            ..quiet
+        };
+        let mut r = Run {
+            seen: vec![r.seen[0].with_evidence(quiet); 2],
+            ..r
+        };
+        assert!(!r.disturbed() && !r.evidence().disturbed());
+        r.seen[1] = r.seen[1].with_evidence(held);
+        assert!(r.disturbed());
+        assert_eq!(r.evidence(), held);
+    }
+
+    #[test]
     fn held_off_needs_a_measured_share_below_the_bar() {
         let s = Seen {
             requested: Some(0),
@@ -367,6 +434,7 @@ mod tests {
             start_cpu: Some(0),
             end_cpu: Some(0),
             cpu_share: Some(0.8),
+            evidence: Evidence::default(),
         };
         assert!(s.held_off(0.9));
         assert!(!s.held_off(0.5));

@@ -71,6 +71,13 @@ pub fn expected_sum(n: usize) -> f64 {
     0.5 * n * (n - 1.0) / 2.0
 }
 
+/// The exact sum of `x` over particles `a..b` (summed from 0.0 in order): the same
+/// multiples of 0.5, as exact as [`expected_sum`].
+pub fn expected_range(a: usize, b: usize) -> f64 {
+    let tri = |n: u64| n * n.saturating_sub(1) / 2;
+    0.5 * (tri(b as u64) - tri(a as u64)) as f64
+}
+
 /// Sums `x` from the array of structs: one 8-byte load every 56 bytes.
 #[inline(never)]
 #[unsafe(no_mangle)]
@@ -120,6 +127,12 @@ mod tests {
         assert_eq!(aos[9_999].id, 9_999);
         assert_eq!(stride_sum_aos_x(&aos), expected_sum(10_000));
         assert_eq!(stride_sum_soa_x(&xs), expected_sum(10_000));
+        assert_eq!(stride_sum_aos_x(&aos[0..10_000]), expected_range(0, 10_000));
+        assert_eq!(
+            stride_sum_soa_x(&xs[3_000..7_001]),
+            expected_range(3_000, 7_001)
+        );
+        assert_eq!(expected_range(5, 5), 0.0);
         assert_eq!(bytes(10), 640);
         assert!(
             build(usize::MAX / 64).is_err(),

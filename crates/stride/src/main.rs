@@ -29,7 +29,8 @@ mod walk;
 
 use measure::clock;
 use measure::data::meta;
-use measure::fmt::{bytes, grouped, say};
+use measure::disturb::Window;
+use measure::fmt::{bytes, conclude, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
 use measure::scan;
@@ -98,8 +99,10 @@ fn main() {
             ),
         );
     }
-    exp.pin_main_thread();
+    let pinned = exp.pin_main_thread();
+    let core = pinned.filter(|p| p.verified()).map(|p| p.requested);
     let rounds = if quick { 3 } else { 5 };
+    let layout_rounds = if quick { 7 } else { 15 };
 
     // == 1. The line, and the clock.
     exp.section("1. the cache line of this machine, and the clock");
@@ -130,7 +133,7 @@ fn main() {
                 "  ",
             );
             meta("stride_walk", format!("skipped: {e}"));
-            layout_section(&mut exp, line, rounds);
+            layout_section(&mut exp, line, layout_rounds, core);
             exp.finish();
             return;
         }
@@ -152,8 +155,31 @@ fn main() {
         bytes(len as u64)
     ));
     let plans = timing::plans(len, &STRIDES, accesses, shift, line, page);
-    // At least forward and shuffled; the full run adds a backward pass.
-    let orders: Vec<scan::Order> = if quick {
+    let orders = orders(quick);
+    let want = timing::walk_want(rounds);
+    report::passes(&orders, &want);
+    let buf: &[u8] = timing::bytes(&mut region, len);
+    let window = Window::open(core);
+    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, (accesses, shift), &want);
+    let load = window.close();
+    drop(region);
+    let walks = report::Walks::of(rows, load, (line, len, accesses));
+
+    report::print_cost_table(&walks.rows, line, &cc, accesses, probe.min_step_ns);
+    report::print_visit_table(&walks.rows, line, &exp.facts);
+    report::stride_blocks(&walks.rows, line, &cc);
+    report::stride_reading(&walks, &exp.facts).render();
+    exp.disturbance(measure::schema::stride::stride::BLOCK, &walks.tally);
+    stride_key_figures(&mut exp, &walks.rows, line);
+
+    // == 4. The same data, laid out differently.
+    layout_section(&mut exp, line, layout_rounds, core);
+    exp.finish();
+}
+
+/// The passes over the strides: forward and shuffled, and backward too in a full run.
+fn orders(quick: bool) -> Vec<scan::Order> {
+    if quick {
         scan::TWO_PASSES.to_vec()
     } else {
         vec![
@@ -161,22 +187,7 @@ fn main() {
             scan::Order::Shuffled(measure::ring::DEFAULT_SEED),
             scan::Order::Backward,
         ]
-    };
-    report::passes(&orders, rounds);
-    let buf: &[u8] = timing::bytes(&mut region, len);
-    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, accesses, shift, rounds);
-    drop(region);
-
-    report::print_cost_table(&rows, line, &cc, accesses, probe.min_step_ns);
-    report::print_visit_table(&rows, line, &exp.facts);
-    report::stride_blocks(&rows, line, &cc);
-    println!("\n  how to read this run:");
-    report::stride_findings(&rows, line, len, accesses, &exp.facts);
-    stride_key_figures(&mut exp, &rows, line);
-
-    // == 4. The same data, laid out differently.
-    layout_section(&mut exp, line, rounds);
-    exp.finish();
+    }
 }
 
 /// The buffer to walk, and why: `--buffer` if given, else the appendix's 64 MiB, or twice the
@@ -216,8 +227,8 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
 }
 
 /// The appendix's second half: AoS against SoA, plus the SoA sum's compute floor (the same
-/// loop over an x array small enough for L1, summed repeatedly).
-fn layout_section(exp: &mut Experiment, line: Option<u64>, rounds: usize) {
+/// loop over an x array small enough for L1, summed repeatedly), `clean` clean rounds each.
+fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: Option<usize>) {
     exp.section("4. the same data, laid out differently");
     let (aos, xs) = layout::build(ELEMENTS).unwrap_or_else(|e| measure::cli::fail("stride", &e));
     let l1 = exp
@@ -226,11 +237,21 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, rounds: usize) {
         .and_then(|c| c.size.value)
         .unwrap_or(32 << 10);
     let small_n = ((l1 / 2) as usize / 8).clamp(256, 2048);
-    layout_report::sizes(ELEMENTS, line);
-    let t = timing::layouts(&aos, &xs, small_n, rounds);
+    layout_report::sizes(ELEMENTS, line, clean);
+    let window = Window::open(core);
+    let mut t = timing::layouts(&aos, &xs, small_n, clean);
+    t.tally = t.tally.with_load(window.close());
     layout_report::table(&t, line);
-    layout_report::findings(&t, line);
-    exp.key_figure(key::AOS_X, t.aos.median, "ns");
-    exp.key_figure("soa_x", t.soa.median, "ns");
-    exp.key_figure(key::AOS_OVER_SOA, t.aos.median / t.soa.median, "x");
+    println!("\n  how to read this run:");
+    for s in layout_report::reading(&t, line) {
+        conclude(&s);
+    }
+    exp.disturbance(measure::schema::stride::layout::BLOCK, &t.tally);
+    let (a, s) = (
+        timing::LayoutTimes::summary(&t.aos),
+        timing::LayoutTimes::summary(&t.soa),
+    );
+    exp.key_figure(key::AOS_X, a.median, "ns");
+    exp.key_figure("soa_x", s.median, "ns");
+    exp.key_figure(key::AOS_OVER_SOA, a.median / s.median, "x");
 }

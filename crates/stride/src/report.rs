@@ -5,10 +5,13 @@
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
 use measure::data::{Block, meta};
+use measure::disturb::{Load, Tally};
 use measure::facts::{Fact, MachineFacts};
 use measure::fmt::{bytes, conclude, field, grouped, say};
 use measure::mem::backing_meta;
+use measure::rounds::Want;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
+use measure::show;
 use measure::stats::Summary;
 
 /// The line size and where it came from (human line and `#META`).
@@ -90,16 +93,21 @@ pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
     meta("huge_backing_pct", backing_meta(pct));
 }
 
-/// The passes over the strides and how each point is timed.
-pub fn passes(orders: &[Order], rounds: usize) {
+/// The passes over the strides and how each point is timed (`want`: the rounds asked).
+pub fn passes(orders: &[Order], want: &Want) {
     let names: Vec<&str> = orders.iter().map(|o| o.name()).collect();
     meta("passes", names.join(","));
     say(
         &format!(
-            "{} passes over the strides ({}), {rounds} rounds per stride after a discarded \
-             warm-up; in each round the appendix's walk and the fresh-lines walk alternate.",
+            "{} passes over the strides ({}), {} clean rounds per walk and stride after a \
+             discarded warm-up; the appendix's walk and the fresh-lines walk alternate. A round \
+             is one whole walk; up to {} extra rounds / {:.0} ms per stride and pass when rounds \
+             are disturbed.",
             orders.len(),
-            names.join(", then ")
+            names.join(", then "),
+            want.clean,
+            want.max_rounds - want.clean,
+            want.budget_ns as f64 / 1e6
         ),
         "  ",
     );
@@ -115,8 +123,17 @@ pub struct Row {
     pub agree: bool,
     pub plan: Plan,
     pub fresh_plan: Plan,
-    /// (order, appendix walk median, fresh walk median) per pass.
-    pub passes: Vec<(&'static str, f64, f64)>,
+    /// Both walks' rounds over all passes: how many, how many disturbed.
+    pub tally: Tally,
+    pub passes: Vec<PassRow>,
+}
+
+/// One stride in one pass: both walks' medians (of the clean rounds) and their rounds.
+pub struct PassRow {
+    pub order: &'static str,
+    pub wrap_ns: f64,
+    pub fresh_ns: f64,
+    pub tally: Tally,
 }
 
 /// The cost table: each stride's time per access, with the lines it touches and the bytes it
@@ -164,7 +181,7 @@ pub fn print_cost_table(
         * accesses as f64;
     say(
         &format!(
-            "each access reads one byte; min .. max over the rounds of all passes; ! the passes \
+            "each access reads one byte; min .. max over the clean rounds of all passes; ! the passes \
              disagree by over {:.0}%; the shortest batch lasted {:.0} us (the clock's step is \
              {:.3}% of it).",
             DEFAULT_TOLERANCE * 100.0,
@@ -262,6 +279,8 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
             r.fresh_spread.into(),
             r.agree.into(),
             line.map(|l| walk::appendix_vain_bytes(r.stride, l)).into(),
+            r.tally.rounds.into(),
+            r.tally.disturbed.into(),
         ]);
     }
     b.print();
@@ -270,29 +289,98 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
         measure::schema::stride::stride_passes::COLUMNS,
     );
     for r in rows {
-        for (order, w, f) in &r.passes {
+        for x in &r.passes {
             p.row(vec![
                 r.stride.into(),
-                (*order).into(),
-                (*w).into(),
-                (*f).into(),
+                x.order.into(),
+                x.wrap_ns.into(),
+                x.fresh_ns.into(),
+                x.tally.rounds.into(),
+                x.tally.disturbed.into(),
             ]);
         }
     }
     p.print();
 }
 
-/// The sentences, each computed from this run's numbers.
-pub fn stride_findings(
-    rows: &[Row],
-    line: Option<u64>,
-    len: usize,
-    accesses: usize,
-    facts: &MachineFacts,
-) {
+/// Section 3's result: every stride's row, the walks' fixed counts, and the rounds behind
+/// them with the load around the section.
+pub struct Walks {
+    pub rows: Vec<Row>,
+    pub line: Option<u64>,
+    pub len: usize,
+    pub accesses: usize,
+    pub tally: Tally,
+}
+
+impl Walks {
+    /// The section's result from its rows, the load around them, and the walks' line size,
+    /// buffer length and accesses.
+    pub fn of(
+        rows: Vec<Row>,
+        load: Load,
+        (line, len, accesses): (Option<u64>, usize, usize),
+    ) -> Walks {
+        Walks {
+            tally: rows
+                .iter()
+                .fold(Tally::default(), |t, r| t.merge(&r.tally))
+                .with_load(load),
+            rows,
+            line,
+            len,
+            accesses,
+        }
+    }
+}
+
+/// A section's reading: its sentences (marked when its rounds were disturbed) and the
+/// verdicts recorded as `#META`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reading {
+    pub sentences: Vec<String>,
+    pub meta: Vec<(&'static str, String)>,
+}
+
+impl Reading {
+    /// Prints the sentences under "how to read this run" and records the verdicts.
+    pub fn render(&self) {
+        println!("\n  how to read this run:");
+        for s in &self.sentences {
+            conclude(s);
+        }
+        for (k, v) in &self.meta {
+            meta(k, v);
+        }
+    }
+}
+
+/// The sentences on the walks, each computed from this run's numbers, marked by
+/// [`show::marked`] (the costs are read from memory, a shared level).
+pub fn stride_reading(w: &Walks, facts: &MachineFacts) -> Reading {
+    let mut r = Reading::default();
+    let (step, step_meta) = largest_step(w);
+    r.sentences.push(step);
+    r.meta.push(("verdict_largest_step", step_meta));
+    r.sentences.extend(narrow(w, facts));
+    let wrapped = w.rows.iter().find(|r| r.plan.wrapped());
+    r.meta.push((
+        "wrap_from_stride",
+        wrapped.map_or("none".into(), |r| r.stride.to_string()),
+    ));
+    r.sentences.push(wrap(w, facts));
+    if let Some((sentence, verdict)) = dip(&w.rows) {
+        r.sentences.push(sentence);
+        r.meta.push(("verdict_dip", verdict.into()));
+    }
+    r.sentences = show::marked(&w.tally, true, r.sentences);
+    r
+}
+
+/// The growth to the line size and the largest step between neighbours, and its `#META`.
+fn largest_step(w: &Walks) -> (String, String) {
+    let (rows, line) = (&w.rows, w.line);
     let first = &rows[0];
-    let last = &rows[rows.len() - 1];
-    // The line in the time, and the largest step.
     let (k, step) = rows
         .windows(2)
         .enumerate()
@@ -305,8 +393,7 @@ pub fn stride_findings(
     } else {
         format!("{step:.2}x, a point marked !")
     };
-    let (the, the_cap) = ("the", "The");
-    let largest_step = |the: &str| match line {
+    let largest = |the: &str| match line {
         Some(l) if to == l => format!(
             "{the} largest step between neighbours is from {from} to {to} bytes ({step}): where \
              every access starts needing a line of its own, the line shows in the time."
@@ -320,154 +407,152 @@ pub fn stride_findings(
              line size is unknown."
         ),
     };
-    meta(
-        "verdict_largest_step",
-        format!(
-            "from {from} to {to} bytes ({step}), {}",
-            match line {
-                Some(l) if to == l => "at the line size".to_string(),
-                Some(l) => format!("not at the line size ({l} bytes)"),
-                None => "the line size unknown".to_string(),
-            }
-        ),
+    let verdict = format!(
+        "from {from} to {to} bytes ({step}), {}",
+        match line {
+            Some(l) if to == l => "at the line size".to_string(),
+            Some(l) => format!("not at the line size ({l} bytes)"),
+            None => "the line size unknown".to_string(),
+        }
     );
-    match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
-        Some(at_line) => conclude(&format!(
+    let last = &rows[rows.len() - 1];
+    let sentence = match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
+        Some(at_line) => format!(
             "from stride 1 to the line size ({} bytes) the cost per access grew {:.1}x; from there \
              to {} bytes it changed another {:.2}x. {}",
             at_line.stride,
             at_line.wrap.median / first.wrap.median,
             last.stride,
             last.wrap.median / at_line.wrap.median,
-            largest_step(the_cap)
-        )),
-        None => conclude(&largest_step(the)),
-    }
+            largest("The")
+        ),
+        None => largest("the"),
+    };
+    (sentence, verdict)
+}
 
-    // The narrow strides: a fixed count of short steps never leaves the start of the buffer.
-    if let Some(set) = first.plan.working_set(line) {
-        let fits = facts.where_fits(set);
-        if fits != "memory" && fits != "?" {
-            let cached = rows
-                .iter()
-                .take_while(|r| {
-                    r.plan
-                        .working_set(line)
-                        .is_some_and(|b| facts.where_fits(b) != "memory")
-                })
-                .last()
-                .map_or(first.stride, |r| r.stride);
-            conclude(&format!(
-                "the narrow strides stay in the cache: at stride 1 the {} accesses read only the \
-                 first {} of the buffer (in {fits} by the reported sizes), and up to stride {cached} \
-                 the working set fits in a reported cache: those points time cache hits and \
-                 prefetching, not memory.",
-                grouped(accesses as u64),
-                bytes(set)
-            ));
-        }
+/// The narrow strides: a fixed count of short steps never leaves the start of the buffer.
+fn narrow(w: &Walks, facts: &MachineFacts) -> Option<String> {
+    let first = &w.rows[0];
+    let set = first.plan.working_set(w.line)?;
+    let fits = facts.where_fits(set);
+    if fits == "memory" || fits == "?" {
+        return None;
     }
+    let cached = w
+        .rows
+        .iter()
+        .take_while(|r| {
+            r.plan
+                .working_set(w.line)
+                .is_some_and(|b| facts.where_fits(b) != "memory")
+        })
+        .last()
+        .map_or(first.stride, |r| r.stride);
+    Some(format!(
+        "the narrow strides stay in the cache: at stride 1 the {} accesses read only the first \
+         {} of the buffer (in {fits} by the reported sizes), and up to stride {cached} the \
+         working set fits in a reported cache: those points time cache hits and prefetching, \
+         not memory.",
+        grouped(w.accesses as u64),
+        bytes(set)
+    ))
+}
 
-    // The wrap.
-    let wrapped = rows.iter().find(|r| r.plan.wrapped());
-    meta(
-        "wrap_from_stride",
-        wrapped.map_or("none".into(), |r| r.stride.to_string()),
-    );
-    match wrapped {
-        None => conclude(&format!(
+/// The wrap of the appendix's walk, and what the fresh-lines walk costs instead.
+fn wrap(w: &Walks, facts: &MachineFacts) -> String {
+    let last = &w.rows[w.rows.len() - 1];
+    let Some(w0) = w.rows.iter().find(|r| r.plan.wrapped()) else {
+        return format!(
             "no stride wrapped around: even at {} bytes, {} accesses cover {:.0}% of the {} \
              buffer, so every access met a position not read before.",
             last.stride,
-            grouped(accesses as u64),
+            grouped(w.accesses as u64),
             last.plan.laps * 100.0,
-            bytes(len as u64)
-        )),
-        Some(w0) => {
-            let set = last.plan.working_set(line).map_or(String::new(), |b| {
-                format!(" ({}, in {})", bytes(b), facts.where_fits(b))
-            });
-            let r = last.fresh.median / last.wrap.median;
-            // A difference is claimed only where every round of one walk beat every round of
-            // the other.
-            let (cheaper, dearer) = (
-                last.wrap.max < last.fresh.min,
-                last.fresh.max < last.wrap.min,
-            );
-            let verdict = if r > 1.0 + DEFAULT_TOLERANCE && cheaper {
-                format!(
-                    "{:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look \
-                     cheaper.",
-                    last.fresh.median, last.wrap.median
-                )
-            } else if r < 1.0 - DEFAULT_TOLERANCE && dearer {
-                format!(
-                    "{:.2} ns against {:.2} ns ({r:.2}x): re-reading did not help here.",
-                    last.fresh.median, last.wrap.median
-                )
-            } else if !(1.0 - DEFAULT_TOLERANCE..=1.0 + DEFAULT_TOLERANCE).contains(&r) {
-                format!(
-                    "{:.2} ns against {:.2} ns ({r:.2}x), but the rounds of the two walks \
-                     overlap: no clear difference in this run.",
-                    last.fresh.median, last.wrap.median
-                )
-            } else {
-                format!("about the same ({r:.2}x): here the re-read working set did not matter.")
-            };
-            conclude(&format!(
-                "the appendix's walk WRAPPED from stride {} up: at {} bytes it made {:.0} laps of \
-                 the {} buffer over only {} distinct lines{set}, a small, re-read working set. The \
-                 fresh-lines walk, which visits {} lines there, costs {verdict}",
-                w0.stride,
-                last.stride,
-                last.plan.laps,
-                bytes(len as u64),
-                last.plan
-                    .lines
-                    .map_or("(line size unknown)".into(), grouped),
-                last.fresh_plan.lines.map_or("NA".into(), grouped),
-            ));
-        }
-    }
-
-    // The appendix's question: the dip at 4096.
-    if rows.len() >= 2 {
-        let prev = &rows[rows.len() - 2];
-        // A dip: the median down by more than the tolerance, and every round below every
-        // round of the stride before.
-        let dip = |a: &Summary, b: &Summary| {
-            b.median < a.median * (1.0 - DEFAULT_TOLERANCE) && b.max < a.min
-        };
-        let wrap_dip = dip(&prev.wrap, &last.wrap);
-        let fresh_dip = dip(&prev.fresh, &last.fresh);
-        let (from, to) = (prev.stride, last.stride);
-        let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
-        let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
-        meta(
-            "verdict_dip",
-            match (wrap_dip, fresh_dip) {
-                (true, false) => "only the appendix's walk dipped",
-                (true, true) => "both walks dipped",
-                (false, true) => "only the fresh-lines walk dipped",
-                (false, false) => "no dip",
-            },
+            bytes(w.len as u64)
         );
-        conclude(&match (wrap_dip, fresh_dip) {
-            (true, false) => format!(
+    };
+    let set = last.plan.working_set(w.line).map_or(String::new(), |b| {
+        format!(" ({}, in {})", bytes(b), facts.where_fits(b))
+    });
+    let r = last.fresh.median / last.wrap.median;
+    // A difference is claimed only where every round of one walk beat every round of the other.
+    let (cheaper, dearer) = (
+        last.wrap.max < last.fresh.min,
+        last.fresh.max < last.wrap.min,
+    );
+    let verdict = if r > 1.0 + DEFAULT_TOLERANCE && cheaper {
+        format!(
+            "{:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look \
+             cheaper.",
+            last.fresh.median, last.wrap.median
+        )
+    } else if r < 1.0 - DEFAULT_TOLERANCE && dearer {
+        format!(
+            "{:.2} ns against {:.2} ns ({r:.2}x): re-reading did not help here.",
+            last.fresh.median, last.wrap.median
+        )
+    } else if !(1.0 - DEFAULT_TOLERANCE..=1.0 + DEFAULT_TOLERANCE).contains(&r) {
+        format!(
+            "{:.2} ns against {:.2} ns ({r:.2}x), but the rounds of the two walks overlap: no \
+             clear difference in this run.",
+            last.fresh.median, last.wrap.median
+        )
+    } else {
+        format!("about the same ({r:.2}x): here the re-read working set did not matter.")
+    };
+    format!(
+        "the appendix's walk WRAPPED from stride {} up: at {} bytes it made {:.0} laps of the {} \
+         buffer over only {} distinct lines{set}, a small, re-read working set. The fresh-lines \
+         walk, which visits {} lines there, costs {verdict}",
+        w0.stride,
+        last.stride,
+        last.plan.laps,
+        bytes(w.len as u64),
+        last.plan
+            .lines
+            .map_or("(line size unknown)".into(), grouped),
+        last.fresh_plan.lines.map_or("NA".into(), grouped),
+    )
+}
+
+/// The appendix's question: the dip at the widest stride. The sentence and its verdict.
+fn dip(rows: &[Row]) -> Option<(String, &'static str)> {
+    let [.., prev, last] = rows else {
+        return None;
+    };
+    // A dip: the median down by more than the tolerance, and every round below every round
+    // of the stride before.
+    let dip =
+        |a: &Summary, b: &Summary| b.median < a.median * (1.0 - DEFAULT_TOLERANCE) && b.max < a.min;
+    let (wrap_dip, fresh_dip) = (dip(&prev.wrap, &last.wrap), dip(&prev.fresh, &last.fresh));
+    let (from, to) = (prev.stride, last.stride);
+    let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
+    let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
+    Some(match (wrap_dip, fresh_dip) {
+        (true, false) => (
+            format!(
                 "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the \
                  fresh-lines walk did not ({fresh} ns): the dip goes with the smaller working set \
                  of the wrapped walk."
             ),
-            (true, true) => format!(
+            "only the appendix's walk dipped",
+        ),
+        (true, true) => (
+            format!(
                 "both walks dipped from {from} to {to} bytes ({wrap} and {fresh} ns): not only the \
                  wrap."
             ),
-            (false, true) => {
-                format!("only the fresh-lines walk dipped from {from} to {to} bytes ({fresh} ns).")
-            }
-            (false, false) => format!(
-                "no dip at {to} bytes here: {:.2}x the cost at {from} bytes{} (the appendix \
-                 saw 0.86x).",
+            "both walks dipped",
+        ),
+        (false, true) => (
+            format!("only the fresh-lines walk dipped from {from} to {to} bytes ({fresh} ns)."),
+            "only the fresh-lines walk dipped",
+        ),
+        (false, false) => (
+            format!(
+                "no dip at {to} bytes here: {:.2}x the cost at {from} bytes{} (the appendix saw \
+                 0.86x).",
                 last.wrap.median / prev.wrap.median,
                 if last.wrap.median < prev.wrap.median * (1.0 - DEFAULT_TOLERANCE) {
                     ", but the rounds of the two strides overlap"
@@ -475,6 +560,102 @@ pub fn stride_findings(
                     ""
                 }
             ),
-        });
+            "no dip",
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(ns: f64) -> Summary {
+        Summary::of(&[ns * 0.99, ns, ns * 1.01]).unwrap()
+    }
+
+    fn tally(rounds: usize, disturbed: usize, on_core: f64, elsewhere: f64) -> Tally {
+        Tally {
+            rounds,
+            disturbed,
+            load: Some(Load {
+                core: Some(1),
+                on_core: Some(on_core),
+                steal: Some(0.0),
+                elsewhere: Some(elsewhere),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// Thirteen strides whose cost jumps at the line size, over a 64 MiB buffer.
+    fn walks(t: Tally) -> Walks {
+        let len = 64 << 20;
+        let rows = (0..13)
+            .map(|k| {
+                let stride = 1usize << k;
+                let ns = if stride < 64 { 0.5 } else { 5.0 };
+                Row {
+                    stride: stride as u64,
+                    wrap: summary(ns),
+                    fresh: summary(ns * 1.5),
+                    tally: t,
+                    wrap_spread: 0.01,
+                    fresh_spread: 0.01,
+                    agree: true,
+                    plan: walk::plan(len, stride, 20_000, 0, Some(64), 4096),
+                    fresh_plan: walk::plan(len, stride, 20_000, 64, Some(64), 4096),
+                    passes: Vec::new(),
+                }
+            })
+            .collect();
+        Walks {
+            rows,
+            line: Some(64),
+            len,
+            accesses: 20_000,
+            tally: t,
+        }
+    }
+
+    #[test]
+    fn a_quiet_run_reads_the_line_with_no_mark() {
+        let r = stride_reading(&walks(tally(78, 0, 0.0, 0.0)), &MachineFacts::read());
+        let all = r.sentences.join(" ");
+        assert!(r.sentences[0].starts_with("from stride 1 to the line size (64 bytes)"));
+        assert!(all.contains("from 32 to 64 bytes (10.00x)"), "{all}");
+        assert!(
+            !all.contains("provisional") && !all.contains("contention"),
+            "{all}"
+        );
+        assert!(r.meta.contains(&(
+            "verdict_largest_step",
+            "from 32 to 64 bytes (10.00x), at the line size".into()
+        )));
+    }
+
+    #[test]
+    fn disturbed_walks_are_provisional_in_the_first_words() {
+        let r = stride_reading(&walks(tally(78, 40, 0.5, 0.0)), &MachineFacts::read());
+        assert!(
+            r.sentences[0].starts_with("provisional: 40 of 78 rounds were disturbed (0.50 cores"),
+            "{}",
+            r.sentences[0]
+        );
+        assert!(!r.sentences.iter().any(|s| s.starts_with("contention")));
+    }
+
+    #[test]
+    fn work_on_the_other_core_is_named_contention() {
+        let r = stride_reading(&walks(tally(78, 0, 0.0, 0.9)), &MachineFacts::read());
+        assert!(!r.sentences[0].starts_with("provisional"));
+        assert!(
+            r.sentences
+                .last()
+                .unwrap()
+                .starts_with("contention: 0.90 cores of other work"),
+            "{:?}",
+            r.sentences
+        );
     }
 }

@@ -3,11 +3,13 @@
 //! what is printed about the results lives in the report modules.
 
 use crate::layout::{self, Particle, stride_sum_aos_x, stride_sum_soa_x};
-use crate::report::Row;
+use crate::report::{PassRow, Row};
 use crate::walk::{self, Plan, stride_walk_fresh, stride_walk_wrap};
 use measure::clock;
+use measure::disturb::{Probe, Tally};
 use measure::keep::black_box;
 use measure::mem::Region;
+use measure::rounds::{self, Step, Timed, Want};
 use measure::scan::{self, DEFAULT_TOLERANCE, Order};
 use measure::stats::Summary;
 
@@ -42,40 +44,60 @@ pub fn plans(
         .collect()
 }
 
+/// How the walks' rounds are taken: `clean` clean rounds per walk, stride and pass; a round
+/// is one whole walk of the fixed count (cutting it short would change what it visits), so a
+/// disturbed one is replaced, up to [`WALK_EXTRA_ROUNDS`] more, within [`WALK_BUDGET_NS`].
+pub fn walk_want(clean: usize) -> Want {
+    Want {
+        clean,
+        max_rounds: clean + WALK_EXTRA_ROUNDS,
+        budget_ns: WALK_BUDGET_NS,
+        warm_every: false,
+    }
+}
+
+/// The most extra rounds per walk, stride and pass when rounds are disturbed.
+pub const WALK_EXTRA_ROUNDS: usize = 2;
+/// The time given to those extra rounds, per stride and pass.
+pub const WALK_BUDGET_NS: u64 = 20_000_000;
+
 /// Walks every stride once per pass (in the pass's order), and pools each stride's rounds
-/// over the passes into one [`Row`], with the passes' agreement.
+/// over the passes into one [`Row`], with the passes' agreement. The pooled figures come
+/// from the clean rounds ([`Timed::summary`]).
 pub fn sweep(
     buf: &[u8],
     strides: &[usize],
     plans: &[(Plan, Plan)],
     orders: &[Order],
-    accesses: usize,
-    shift: usize,
-    rounds: usize,
+    walk: (usize, usize),
+    want: &Want,
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
+    let mut probe = Probe::new();
     let result = scan::run(&idx, orders, |&i, _pass| {
-        measure_point(buf, strides[i], accesses, shift, rounds, &plans[i])
+        measure_point(&mut probe, want, buf, strides[i], walk, &plans[i])
     });
     result
         .points
         .iter()
         .map(|pt| {
             let i = pt.param;
-            let pool = |f: fn(&Point) -> &Vec<f64>| {
-                let all: Vec<f64> = pt
-                    .passes
-                    .iter()
-                    .flat_map(|p| f(p).iter().copied())
-                    .collect();
-                Summary::of(&all).expect("rounds > 0")
+            let pool = |f: fn(&Point) -> &Timed| {
+                let mut all = Timed::default();
+                for p in &pt.passes {
+                    all.values.extend_from_slice(&f(p).values);
+                    all.evidence.extend_from_slice(&f(p).evidence);
+                }
+                all
             };
-            let a_wrap = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.wrap));
-            let a_fresh = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.fresh));
+            let (wrap, fresh) = (pool(|p| &p.wrap), pool(|p| &p.fresh));
+            let a_wrap = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.wrap.used()));
+            let a_fresh = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.fresh.used()));
             Row {
                 stride: strides[i] as u64,
-                wrap: pool(|p| &p.wrap),
-                fresh: pool(|p| &p.fresh),
+                wrap: wrap.summary().expect("rounds > 0"),
+                fresh: fresh.summary().expect("rounds > 0"),
+                tally: rounds::tally([&wrap, &fresh]),
                 wrap_spread: a_wrap.spread,
                 fresh_spread: a_fresh.spread,
                 agree: a_wrap.agree && a_fresh.agree,
@@ -85,54 +107,67 @@ pub fn sweep(
                     .passes
                     .iter()
                     .zip(&result.orders)
-                    .map(|(p, o)| (o.name(), median(&p.wrap), median(&p.fresh)))
+                    .map(|(p, o)| PassRow {
+                        order: o.name(),
+                        wrap_ns: median(&p.wrap.used()),
+                        fresh_ns: median(&p.fresh.used()),
+                        tally: rounds::tally([&p.wrap, &p.fresh]),
+                    })
                     .collect(),
             }
         })
         .collect()
 }
 
-/// One stride in one pass: ns per access of every round, for both walks.
+/// One stride in one pass: ns per access of every round, for both walks, with evidence.
 struct Point {
-    wrap: Vec<f64>,
-    fresh: Vec<f64>,
+    wrap: Timed,
+    fresh: Timed,
 }
 
-/// Times `rounds` interleaved rounds of both walks at `stride` (after a discarded warm-up),
-/// checking every round's sum against the plan.
+/// Times interleaved rounds of both walks at `stride` (`walk` = accesses, shift), each after
+/// a discarded warm-up when cold, checking every round's sum against the plan.
 fn measure_point(
+    probe: &mut Probe,
+    want: &Want,
     buf: &[u8],
     stride: usize,
-    accesses: usize,
-    shift: usize,
-    rounds: usize,
+    (accesses, shift): (usize, usize),
     plans: &(Plan, Plan),
 ) -> Point {
     let warm = (accesses / 8).max(1);
-    black_box(stride_walk_wrap(black_box(buf), stride, warm));
-    black_box(stride_walk_fresh(black_box(buf), stride, warm, shift));
-    let mut p = Point {
-        wrap: Vec::with_capacity(rounds),
-        fresh: Vec::with_capacity(rounds),
-    };
-    for _ in 0..rounds {
-        let (t, s) = clock::time_ns(|| {
-            stride_walk_wrap(black_box(buf), black_box(stride), black_box(accesses))
-        });
-        verify("the appendix walk", stride, black_box(s), plans.0.sum);
-        p.wrap.push(t / accesses as f64);
-        let (t, s) = clock::time_ns(|| {
-            stride_walk_fresh(
-                black_box(buf),
-                black_box(stride),
-                black_box(accesses),
-                black_box(shift),
-            )
-        });
-        verify("the fresh-lines walk", stride, black_box(s), plans.1.sum);
-        p.fresh.push(t / accesses as f64);
-    }
-    p
+    let mut t = rounds::interleaved(probe, want, 2, |step| match step {
+        Step::Warm(0) => {
+            black_box(stride_walk_wrap(black_box(buf), stride, warm));
+            0.0
+        }
+        Step::Warm(_) => {
+            black_box(stride_walk_fresh(black_box(buf), stride, warm, shift));
+            0.0
+        }
+        Step::Time(0) => {
+            let (t, s) = clock::time_ns(|| {
+                stride_walk_wrap(black_box(buf), black_box(stride), black_box(accesses))
+            });
+            verify("the appendix walk", stride, black_box(s), plans.0.sum);
+            t / accesses as f64
+        }
+        Step::Time(_) => {
+            let (t, s) = clock::time_ns(|| {
+                stride_walk_fresh(
+                    black_box(buf),
+                    black_box(stride),
+                    black_box(accesses),
+                    black_box(shift),
+                )
+            });
+            verify("the fresh-lines walk", stride, black_box(s), plans.1.sum);
+            t / accesses as f64
+        }
+    });
+    let fresh = t.pop().expect("two walks");
+    let wrap = t.pop().expect("two walks");
+    Point { wrap, fresh }
 }
 
 /// A wrong sum means the loop did not read what it should: no number may be printed.
@@ -149,27 +184,48 @@ fn median(v: &[f64]) -> f64 {
     measure::stats::median(v).unwrap_or(f64::NAN)
 }
 
-/// The three layout loops, timed: ns per element, and what every sum was checked against.
+/// Elements per round of the two big layouts: 256 Ki elements, a fraction of a millisecond
+/// (2 MiB of x values, 14 MiB of structs), so that a round fits between two preemptions.
+pub const CHUNK: usize = 256 << 10;
+/// The most extra rounds per layout loop when rounds are disturbed.
+pub const LAYOUT_EXTRA_ROUNDS: usize = 20;
+/// The time given to those extra rounds.
+pub const LAYOUT_BUDGET_NS: u64 = 40_000_000;
+
+/// The three layout loops, timed: ns per element of every round, and what every sum was
+/// checked against.
 pub struct LayoutTimes {
-    pub aos: Summary,
-    pub soa: Summary,
+    pub aos: Timed,
+    pub soa: Timed,
     /// The SoA loop over `small_n` values that sit in L1, `reps` times: the compute floor.
-    pub floor: Summary,
-    pub rounds: usize,
+    pub floor: Timed,
+    /// Elements per round (a chunk of the big arrays, or `reps` times the small one).
+    pub chunk: usize,
     pub small_n: usize,
     pub reps: usize,
-    /// The exact sum of both big arrays, and of the small one over all its repetitions.
-    pub want: f64,
-    pub want_small: f64,
+    /// The rounds, their disturbance and the load around them (set by the caller).
+    pub tally: Tally,
 }
 
-/// Times `rounds` interleaved rounds of AoS, SoA and the SoA floor (AoS, SoA, floor, AoS, ...),
-/// after a discarded warm-up. Every sum must be exact, or the program stops with exit 1.
-pub fn layouts(aos: &[Particle], xs: &[f64], small_n: usize, rounds: usize) -> LayoutTimes {
+impl LayoutTimes {
+    /// The clean rounds' summary of one loop.
+    pub fn summary(t: &Timed) -> Summary {
+        t.summary().expect("rounds > 0")
+    }
+}
+
+/// Times interleaved rounds of AoS, SoA and the SoA floor (AoS, SoA, floor, AoS, ...) until
+/// each has `clean` clean rounds. A round of AoS or SoA sums the next chunk of [`CHUNK`]
+/// elements (walking on through the arrays, so each chunk comes from memory as in a whole
+/// pass); a round of the floor sums the small array `CHUNK / small_n` times. A loop is
+/// warmed up (the tail of the chunk before, or the small array) before its first round and
+/// after a disturbed one. Every sum must be exact, or the program stops with exit 1.
+pub fn layouts(aos: &[Particle], xs: &[f64], small_n: usize, clean: usize) -> LayoutTimes {
     let n = xs.len();
-    let reps = n / small_n;
+    let chunk = CHUNK.min(n);
+    let chunks = n / chunk;
+    let reps = chunk / small_n;
     let small = &xs[..small_n];
-    let want = layout::expected_sum(n);
     let want_small = layout::expected_sum(small_n) * reps as f64;
     let floor = || {
         let mut s = 0.0;
@@ -178,36 +234,66 @@ pub fn layouts(aos: &[Particle], xs: &[f64], small_n: usize, rounds: usize) -> L
         }
         s
     };
-    black_box(stride_sum_aos_x(black_box(aos)));
-    black_box(stride_sum_soa_x(black_box(xs)));
-    black_box(floor());
-    let (mut t_aos, mut t_soa, mut t_floor) = (Vec::new(), Vec::new(), Vec::new());
-    let mut sums = Vec::new();
-    for _ in 0..rounds {
-        let (t, s) = clock::time_ns(|| stride_sum_aos_x(black_box(aos)));
-        t_aos.push(t / n as f64);
-        sums.push(("array of structs", black_box(s), want));
-        let (t, s) = clock::time_ns(|| stride_sum_soa_x(black_box(xs)));
-        t_soa.push(t / n as f64);
-        sums.push(("x array", black_box(s), want));
-        let (t, s) = clock::time_ns(floor);
-        t_floor.push(t / (reps * small_n) as f64);
-        sums.push(("small x array", black_box(s), want_small));
-    }
-    for (what, got, want) in &sums {
-        if got != want {
-            eprintln!("stride: error: the {what} sum returned {got}, expected {want}");
-            std::process::exit(1);
+    let mut next = [0usize; 2];
+    let mut wrong = Vec::new();
+    let want = Want {
+        clean,
+        max_rounds: clean + LAYOUT_EXTRA_ROUNDS,
+        budget_ns: LAYOUT_BUDGET_NS,
+        warm_every: false,
+    };
+    let mut probe = Probe::new();
+    let mut t = rounds::interleaved(&mut probe, &want, 3, |step| {
+        let range = |k: usize| (k % chunks) * chunk..(k % chunks + 1) * chunk;
+        match step {
+            Step::Warm(2) => black_box(floor()),
+            Step::Warm(i) => {
+                let r = range(next[i] + chunks - 1);
+                let tail = r.end - 4096.min(chunk)..r.end;
+                if i == 0 {
+                    black_box(stride_sum_aos_x(black_box(&aos[tail])))
+                } else {
+                    black_box(stride_sum_soa_x(black_box(&xs[tail])))
+                }
+            }
+            Step::Time(2) => {
+                let (t, s) = clock::time_ns(floor);
+                if black_box(s) != want_small {
+                    wrong.push(("small x array", s, want_small));
+                }
+                t / (reps * small_n) as f64
+            }
+            Step::Time(i) => {
+                let r = range(next[i]);
+                next[i] += 1;
+                let want = layout::expected_range(r.start, r.end);
+                let (t, s) = if i == 0 {
+                    clock::time_ns(|| stride_sum_aos_x(black_box(&aos[r])))
+                } else {
+                    clock::time_ns(|| stride_sum_soa_x(black_box(&xs[r])))
+                };
+                if black_box(s) != want {
+                    let what = ["array of structs", "x array"][i];
+                    wrong.push((what, s, want));
+                }
+                t / chunk as f64
+            }
         }
+    });
+    if let Some((what, got, want)) = wrong.first() {
+        eprintln!("stride: error: the {what} sum returned {got}, expected {want}");
+        std::process::exit(1);
     }
+    let floor_t = t.pop().expect("three loops");
+    let soa = t.pop().expect("three loops");
+    let aos_t = t.pop().expect("three loops");
     LayoutTimes {
-        aos: Summary::of(&t_aos).expect("rounds > 0"),
-        soa: Summary::of(&t_soa).expect("rounds > 0"),
-        floor: Summary::of(&t_floor).expect("rounds > 0"),
-        rounds: t_aos.len(),
+        tally: rounds::tally([&aos_t, &soa, &floor_t]),
+        aos: aos_t,
+        soa,
+        floor: floor_t,
+        chunk,
         small_n,
         reps,
-        want,
-        want_small,
     }
 }

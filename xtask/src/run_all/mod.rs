@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-pub use one::Outcome;
+pub use one::{Outcome, Stamp, run_one};
 
 /// What this run will do, decided before anything runs.
 pub struct Plan {

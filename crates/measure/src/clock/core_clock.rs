@@ -21,6 +21,9 @@
 //!   fastest round read 3.69 GHz in both. Since a round can only be slowed, the estimate is
 //!   the fastest round (each round itself a median, so one glitched chain cannot set it), and
 //!   the spread of the rounds is printed beside it as the measure of how disturbed they were.
+//! - **Chains judged by their evidence.** Each chain is bracketed by the thread's scheduling
+//!   counters ([`crate::disturb`]); a round's median leaves out the chains another task or the
+//!   host interrupted, and [`CoreClock::tally`] counts them for a reading that must say so.
 //! - **The timer's step.** A chain lasts at least 5,000 of the clock's smallest steps (the
 //!   step is measured, and the chain doubled until it does), so the step is under 0.02% of a
 //!   chain and the cost of reading the clock about as little.
@@ -77,6 +80,9 @@ pub struct CoreClock {
     pub warmup_ms: f64,
     /// Whether the warm-up saw the rate stop rising before its time ran out.
     pub steady: bool,
+    /// The timed chains, counted with their evidence of disturbance: a round's figure is the
+    /// median of its clean chains (of all of them when none was clean).
+    pub tally: crate::disturb::Tally,
 }
 
 impl CoreClock {
@@ -285,12 +291,17 @@ pub fn estimate_core_clock(rounds: usize) -> CoreClock {
     };
     let warmup_ms = (now_ns() - t0) as f64 / 1e6;
     let adds = iters * CHAIN_UNROLL;
+    let probe = crate::disturb::Probe::new();
+    let mut tally = crate::disturb::Tally::default();
     let round_ghz: Vec<f64> = (0..rounds.max(1))
         .map(|_| {
-            let chains: Vec<f64> = (0..CLOCK_CHAINS_PER_ROUND)
-                .map(|_| adds as f64 / time_chain(iters))
-                .collect();
-            median(&chains).unwrap_or(f64::NAN)
+            let mut chains = crate::rounds::Timed::default();
+            for _ in 0..CLOCK_CHAINS_PER_ROUND {
+                let (ns, e) = probe.watch(|| time_chain(iters));
+                chains.push(adds as f64 / ns, e);
+            }
+            tally = tally.merge(&chains.tally());
+            median(&chains.used()).unwrap_or(f64::NAN)
         })
         .collect();
     CoreClock {
@@ -300,6 +311,7 @@ pub fn estimate_core_clock(rounds: usize) -> CoreClock {
         chain_adds: adds,
         warmup_ms,
         steady,
+        tally,
     }
 }
 
@@ -315,6 +327,7 @@ mod tests {
             chain_adds: CLOCK_CHAIN_ADDS,
             warmup_ms: 20.0,
             steady: true,
+            tally: Default::default(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask lab list | check NAME [--solution FILE] [--student NAME] [--out DIR] | gather DIR...
 //! cargo xtask noise [--only a,b] [--out DIR] [--quick]
 //! cargo xtask cross-test
 //! ```
@@ -23,9 +24,11 @@ mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod lab;
 mod marks;
 mod noise;
 mod project;
+mod quotes;
 mod run_all;
 mod sink_bench;
 mod verify;
@@ -42,6 +45,7 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::Lab(o) => lab::command(&o),
         Command::Noise(o) => noise::command(&o),
         Command::NoiseBusy(core) => noise::busy(core),
         Command::NoiseStream(core, mib) => noise::stream(core, mib),

@@ -85,3 +85,28 @@ fn the_as_written_version_gets_a_verdict_that_matches_its_loops() {
     }
     assert_ne!(v.shape, Shape::NoLoop);
 }
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_one_source_is_a_conditional_move_in_one_build_and_a_branch_in_the_other() {
+    // build.rs compiles same/sum.rs twice; section 2b times both. The compiler's own choice
+    // is a conditional move with no jump inside the loop; the build told to turn conditional
+    // moves into branches has a conditional jump inside its loop and no conditional move.
+    let select = function("branch_same_select");
+    let v = shape::classify(&select);
+    assert_eq!(v.shape, Shape::CondMove, "{:#?}", select.insns);
+    assert!(select.loops().iter().all(|l| l.forks.is_empty()));
+    let branch = function("branch_same_branch");
+    let v = shape::classify(&branch);
+    assert_eq!(v.shape, Shape::Branch, "{:#?}", branch.insns);
+    assert!(
+        branch.loops().iter().all(|l| l.cond_selects().is_empty()),
+        "a conditional move survived"
+    );
+    for f in [&select, &branch] {
+        assert!(
+            f.loops().iter().all(|l| l.simd_arith().is_empty()),
+            "vectorised"
+        );
+    }
+}

@@ -224,7 +224,7 @@ fn the_per_element_blocks_sit_where_gcc_put_them() {
             .unwrap_or_else(|| panic!("{sym}: no {mnemonic} {operands}"));
         i.addr % 64
     };
-    let gcc = "fp_per_element";
+    let gcc = "fp_per_element_at_24";
     assert_eq!(offset(gcc, "mov", "%r12,%r15"), 0x30, "a new pass (.L42)");
     assert_eq!(
         offset(gcc, "test", "%r14,%r14"),
@@ -244,7 +244,11 @@ fn the_per_element_blocks_sit_where_gcc_put_them() {
         "multiply (.L94)"
     );
     for at in [0, 8, 16, 32, 40, 48, 56] {
-        let sym = format!("fp_per_element_at_{at}");
+        // Section 3a's loop is the one at 0.
+        let sym = match at {
+            0 => "fp_per_element".to_string(),
+            _ => format!("fp_per_element_at_{at}"),
+        };
         assert_eq!(offset(&sym, "mulsd", "(%r15),%xmm0"), at, "{sym}");
         assert_eq!(
             offset(&sym, "test", "%r14,%r14"),
@@ -261,7 +265,7 @@ fn the_multiply_block_is_as_long_as_the_verdict_assumes() {
     // closing jump; section 3a's verdict says which placements span two lines from it.
     for sym in [
         "fp_per_element",
-        "fp_per_element_at_0",
+        "fp_per_element_at_24",
         "fp_per_element_at_56",
     ] {
         let f = function(sym);
@@ -278,4 +282,33 @@ fn the_multiply_block_is_as_long_as_the_verdict_assumes() {
         let end = f.insns[jmp + 1].addr;
         assert_eq!(end - f.insns[first].addr, 59, "{sym}");
     }
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_baseline_multiply_block_sits_in_one_line() {
+    // Section 3a's baseline: case 0's block, from its first multiply to the end of its
+    // closing jump, within one 64-byte line of code; GCC's layout's spans two.
+    let line_span = |sym: &str| {
+        let f = function(sym);
+        let first = f
+            .insns
+            .iter()
+            .position(|i| i.mnemonic == "mulsd" && i.operands == "(%r15),%xmm0")
+            .unwrap_or_else(|| panic!("{sym}: no multiply block"));
+        let jmp = first
+            + f.insns[first..]
+                .iter()
+                .position(|i| i.mnemonic == "jmp")
+                .unwrap_or_else(|| panic!("{sym}: the multiply block has no jump"));
+        let (start, last) = (f.insns[first].addr, f.insns[jmp + 1].addr - 1);
+        (start / 64, last / 64)
+    };
+    let (first, last) = line_span("fp_per_element");
+    assert_eq!(
+        first, last,
+        "3a's multiply block spans lines {first} to {last}"
+    );
+    let (first, last) = line_span("fp_per_element_at_24");
+    assert_eq!(last, first + 1, "GCC's layout: the block spans two lines");
 }

@@ -481,6 +481,20 @@ pub mod branch {
         ..evidence,
     });
 
+    // Section 2b: one source built two ways (`build` is the setting that differs).
+    block!(same_source = "same_source" {
+        BUILD = "build" [text],
+        SHAPE = "shape" [text],
+        RANDOM_NS = "random_ns",
+        RANDOM_MIN_NS = "random_min_ns",
+        RANDOM_MAX_NS = "random_max_ns",
+        SORTED_NS = "sorted_ns",
+        SORTED_MIN_NS = "sorted_min_ns",
+        SORTED_MAX_NS = "sorted_max_ns",
+        RANDOM_OVER_SORTED = "random_over_sorted",
+        ..evidence,
+    });
+
     block!(mispredict = "mispredict" {
         EXTRA_NS_PER_ELEMENT = "extra_ns_per_element",
         MISS_RATE = "miss_rate",

@@ -53,6 +53,13 @@ fn check(lab: &str, solution: Option<&Path>, out: &Path) -> (String, String) {
     (verdict, text)
 }
 
+/// One test at a time: the other tests build lab crates, which would disturb the timed one on
+/// a two-core machine and make every try provisional.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A check retried while it is provisional; fails when every try was.
 fn settled(lab: &str, solution: Option<&Path>, out: &Path) -> (String, String) {
     let mut screens = Vec::new();
@@ -71,6 +78,7 @@ fn settled(lab: &str, solution: Option<&Path>, out: &Path) -> (String, String) {
 
 #[test]
 fn untouched_exercises_fall_short_and_reference_solutions_pass() {
+    let _one = one_at_a_time();
     let out = scratch("verdicts");
     let list = String::from_utf8_lossy(&xtask(&["lab", "list"]).stdout).into_owned();
     let labs = [
@@ -125,6 +133,7 @@ fn assert_margin(lab: &str, saved: &Path) {
 
 #[test]
 fn a_solution_that_changes_the_result_is_refused_and_saved_as_such() {
+    let _one = one_at_a_time();
     let out = scratch("refused");
     let wrong = out.join("wrong.rs");
     let baseline = std::fs::read_to_string(root().join("labs/layout/src/baseline.rs")).unwrap();
@@ -155,6 +164,7 @@ fn a_solution_that_changes_the_result_is_refused_and_saved_as_such() {
 
 #[test]
 fn bad_lab_input_is_one_line_and_status_2() {
+    let _one = one_at_a_time();
     let missing = root().join("no-such-solution.rs").display().to_string();
     for (args, needle) in [
         (vec!["lab", "check", "nonesuch"], "no lab exercise"),

@@ -119,6 +119,20 @@ fn run_with(dir: &Path, extra: &str) -> PathBuf {
     lab
 }
 
+/// The fields of one CSV line, with quoted fields (which may hold commas) unquoted.
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
 fn line_with<'a>(text: &'a str, needle: &str) -> &'a str {
     text.lines()
         .find(|l| l.contains(needle))
@@ -332,18 +346,23 @@ fn noise_on_the_real_clock_probe() {
         "every disturber was stopped"
     );
     let csv = fs::read_to_string(d.join("noise.csv")).unwrap();
-    let row: Vec<&str> = line_with(&csv, "clock_probe,clock_read,ns,")
-        .split(',')
-        .collect();
+    let row = csv_fields(line_with(&csv, "clock_probe,clock_read,ns,"));
     for i in [3, 5, 8] {
         assert!(
             row[i].parse::<f64>().is_ok_and(|v| v > 0.0),
             "a value each way: {row:?}"
         );
     }
-    assert!(
-        row[4] == "no" || row[4] == "not recorded",
-        "quiet: no mark: {row:?}"
-    );
+    // Beside a busy loop on its own core, every round waits for the core: always marked.
+    assert!(row[7].contains("provisional"), "busy: marked: {row:?}");
+    // Quiet: no mark unless that run's own evidence says so (a test binary running beside it
+    // on a shared machine may disturb it; a mark without evidence may never appear).
+    let quiet = fs::read_to_string(d.join("noise/quiet/clock_probe.txt")).unwrap();
+    if quiet
+        .lines()
+        .any(|l| l.starts_with("#META provisional_results 0 of"))
+    {
+        assert!(!row[4].contains("provisional"), "quiet: no mark: {row:?}");
+    }
     let _ = fs::remove_dir_all(&d);
 }

@@ -471,7 +471,7 @@ mod tests {
             k.tally.disturbed_used = 30;
         }
         let l = ladder_says(&r, tally(60, load(0.0, 0.0)));
-        assert!(l[0].contains("no round was clean, so these are disturbed rounds: at 4 KiB"));
+        assert!(l[0].contains("its disturbed rounds stand in; the rest give: at 4 KiB"));
     }
 
     #[test]
@@ -550,7 +550,7 @@ mod tests {
             v[2].starts_with("provisional: 10 of 70 rounds were disturbed"),
             "{v:?}"
         );
-        assert!(v[2].contains("no round was clean, so these are disturbed rounds: sweeping"));
+        assert!(v[2].contains("its disturbed rounds stand in; the rest give: sweeping"));
         assert_eq!(
             curve_tally(&r, &section).disturbed_used,
             0,

@@ -399,9 +399,9 @@ mod tests {
             &tally(&[&cin, &cfr], quiet()),
         );
         assert!(
-            d3[0]
-                .1
-                .starts_with("provisional: 1 of 31 rounds were disturbed; no round was clean"),
+            d3[0].1.starts_with(
+                "provisional: 1 of 31 rounds were disturbed; where a figure had no clean round"
+            ),
             "{d3:?}"
         );
     }

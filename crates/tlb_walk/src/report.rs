@@ -534,7 +534,7 @@ mod tests {
         let r = vec![row(16, 1.3, 0), row(65536, 187.0, 15)];
         let t = rounds::tally(&[]).merge(&r[0].tally).merge(&r[1].tally);
         let p = pages_sentences(&r, &t);
-        assert!(p[0].contains("no round was clean, so these are disturbed rounds: 65536 pages"));
+        assert!(p[0].contains("its disturbed rounds stand in; the rest give: 65536 pages"));
         let t = touch_sentences(200.0, &timed(5000.0, 5, 5).tally());
         assert!(t[0].starts_with("provisional: 5 of 5"), "{t:?}");
     }

@@ -302,6 +302,20 @@ pub mod stride {
         DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
+    // The fresh-lines walk at the line size and at 256 bytes (multichase's default stride):
+    // one new line per access both, so the ratio is what the prefetchers no longer hide.
+    block!(prefetch = "prefetch" {
+        STRIDE_BYTES = "stride_bytes",
+        FRESH_NS = "fresh_ns",
+        FRESH_MIN_NS = "fresh_min_ns",
+        FRESH_MAX_NS = "fresh_max_ns",
+        OVER_LINE = "over_line",
+        ACCESSES_PER_PAGE = "accesses_per_page",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
+    });
+
     keys! {
         AOS_OVER_SOA = "aos_over_soa",
         AOS_X = "aos_x",
@@ -1020,7 +1034,7 @@ mod tests {
     /// Every block declared with `block!`: experiment, block, columns.
     const ALL: &[(&str, &str, &[&str])] = blocks! {
         cache_ladder: latency, knees;
-        stride: layout, stride, stride_passes;
+        stride: layout, stride, stride_passes, prefetch;
         tlb_walk: first_touch, pages, huge_pages, huge_verdict;
         clock_probe: clock_resolution, clock_cost, trap_one, times_ten, trap_two,
             trap_three_samples, trap_three_summary;

@@ -609,6 +609,8 @@ pub mod bandwidth {
         ACCESS_BYTES = "access_bytes",
         NON_TEMPORAL = "non_temporal" [text],
         SHAPE = "shape" [text],
+        // Instructions per memory access in the kernel's innermost loop, read from the binary.
+        INSNS_PER_ACCESS = "insns_per_access",
     });
 
     block!(bandwidth = "bandwidth" {

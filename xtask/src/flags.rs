@@ -15,6 +15,11 @@ pub enum Command {
     AppendixC(AppendixC),
     Verify(Verify),
     Handouts(Handouts),
+    Noise(Noise),
+    /// A disturber of `noise` (hidden; `noise` starts and stops it): spin on this core.
+    NoiseBusy(usize),
+    /// A disturber of `noise` (hidden): stream through this many MiB on this core.
+    NoiseStream(usize, usize),
     /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
     Help(String),
 }
@@ -25,7 +30,17 @@ pub struct RunAll {
     pub only: Option<Vec<String>>,
     pub label: Option<String>,
     pub out: Option<PathBuf>,
+    /// `--timeout SECONDS`: the watchdog's limit per experiment (default: [`TIMEOUT_S`]).
+    pub timeout_s: Option<u64>,
 }
+
+/// The watchdog's default limit per experiment, in seconds: (full run, quick run). The
+/// longest experiment, env_scan, takes 40 s on the reference VM (a few in a quick run), so
+/// these leave a machine many times slower room to finish; only a hung experiment meets them.
+pub const TIMEOUT_S: (u64, u64) = (1200, 300);
+
+/// The values `run-all --timeout` accepts, in seconds: a second to a day.
+pub const TIMEOUT_RANGE: (u64, u64) = (1, 86_400);
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Figures {
@@ -53,6 +68,13 @@ pub struct AppendixC {
 pub struct Verify {
     pub n: u64,
     pub bin: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Noise {
+    pub quick: bool,
+    pub only: Option<Vec<String>>,
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -104,6 +126,12 @@ const SUBS: &[Sub] = &[
                 "--out",
                 Some("DIR"),
                 "where results/<label>/ goes (default: results/)",
+            ),
+            opt(
+                "--timeout",
+                Some("SECONDS"),
+                "end an experiment that runs longer, keep its previous output (default: 1200; \
+                 300 with --quick)",
             ),
         ],
     },
@@ -182,6 +210,24 @@ const SUBS: &[Sub] = &[
         ],
     },
     Sub {
+        name: "noise",
+        args: "",
+        about: "run experiments quiet, beside a busy loop and beside a memory streamer",
+        opts: &[
+            opt(
+                "--quick",
+                None,
+                "quick runs of the experiments (into $TMPDIR unless --out is given)",
+            ),
+            opt("--only", Some("A,B"), "only these experiments"),
+            opt(
+                "--out",
+                Some("DIR"),
+                "where noise.md and noise.csv go (default: results/<label>/)",
+            ),
+        ],
+    },
+    Sub {
         name: "handouts",
         args: "",
         about: "regenerate the lab handouts' \"What to expect\" from the reference run",
@@ -236,6 +282,9 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     if matches!(name.as_str(), "-h" | "--help" | "help") {
         return Ok(Command::Help(usage()));
     }
+    if let Some(c) = disturber(name, &argv[1..]) {
+        return c;
+    }
     let Some(sub) = SUBS.iter().find(|s| s.name == name) else {
         return Err(bad(format!(
             "unknown command {} (commands: {})",
@@ -249,26 +298,43 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     }
     let positional = sub.name == "compare";
     let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
+    // An empty path would name the current folder: `--out ''` is refused, not obeyed.
+    let is_path = |o: &&Opt| matches!(o.value, Some("DIR" | "FILE" | "PATH"));
+    if let Some(o) = sub
+        .opts
+        .iter()
+        .filter(is_path)
+        .find(|o| a.value(o.name) == Some(""))
+    {
+        return Err(bad(format!(
+            "{} is empty: give a folder or file name",
+            o.name
+        )));
+    }
+    if words.iter().any(String::is_empty) {
+        return Err(bad(
+            "an empty folder name was given: give a results folder's path",
+        ));
+    }
     let path = |n: &str| a.value(n).map(PathBuf::from);
     let text = |n: &str| a.value(n).map(String::from);
     Ok(match sub.name {
         "run-all" => Command::RunAll(RunAll {
             quick: a.flag("--quick"),
-            only: match a.value("--only") {
-                None => None,
-                Some(v) => {
-                    let list: Vec<String> = v
-                        .split(',')
-                        .map(|s| s.trim().to_string())
-                        .filter(|s| !s.is_empty())
-                        .collect();
-                    if list.is_empty() {
-                        return Err(bad("--only names no experiment"));
-                    }
-                    Some(list)
-                }
-            },
+            only: only(a.value("--only"))?,
             label: text("--label"),
+            out: path("--out"),
+            timeout_s: match a.value("--timeout") {
+                None => None,
+                Some(_) => Some(
+                    a.try_count("--timeout", 0, TIMEOUT_RANGE.0, TIMEOUT_RANGE.1)
+                        .map_err(bad)?,
+                ),
+            },
+        }),
+        "noise" => Command::Noise(Noise {
+            quick: a.flag("--quick"),
+            only: only(a.value("--only"))?,
             out: path("--out"),
         }),
         "compare" => {
@@ -308,6 +374,35 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     })
 }
 
+/// `--only A,B` as a list; bad input when it names nothing.
+fn only(v: Option<&str>) -> Result<Option<Vec<String>>> {
+    let Some(v) = v else { return Ok(None) };
+    let list: Vec<String> = v
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if list.is_empty() {
+        return Err(bad("--only names no experiment"));
+    }
+    Ok(Some(list))
+}
+
+/// `noise-busy CORE` and `noise-stream CORE MIB`: the disturbers `noise` starts as its own
+/// child processes (not in the usage: nobody types them).
+fn disturber(name: &str, rest: &[String]) -> Option<Result<Command>> {
+    let num = |i: usize| -> Result<usize> {
+        rest.get(i)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| bad(format!("{name}: needs whole numbers (CORE [MIB])")))
+    };
+    match name {
+        "noise-busy" => Some(num(0).map(Command::NoiseBusy)),
+        "noise-stream" => Some(num(0).and_then(|c| Ok(Command::NoiseStream(c, num(1)?)))),
+        _ => None,
+    }
+}
+
 // Every name in SUBS has an arm above; a new one without an arm is a programming error that
 // the unit test `every_subcommand_parses` catches.
 fn unreachable_sub(name: &str) -> Result<Command> {
@@ -335,6 +430,27 @@ mod tests {
     }
 
     #[test]
+    fn the_timeout_help_states_the_defaults() {
+        let help = sub_usage(&SUBS[0]);
+        let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(&format!(
+                "default: {}; {} with --quick",
+                TIMEOUT_S.0, TIMEOUT_S.1
+            )),
+            "{help}"
+        );
+        let readme = std::fs::read_to_string(crate::project::root().join("README.md")).unwrap();
+        let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+        let said = format!(
+            "still running after {} minutes ({} with `--quick`;",
+            TIMEOUT_S.0 / 60,
+            TIMEOUT_S.1 / 60
+        );
+        assert!(readme.contains(&said), "README.md should say {said:?}");
+    }
+
+    #[test]
     fn typed_options() {
         assert_eq!(
             p(&[
@@ -350,6 +466,7 @@ mod tests {
                 only: Some(vec!["stride".into(), "branch".into()]),
                 label: None,
                 out: Some("/tmp/x".into()),
+                timeout_s: None,
             })
         );
         assert_eq!(
@@ -371,6 +488,21 @@ mod tests {
             })
         );
         assert_eq!(
+            p(&["noise", "--quick", "--only", "clock_probe"]).unwrap(),
+            Command::Noise(Noise {
+                quick: true,
+                only: Some(vec!["clock_probe".into()]),
+                out: None,
+            })
+        );
+        // The disturbers noise starts: not in the usage, but parsed.
+        assert_eq!(p(&["noise-busy", "1"]).unwrap(), Command::NoiseBusy(1));
+        assert_eq!(
+            p(&["noise-stream", "0", "64"]).unwrap(),
+            Command::NoiseStream(0, 64)
+        );
+        assert!(!usage().contains("noise-busy"));
+        assert_eq!(
             p(&["verify"]).unwrap(),
             Command::Verify(Verify {
                 n: 100_000,
@@ -388,6 +520,9 @@ mod tests {
             (&["run-all", "--label"], "needs a value"),
             (&["run-all", "--quick=yes"], "takes no value"),
             (&["run-all", "--only", ","], "names no experiment"),
+            (&["noise", "--only", ","], "names no experiment"),
+            (&["noise-busy"], "needs whole numbers"),
+            (&["noise-stream", "1", "x"], "needs whole numbers"),
             (&["run-all", "--quick", "--quick"], "twice"),
             (&["verify", "--n", "1"], "between 1000"),
             (&["verify", "--n", "x"], "whole number"),
@@ -397,6 +532,14 @@ mod tests {
             (&["compare", "x", "y", "--bogus"], "unknown argument"),
             (&["compare", "x", "y", "--out"], "needs a value"),
             (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
+            (&["run-all", "--timeout", "0"], "between 1 and 86400"),
+            (&["run-all", "--timeout=soon"], "whole number"),
+            (&["run-all", "--out", ""], "--out is empty"),
+            (&["figures", "--from", "x", "--out="], "--out is empty"),
+            (&["handouts", "--from", ""], "--from is empty"),
+            (&["appendix-c", "--seed", ""], "--seed is empty"),
+            (&["verify", "--bin", ""], "--bin is empty"),
+            (&["compare", "x", ""], "empty folder name"),
         ] {
             match p(args) {
                 Err(e) => {

@@ -97,6 +97,13 @@ pub fn command(o: &flags::Handouts) -> Result<()> {
     if !from.is_dir() {
         return Err(bad(format!("--from {}: not a folder", from.display())));
     }
+    let has_output = |e: &&str| from.join(format!("{e}.txt")).is_file();
+    if !crate::project::EXPERIMENTS.iter().any(has_output) {
+        return Err(bad(format!(
+            "--from {}: holds no saved experiment output (<experiment>.txt); nothing was changed",
+            from.display()
+        )));
+    }
     let mut stale = Vec::new();
     let mut written = 0;
     for t in targets(&root) {
@@ -144,7 +151,8 @@ pub fn command(o: &flags::Handouts) -> Result<()> {
 
 fn load(from: &Path, experiment: &str) -> Result<DataFile> {
     let p = from.join(format!("{experiment}.txt"));
-    let text = fs::read_to_string(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
+    let text =
+        crate::project::read_regular_text(&p).map_err(|e| bad(format!("{}: {e}", p.display())))?;
     data::parse(&text).map_err(|e| bad(format!("{}: {e}", p.display())))
 }
 

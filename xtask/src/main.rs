@@ -1,12 +1,13 @@
 //! # xtask: the project's own tools
 //!
 //! ```text
-//! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR]
+//! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR] [--timeout SECONDS]
 //! cargo xtask figures [--from DIR --out DIR]
 //! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask noise [--only a,b] [--out DIR] [--quick]
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -20,6 +21,8 @@ mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod marks;
+mod noise;
 mod project;
 mod run_all;
 mod sink_bench;
@@ -28,7 +31,8 @@ mod verify;
 use flags::Command;
 
 fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // UTF-8 arguments or one line and exit status 2; a closed pipe ends it quietly.
+    let argv = measure::cli::argv("xtask");
     let result = flags::parse(&argv).and_then(|cmd| match cmd {
         Command::RunAll(o) => run_all::command(&o),
         Command::Figures(o) => figures::command(&o),
@@ -36,6 +40,9 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::Noise(o) => noise::command(&o),
+        Command::NoiseBusy(core) => noise::busy(core),
+        Command::NoiseStream(core, mib) => noise::stream(core, mib),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

@@ -68,6 +68,54 @@ pub fn valid_label(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
+/// The bytes of `path` if it is a regular file (or a link to one). Anything else is an error
+/// and is not read: a FIFO named like a saved output would block the reader for ever, a
+/// device would never end.
+pub fn read_regular(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Opened without blocking (a FIFO's open waits for a writer), then checked, then read.
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file (a FIFO, a device or a folder): skipped",
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// [`read_regular`] as text (`Err` where it is not UTF-8).
+pub fn read_regular_text(path: &std::path::Path) -> std::io::Result<String> {
+    String::from_utf8(read_regular(path)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// Whether process `pid` is running, and where `name` is given, is that program (its
+/// `/proc/<pid>/stat` name: a reused pid of another program is not). A zombie, which has
+/// ended but not been waited for, is not running: nothing it owns is in use any more.
+pub fn running(pid: u32, name: Option<&str>) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "pid (name) S ...": the name may hold spaces and parentheses; the state follows the
+    // last ')'.
+    let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+        return false;
+    };
+    let state = stat[close + 1..].split_whitespace().next().unwrap_or("");
+    let alive = !matches!(state, "Z" | "X" | "x" | "");
+    alive && name.is_none_or(|n| stat.get(open + 1..close) == Some(n))
+}
+
 /// Today's date and time in UTC, from the system clock (no time-zone database needed).
 pub fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
@@ -127,6 +175,30 @@ fn commit_in(dir: &std::path::Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zombie_is_not_running() {
+        let me = std::process::id();
+        assert!(running(me, None));
+        let name = std::fs::read_to_string("/proc/self/comm").unwrap();
+        assert!(running(me, Some(name.trim())));
+        assert!(!running(me, Some("not-this-one")));
+        assert!(!running(999_999_999, None), "above pid_max");
+        // A child that has exited and not been waited for is a zombie.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let t0 = std::time::Instant::now();
+        while running(pid, None) && t0.elapsed().as_secs() < 30 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        assert!(
+            stat.contains(") Z "),
+            "a zombie still has its /proc entry: {stat}"
+        );
+        assert!(!running(pid, None));
+        child.wait().unwrap();
+    }
 
     #[test]
     fn only_the_program_s_files_make_a_commit_dirty() {

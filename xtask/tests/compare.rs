@@ -379,8 +379,8 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     );
     assert!(md.contains("column `extra_ns` only in synthetic"), "{md}");
     let csv = fs::read_to_string(out.join("compare.csv")).unwrap();
-    assert!(csv.contains("synthetic,cache_ladder,latency,4,extra_ns,7.0,ns\n"));
-    assert!(csv.contains("appendix-phone,cache_ladder,latency,131072,index_ns,305.0,ns\n"));
+    assert!(csv.contains("synthetic,cache_ladder,latency,4,extra_ns,7.0,ns,\n"));
+    assert!(csv.contains("appendix-phone,cache_ladder,latency,131072,index_ns,305.0,ns,\n"));
     assert!(!csv.contains("synthetic,tlb_walk"));
     let _ = fs::remove_dir_all(&d);
 }
@@ -413,14 +413,14 @@ fn the_csv_is_one_tidy_table_with_unique_keys() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("machine,experiment,block,row,column,value,unit")
+        Some("machine,experiment,block,row,column,value,unit,provisional")
     );
     let mut keys = BTreeSet::new();
     let mut machines = BTreeSet::new();
     let mut n = 0;
     for l in lines {
         let f = fields(l);
-        assert_eq!(f.len(), 7, "{l}");
+        assert_eq!(f.len(), 8, "{l}");
         let v: f64 = f[5]
             .parse()
             .unwrap_or_else(|_| panic!("numeric value: {l}"));
@@ -437,8 +437,8 @@ fn the_csv_is_one_tidy_table_with_unique_keys() {
     assert_eq!(machines.len(), 4, "{machines:?}");
     // Units come with the numbers.
     assert!(csv.contains("amd-epyc-zen4-2c,clock_probe,key_figures,clock_read,value,"));
-    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,low,200.0,ns\n"));
-    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,high,265.0,ns\n"));
+    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,low,200.0,ns,\n"));
+    assert!(csv.contains("appendix-phone,clock_probe,key_figures,clock_read,high,265.0,ns,\n"));
     let _ = fs::remove_dir_all(&d);
 }
 

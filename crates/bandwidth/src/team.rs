@@ -72,7 +72,7 @@ pub fn scaling(
             if round > 0 {
                 t.total.push(
                     t.cores.len() as f64 * bytes / run.elapsed_ns,
-                    run.evidence(),
+                    run.evidence().unwrap_or_default(),
                 );
                 t.verified &= run.seen.iter().all(Seen::verified);
                 t.off_core += usize::from(run.seen.iter().any(|s| s.held_off(ON_CORE)));

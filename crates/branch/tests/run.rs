@@ -111,6 +111,7 @@ fn bad_arguments_get_one_line_and_exit_2() {
     ] {
         measure::testing::assert_bad_input(BIN, "branch", args);
     }
+    measure::testing::assert_not_utf8_refused(BIN, "branch");
 }
 
 #[test]

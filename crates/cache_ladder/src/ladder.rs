@@ -11,17 +11,20 @@
 //!   appendix's C loop does; and the same sum as the compiler writes it for an iterator,
 //!   vectorised, to show how much faster an in-order read can go.
 //!
-//! Each round runs them one after another (index, pointer, huge, sweeps, then again), so
-//! that whatever the machine does during the run reaches all of them alike.
+//! The chases take their rounds in turn (index, pointer, huge, then again), so that whatever
+//! the machine does during the run reaches all of them alike, then the sweeps do; every round
+//! is short and judged by its evidence of disturbance (`measure::rounds`).
 
-use measure::chase::{self, Link, Plan, Ring};
+use measure::chase::{Link, Plan, Ring};
 use measure::cli;
 use measure::clock::now_ns;
 use measure::data::meta;
+use measure::disturb::Probe;
 use measure::fmt::{bytes, say};
 use measure::keep::black_box;
 use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta};
 use measure::ring;
+use measure::rounds::{self, Step, Timed, Want};
 use measure::show::region_line;
 
 /// The regions the rings live in, each as large as the largest working set.
@@ -131,14 +134,14 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
 }
 
 /// Every round of one working set in one pass, in nanoseconds per step (per 8-byte word for
-/// the sweep).
+/// the sweep), each with its evidence of disturbance.
 #[derive(Debug, Clone)]
 pub struct Rounds {
-    pub index: Vec<f64>,
-    pub pointer: Vec<f64>,
-    pub huge: Option<Vec<f64>>,
-    pub seq: Vec<f64>,
-    pub seq_vec: Vec<f64>,
+    pub index: Timed,
+    pub pointer: Timed,
+    pub huge: Option<Timed>,
+    pub seq: Timed,
+    pub seq_vec: Timed,
 }
 
 /// The sequential sweep as the compiler writes it: the wrapping sum of the words, in order.
@@ -227,23 +230,29 @@ fn timed_sweep(words: &[u64], sweep: fn(&[u64]) -> u64, laps: u64, expect: u64) 
     t / (laps as f64 * words.len() as f64)
 }
 
-/// Measures one working set of `bytes` (a multiple of 8).
-pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan) -> Rounds {
+/// Measures one working set of `bytes` (a multiple of 8), every round judged by `probe`.
+pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan, probe: &mut Probe) -> Rounds {
     let n = bytes / 8;
     // The guard in main has made room for this permutation; a failure here is still one line.
     let next =
         ring::try_sattolo(n, ring::DEFAULT_SEED).unwrap_or_else(|e| cli::fail("cache_ladder", &e));
-    let mut ri = Ring::build(&mut mem.index.as_u64_mut()[..n], Link::Index, &next, |k| k);
-    let mut rp = Ring::build(
-        &mut mem.pointer.as_u64_mut()[..n],
-        Link::Address,
-        &next,
-        |k| k,
-    );
-    let mut rh = mem
-        .huge
-        .as_mut()
-        .map(|h| Ring::build(&mut h.as_u64_mut()[..n], Link::Address, &next, |k| k));
+    let mut rings = vec![
+        Ring::build(&mut mem.index.as_u64_mut()[..n], Link::Index, &next, |k| k),
+        Ring::build(
+            &mut mem.pointer.as_u64_mut()[..n],
+            Link::Address,
+            &next,
+            |k| k,
+        ),
+    ];
+    if let Some(h) = mem.huge.as_mut() {
+        rings.push(Ring::build(
+            &mut h.as_u64_mut()[..n],
+            Link::Address,
+            &next,
+            |k| k,
+        ));
+    }
     drop(next);
 
     // Every timed round starts with its own warm-up, discarded, as the appendix's chase()
@@ -251,57 +260,82 @@ pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan) -> Rounds {
     // warm-up first reads the ring's memory in order (the prefetchers bring a working set
     // into the caches in a millisecond, where a random lap of a cold 16 MiB ring takes a
     // fifth of a second), then walks the ring for a lap or until the cap, so the TLB and the
-    // caches hold what the ring's steady state holds. The first warm-up's pace fixes each
-    // ring's steps per round.
-    let warm = |r: &mut Ring<'_>| {
-        black_box(cache_ladder_sweep(black_box(r.words())));
-        plan.warm(r)
-    };
-    let steps = |est: f64| plan.steps(est, 4096);
-    let si = steps(warm(&mut ri));
-    let sp = steps(warm(&mut rp));
-    let sh = rh.as_mut().map(|r| steps(warm(r)));
+    // caches hold what the ring's steady state holds. A ring whose lap does not fit the
+    // first warm-up's cap is far beyond the caches: sweeping 128 MiB before every quarter
+    // millisecond round would cost fifty times the round and leave it reading memory all
+    // the same, so such a ring is swept only before its first round (Plan::judged).
+    let mut chases = plan
+        .judged(probe, &mut rings, 1024, |r, first| {
+            if first {
+                black_box(cache_ladder_sweep(black_box(r.words())));
+            }
+        })
+        .into_iter();
+    let (index, pointer) = (
+        chases.next().expect("index"),
+        chases.next().expect("pointer"),
+    );
+    let huge = chases.next();
+    let (seq, seq_vec) = sweeps(rings[0].words(), plan, probe);
+    Rounds {
+        index,
+        pointer,
+        huge,
+        seq,
+        seq_vec,
+    }
+}
 
+/// The two sweeps over the index ring's `words`, in turn, judged by `probe`. A round is as
+/// many laps as fill the plan's round, or, where a lap takes over twice a round (128 MiB
+/// takes milliseconds, longer than the scheduler's slice), the next piece of the lap: the
+/// same sweep in order over the same memory, timed a stretch at a time, so that each round
+/// can fit between two preemptions. Every full lap of pieces is checked against the ring's
+/// sum. The two sweeps read the same memory and do not evict each other: a lap, discarded,
+/// warms them up before the first round and after a disturbed one only.
+fn sweeps(words: &[u64], plan: &Plan, probe: &mut Probe) -> (Timed, Timed) {
     // The index ring holds every position 0..n once, so its words sum to n(n-1)/2.
-    let n64 = n as u64;
+    let n64 = words.len() as u64;
     let expect = if n64.is_multiple_of(2) {
         (n64 / 2).wrapping_mul(n64 - 1)
     } else {
         n64.wrapping_mul((n64 - 1) / 2)
     };
-    // One timed lap of each sweep (also a first check of the sums) sizes their rounds.
-    let laps = |sweep: fn(&[u64]) -> u64| {
-        let per_word = timed_sweep(ri.words(), sweep, 1, expect);
-        ((plan.round_ns / (per_word * n as f64)).ceil() as u64).max(1)
-    };
-    let (laps_s, laps_v) = (laps(cache_ladder_sweep_scalar), laps(cache_ladder_sweep));
-
-    let mut out = Rounds {
-        index: Vec::with_capacity(plan.rounds),
-        pointer: Vec::with_capacity(plan.rounds),
-        huge: sh.map(|_| Vec::with_capacity(plan.rounds)),
-        seq: Vec::with_capacity(plan.rounds),
-        seq_vec: Vec::with_capacity(plan.rounds),
-    };
-    for _ in 0..plan.rounds {
-        warm(&mut ri);
-        out.index.push(chase::timed_round(&mut ri, si));
-        warm(&mut rp);
-        out.pointer.push(chase::timed_round(&mut rp, sp));
-        if let (Some(r), Some(s), Some(v)) = (rh.as_mut(), sh, out.huge.as_mut()) {
-            warm(r);
-            v.push(chase::timed_round(r, s));
+    let kinds: [fn(&[u64]) -> u64; 2] = [cache_ladder_sweep_scalar, cache_ladder_sweep];
+    // One timed lap of each sweep (also a first check of the sums) sizes their rounds: laps
+    // per round, or pieces per lap (a power of two, so they tile a working set of 2^k words;
+    // none under 512 KiB).
+    let lap_ns = kinds.map(|sweep| timed_sweep(words, sweep, 1, expect) * n64 as f64);
+    let laps = lap_ns.map(|t| ((plan.round_ns / t).ceil() as u64).max(1));
+    let pieces = lap_ns.map(|t| {
+        let want = (t / plan.round_ns).ceil() as usize;
+        if t <= 2.0 * plan.round_ns || !words.len().is_power_of_two() {
+            1
+        } else {
+            want.next_power_of_two().min((words.len() >> 16).max(1))
         }
-        let words = ri.words();
-        black_box(cache_ladder_sweep(black_box(words))); // the sweeps' warm-up lap
-        out.seq.push(timed_sweep(
-            words,
-            cache_ladder_sweep_scalar,
-            laps_s,
-            expect,
-        ));
-        out.seq_vec
-            .push(timed_sweep(words, cache_ladder_sweep, laps_v, expect));
-    }
-    out
+    });
+    // Per sweep: the next piece, and the sum of this lap's pieces so far.
+    let mut at = [(0usize, 0u64); 2];
+    let want = Want::new(plan.rounds).budget(plan.budget_ns);
+    let mut t = rounds::interleaved(probe, &want, 2, |step| match step {
+        Step::Warm(_) => black_box(cache_ladder_sweep(black_box(words))) as f64,
+        Step::Time(i) if pieces[i] == 1 => timed_sweep(words, kinds[i], laps[i], expect),
+        Step::Time(i) => {
+            let len = words.len() / pieces[i];
+            let (k, sum) = at[i];
+            let piece = &words[k * len..(k + 1) * len];
+            let t0 = now_ns();
+            let s = kinds[i](black_box(piece));
+            let ns = (now_ns() - t0) as f64;
+            at[i] = ((k + 1) % pieces[i], sum.wrapping_add(s));
+            if at[i].0 == 0 {
+                assert_eq!(at[i].1, expect, "the sweep's checksum is wrong");
+                at[i].1 = 0;
+            }
+            ns / len as f64
+        }
+    });
+    let seq_vec = t.pop().expect("two sweeps");
+    (t.pop().expect("two sweeps"), seq_vec)
 }

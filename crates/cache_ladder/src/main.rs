@@ -22,6 +22,7 @@
 
 mod knees;
 mod ladder;
+mod read;
 mod report;
 
 use ladder::Memory;
@@ -29,6 +30,7 @@ use measure::chase::Plan;
 use measure::cli::{self, Opt};
 use measure::clock::CoreClock;
 use measure::data::meta;
+use measure::disturb::{Load, Probe, Tally, Window};
 use measure::fmt::{bytes, conclude, say};
 use measure::mem::{self, backing_meta};
 use measure::run::Experiment;
@@ -59,10 +61,9 @@ fn main() {
         "latency by working set: the cache ladder, read from a random pointer chase",
         OPTS
     );
-    let quick = exp.args.quick;
     let largest = exp.facts.largest_cache();
     let max = largest_working_set(&exp, largest);
-    exp.pin_main_thread();
+    let core = exp.pin_main_thread().map(|p| p.requested);
 
     // == 1. The caches this machine reports (the "where" column and the figure's verticals).
     exp.section("1. the caches of this machine, as reported");
@@ -111,34 +112,7 @@ fn main() {
     meta("max_kib", mem.max / 1024);
 
     // == 4. The ladder: every size in two passes, forward and shuffled.
-    let plan = if quick {
-        Plan::quick(1e6)
-    } else {
-        Plan::full(10e6, 40_000_000)
-    };
-    plan.meta();
-    exp.section("4. time for one read, by working set (median of all rounds of both passes)");
-    say(
-        &format!(
-            "{} rounds of about {} ms per size and pass (chases and sweeps in turn), each after a \
-             discarded warm-up of at most {} ms; passes: {}, then {}.",
-            plan.rounds,
-            plan.round_ns / 1e6,
-            plan.warm_cap_ns / 1_000_000,
-            TWO_PASSES[0].name(),
-            TWO_PASSES[1].name()
-        ),
-        "  ",
-    );
-    let scan = scan::run(&sizes, &TWO_PASSES, |&b, _| {
-        ladder::measure(&mut mem, b, &plan)
-    });
-    let after = mem.backing_after();
-    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
-    report::table(&rows, &exp, &cc);
-    report::sweeps(&rows);
-    println!("\n  how to read this run:");
-    read_out(&rows, &mem, after, &cc, &mut exp);
+    let (rows, tally) = ladder_section(&mut exp, &mut mem, &sizes, &cc, core);
 
     // == 5. Boundaries read from the curve.
     exp.section("5. boundaries read from the curve, beside the reported sizes");
@@ -161,8 +135,73 @@ fn main() {
     }
     kb.print();
     println!("\n  how to read this run:");
-    report::read_boundaries(&readings, &reported, mem.max);
+    let curve = read::curve_tally(&rows, &tally);
+    read::boundaries(&readings, &reported, mem.max, &curve)
+        .iter()
+        .for_each(|s| conclude(s));
+    exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &curve);
     exp.finish();
+}
+
+/// Section 4: every size in two passes (forward, then shuffled), each round judged; prints the
+/// two tables and what they say, records the key figures. Returns the rows and every round of
+/// the scan counted, with the load around it.
+fn ladder_section(
+    exp: &mut Experiment,
+    mem: &mut Memory,
+    sizes: &[usize],
+    cc: &CoreClock,
+    core: Option<usize>,
+) -> (Vec<Row>, Tally) {
+    let plan = if exp.args.quick {
+        Plan::quick(2.5e5)
+    } else {
+        Plan::full(2.5e5, 40_000_000)
+    };
+    plan.meta();
+    exp.section("4. time for one read, by working set (median of all rounds of both passes)");
+    say(
+        &format!(
+            "{} clean rounds of about {} ms per size and pass (the chases in turn, each round \
+             after a discarded warm-up, then the sweeps, a round some laps or a piece of one); \
+             {}; passes: {}, then {}.",
+            plan.rounds,
+            plan.round_ns / 1e6,
+            plan.budget_text(),
+            TWO_PASSES[0].name(),
+            TWO_PASSES[1].name()
+        ),
+        "  ",
+    );
+    let mut probe = Probe::new();
+    let window = Window::open(core);
+    let scan = scan::run(sizes, &TWO_PASSES, |&b, _| {
+        ladder::measure(mem, b, &plan, &mut probe)
+    });
+    let load = window.close();
+    let after = mem.backing_after();
+    let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
+    let tally = rows
+        .iter()
+        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
+        .with_load(load);
+    report::table(&rows, exp, cc);
+    report::sweeps(&rows);
+    let huge = mem.huge.as_ref().map(|_| read::HugeCheck {
+        // The backing must have held from before the scan to after it.
+        huge_pct: mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b)),
+        pointer_pct: mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b)),
+    });
+    let ladder = read::Ladder {
+        rows: &rows,
+        huge,
+        ghz: cc.ghz,
+        tally,
+    };
+    println!("\n  how to read this run:");
+    read::ladder(&ladder).iter().for_each(|s| conclude(s));
+    record(&ladder, mem, after, cc, load, exp);
+    (rows, tally)
 }
 
 /// The largest working set and, when it is not the one asked for or the usual default, why.
@@ -225,118 +264,58 @@ fn largest_working_set(exp: &Experiment, largest: Option<u64>) -> Largest {
     Largest { bytes: max, note }
 }
 
-/// The closing sentences of section 4, each computed from this run's rows; `after` is the
-/// verified huge-page share of the pointer and huge regions once the scan was done.
-fn read_out(
-    rows: &[Row],
+/// Records section 4: the huge-page verdict, the flagged sizes, the key figures (from the
+/// clean rounds), each chase's and sweep's rounds in the `disturbance` block, and the backing
+/// after the scan.
+fn record(
+    l: &read::Ladder,
     mem: &Memory,
     after: ladder::Backing,
     cc: &CoreClock,
+    load: Load,
     exp: &mut Experiment,
 ) {
-    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+    let (Some(first), Some(last)) = (l.rows.first(), l.rows.last()) else {
         return;
     };
-    let cycles = |a: f64, b: f64| {
-        cc.ghz.map_or(String::new(), |g| {
-            format!(" ({:.1} against {:.1} cycles)", a * g, b * g)
-        })
-    };
-    // A sentence about a flagged size says so.
-    let care = |r: &Row| if r.stable() { "" } else { " (a flagged size)" };
-    let (pi, pp) = (first.index.ns.median, first.pointer.ns.median);
-    conclude(&format!(
-        "at {}{} the pointer chase takes {pp:.2} ns a step, the index chase {pi:.2} ns{}: {}",
-        bytes(first.bytes as u64),
-        care(first),
-        cycles(pp, pi),
-        if pi > pp * 1.05 {
-            format!(
-                "computing the address from an index costs {:.0}% on top of the load itself.",
-                (pi / pp - 1.0) * 100.0
-            )
-        } else {
-            "computing the address from an index costs nothing measurable here.".into()
+    if let (Some(h), Some(check)) = (last.huge, l.huge) {
+        if let Some(v) = read::huge_verdict(last, check) {
+            meta("verdict_huge", v.trim_end_matches('.'));
         }
-    ));
-    let f = last.index.ns.median / first.index.ns.median;
-    conclude(&format!(
-        "{}{} is {f:.0}x slower per step than {} (index chase): the same instructions, only \
-         the place the data lives differs.",
-        bytes(last.bytes as u64),
-        care(last),
-        bytes(first.bytes as u64)
-    ));
-    let s = last.index.ns.median / last.seq.ns.median;
-    conclude(&format!(
-        "sweeping {} in order costs {:.2} ns a word ({:.2} ns vectorised), {s:.0}x less than \
-         chasing it at random: {}",
-        bytes(last.bytes as u64),
-        last.seq.ns.median,
-        last.seq_vec.ns.median,
-        if s > 3.0 {
-            "the machine fetches ahead when it can see the next address coming."
-        } else {
-            "on this run the sweep was not much faster; read the table before believing either."
-        }
-    ));
-    if let (Some(h), Some(_)) = (last.huge, mem.huge.as_ref()) {
-        // The backing must have held from before the scan to after it.
-        let hb = mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b));
-        let pb = mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b));
-        let r = last.pointer.ns.median / h.ns.median;
-        let show = |p: Option<f64>| p.map_or("unknown".into(), |p| format!("{p:.0}%"));
-        let verdict = match (hb, pb) {
-            (Some(hb), Some(pb)) if hb >= 90.0 && pb <= 10.0 => {
-                if r > 1.1 && h.ns.max < last.pointer.ns.min {
-                    format!(
-                        "translation adds about {:.0} ns ({:.0}%) to every step on small pages.",
-                        last.pointer.ns.median - h.ns.median,
-                        (r - 1.0) * 100.0
-                    )
-                } else if r < 0.9 && last.pointer.ns.max < h.ns.min {
-                    "huge pages were slower here, which the run cannot explain; rerun before \
-                     reading it."
-                        .into()
-                } else if !(0.9..=1.1).contains(&r) {
-                    "no clear difference in this run (the rounds overlap).".into()
-                } else {
-                    "no clear difference in this run (the gap is under 10%).".into()
-                }
-            }
-            _ => "the backings are not as requested, so this is not a clean comparison.".into(),
-        };
-        meta("verdict_huge", verdict.trim_end_matches('.'));
-        conclude(&format!(
-            "at {}{}, huge pages read {:.1} ns against {:.1} ns on 4 KiB pages ({} and {} on \
-             huge pages, verified before and after the scan): {verdict}",
-            bytes(last.bytes as u64),
-            care(last),
-            h.ns.median,
-            last.pointer.ns.median,
-            show(hb),
-            show(pb)
-        ));
         exp.key_figure("largest_huge_ns", h.ns.median, "ns");
     }
-    let flagged = rows.iter().filter(|r| !r.stable()).count();
-    meta("flagged_sizes", format!("{flagged} of {}", rows.len()));
-    if flagged > 0 {
-        conclude(&format!(
-            "{flagged} of {} sizes are flagged: the same working set read differently from moment \
-             to moment (a cache shared with others, or other work on this machine).",
-            rows.len()
-        ));
-    }
+    let flagged = l.rows.iter().filter(|r| !r.stable()).count();
+    meta("flagged_sizes", format!("{flagged} of {}", l.rows.len()));
+    let (pi, pp) = (first.index.ns.median, first.pointer.ns.median);
     exp.key_figure("first_pointer_ns", pp, "ns");
     exp.key_figure(key::FIRST_INDEX_NS, pi, "ns");
     exp.key_figure("first_pointer_cycles", cc.cycles(pp), "cycles");
     exp.key_figure(key::LARGEST_INDEX_NS, last.index.ns.median, "ns");
     exp.key_figure("largest_pointer_ns", last.pointer.ns.median, "ns");
-    exp.key_figure(key::LADDER_FACTOR, f, "x");
+    exp.key_figure(key::LADDER_FACTOR, last.index.ns.median / pi, "x");
+    let s = last.index.ns.median / last.seq.ns.median;
     exp.key_figure("random_over_sequential_largest", s, "x");
     exp.key_figure(key::LARGEST_SEQ_NS, last.seq.ns.median, "ns");
     exp.key_figure("largest_seq_vec_ns", last.seq_vec.ns.median, "ns");
+    type Pick = fn(&Row) -> Option<report::Kind>;
+    let kinds: [(&str, Pick); 5] = [
+        ("index", |r| Some(r.index)),
+        ("pointer", |r| Some(r.pointer)),
+        ("huge", |r| r.huge),
+        ("seq", |r| Some(r.seq)),
+        ("seq_vec", |r| Some(r.seq_vec)),
+    ];
+    for (name, pick) in kinds {
+        let t = l
+            .rows
+            .iter()
+            .filter_map(pick)
+            .fold(Tally::default(), |t, k| t.merge(&k.tally));
+        if t.rounds > 0 {
+            let block = measure::schema::cache_ladder::latency::BLOCK;
+            exp.disturbance(&format!("{block}/{name}"), &t.with_load(load));
+        }
+    }
     for (name, b) in [
         ("index", after.index),
         ("pointer", after.pointer),

@@ -3,18 +3,21 @@
 //! `latency` block, the second table (the sweeps and the spreads), and the boundaries each
 //! series shows, with the rows of the `knees` block.
 
+use crate::ROUND_TOLERANCE;
 use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
-use crate::{ROUND_TOLERANCE, TOP_WITHIN};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
-use measure::fmt::{WIDTH, bytes, conclude, say, wrap_to};
+use measure::disturb::Tally;
+use measure::fmt::{WIDTH, bytes, say, wrap_to};
+use measure::rounds::Timed;
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
 use measure::schema::cache_ladder as schema;
 use measure::stats::{Summary, sorted_but_largest};
 
-/// One chase kind at one size: all rounds summarised, and how well passes and rounds agree.
+/// One chase kind at one size: the clean rounds of both passes summarised, how well passes
+/// and rounds agree, and how many rounds were taken and disturbed.
 #[derive(Debug, Clone, Copy)]
 pub struct Kind {
     pub ns: Summary,
@@ -22,29 +25,32 @@ pub struct Kind {
     pub pass_spread: f64,
     /// The largest max/min - 1 of the rounds within one pass, its slowest round left out.
     pub round_spread: f64,
+    /// Every round of both passes, counted.
+    pub tally: Tally,
 }
 
 impl Kind {
-    fn of(
-        p: &ScanPoint<usize, Rounds>,
-        pick: impl Fn(&Rounds) -> Option<&Vec<f64>>,
-    ) -> Option<Kind> {
+    fn of(p: &ScanPoint<usize, Rounds>, pick: impl Fn(&Rounds) -> Option<&Timed>) -> Option<Kind> {
         let mut all = Vec::new();
         let mut round_spread: f64 = 0.0;
+        let mut tally = Tally::default();
         for r in &p.passes {
-            let v = pick(r)?;
-            all.extend_from_slice(v);
-            round_spread = round_spread.max(spread_but_one(v)?);
+            let t = pick(r)?;
+            let used = t.used();
+            all.extend_from_slice(&used);
+            round_spread = round_spread.max(spread_but_one(&used)?);
+            tally = tally.merge(&t.tally());
         }
         let a = p.agreement(DEFAULT_TOLERANCE, |r| {
             pick(r)
-                .and_then(|v| measure::stats::median(v))
+                .and_then(|t| measure::stats::median(&t.used()))
                 .unwrap_or(f64::NAN)
         });
         Some(Kind {
             ns: Summary::of(&all)?,
             pass_spread: a.spread,
             round_spread,
+            tally,
         })
     }
     pub fn agree(&self) -> bool {
@@ -84,6 +90,13 @@ impl Row {
             seq: Kind::of(p, |r| Some(&r.seq)).expect(must),
             seq_vec: Kind::of(p, |r| Some(&r.seq_vec)).expect(must),
         }
+    }
+    /// Every round of the row (chases and sweeps, both passes), counted.
+    pub fn tally(&self) -> Tally {
+        [self.index, self.pointer, self.seq, self.seq_vec]
+            .iter()
+            .chain(&self.huge)
+            .fold(Tally::default(), |t, k| t.merge(&k.tally))
     }
     /// Whether the passes of every chase agree within the tolerance.
     pub fn agree(&self) -> bool {
@@ -216,6 +229,8 @@ pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
             r.agree().into(),
             r.pointer.stable().into(),
             r.huge.map(|h| h.stable()).into(),
+            r.tally().rounds.into(),
+            r.tally().disturbed.into(),
         ]);
     }
     say(
@@ -434,149 +449,5 @@ pub fn boundaries(
         found,
         stable: pts.iter().filter(|p| p.stable).count(),
         points: pts.len(),
-    }
-}
-
-/// The knees of a series as `(from, to)` pairs in KiB.
-fn knee_pairs(found: &[Finding]) -> Vec<(u64, u64)> {
-    found
-        .iter()
-        .filter_map(|f| match *f {
-            Finding::Knee {
-                from_kib, to_kib, ..
-            } => Some((from_kib, to_kib)),
-            Finding::Unstable { .. } => None,
-        })
-        .collect()
-}
-
-/// Where the knees start: "32 KiB, 1 MiB", or "none".
-fn knee_starts(pairs: &[(u64, u64)]) -> String {
-    if pairs.is_empty() {
-        return "none".into();
-    }
-    let v: Vec<String> = pairs.iter().map(|&(a, _)| bytes(a * 1024)).collect();
-    v.join(", ")
-}
-
-/// The closing sentences of section 5, computed from what each series showed.
-pub fn read_boundaries(
-    readings: &[(Series, Boundaries)],
-    reported: &[(String, u64)],
-    max_bytes: u64,
-) {
-    conclude(&format!(
-        "a knee is the steepest rise of its stretch ({:.1}x or more) between two stable sizes; \
-         where a knee falls moves from run to run on a shared machine.",
-        knees::MIN_RATIO
-    ));
-    let Some((_, first)) = readings.first() else {
-        return;
-    };
-    if first.stable * 2 < first.points {
-        conclude(&format!(
-            "{} of the {} sizes were stable on 4 KiB pages, so few boundaries can be read from \
-             this run: rerun it on a quiet machine.",
-            if first.stable == 0 {
-                "none".to_string()
-            } else {
-                format!("only {}", first.stable)
-            },
-            first.points
-        ));
-    }
-    let pairs = knee_pairs(&first.found);
-    type Sizes<'a> = Vec<&'a (String, u64)>;
-    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
-        pairs.iter().any(|&(a, b)| {
-            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
-        })
-    });
-    let names = |v: &[&(String, u64)]| {
-        v.iter()
-            .map(|(n, b)| format!("{n} {}", bytes(*b)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if !reported.is_empty() {
-        conclude(&format!(
-            "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
-            agreed.len(),
-            reported.len(),
-            if agreed.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", names(&agreed))
-            },
-            if missed.is_empty() {
-                String::new()
-            } else {
-                format!("; no knee agrees with {}", names(&missed))
-            }
-        ));
-    }
-    if let Some((_, largest)) = reported.iter().max_by_key(|(_, b)| *b) {
-        let largest = *largest;
-        let top = first.top_from_kib.map(|k| k * 1024);
-        // The level the top was read against: the largest stable size.
-        let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
-        conclude(&match top {
-            _ if max_bytes < 2 * largest => format!(
-                "the largest working set ({}) is not twice the largest reported cache ({}): the \
-                 top of this curve is not memory yet (a full run climbs further).",
-                bytes(max_bytes),
-                bytes(largest)
-            ),
-            Some(_) if of < 2 * largest => format!(
-                "the largest stable working set ({}) is not twice the largest reported cache \
-                 ({}): this run cannot say where memory begins.",
-                bytes(of),
-                bytes(largest)
-            ),
-            Some(top) if top >= of => format!(
-                "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
-                 it: this run shows no top level.",
-                bytes(of)
-            ),
-            Some(top) if top * 2 <= largest => format!(
-                "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
-                 cache ({}): this program got less of that cache than reported.",
-                bytes(of),
-                bytes(top),
-                largest as f64 / top as f64,
-                bytes(largest)
-            ),
-            Some(top) if top >= largest * 2 => format!(
-                "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
-                 reported cache ({}): it kept rising past the caches.",
-                bytes(of),
-                bytes(top),
-                top as f64 / largest as f64,
-                bytes(largest)
-            ),
-            Some(top) => format!(
-                "the curve reaches the level of {} from {} on, within a doubling of the largest \
-                 reported cache ({}): the report and the curve agree about where memory begins.",
-                bytes(of),
-                bytes(top),
-                bytes(largest)
-            ),
-            None => "the curve has no top level in this run (too few stable sizes).".into(),
-        });
-    }
-    if let Some((_, huge)) = readings.get(1) {
-        let hp = knee_pairs(&huge.found);
-        conclude(&if hp.is_empty() && pairs.is_empty() {
-            "neither series shows a knee in this run.".into()
-        } else if hp == pairs {
-            "huge pages show the same knees in this run.".into()
-        } else {
-            format!(
-                "the knees start at {} on huge pages against {} on 4 KiB pages: where they \
-                 differ, translation or the run's noise moved a boundary.",
-                knee_starts(&hp),
-                knee_starts(&pairs)
-            )
-        });
     }
 }

@@ -138,6 +138,15 @@ fn the_report_reads_on_a_terminal() {
 fn bad_arguments_exit_2_without_a_backtrace() {
     measure::testing::assert_bad_input(BIN, "clock_probe", &["--bogus"]);
     measure::testing::assert_bad_input(BIN, "clock_probe", &["stray"]);
+    measure::testing::assert_not_utf8_refused(BIN, "clock_probe");
+}
+
+/// Issue 22 (5): `clock_probe --quick | head -1` and `clock_probe --help | head -c0` end
+/// quietly (SIGPIPE), not with a panic in `println!`.
+#[test]
+fn a_closed_pipe_ends_it_quietly() {
+    measure::testing::assert_quiet_on_closed_pipe(BIN, &["--quick"], true);
+    measure::testing::assert_quiet_on_closed_pipe(BIN, &["--help"], false);
 }
 
 #[test]

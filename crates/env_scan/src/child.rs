@@ -6,10 +6,16 @@
 //! `PAD` really there and alone), then runs its workload once to warm up, times it `REPS`
 //! times, and prints one line that the parent parses ([`Report`]). The times and the stack
 //! address come from the same process, so they describe the same stack placement.
+//!
+//! Every timed run is judged by the child's own [`Probe`] ([`measure::rounds::run`]): a run
+//! in which another task held the core is set aside, the next one warmed up again, and more
+//! runs are taken until `REPS` are clean (at most twice as many, within [`EXTRA_NS`]). The median is the clean runs'; the report says how many runs were
+//! disturbed, and how long the child waited for its core over its whole life.
 
 use measure::clock;
+use measure::disturb::{Evidence, Probe, Tally};
 use measure::keep::black_box;
-use measure::stats::Summary;
+use measure::rounds::{self, Step, Want};
 use std::fmt::Write as _;
 
 /// The first argument that switches the binary into child mode (not shown in `--help`).
@@ -25,6 +31,10 @@ pub const COPY_TIMES: u32 = 20_000;
 pub const FIB_N: u32 = 25;
 /// fib(25).
 pub const FIB_VALUE: u64 = 75_025;
+/// A child takes extra runs, beyond `REPS`, only within this time, and only when runs were
+/// disturbed (a scan has 1536 children: on a machine busy all the time, where extra runs
+/// cannot help, this keeps the scan's cost bounded).
+pub const EXTRA_NS: u64 = 10_000_000;
 
 /// The global array `copy` reads. Its address is fixed by the binary; only the stack moves.
 static SOURCE: [f32; COPY_LEN] = source_values();
@@ -121,6 +131,16 @@ pub struct Report {
     pub reps: usize,
     /// Sum of the results of every timed run (fib) or of the stack array (copy).
     pub sink: u64,
+    /// Timed runs taken (`reps` clean ones wanted), and how many of them were disturbed.
+    pub rounds: usize,
+    pub disturbed: usize,
+    /// Time the timed runs lost to other work, and their wall time, in nanoseconds.
+    pub lost_ns: u64,
+    pub wall_ns: u64,
+    /// The child's whole life up to its report: wall time, and time spent waiting for its
+    /// core (`None` where the kernel keeps no waits).
+    pub life_ns: u64,
+    pub life_waited_ns: Option<u64>,
 }
 
 impl Report {
@@ -129,6 +149,22 @@ impl Report {
         self.persona
             .is_some_and(|p| p & libc::ADDR_NO_RANDOMIZE as u32 != 0)
     }
+    /// The child's timed runs counted, as the parent adds them up.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            rounds: self.rounds,
+            disturbed: self.disturbed,
+            disturbed_used: if self.disturbed == self.rounds {
+                self.disturbed
+            } else {
+                0
+            },
+            lost_ns: self.lost_ns,
+            wall_ns: self.wall_ns,
+            load: None,
+        }
+    }
+
     /// Whether the child was held on exactly the core asked for, and seen only there.
     pub fn pinned(&self) -> bool {
         match self.core_requested {
@@ -149,7 +185,8 @@ impl Report {
             s,
             "{REPORT_TAG} workload={} pad_seen={} env_vars={} persona={} core={} affinity_count={} \
              affinity_has_core={} cpu_before={} cpu_after={} stack_addr={:#x} global_addr={:#x} \
-             median_ns={} min_ns={} max_ns={} reps={} sink={}",
+             median_ns={} min_ns={} max_ns={} reps={} sink={} rounds={} disturbed={} \
+             lost_ns={} wall_ns={} life_ns={} life_waited_ns={}",
             self.workload.name(),
             self.pad_seen,
             self.env_vars,
@@ -166,6 +203,12 @@ impl Report {
             self.max_ns,
             self.reps,
             self.sink,
+            self.rounds,
+            self.disturbed,
+            self.lost_ns,
+            self.wall_ns,
+            self.life_ns,
+            opt(self.life_waited_ns.map(|w| w as usize)),
         );
         s
     }
@@ -225,6 +268,12 @@ impl Report {
             max_ns: float("max_ns")?,
             reps: num("reps")? as usize,
             sink: num("sink")?,
+            rounds: num("rounds")? as usize,
+            disturbed: num("disturbed")? as usize,
+            lost_ns: num("lost_ns")?,
+            wall_ns: num("wall_ns")?,
+            life_ns: num("life_ns")?,
+            life_waited_ns: opt("life_waited_ns")?.map(|w| w as u64),
         })
     }
 }
@@ -249,6 +298,8 @@ fn affinity(core: Option<usize>) -> (Option<usize>, bool) {
 
 /// The child's `main`: `args` are the words after [`CHILD_FLAG`]. Never returns.
 pub fn main(args: &[String]) -> ! {
+    let mut probe = Probe::new();
+    let born = probe.mark();
     let usage = || -> ! {
         eprintln!("env_scan: error: child mode wants WORKLOAD REPS CORE|-, got {args:?}");
         std::process::exit(2)
@@ -292,14 +343,26 @@ pub fn main(args: &[String]) -> ! {
             Workload::Fib => env_scan_fib(black_box(FIB_N)),
         }
     };
-    black_box(one(&mut stack)); // warm-up, discarded
-    let mut times = Vec::with_capacity(reps);
-    let mut sink = 0u64;
-    for _ in 0..reps {
-        let (ns, r) = clock::time_ns(|| one(&mut stack));
-        times.push(ns);
-        sink += black_box(r);
-    }
+    let (mut sink, mut timed_runs) = (0u64, 0u64);
+    let want = Want {
+        clean: reps,
+        max_rounds: 2 * reps,
+        budget_ns: EXTRA_NS,
+        warm_every: false,
+    };
+    // A warm-up run (discarded) before the first timed one and after a disturbed one.
+    let timed = rounds::run(&mut probe, &want, |step| match step {
+        Step::Warm(_) => {
+            black_box(one(&mut stack));
+            0.0
+        }
+        Step::Time(_) => {
+            let (ns, r) = clock::time_ns(|| one(&mut stack));
+            sink += black_box(r);
+            timed_runs += 1;
+            ns
+        }
+    });
     let cpu_after = measure::pin::current_cpu();
 
     // Check the results: a loop that stopped doing its work must not be timed silently.
@@ -309,7 +372,7 @@ pub fn main(args: &[String]) -> ! {
             let want: u64 = SOURCE.iter().map(|&x| (x * 2.0) as u64).sum();
             sink == want
         }
-        Workload::Fib => sink == FIB_VALUE * reps as u64,
+        Workload::Fib => sink == FIB_VALUE * timed_runs,
     };
     if !expected_ok {
         eprintln!(
@@ -318,7 +381,9 @@ pub fn main(args: &[String]) -> ! {
         );
         std::process::exit(1);
     }
-    let s = Summary::of(&times).expect("reps >= 1");
+    let s = timed.summary().expect("reps >= 1");
+    let t = timed.tally();
+    let life = Evidence::between(&born, &probe.mark());
     let report = Report {
         workload,
         pad_seen,
@@ -336,6 +401,12 @@ pub fn main(args: &[String]) -> ! {
         max_ns: s.max,
         reps,
         sink,
+        rounds: t.rounds,
+        disturbed: t.disturbed,
+        lost_ns: t.lost_ns,
+        wall_ns: t.wall_ns,
+        life_ns: life.wall_ns,
+        life_waited_ns: life.waited_ns,
     };
     println!("{}", report.to_line());
     std::process::exit(0)
@@ -372,6 +443,12 @@ mod tests {
             max_ns: 5_000_000.0,
             reps: 7,
             sink: 525_175,
+            rounds: 9,
+            disturbed: 2,
+            lost_ns: 6_000_000,
+            wall_ns: 40_000_000,
+            life_ns: 60_000_000,
+            life_waited_ns: Some(6_500_000),
         };
         let back = Report::parse(&format!("noise\n{}\n", r.to_line())).unwrap();
         assert_eq!(back, r);
@@ -384,6 +461,20 @@ mod tests {
         let back = Report::parse(&unpinned.to_line()).unwrap();
         assert!(!back.aslr_off() && !back.pinned());
         assert!(Report::parse("nothing here").is_err());
+        let t = back.tally();
+        assert_eq!((t.rounds, t.disturbed, t.disturbed_used), (9, 2, 0));
+        let all_hit = Report {
+            disturbed: 9,
+            life_waited_ns: None,
+            ..r.clone()
+        };
+        let back = Report::parse(&all_hit.to_line()).unwrap();
+        assert_eq!(back.life_waited_ns, None);
+        assert_eq!(
+            back.tally().disturbed_used,
+            9,
+            "no clean run: the median is disturbed"
+        );
         assert!(Report::parse(&r.to_line().replace("median_ns=4100000.5", "median_ns=x")).is_err());
     }
 }

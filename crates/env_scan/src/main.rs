@@ -32,17 +32,19 @@ mod passes;
 mod repeats;
 mod report;
 
-use analysis::{Kind, REGION_BYTES, SLOW_PCT};
+use analysis::{Judgement, Kind, REGION_BYTES, SLOW_PCT};
 use child::Workload;
 use launch::Launcher;
 use measure::cli::{self, Opt};
 use measure::data::Block;
+use measure::disturb::Tally;
 use measure::fmt::{WIDTH, conclude, wrap_to};
 use measure::pin;
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::Order;
-use passes::{Scanned, Tally};
+use measure::show::marked;
+use passes::Scanned;
 use repeats::Repeat;
 use std::time::Duration;
 
@@ -88,9 +90,9 @@ const ORDERS: [Order; 3] = [
 ];
 
 fn main() {
-    let argv: Vec<String> = std::env::args().collect();
-    if argv.get(1).map(String::as_str) == Some(child::CHILD_FLAG) {
-        child::main(&argv[2..]);
+    let argv = measure::cli::argv("env_scan");
+    if argv.first().map(String::as_str) == Some(child::CHILD_FLAG) {
+        child::main(&argv[1..]);
     }
     let mut exp = measure::start!(
         "env_scan",
@@ -123,7 +125,7 @@ fn main() {
     ));
     report::plan(&ORDERS, step, pads.len(), ring::DEFAULT_SEED);
     let scanned = passes::run(&launcher, &pads, &ORDERS, (1, repeat));
-    let tally = Tally::of(&scanned);
+    let tally = passes::Tally::of(&scanned);
     report::children(&scanned, &tally, launcher.core);
     let aslr_verified = mechanism.aslr_verified && tally.all_aslr_off();
 
@@ -221,7 +223,7 @@ fn options(exp: &Experiment) -> (usize, usize, Launcher) {
 }
 
 /// What limits every verdict below: randomisation not verified off, children not pinned.
-fn caveats(launcher: &Launcher, tally: &Tally, aslr_verified: bool) {
+fn caveats(launcher: &Launcher, tally: &passes::Tally, aslr_verified: bool) {
     let warn = |text: &str| println!("{}", wrap_to(text, "  ! ", "    ", WIDTH));
     if !aslr_verified {
         warn(&format!(
@@ -251,6 +253,24 @@ fn caveats(launcher: &Launcher, tally: &Tally, aslr_verified: bool) {
     }
 }
 
+/// One workload's verdict as printed: its headline, then the judgement's reasons, passed
+/// through the one rule ([`marked`]): when the children's runs were disturbed (too many of
+/// them, or a child with no clean run, or other work on their core), the headline starts
+/// "provisional:", so no "effect" or "no effect" stands unmarked on disturbed data.
+fn verdict_sentences(j: &Judgement, aslr_verified: bool, tally: &Tally) -> Vec<String> {
+    let headline = match (j.kind, aslr_verified) {
+        (Kind::Effect, true) => "an effect of the environment size (the passes agree)",
+        (Kind::Effect, false) => {
+            "the passes agree, but with ASLR not off this cannot be the environment's placement"
+        }
+        (Kind::NoEffect, _) => "no effect of the environment size visible: the passes disagree",
+        (Kind::Unknown, _) => "no verdict",
+    };
+    let mut say = vec![headline.to_string()];
+    say.extend(j.lines.iter().cloned());
+    marked(tally, false, say)
+}
+
 /// Section 7's verdict per workload: do all passes, whatever their order, show the same
 /// pattern? Also the least pass-to-pass correlation as a key figure.
 fn verdicts(
@@ -266,16 +286,16 @@ fn verdicts(
     );
     for (w, workload) in Workload::ALL.iter().enumerate() {
         let j = s.judge(&devs[w], positions);
-        let headline = match (j.kind, aslr_verified) {
-            (Kind::Effect, true) => "an effect of the environment size (the passes agree)",
-            (Kind::Effect, false) => {
-                "the passes agree, but with ASLR not off this cannot be the environment's placement"
-            }
-            (Kind::NoEffect, _) => "no effect of the environment size visible: the passes disagree",
-            (Kind::Unknown, _) => "no verdict",
-        };
-        report::verdict(*workload, headline, &j);
-        verdict.row(vec![workload.name().into(), j.kind.name().into()]);
+        let tally = s.tally(w, None);
+        exp.disturbance(&format!("raw/{}", workload.name()), &tally);
+        let said = verdict_sentences(&j, aslr_verified, &tally);
+        report::verdict(*workload, &said, j.kind, tally.provisional());
+        verdict.row(vec![
+            workload.name().into(),
+            j.kind.name().into(),
+            tally.rounds.into(),
+            tally.disturbed.into(),
+        ]);
         let min_r = analysis::pair_correlations(&devs[w])
             .into_iter()
             .filter_map(|(_, _, r)| r)
@@ -287,4 +307,71 @@ fn verdicts(
         );
     }
     verdict.print();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::disturb::Load;
+
+    fn judged(kind: Kind) -> Judgement {
+        Judgement {
+            kind,
+            lines: vec!["the passes agree (correlation +0.80 to +0.90)".into()],
+        }
+    }
+
+    fn tally(rounds: usize, disturbed: usize, on_core: f64) -> Tally {
+        Tally {
+            rounds,
+            disturbed,
+            ..Default::default()
+        }
+        .with_load(Load {
+            core: Some(1),
+            on_core: Some(on_core),
+            steal: Some(0.0),
+            elsewhere: Some(0.0),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_quiet_scan_gives_its_verdict_unmarked() {
+        for kind in [Kind::Effect, Kind::NoEffect] {
+            let said = verdict_sentences(&judged(kind), true, &tally(1536, 3, 0.001));
+            assert!(said.iter().all(|s| !s.contains("provisional")), "{said:?}");
+            assert_eq!(said.len(), 2);
+        }
+        let e = verdict_sentences(&judged(Kind::Effect), true, &tally(1536, 0, 0.0));
+        assert!(
+            e[0].starts_with("an effect of the environment size"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn a_disturbed_scan_never_gives_an_unmarked_effect_or_no_effect() {
+        for kind in [Kind::Effect, Kind::NoEffect, Kind::Unknown] {
+            for t in [
+                tally(1536, 400, 0.0),
+                tally(1536, 0, 0.5),
+                Tally {
+                    disturbed_used: 7,
+                    ..tally(1536, 7, 0.0)
+                },
+            ] {
+                let said = verdict_sentences(&judged(kind), true, &t);
+                assert!(
+                    said[0].starts_with("provisional: "),
+                    "{kind:?} {t:?}: {said:?}"
+                );
+            }
+        }
+        let no = verdict_sentences(&judged(Kind::NoEffect), true, &tally(1536, 400, 0.0));
+        assert!(
+            no[0].contains("400 of 1536 rounds were disturbed; the clean rounds give: no effect"),
+            "{no:?}"
+        );
+    }
 }

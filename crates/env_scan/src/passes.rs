@@ -8,6 +8,7 @@
 use crate::analysis::{self, Judgement, Pass};
 use crate::child::Workload;
 use crate::launch::{Launcher, Outcome};
+use measure::disturb::{self, Load, Window};
 use measure::scan::{self, Order, Scan};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -35,6 +36,9 @@ pub struct Scanned {
     pub scan: Scan<usize, Vec<Measured>>,
     /// Wall time of the whole scan.
     pub seconds: f64,
+    /// What ran beside the scan ([`Window`] around it); other work on the children's core
+    /// is what the children themselves waited for it over their lives.
+    pub load: Load,
 }
 
 /// How many children a scan of `n_pads` sizes over `n_orders` passes starts.
@@ -52,6 +56,7 @@ pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order], scan: (usize, 
         String::new()
     };
     let total = children(pads.len(), orders.len());
+    let window = Window::open(launcher.core);
     let t_scan = Instant::now();
     let mut seq = 0usize;
     let mut done_in_pass = 0usize;
@@ -85,15 +90,47 @@ pub fn run(launcher: &Launcher, pads: &[usize], orders: &[Order], scan: (usize, 
         }
         cell
     });
-    Scanned {
+    let seconds = t_scan.elapsed().as_secs_f64();
+    let mut s = Scanned {
         pads: pads.to_vec(),
         orders: orders.to_vec(),
         scan,
-        seconds: t_scan.elapsed().as_secs_f64(),
-    }
+        seconds,
+        load: Load::default(),
+    };
+    // The parent only waits for its children: their own waits say what ran on their core.
+    s.load = Load {
+        on_core: s.waited_share(),
+        ..window.close()
+    };
+    s
 }
 
 impl Scanned {
+    /// Other work on the children's core over the scan, in cores' worth: the time they waited
+    /// for it over their lives; `None` where no child could read its waits.
+    pub fn waited_share(&self) -> Option<f64> {
+        let reports: Vec<_> = self
+            .children()
+            .into_iter()
+            .filter_map(|c| c.result.as_ref().ok().map(|o| o.report.clone()))
+            .collect();
+        let waited: Option<u64> = reports.iter().map(|r| r.life_waited_ns).sum();
+        let wall: u64 = reports.iter().map(|r| r.life_ns).sum();
+        waited.filter(|_| wall > 0).map(|w| w as f64 / wall as f64)
+    }
+
+    /// The timed runs of workload `w`'s children (of pass `pass`, or of every pass), as one
+    /// tally with the load around the scan.
+    pub fn tally(&self, w: usize, pass: Option<usize>) -> disturb::Tally {
+        self.children()
+            .into_iter()
+            .filter(|c| c.workload == Workload::ALL[w] && pass.is_none_or(|p| c.pass == p))
+            .filter_map(|c| c.result.as_ref().ok())
+            .fold(disturb::Tally::default(), |t, o| t.merge(&o.report.tally()))
+            .with_load(self.load)
+    }
+
     pub fn total(&self) -> usize {
         children(self.pads.len(), self.orders.len())
     }

@@ -4,7 +4,8 @@
 
 use crate::analysis::{self, Kind};
 use crate::child::Workload;
-use crate::passes::{Scanned, Tally};
+use crate::passes::{self, Scanned};
+use measure::disturb::Tally;
 use measure::stats;
 
 /// What one scan gave, as the repeats compare it.
@@ -13,6 +14,8 @@ pub struct Repeat {
     pub failed: usize,
     /// The verdict per workload.
     pub kinds: Vec<Kind>,
+    /// The timed runs behind each workload's verdict.
+    pub tallies: Vec<Tally>,
     /// `regions[w][pass][region]`: each region's median deviation from its pass median (%).
     pub regions: Vec<Vec<Vec<Option<f64>>>>,
 }
@@ -35,8 +38,9 @@ impl Repeat {
             .collect();
         Repeat {
             seconds: s.seconds,
-            failed: Tally::of(s).failures.len(),
+            failed: passes::Tally::of(s).failures.len(),
             kinds,
+            tallies: (0..Workload::ALL.len()).map(|w| s.tally(w, None)).collect(),
             regions,
         }
     }
@@ -88,6 +92,7 @@ mod tests {
             seconds: 1.0,
             failed: 0,
             kinds: vec![kind],
+            tallies: vec![Tally::default()],
             regions: vec![vec![regions]],
         }
     }

@@ -77,8 +77,12 @@ pub fn setup(launcher: &Launcher, repeat: usize) {
         field(
             "per child",
             &format!(
-                "one discarded warm-up run, then {} timed runs; the median is reported",
-                launcher.reps
+                "one discarded warm-up run, then {} timed runs, each judged by the child's own \
+                 evidence (a disturbed one is set aside and taken again after a warm-up, up to \
+                 {} runs or {} ms more); the median of the clean runs is reported",
+                launcher.reps,
+                2 * launcher.reps,
+                crate::child::EXTRA_NS / 1_000_000
             )
         )
     );
@@ -178,6 +182,7 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
         let said = format!("the children said on stderr ({n} times): {l}");
         println!("{}", wrap_to(&said, "  ! ", "    ", WIDTH));
     }
+    disturbed_runs(s);
     meta("children", total);
     meta("children_failed", t.failures.len());
     meta("children_aslr_off", t.aslr_off);
@@ -185,6 +190,32 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
     meta("addresses_reproduced", t.reproduced);
     meta("scan_s", format!("{:.1}", s.seconds));
     meta("pinned_verified", yes_no(t.all_pinned()));
+}
+
+/// How many timed runs were disturbed, pass by pass (each child's own evidence), and the
+/// other work on the children's core.
+fn disturbed_runs(s: &Scanned) {
+    let per_pass: Vec<String> = s
+        .orders
+        .iter()
+        .enumerate()
+        .map(|(p, o)| {
+            let t = (0..Workload::ALL.len())
+                .map(|w| s.tally(w, Some(p)))
+                .fold(measure::disturb::Tally::default(), |a, b| a.merge(&b));
+            format!("{} {} of {}", o.name(), t.disturbed, t.rounds)
+        })
+        .collect();
+    let on_core = s
+        .load
+        .on_core
+        .map_or("unknown".into(), |c| format!("{c:.2} cores"));
+    let text = format!(
+        "timed runs disturbed, by the children's own evidence: {}; other work on the \
+         children's core: {on_core}",
+        per_pass.join(", ")
+    );
+    println!("{}", wrap_to(&text, "  ", "    ", WIDTH));
 }
 
 /// Every child of every scan in time order, with what it measured and where its stack
@@ -221,6 +252,9 @@ pub fn raw(scans: &[Scanned]) {
                 Err(_) => row.extend(std::iter::repeat_n(Value::Missing, 9)),
             }
             row.push((k + 1).into());
+            let counts = c.result.as_ref().ok().map(|o| o.report.tally());
+            row.push(counts.map(|t| t.rounds).into());
+            row.push(counts.map(|t| t.disturbed).into());
             raw.row(row);
         }
     }
@@ -396,16 +430,22 @@ pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions:
     trend.print();
 }
 
-/// One workload's verdict: its headline, the judgement's reasons, and its `#META` line.
-pub fn verdict(workload: Workload, headline: &str, j: &analysis::Judgement) {
+/// One workload's verdict: its headline (marked where provisional), the judgement's
+/// reasons, and its `#META` lines.
+pub fn verdict(workload: Workload, said: &[String], kind: analysis::Kind, provisional: bool) {
+    let (headline, reasons) = said.split_first().expect("a headline");
     println!(
         "{}",
         wrap(&format!("{}: {headline}", workload.name()), "  ")
     );
-    for l in &j.lines {
+    for l in reasons {
         println!("{}", wrap_to(l, "    - ", "      ", WIDTH));
     }
-    meta(&format!("verdict_{}", workload.name()), j.kind.name());
+    meta(&format!("verdict_{}", workload.name()), kind.name());
+    meta(
+        &format!("verdict_{}_provisional", workload.name()),
+        if provisional { "yes" } else { "no" },
+    );
 }
 
 /// Section 9: each repeat's time and verdicts, how far each region moved between repeats
@@ -422,8 +462,15 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
     for (k, r) in all.iter().enumerate() {
         let verdicts: Vec<String> = Workload::ALL
             .iter()
-            .zip(&r.kinds)
-            .map(|(w, kind)| format!("{} {}", w.name(), kind.name()))
+            .zip(r.kinds.iter().zip(&r.tallies))
+            .map(|(w, (kind, t))| {
+                let mark = if t.provisional() {
+                    " (provisional)"
+                } else {
+                    ""
+                };
+                format!("{} {}{mark}", w.name(), kind.name())
+            })
             .collect();
         println!(
             "{}",
@@ -502,6 +549,15 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
     per.print();
     kinds.print();
     moves.print();
+    if let Some(said) = repeats_conclusion(all, largest) {
+        measure::fmt::conclude(&said);
+    }
+}
+
+/// What the repeats mean for one scan, from the region that moved most (`largest`: its
+/// points and where), marked by the one rule when the scans' runs were disturbed.
+fn repeats_conclusion(all: &[Repeat], largest: Option<(f64, String)>) -> Option<String> {
+    let (v, which) = largest?;
     let same: Vec<&str> = Workload::ALL
         .iter()
         .enumerate()
@@ -518,11 +574,18 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
             same.join(" and ")
         )
     };
-    if let Some((v, which)) = largest {
-        measure::fmt::conclude(&format!(
-            "A region's median moved by up to {v:.1} points between scans ({which}), with nothing \
-             changed but the time: a region that one scan shows that far off is not yet a finding. \
-             The verdicts: {verdicts}."
-        ));
-    }
+    let tally = all
+        .iter()
+        .flat_map(|r| &r.tallies)
+        .fold(measure::disturb::Tally::default(), |a, b| a.merge(b));
+    let said = measure::show::marked(
+        &tally,
+        false,
+        vec![format!(
+            "A region's median moved by up to {v:.1} points between scans ({which}), with \
+             nothing changed but the time: a region that one scan shows that far off is not \
+             yet a finding. The verdicts: {verdicts}."
+        )],
+    );
+    Some(said.join(" "))
 }

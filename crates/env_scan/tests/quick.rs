@@ -265,6 +265,7 @@ fn bad_input_is_one_line_and_status_2() {
     ] {
         measure::testing::assert_bad_input(BIN, "env_scan", args);
     }
+    measure::testing::assert_not_utf8_refused(BIN, "env_scan");
     let out = Command::new(BIN)
         .args(["--env-scan-child", "nosuch", "1", "-"])
         .output()

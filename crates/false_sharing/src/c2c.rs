@@ -17,6 +17,11 @@
 //! away when the line leaves. Batch size and the clock do not matter: batches of 200 and
 //! of 5000 round trips gave the same figure.
 //!
+//! Every batch is judged by the evidence of both threads ([`measure::disturb`]): each marks
+//! its own probe at the batch's ends, outside the timed span (the initiator waits for the
+//! responder's mark before it starts the next batch), and a batch in which either thread lost
+//! time to other work is set aside. The figures come from the clean batches.
+//!
 //! A wait that grows very long (a partner descheduled by another process) yields, so two
 //! spinners never starve each other. A pair is measured only when both threads are seen on
 //! their requested cores before and after; a ping-pong between two threads sharing one core
@@ -25,8 +30,10 @@
 //! says how many were.
 
 use measure::clock::now_ns;
+use measure::disturb::{Evidence, Probe, Tally};
 use measure::pin;
 use measure::ring;
+use measure::rounds::Timed;
 use measure::stats::Summary;
 use measure::team::Core;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -84,10 +91,35 @@ pub struct Pair {
     pub to_on: Option<usize>,
     /// Both threads seen on their requested cores, before and after.
     pub verified: bool,
-    /// Nanoseconds per round trip, one value per batch; `None` if not measured.
+    /// Nanoseconds per round trip over the clean batches (over all when none was clean);
+    /// `None` if not measured.
     pub round_trip_ns: Option<Summary>,
     /// The batches themselves (ns per round trip), empty if not measured.
     pub batches: Vec<f64>,
+    /// Per batch, the evidence of the more disturbed of the two threads.
+    pub evidence: Vec<Evidence>,
+}
+
+impl Pair {
+    /// The batches with their evidence.
+    pub fn timed(&self) -> Timed {
+        Timed {
+            values: self.batches.clone(),
+            evidence: self.evidence.clone(),
+        }
+    }
+
+    /// The batches counted.
+    pub fn tally(&self) -> Tally {
+        self.timed().tally()
+    }
+}
+
+/// All the batches of several pairs as one tally.
+pub fn tally(pairs: &[Pair]) -> Tally {
+    pairs
+        .iter()
+        .fold(Tally::default(), |t, p| t.merge(&p.tally()))
 }
 
 /// The result of a survey of pairs.
@@ -200,25 +232,38 @@ fn step(m: Method, line: &AtomicU64, want: u64, next: u64) {
 /// Measures the ping-pong from core `from` to core `to` with `m`.
 pub fn ping_pong(m: Method, from: usize, to: usize, plan: &Plan) -> Pair {
     let line = Line(AtomicU64::new(0));
+    // How many batches the responder has marked the end of (a line of its own).
+    let marked = Line(AtomicU64::new(0));
     let (from_ok, to_ok) = (AtomicU8::new(PENDING), AtomicU8::new(PENDING));
     let total = (plan.batches as u64 + 1) * plan.per_batch;
     let (a, b) = std::thread::scope(|s| {
         let responder = s.spawn(|| {
             let (p, go) = meet(to, &to_ok, &from_ok);
+            let probe = Probe::new();
+            let mut marks = vec![probe.mark()];
             if go {
                 for i in 0..total {
                     let want = 2 * i + 1;
                     step(m, &line.0, want, want + 1);
+                    if (i + 1) % plan.per_batch == 0 {
+                        marks.push(probe.mark());
+                        marked.0.store((i + 1) / plan.per_batch, Ordering::Release);
+                    }
                 }
             }
-            (p, pin::current_cpu())
+            (p, pin::current_cpu(), marks)
         });
         let initiator = s.spawn(|| {
             let (p, go) = meet(from, &from_ok, &to_ok);
+            let probe = Probe::new();
             let mut batches = Vec::with_capacity(plan.batches);
+            let mut evidence = Vec::with_capacity(plan.batches);
             if go {
                 let mut i: u64 = 0;
                 for batch in 0..=plan.batches {
+                    // The responder's mark of the last batch's end is outside every batch.
+                    wait_for(|| marked.0.load(Ordering::Acquire) >= batch as u64);
+                    let before = probe.mark();
                     let t0 = now_ns();
                     for _ in 0..plan.per_batch {
                         // Round trip i: the initiator turns 2i into 2i+1, the responder 2i+1
@@ -229,31 +274,47 @@ pub fn ping_pong(m: Method, from: usize, to: usize, plan: &Plan) -> Pair {
                     // The last answer must arrive before the clock is read.
                     wait_for(|| line.0.load(Ordering::Acquire) == 2 * i);
                     let t1 = now_ns();
+                    let e = Evidence::between(&before, &probe.mark());
                     if batch > 0 {
                         batches.push((t1 - t0) as f64 / plan.per_batch as f64);
+                        evidence.push(e);
                     }
                 }
             }
-            (p, pin::current_cpu(), batches)
+            (p, pin::current_cpu(), batches, evidence)
         });
         (
             initiator.join().expect("initiator panicked"),
             responder.join().expect("responder panicked"),
         )
     });
-    let ((pa, end_a, batches), (pb, end_b)) = (a, b);
+    let ((pa, end_a, batches, mine), (pb, end_b, marks)) = (a, b);
     let verified = pa.verified() && pb.verified() && end_a == Some(from) && end_b == Some(to);
-    let batches = if verified { batches } else { Vec::new() };
-    Pair {
+    // Batch k (after the warm-up, batch 0) lies between the responder's marks k and k + 1.
+    let evidence: Vec<Evidence> = mine
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let theirs = marks
+                .get(k + 1)
+                .zip(marks.get(k + 2))
+                .map(|(a, b)| Evidence::between(a, b));
+            measure::team::worst([Some(*e), theirs].into_iter().flatten()).unwrap_or(*e)
+        })
+        .collect();
+    let mut pair = Pair {
         method: m,
         from,
         to,
         from_on: pa.running_on,
         to_on: pb.running_on,
         verified,
-        round_trip_ns: Summary::of(&batches),
-        batches,
-    }
+        round_trip_ns: None,
+        batches: if verified { batches } else { Vec::new() },
+        evidence: if verified { evidence } else { Vec::new() },
+    };
+    pair.round_trip_ns = pair.timed().summary();
+    pair
 }
 
 /// All unordered pairs of `cores`, in a seeded random order.
@@ -306,6 +367,7 @@ pub fn methods(a: usize, b: usize, plan: &Plan, rounds: usize) -> Vec<Pair> {
                     Some(q) => {
                         q.verified &= p.verified;
                         q.batches.extend(p.batches);
+                        q.evidence.extend(p.evidence);
                     }
                     None => out.push(p),
                 }
@@ -315,8 +377,9 @@ pub fn methods(a: usize, b: usize, plan: &Plan, rounds: usize) -> Vec<Pair> {
     for p in &mut out {
         if !p.verified {
             p.batches.clear();
+            p.evidence.clear();
         }
-        p.round_trip_ns = Summary::of(&p.batches);
+        p.round_trip_ns = p.timed().summary();
     }
     out
 }
@@ -371,11 +434,15 @@ mod tests {
             let p = ping_pong(m, cores[0], cores[1], &plan);
             assert!(p.verified, "{p:?}");
             let s = p.round_trip_ns.unwrap();
-            assert_eq!(s.n, 3);
+            assert_eq!(p.evidence.len(), 3, "one piece of evidence a batch");
+            assert_eq!(s.n, p.timed().used().len());
             assert!(s.min > 0.0);
         }
         let all = methods(cores[0], cores[1], &plan, 2);
         assert_eq!(all.len(), 6, "three methods, two directions");
-        assert!(all.iter().all(|p| p.batches.len() == 6));
+        assert!(
+            all.iter()
+                .all(|p| p.batches.len() == 6 && p.evidence.len() == 6)
+        );
     }
 }

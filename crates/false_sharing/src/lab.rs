@@ -8,17 +8,15 @@
 //! *of its own round* before the rounds are summarised.
 
 use measure::data::Block;
+use measure::disturb::{Evidence, Tally};
 use measure::mem::Region;
 use measure::ring;
+use measure::rounds::Timed;
 use measure::scan::{self, Order};
 use measure::stats::{self, Split, Summary};
 use measure::team::{self, Core, Place, Seen};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
-
-/// A thread that spent less than this share of a run's wall time on the CPU was pushed off
-/// its core by other work during that round.
-pub const ON_CORE: f64 = 0.95;
 
 /// What one run does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,29 +96,55 @@ pub struct Measured {
     pub ns: Vec<f64>,
     /// Where each thread asked to run and was seen, per round.
     pub seen: Vec<Vec<Seen>>,
+    /// Per round, the evidence of its most disturbed thread ([`round_evidence`]).
+    pub evidence: Vec<Evidence>,
 }
 
 impl Measured {
+    /// The rounds with their evidence.
+    pub fn timed(&self) -> Timed {
+        Timed {
+            values: self.ns.clone(),
+            evidence: self.evidence.clone(),
+        }
+    }
+
+    /// The rounds a figure is computed from: the clean ones, or all when none was clean.
+    pub fn used(&self) -> Vec<f64> {
+        self.timed().used()
+    }
+
+    /// Median, min and max of the clean rounds (of all, when none was clean).
     pub fn summary(&self) -> Summary {
-        Summary::of(&self.ns).expect("at least one round")
+        self.timed().summary().expect("at least one round")
+    }
+
+    /// How many rounds there were, how many were disturbed, and whether disturbed ones are
+    /// used.
+    pub fn tally(&self) -> Tally {
+        self.timed().tally()
     }
 
     /// Per round: this cost over `other`'s cost of the same round divided by `split`, then
-    /// summarised. With `other` the baseline and `split` the thread count, that is "against
-    /// a perfect split of the baseline".
+    /// summarised over the rounds in which both were clean (over all rounds when none was).
+    /// With `other` the baseline and `split` the thread count, that is "against a perfect
+    /// split of the baseline".
     pub fn ratio_to(&self, other: &Measured, split: f64) -> Summary {
-        let r: Vec<f64> = self
+        let pairs: Vec<(f64, bool)> = self
             .ns
             .iter()
             .zip(&other.ns)
-            .map(|(a, b)| a / (b / split))
+            .zip(self.evidence.iter().zip(&other.evidence))
+            .map(|((a, b), (ea, eb))| (a / (b / split), !ea.disturbed() && !eb.disturbed()))
             .collect();
-        Summary::of(&r).expect("at least one round")
+        let clean: Vec<f64> = pairs.iter().filter(|p| p.1).map(|p| p.0).collect();
+        let all: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        Summary::of(if clean.is_empty() { &all } else { &clean }).expect("at least one round")
     }
 
-    /// The rounds' two groups, if they split ([`stats::split`] with its default rule).
+    /// The used rounds' two groups, if they split ([`stats::split`] with its default rule).
     pub fn split(&self) -> Option<Split> {
-        stats::split(&self.ns, stats::SPLIT_GAP, stats::SPLIT_MIN_SHARE)
+        stats::split(&self.used(), stats::SPLIT_GAP, stats::SPLIT_MIN_SHARE)
     }
 
     /// Where the threads ran, short enough for a table cell: "0,1 verified", "0,1 NOT
@@ -134,18 +158,9 @@ impl Measured {
         }
     }
 
-    /// Rounds in which some thread had less than [`ON_CORE`] of the run on its core, that
-    /// is, other work took its core. `None` for the mutex, whose threads sleep on purpose.
-    pub fn disturbed_rounds(&self) -> Option<usize> {
-        if matches!(self.work, Work::Locked { .. }) {
-            return None;
-        }
-        Some(
-            self.seen
-                .iter()
-                .filter(|r| r.iter().any(|s| s.held_off(ON_CORE)))
-                .count(),
-        )
+    /// Rounds in which some thread's own evidence says other work took its core.
+    pub fn disturbed_rounds(&self) -> usize {
+        self.evidence.iter().filter(|e| e.disturbed()).count()
     }
 
     /// "verified", "not_verified" or "unpinned", over every thread of every round.
@@ -217,6 +232,23 @@ impl Measured {
             }
         }
     }
+}
+
+/// The evidence of one round of `w`: its most disturbed thread's ([`team::worst`]). The
+/// mutex's threads sleep on the lock on purpose, so for them only the time spent waiting for
+/// the core (the run queue) counts, not the time off it.
+pub fn round_evidence(w: Work, seen: &[Seen]) -> Evidence {
+    let own = |e: Evidence| match w {
+        Work::Locked { .. } => Evidence { off_cpu_ns: 0, ..e },
+        _ => e,
+    };
+    team::worst(seen.iter().filter_map(|s| s.evidence).map(own)).unwrap_or_default()
+}
+
+/// All the rounds of a set as one tally.
+pub fn tally(set: &[Measured]) -> Tally {
+    set.iter()
+        .fold(Tally::default(), |t, m| t.merge(&m.tally()))
 }
 
 /// The member of a measured set that did `w`, if it was measured.
@@ -363,12 +395,15 @@ impl Lab {
         for p in scan.points {
             let label = p.param.label();
             let (ns, seen): (Vec<f64>, Vec<Vec<Seen>>) = p.passes.into_iter().unzip();
+            let evidence: Vec<Evidence> = seen.iter().map(|r| round_evidence(p.param, r)).collect();
             for (round, (t, threads)) in ns.iter().zip(&seen).enumerate() {
                 self.rounds.row(vec![
                     name.into(),
                     label.as_str().into(),
                     round.into(),
                     (*t).into(),
+                    1.into(),
+                    usize::from(evidence[round].disturbed()).into(),
                 ]);
                 for (k, s) in threads.iter().enumerate() {
                     self.placement.row(vec![
@@ -395,6 +430,7 @@ impl Lab {
                 work: p.param,
                 ns,
                 seen,
+                evidence,
             });
         }
         out

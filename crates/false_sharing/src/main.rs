@@ -31,9 +31,10 @@ mod report;
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::data::meta;
+use measure::disturb::{Load, Tally, Window};
 use measure::fmt::grouped;
 use measure::schema::false_sharing::key;
-use measure::show::how_to_read;
+use measure::show::{how_to_read, marked};
 use measure::stats::{self, Summary};
 use report::ns;
 use std::sync::Mutex;
@@ -125,20 +126,103 @@ fn main() {
         std::process::exit(1)
     });
     let mut baselines = report::Baselines::default();
+    distance_sections(&mut exp, &mut lab, line.value, &mut baselines);
+    threads_section(&mut exp, &mut lab, line.value, &mut baselines);
+    shared_section(&mut exp, &mut lab, &mut baselines);
+    baselines.print();
+    lab.print_raw();
+    c2c_section(&mut exp, &cores, pinned, quick);
+    exp.finish();
+}
 
-    // == 1 and 2. The baseline and two threads at growing distance, measured as one set.
+/// Measures the set `set` as `name` inside a [`Window`]: its members, and the tally of all
+/// their rounds with the load around them.
+fn measure_set(lab: &mut Lab, name: &str, set: &[Work]) -> (Vec<Measured>, Tally) {
+    let window = Window::open(None);
+    let measured = lab.measure(name, set);
+    let load = team_load(window.close());
+    let tally = lab::tally(&measured).with_load(load);
+    (measured, tally)
+}
+
+/// The load around a team's block. The main thread only waits for the workers, so its own
+/// wait for a core says nothing about theirs: each worker's evidence judges its core, round
+/// by round, and the load keeps only the machine-wide figures.
+fn team_load(load: Load) -> Load {
+    Load {
+        on_core: None,
+        ..load
+    }
+}
+
+/// Prints a section's sentences, marked by the one rule when its rounds were disturbed, and
+/// records its disturbance as `result`. Returns the sentences as printed.
+fn read_out(
+    exp: &mut measure::run::Experiment,
+    result: &str,
+    tally: &Tally,
+    say: Vec<String>,
+) -> Vec<String> {
+    exp.disturbance(result, tally);
+    let say = marked(tally, false, say);
+    how_to_read(&say);
+    say
+}
+
+/// Sections 1 and 2: the baseline and two threads at growing distance, measured as one set.
+fn distance_sections(
+    exp: &mut measure::run::Experiment,
+    lab: &mut Lab,
+    line: Option<u64>,
+    baselines: &mut report::Baselines,
+) {
     let mut set = vec![Work::BASELINE];
     set.extend([8, 16, 32, 64, 128, 256].map(|gap| Work::Slots { threads: 2, gap }));
-    let two = lab.measure("distance", &set);
+    let (two, tally) = measure_set(lab, "distance", &set);
 
     exp.section("1. the baseline: one thread incrementing its own slot");
     let b = report::baseline(&two[0]);
-    let run_ms = b.median * lab.plan.slot_iters as f64 / 1e6;
+    let base_tally = two[0].tally().with_load(tally.load.unwrap_or_default());
+    read_out(
+        exp,
+        "baseline/distance",
+        &base_tally,
+        baseline_verdict(&b, lab.plan.slot_iters),
+    );
+    baselines.add("distance", lab, &two[0]);
+    exp.key_figure("baseline_increment", b.median, "ns");
+
+    exp.section("2. two threads, each incrementing its own slot: only the distance changes");
+    let (table, ratios) = report::distance(&two, line);
+    table.warnings(&two);
+    let v = false_sharing_verdict(&two, &ratios, line);
+    if let Some(loss) = v.loss {
+        exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
+    }
+    if let Some(e) = v.ends {
+        meta("fs_loss_ends_bytes", e);
+    }
+    let mut say = v.say;
+    let n = say.len();
+    say.extend(v.groups);
+    let say = read_out(exp, "distance", &tally, say);
+    meta("fs_verdict", say[..n].join(" "));
+    meta(
+        "fs_groups_verdict",
+        say.get(n)
+            .map_or("one group of rounds in every row", |g| g.as_str()),
+    );
+    table.print();
+}
+
+/// Section 1's sentences: what one increment is, and how much the baseline moved.
+fn baseline_verdict(b: &Summary, iters: u64) -> Vec<String> {
+    let run_ms = b.median * iters as f64 / 1e6;
     let mut say = vec![format!(
         "each increment is a volatile load and store, so neither the compiler nor a register \
          skips the memory; one run of {} took {run_ms:.1} ms. The baseline is measured in the \
          same rounds as section 2, between its runs, so drift hits both alike.",
-        grouped(lab.plan.slot_iters)
+        grouped(iters)
     )];
     if b.max_over_min > 1.0 + SAME_WITHIN {
         say.push(format!(
@@ -147,45 +231,43 @@ fn main() {
             (b.max_over_min - 1.0) * 100.0
         ));
     }
-    how_to_read(&say);
-    baselines.add("distance", &lab, &two[0]);
-    exp.key_figure("baseline_increment", b.median, "ns");
+    say
+}
 
-    exp.section("2. two threads, each incrementing its own slot: only the distance changes");
-    let (table, ratios) = report::distance(&two, line.value);
-    let disturbed = table.warnings(&two);
-    let (mut say, groups) = false_sharing_verdict(&two, &ratios, line.value, &mut exp);
-    meta("fs_verdict", say.join(" "));
-    meta(
-        "fs_groups_verdict",
-        groups
-            .as_deref()
-            .unwrap_or("one group of rounds in every row"),
-    );
-    say.extend(groups);
-    say.extend(report::caveat(disturbed));
-    how_to_read(&say);
-    table.print();
-
-    // == 3. More threads: all slots on one line, or each on its own.
+/// Section 3: more threads, all slots on one line or each on its own.
+fn threads_section(
+    exp: &mut measure::run::Experiment,
+    lab: &mut Lab,
+    line: Option<u64>,
+    baselines: &mut report::Baselines,
+) {
     exp.section("3. more threads: slots on one line, or each slot on its own line");
-    let apart = line.value.map_or(256, |l| (2 * l) as usize);
+    let apart = line.map_or(256, |l| (2 * l) as usize);
     let counts = [2, 4, 8];
     let mut set = vec![Work::BASELINE];
     for &n in counts.iter().filter(|&&n| n <= lab.max_threads()) {
         set.extend([8, apart].map(|gap| Work::Slots { threads: n, gap }));
     }
-    let teams = lab.measure("threads", &set);
-    report::layouts(apart, line.value, &teams[0]);
-    baselines.add("threads", &lab, &teams[0]);
-    let table = report::threads(&teams, &counts, apart, line.value, &lab);
-    let disturbed = table.warnings(&teams);
-    let mut say = layout_verdict(&teams, apart, lab.max_threads());
-    say.extend(report::caveat(disturbed));
-    how_to_read(&say);
+    let (teams, tally) = measure_set(lab, "threads", &set);
+    report::layouts(apart, line, &teams[0]);
+    baselines.add("threads", lab, &teams[0]);
+    let table = report::threads(&teams, &counts, apart, line, lab);
+    table.warnings(&teams);
+    read_out(
+        exp,
+        "threads",
+        &tally,
+        layout_verdict(&teams, apart, lab.max_threads()),
+    );
     table.print();
+}
 
-    // == 4. Values that really are shared: relaxed atomics and a mutex.
+/// Section 4: values that really are shared, relaxed atomics and a mutex.
+fn shared_section(
+    exp: &mut measure::run::Experiment,
+    lab: &mut Lab,
+    baselines: &mut report::Baselines,
+) {
     exp.section("4. when several threads really do change one value");
     let (fits, skipped): (Vec<Work>, Vec<Work>) = [
         Work::Atomic { threads: 1 },
@@ -196,40 +278,33 @@ fn main() {
     ]
     .into_iter()
     .partition(|w| w.threads() <= lab.max_threads());
-    let shared = lab.measure("shared", &[&[Work::BASELINE][..], &fits].concat());
-    baselines.add("shared", &lab, &shared[0]);
-    let table = report::shared(&shared, &skipped, &lab);
-    let disturbed = table.warnings(&shared);
-    let mut say = shared_verdicts(&shared, &lab, &mut exp);
-    say.extend(report::caveat(disturbed));
-    how_to_read(&say);
+    let (shared, tally) = measure_set(lab, "shared", &[&[Work::BASELINE][..], &fits].concat());
+    baselines.add("shared", lab, &shared[0]);
+    let table = report::shared(&shared, &skipped, lab);
+    table.warnings(&shared);
+    read_out(exp, "shared", &tally, shared_verdicts(&shared, &lab.plan));
+    for w in [
+        Work::Atomic { threads: 1 },
+        Work::Locked { threads: 1 },
+        Work::Atomic { threads: 2 },
+        Work::Locked { threads: 2 },
+    ] {
+        if let Some(m) = find(&shared, w) {
+            exp.key_figure(&w.label(), m.summary().median, "ns");
+        }
+    }
     table.print();
-    baselines.print();
-    lab.print_raw();
+}
 
-    // == 5. Beyond the appendix: how long a line takes from one core to another.
+/// Section 5, beyond the appendix: how long a line takes from one core to another.
+fn c2c_section(
+    exp: &mut measure::run::Experiment,
+    cores: &[measure::team::Core],
+    pinned: bool,
+    quick: bool,
+) {
     exp.section("5. core-to-core latency: one cache line passed between two pinned threads");
-    if pinned {
-        let plan = c2c::Plan::new(quick);
-        report::c2c_plan(&plan);
-        let survey = c2c::survey(&cores, &plan);
-        let (block, one_way) = report::c2c(&cores, &plan, &survey);
-        let compared = match one_way.first() {
-            Some(first) => c2c::methods(
-                first.from,
-                first.to,
-                &plan.for_methods(),
-                if quick { 2 } else { 3 },
-            ),
-            None => Vec::new(),
-        };
-        let (methods, by_method) = report::methods(&compared);
-        let say = c2c_verdict(&one_way, &by_method, &mut exp);
-        meta("c2c_verdict", &say[0]);
-        how_to_read(&say);
-        block.print();
-        methods.print();
-    } else {
+    if !pinned {
         println!(
             "  skipped: --no-pin. A latency between two cores needs the two threads on those cores."
         );
@@ -237,27 +312,69 @@ fn main() {
             measure::schema::false_sharing::META_C2C_SKIPPED,
             "unpinned run",
         );
+        return;
     }
-    exp.finish();
+    let plan = c2c::Plan::new(quick);
+    report::c2c_plan(&plan);
+    let window = Window::open(None);
+    let survey = c2c::survey(cores, &plan);
+    let (block, one_way) = report::c2c(cores, &plan, &survey);
+    let compared = match one_way.first() {
+        Some(first) => c2c::methods(
+            first.from,
+            first.to,
+            &plan.for_methods(),
+            if quick { 2 } else { 3 },
+        ),
+        None => Vec::new(),
+    };
+    let load = team_load(window.close());
+    let survey_tally = c2c::tally(&survey.pairs).with_load(load);
+    exp.disturbance("c2c_methods", &c2c::tally(&compared).with_load(load));
+    // The load was read once around both: the merge below keeps it once.
+    let (methods, by_method) = report::methods(&compared);
+    let v = c2c_verdict(&one_way, &by_method);
+    if let Some((median, far)) = v.median_far {
+        meta("c2c_placement", if far { "far" } else { "near" });
+        exp.key_figure(key::C2C_ONE_WAY_MEDIAN, median, "ns");
+    }
+    exp.disturbance("c2c", &survey_tally);
+    let say = marked(&survey_tally.merge(&c2c::tally(&compared)), false, v.say);
+    how_to_read(&say);
+    meta("c2c_verdict", &say[0]);
+    block.print();
+    methods.print();
+}
+
+/// Section 2's verdict and the figures it found.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct FsVerdict {
+    say: Vec<String>,
+    /// The sentence about two groups of same-line rounds, where they split.
+    groups: Option<String>,
+    /// Same-line over separate-line cost (the key figure), where both sides were measured.
+    loss: Option<f64>,
+    /// The distance at which the loss ends, where it does.
+    ends: Option<u64>,
 }
 
 /// Section 2's verdict, from the run's own ratios against a perfect split; and, where the
-/// same-line rounds split in two groups, the sentence about both groups.
+/// same-line rounds split in two groups, the sentence about both groups. A pure function of
+/// the measured set: the caller marks and prints it.
 fn false_sharing_verdict(
     two: &[Measured],
     ratios: &[(usize, Summary)],
     line: Option<u64>,
-    exp: &mut measure::run::Experiment,
-) -> (Vec<String>, Option<String>) {
+) -> FsVerdict {
     let Some(l) = line else {
-        return (
-            vec![
+        return FsVerdict {
+            say: vec![
                 "the line size is unknown, so the rows cannot be split into same-line and \
                  separate-line; read the distance at which the cost falls off the table itself."
                     .into(),
             ],
-            None,
-        );
+            ..FsVerdict::default()
+        };
     };
     let rows = |same: bool| -> Vec<&Measured> {
         two[1..]
@@ -274,16 +391,16 @@ fn false_sharing_verdict(
         stats::median(&v)
     };
     let (Some(same), Some(apart)) = (med(true), med(false)) else {
-        return (
-            vec![format!(
+        return FsVerdict {
+            say: vec![format!(
                 "every distance here is on one side of the {l}-byte line: no comparison possible."
             )],
-            None,
-        );
+            ..FsVerdict::default()
+        };
     };
     let loss = same / apart;
-    exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
     let mut say = Vec::new();
+    let mut ends = None;
     if loss > 1.0 + SAME_WITHIN {
         say.push(format!(
             "false sharing: slots in one line cost {loss:.2}x slots in different lines \
@@ -313,9 +430,7 @@ fn false_sharing_verdict(
             ),
             None => "No distance in the table is back at the separate-line level.".into(),
         });
-        if let Some(e) = end {
-            meta("fs_loss_ends_bytes", e);
-        }
+        ends = end;
     } else if loss < 1.0 - SAME_WITHIN {
         say.push(format!(
             "!! slots in one line came out {loss:.2}x slots in different lines: CHEAPER, which \
@@ -332,9 +447,20 @@ fn false_sharing_verdict(
         ));
     }
     // Two groups of same-line rounds: report the loss of each, and whether it is always there.
+    FsVerdict {
+        say,
+        groups: groups_sentence(&rows(true), &rows(false)),
+        loss: Some(loss),
+        ends,
+    }
+}
+
+/// The sentence about two groups of same-line rounds (`same`), against the separate-line
+/// rows (`apart`), if the same-line rounds split.
+fn groups_sentence(same: &[&Measured], apart: &[&Measured]) -> Option<String> {
     let mut groups = None;
-    let same_splits: Vec<stats::Split> = rows(true).iter().filter_map(|m| m.split()).collect();
-    let apart_ns: Vec<f64> = rows(false).iter().map(|m| m.summary().median).collect();
+    let same_splits: Vec<stats::Split> = same.iter().filter_map(|m| m.split()).collect();
+    let apart_ns: Vec<f64> = apart.iter().map(|m| m.summary().median).collect();
     if let (false, Some(apart_ns)) = (same_splits.is_empty(), stats::median(&apart_ns)) {
         let lo = stats::median(&same_splits.iter().map(|s| s.low.median).collect::<Vec<_>>());
         let hi = stats::median(
@@ -343,14 +469,11 @@ fn false_sharing_verdict(
                 .map(|s| s.high.median)
                 .collect::<Vec<_>>(),
         );
-        let fastest_same = rows(true)
+        let fastest_same = same
             .iter()
-            .flat_map(|m| m.ns.iter().copied())
+            .flat_map(|m| m.used())
             .fold(f64::INFINITY, f64::min);
-        let slowest_apart = rows(false)
-            .iter()
-            .flat_map(|m| m.ns.iter().copied())
-            .fold(0.0, f64::max);
+        let slowest_apart = apart.iter().flat_map(|m| m.used()).fold(0.0, f64::max);
         let presence = fastest_same / slowest_apart;
         if let (Some(lo), Some(hi)) = (lo, hi) {
             groups = Some(format!(
@@ -373,7 +496,7 @@ fn false_sharing_verdict(
             ));
         }
     }
-    (say, groups)
+    groups
 }
 
 /// Section 3's verdict: two threads on one line against two on separate lines.
@@ -430,7 +553,7 @@ fn layout_verdict(teams: &[Measured], apart: usize, max_threads: usize) -> Vec<S
 }
 
 /// Section 4's verdicts, from the same per-round ratios as its table.
-fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experiment) -> Vec<String> {
+fn shared_verdicts(set: &[Measured], plan: &Plan) -> Vec<String> {
     let vs = |w, r| {
         find(set, w)
             .zip(find(set, r))
@@ -452,21 +575,15 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
             }
         ));
     }
-    for w in [atomic(1), locked(1)] {
-        if let Some(m) = find(set, w) {
-            exp.key_figure(&w.label(), m.summary().median, "ns");
-        }
-    }
     let mut contended = Vec::new();
     for (kind, w1, w2) in [
         ("atomic", atomic(1), atomic(2)),
         ("mutex", locked(1), locked(2)),
     ] {
-        let (Some(f), Some(m2)) = (vs(w2, w1), find(set, w2)) else {
+        let Some(f) = vs(w2, w1) else {
             continue;
         };
         contended.push((kind, f));
-        exp.key_figure(&w2.label(), m2.summary().median, "ns");
     }
     if !contended.is_empty() {
         let parts: Vec<String> = contended
@@ -503,8 +620,8 @@ fn shared_verdicts(set: &[Measured], lab: &Lab, exp: &mut measure::run::Experime
         say.push(format!(
             "One uncontended run took {:.0} ms (atomic) and {:.0} ms (mutex). Hence the \
              discipline: count separately, combine once at the end.",
-            a.summary().median * lab.plan.atomic_iters as f64 / 1e6,
-            m.summary().median * lab.plan.mutex_iters as f64 / 1e6
+            a.summary().median * plan.atomic_iters as f64 / 1e6,
+            m.summary().median * plan.mutex_iters as f64 / 1e6
         ));
     }
     say
@@ -521,22 +638,28 @@ fn far_apart(median_ns: f64, one_package: bool) -> bool {
     one_package && median_ns > FAR_ONE_WAY_NS
 }
 
+/// Section 5's verdict and the figure it read.
+#[derive(Debug, Clone, PartialEq)]
+struct C2cVerdict {
+    say: Vec<String>,
+    /// The one-way median over the directions, and whether it says "distant host cores".
+    median_far: Option<(f64, bool)>,
+}
+
 /// Section 5's verdict: the one-way latency over the measured directions, what it means, and
-/// how the other ways of passing the line compare.
-fn c2c_verdict(
-    one_way: &[report::OneWay],
-    by_method: &[(c2c::Method, Option<f64>)],
-    exp: &mut measure::run::Experiment,
-) -> Vec<String> {
+/// how the other ways of passing the line compare. A pure function of the measurements.
+fn c2c_verdict(one_way: &[report::OneWay], by_method: &[(c2c::Method, Option<f64>)]) -> C2cVerdict {
     let vals: Vec<f64> = one_way.iter().map(|x| x.ns).collect();
     let Some(sum) = Summary::of(&vals) else {
-        return vec!["no direction could be measured.".into()];
+        return C2cVerdict {
+            say: vec!["no direction could be measured.".into()],
+            median_far: None,
+        };
     };
     let at = |v: f64| &one_way[vals.iter().position(|&x| x == v).expect("a value")];
     let (lo, hi) = (at(sum.min), at(sum.max));
     let one_package = one_way.iter().all(|x| x.same_package != Some(false));
     let far = far_apart(sum.median, one_package);
-    meta("c2c_placement", if far { "far" } else { "near" });
     let mut say = vec![if far {
         format!(
             "a line took {} one way (median of the directions): more than a line needs \
@@ -621,8 +744,10 @@ fn c2c_verdict(
             }
         ));
     }
-    exp.key_figure(key::C2C_ONE_WAY_MEDIAN, sum.median, "ns");
-    say
+    C2cVerdict {
+        say,
+        median_far: Some((sum.median, far)),
+    }
 }
 
 #[cfg(test)]
@@ -638,5 +763,162 @@ mod tests {
         assert!(far_apart(208.0, true));
         // Between two packages a long trip is what the topology says, not a placement.
         assert!(!far_apart(208.0, false));
+    }
+
+    use measure::disturb::Evidence;
+
+    fn clean() -> Evidence {
+        Evidence {
+            wall_ns: 10_000_000,
+            waited_ns: Some(0),
+            ..Default::default()
+        }
+    }
+
+    fn hit() -> Evidence {
+        Evidence {
+            waited_ns: Some(4_000_000),
+            switches: 2,
+            ..clean()
+        }
+    }
+
+    fn member(work: Work, ns: &[f64], ev: &[Evidence]) -> Measured {
+        Measured {
+            work,
+            ns: ns.to_vec(),
+            seen: vec![Vec::new(); ns.len()],
+            evidence: ev.to_vec(),
+        }
+    }
+
+    /// The distance set: a 0.27 ns baseline, same-line rows at 1.2 ns, separate ones at
+    /// 0.14 ns; round 2 of every member carries `round2` (a wild time when disturbed).
+    fn distance_set(round2: Evidence) -> Vec<Measured> {
+        let wild = if round2.disturbed() { 5.0 } else { 1.0 };
+        let mut set = vec![member(
+            Work::BASELINE,
+            &[0.27, 0.27, 0.27 * wild, 0.27],
+            &[clean(), clean(), round2, clean()],
+        )];
+        for gap in [8, 16, 32, 64, 128, 256] {
+            let ns = if gap < 64 { 1.2 } else { 0.14 };
+            set.push(member(
+                Work::Slots { threads: 2, gap },
+                &[ns, ns, ns * wild, ns],
+                &[clean(), clean(), round2, clean()],
+            ));
+        }
+        set
+    }
+
+    fn reading(set: &[Measured]) -> (Vec<String>, Option<f64>) {
+        let ratios: Vec<(usize, Summary)> = set[1..]
+            .iter()
+            .map(|m| match m.work {
+                Work::Slots { gap, .. } => (gap, m.ratio_to(&set[0], 2.0)),
+                _ => unreachable!(),
+            })
+            .collect();
+        let v = false_sharing_verdict(set, &ratios, Some(64));
+        (marked(&lab::tally(set), false, v.say), v.loss)
+    }
+
+    #[test]
+    fn a_quiet_set_reads_unmarked() {
+        let (say, loss) = reading(&distance_set(clean()));
+        assert!(
+            say[0].starts_with("false sharing: slots in one line cost"),
+            "{say:?}"
+        );
+        assert!(say.iter().all(|s| !s.contains("provisional")), "{say:?}");
+        assert!((loss.unwrap() - 1.2 / 0.14).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_set_with_disturbed_rounds_never_reads_unmarked_and_its_figures_are_the_clean_ones() {
+        let set = distance_set(hit());
+        let (say, loss) = reading(&set);
+        assert!(
+            say[0].starts_with("provisional: 7 of 28 rounds were disturbed; the clean rounds give"),
+            "{say:?}"
+        );
+        // The wild disturbed round is set aside: the figure is the quiet run's.
+        assert!((loss.unwrap() - 1.2 / 0.14).abs() < 1e-9);
+        assert_eq!(set[0].summary().max, 0.27);
+        // Section 1's baseline and section 3's sentence are marked by the same rule.
+        let b = marked(
+            &set[0].tally(),
+            false,
+            baseline_verdict(&set[0].summary(), 1000),
+        );
+        assert!(b[0].starts_with("provisional: 1 of 4 rounds"), "{b:?}");
+        let teams = vec![set[0].clone(), set[1].clone(), set[5].clone()];
+        let l = marked(&lab::tally(&teams), false, layout_verdict(&teams, 128, 2));
+        assert!(l[0].starts_with("provisional:"), "{l:?}");
+    }
+
+    #[test]
+    fn the_mutex_sleeping_on_its_lock_is_not_disturbance_but_a_wait_for_the_core_is() {
+        let asleep = Evidence {
+            off_cpu_ns: 6_000_000,
+            ..clean()
+        };
+        let seen = |e| measure::team::Seen {
+            requested: None,
+            granted: false,
+            start_cpu: None,
+            end_cpu: None,
+            cpu_share: None,
+            evidence: Some(e),
+        };
+        let locked = Work::Locked { threads: 2 };
+        assert!(!lab::round_evidence(locked, &[seen(clean()), seen(asleep)]).disturbed());
+        assert!(lab::round_evidence(locked, &[seen(asleep), seen(hit())]).disturbed());
+        // Any other work off its CPU that long was kept off it.
+        let atomic = Work::Atomic { threads: 2 };
+        assert!(lab::round_evidence(atomic, &[seen(clean()), seen(asleep)]).disturbed());
+    }
+
+    #[test]
+    fn shared_and_c2c_readings_from_disturbed_rounds_are_marked() {
+        let b = |e| member(Work::BASELINE, &[0.27; 3], &[e; 3]);
+        let a1 = |e| member(Work::Atomic { threads: 1 }, &[6.0; 3], &[e; 3]);
+        let m1 = |e| member(Work::Locked { threads: 1 }, &[12.0; 3], &[e; 3]);
+        let plan = Plan::new(true);
+        let quiet = vec![b(clean()), a1(clean()), m1(clean())];
+        let q = marked(&lab::tally(&quiet), false, shared_verdicts(&quiet, &plan));
+        assert!(q[0].starts_with("uncontended, a relaxed atomic"), "{q:?}");
+        let busy = vec![b(clean()), a1(hit()), m1(clean())];
+        let d = marked(&lab::tally(&busy), false, shared_verdicts(&busy, &plan));
+        assert!(d[0].starts_with("provisional: 3 of 9 rounds"), "{d:?}");
+        assert!(d[0].contains("no round was clean"), "{d:?}");
+
+        let pair = |e: Evidence| c2c::Pair {
+            method: c2c::Method::Cas,
+            from: 0,
+            to: 1,
+            from_on: Some(0),
+            to_on: Some(1),
+            verified: true,
+            round_trip_ns: None,
+            batches: vec![60.0, 60.0, 400.0],
+            evidence: vec![clean(), clean(), e],
+        };
+        let one_way = vec![report::OneWay {
+            from: 0,
+            to: 1,
+            ns: 30.0,
+            smt: Some(false),
+            same_package: Some(true),
+        }];
+        let v = c2c_verdict(&one_way, &[]);
+        assert_eq!(v.median_far, Some((30.0, false)));
+        let calm = marked(&c2c::tally(&[pair(clean())]), false, v.say.clone());
+        assert!(calm[0].starts_with("one cache line takes"), "{calm:?}");
+        let shaken = pair(hit());
+        assert_eq!(shaken.timed().summary().unwrap().max, 60.0);
+        let m = marked(&c2c::tally(&[shaken]), false, v.say);
+        assert!(m[0].starts_with("provisional: 1 of 3 rounds"), "{m:?}");
     }
 }

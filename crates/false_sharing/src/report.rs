@@ -6,7 +6,7 @@
 
 use crate::SUSPICIOUS_BELOW;
 use crate::c2c::{self, Method, Pair};
-use crate::lab::{self, Lab, Measured, Plan, Work, find};
+use crate::lab::{Lab, Measured, Plan, Work, find};
 use measure::data::{Block, Value, meta};
 use measure::facts::Fact;
 use measure::fmt::{WIDTH, field, grouped, median_min_max, wrap_to, yes_no_unknown};
@@ -117,15 +117,20 @@ pub fn plan(plan: &Plan, quick: bool) {
         }
     );
     println!("{}", field("work per run", &work));
+    let judged = "a team's run cannot be cut short, so every round is kept and judged by each \
+                  thread's own evidence (time waiting for its core, or off it); the figures \
+                  come from the clean rounds, and no extra rounds are taken.";
+    println!("{}", field("rounds", judged));
 }
 
 /// Section 1: the baseline and the core it ran on.
 pub fn baseline(base: &Measured) -> Summary {
     let b = base.summary();
     println!(
-        "  one thread: {} per increment, {} rounds, core {}",
+        "  one thread: {} per increment, {} rounds ({} disturbed), core {}",
         with_range(&b),
-        b.n,
+        base.ns.len(),
+        base.disturbed_rounds(),
         base.cores_short()
     );
     b
@@ -147,8 +152,9 @@ impl Baselines {
     /// Records `m`, the baseline of set `set`.
     pub fn add(&mut self, set: &str, lab: &Lab, m: &Measured) {
         let b = m.summary();
-        let mut row = vec![set.into(), b.n.into(), lab.team_cores(1).into()];
+        let mut row = vec![set.into(), m.ns.len().into(), lab.team_cores(1).into()];
         row.extend(median_min_max(Some(&b)));
+        row.push(m.disturbed_rounds().into());
         self.0.row(row);
     }
 
@@ -176,11 +182,13 @@ impl Table {
         }
     }
 
-    /// A row of a member this run has too few cores for: its leading cells, NA, the reason.
+    /// A row of a member this run has too few cores for: its leading cells, NA, the reason,
+    /// then `after` more NA cells (the last one, `rounds`, is 0: none were taken).
     fn skipped(&mut self, mut cells: Vec<Value>, why: &str, after: usize) {
         cells.resize(self.block.columns.len() - 1 - after, Value::Missing);
         cells.push(why.into());
-        cells.resize(self.block.columns.len(), Value::Missing);
+        cells.resize(self.block.columns.len() - 1, Value::Missing);
+        cells.push(0.into());
         self.block.row(cells);
     }
 
@@ -206,7 +214,7 @@ impl Table {
             }
             None => [
                 1.into(),
-                m.ns.len().into(),
+                m.used().len().into(),
                 m.summary().median.into(),
                 Value::Missing,
                 Value::Missing,
@@ -216,8 +224,8 @@ impl Table {
 
     /// The lines under the table: the flagged rows, the rows whose rounds split in two
     /// groups (both groups with their counts), the rounds in which other work took a core,
-    /// and where unpinned threads landed. Returns the share of disturbed rounds in `set`.
-    pub fn warnings(&self, set: &[Measured]) -> f64 {
+    /// and where unpinned threads landed.
+    pub fn warnings(&self, set: &[Measured]) {
         for (name, s) in &self.splits {
             say(
                 &format!(
@@ -260,7 +268,7 @@ impl Table {
                 "    ",
             );
         }
-        disturbed(set)
+        disturbed(set);
     }
 
     pub fn print(&self) {
@@ -318,6 +326,7 @@ pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summ
         row.extend(checks(m, suspicious));
         row.push(m.cores_note().into());
         row.extend(t.groups(format!("{gap} B"), m));
+        row.push(m.ns.len().into());
         t.block.row(row);
         ratios.push((gap, r));
     }
@@ -371,7 +380,7 @@ pub fn threads(
             let why = too_few_cores(n, lab);
             println!("  {n:>7}  {why}");
             for (layout, gap) in layouts {
-                t.skipped(lead(layout, gap), &why, GROUPS.len());
+                t.skipped(lead(layout, gap), &why, GROUPS.len() + 1);
             }
             continue;
         };
@@ -393,6 +402,7 @@ pub fn threads(
             row.extend(checks(m, suspicious));
             row.push("measured".into());
             row.extend(t.groups(name, m));
+            row.push(m.ns.len().into());
             t.block.row(row);
         }
         let factor = one.summary().median / sep.summary().median;
@@ -440,7 +450,7 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         let Some(m) = find(set, w) else {
             let why = too_few_cores(w.threads(), lab);
             println!("  {name:<26} {why}");
-            t.skipped(lead, &why, 0);
+            t.skipped(lead, &why, 1);
             continue;
         };
         let s = m.summary();
@@ -471,6 +481,7 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         row.extend([vs_base.median.into(), vs_one.map(|r| r.median).into()]);
         row.extend(checks(m, suspicious));
         row.push("measured".into());
+        row.push(m.ns.len().into());
         t.block.row(row);
     }
     t
@@ -573,6 +584,8 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
                 "not_pinned:skipped"
             }
             .into(),
+            p.batches.len().into(),
+            p.timed().disturbed_count().into(),
         ]);
     }
     let unpinned = s.pairs.iter().filter(|p| !p.verified).count();
@@ -633,11 +646,12 @@ pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
             let mut row: Vec<Value> = vec![m.label().into(), p.from.into(), p.to.into()];
             row.push(p.batches.len().into());
             row.extend(median_min_max(half.as_ref()));
+            row.extend([p.batches.len().into(), p.timed().disturbed_count().into()]);
             blk.row(row);
         }
         let all: Vec<f64> = mine
             .iter()
-            .flat_map(|p| p.batches.iter().map(|b| b / 2.0))
+            .flat_map(|p| p.timed().used().into_iter().map(|b| b / 2.0))
             .collect();
         out.push((m, Summary::of(&all).map(|s| s.median)));
         let cas = out[0].1;
@@ -657,17 +671,12 @@ pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
     (blk, out)
 }
 
-/// Says in which rounds other work took a thread's core (its CPU time under 95% of its
-/// wall time), if any did. Returns the share of disturbed rounds over the set.
-fn disturbed(set: &[Measured]) -> f64 {
-    let (mut hit, mut all, mut rounds) = (Vec::new(), false, 0usize);
-    let mut disturbed = 0usize;
+/// Says in which rounds other work took a thread's core (by the threads' own evidence), if
+/// any did.
+fn disturbed(set: &[Measured]) {
+    let (mut hit, mut all) = (Vec::new(), false);
     for m in set {
-        let Some(d) = m.disturbed_rounds() else {
-            continue;
-        };
-        rounds += m.ns.len();
-        disturbed += d;
+        let d = m.disturbed_rounds();
         if d > 0 {
             hit.push(format!("{} {d}/{}", m.work.label(), m.ns.len()));
             all |= d == m.ns.len();
@@ -676,37 +685,20 @@ fn disturbed(set: &[Measured]) -> f64 {
     if !hit.is_empty() {
         say(
             &format!(
-                "other work took a core in some rounds (a thread's CPU time under {:.0}% of its \
-                 wall time): {}. {}",
-                lab::ON_CORE * 100.0,
+                "other work took a core in some rounds (a thread waited for its core, or was \
+                 off it): {}. {}",
                 hit.join(", "),
                 if all {
                     "Some rows were disturbed in EVERY round: their medians measure a shared \
                      machine, not this effect."
                 } else {
-                    "The medians lean on the undisturbed rounds; min..max shows the damage."
+                    "The medians are the clean rounds'; min..max too."
                 }
             ),
             "  ! ",
             "    ",
         );
     }
-    if rounds == 0 {
-        0.0
-    } else {
-        disturbed as f64 / rounds as f64
-    }
-}
-
-/// The sentence a verdict carries when most of its rounds were disturbed, if they were.
-pub fn caveat(disturbed: f64) -> Option<String> {
-    (disturbed > 0.5).then(|| {
-        format!(
-            "{:.0}% of the rounds behind this were disturbed by other work: treat it as \
-             provisional and rerun on a quiet machine.",
-            disturbed * 100.0
-        )
-    })
 }
 
 /// Better than a perfect split: not scaling but a disturbed measurement.

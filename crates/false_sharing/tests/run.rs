@@ -69,17 +69,26 @@ fn quick_run_parses_with_every_block() {
         assert!(f.block(b).is_some(), "missing block {b}");
     }
     // Every measured row of the false-sharing tables says whether its rounds split in two
-    // groups, and the counts add up to the rounds.
+    // groups, and the counts add up to the rounds used: the clean ones (all, if none was).
     for b in ["distance", "threads"] {
         let groups = col(f, b, "groups");
         let (lo, hi) = (col(f, b, "low_rounds"), col(f, b, "high_rounds"));
+        let (rounds, disturbed) = (col(f, b, "rounds"), col(f, b, "disturbed_rounds"));
         let ns = col(f, b, "ns_median");
         for i in 0..groups.len() {
             if ns[i].is_none() {
-                continue; // a skipped row
+                assert_eq!(
+                    rounds[i],
+                    Some(0.0),
+                    "{b} row {i}: a skipped row took no rounds"
+                );
+                continue;
             }
+            let (r, d) = (rounds[i].unwrap(), disturbed[i].unwrap());
+            assert_eq!(r, 5.0, "{b} row {i}: quick rounds");
+            let used = if d == r { r } else { r - d };
             let n = lo[i].unwrap() + hi[i].unwrap_or(0.0);
-            assert_eq!(n, 5.0, "{b} row {i}: the groups hold every round");
+            assert_eq!(n, used, "{b} row {i}: the groups hold every round used");
             assert_eq!(groups[i] == Some(2.0), hi[i].is_some(), "{b} row {i}");
         }
     }
@@ -133,7 +142,8 @@ fn every_thread_records_where_it_ran() {
             "row {i}: the verdict must follow the read-back"
         );
     }
-    // Each thread's own CPU time over its wall time is recorded, to count disturbed rounds.
+    // Each thread's own CPU time over its wall time is recorded, and every row counts its
+    // disturbed rounds (from each thread's own evidence).
     assert!(
         col(f, "placement", "cpu_share")
             .iter()

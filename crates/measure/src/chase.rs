@@ -23,10 +23,13 @@
 //! successive rounds continue around the ring instead of re-walking its first stretch.
 //! [`warm_up`], [`steps_for`] and [`timed_round`] are the round mechanics both chase
 //! experiments share: warm up and discard, size a round by time, time it. A [`Plan`] holds
-//! how long and how often, and [`Plan::interleaved`] runs rings in turn (A B A B ...), each
-//! timed round after its own warm-up.
+//! how long and how often, and [`Plan::judged`] runs rings in turn (A B A B ...), each short
+//! timed round after its own warm-up and judged by its evidence of disturbance, until every
+//! ring has enough clean rounds ([`crate::rounds`]).
 
 use crate::clock::now_ns;
+use crate::disturb::Probe;
+use crate::rounds::{Step, Timed, Want};
 use std::hint::black_box;
 
 /// How a slot names its successor.
@@ -198,7 +201,9 @@ impl<'a> Ring<'a> {
 /// evict this one, and a round that starts cold measures the refill, not the latency.
 pub fn warm_up(ring: &mut Ring<'_>, laps: u64, min_ns: u64, cap_ns: u64) -> f64 {
     let n = ring.slots() as u64;
-    let chunk = n.clamp(4096, 1 << 16);
+    // Small chunks, so that a warm-up of a ring far beyond the caches (150 ns a step) stops
+    // within about a millisecond of its cap.
+    let chunk = n.clamp(1024, 8192);
     let t0 = now_ns();
     let mut done = 0u64;
     loop {
@@ -229,53 +234,95 @@ pub fn timed_round(ring: &mut Ring<'_>, steps: u64) -> f64 {
     (now_ns() - t0) as f64 / steps as f64
 }
 
-/// How long and how often a chase experiment measures one point: the timed rounds, the time
-/// a round aims at, and the warm-up (discarded) before every timed round.
+/// How long and how often a chase experiment measures one point: the clean rounds wanted,
+/// the time a round aims at, the warm-ups (discarded), and the budget for extra rounds when
+/// rounds are disturbed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Plan {
-    /// Timed rounds per point and pass (the appendix takes the median of 5).
+    /// Clean timed rounds wanted per ring and pass.
     pub rounds: usize,
     /// The length a round aims at, in nanoseconds.
     pub round_ns: f64,
-    /// Warm-up before every timed round: at least one lap and this long...
+    /// Every warm-up walks at least one lap and this long...
     pub warm_min_ns: u64,
-    /// ... unless this much time comes first.
+    /// ... unless this much time comes first (the first warm-up of a ring)...
     pub warm_cap_ns: u64,
+    /// ... or this much (the warm-up before every later round of it).
+    pub rewarm_cap_ns: u64,
+    /// Extra rounds (beyond `rounds` of each ring) stop after this long.
+    pub budget_ns: u64,
 }
 
 impl Plan {
-    /// A smoke run (`--quick`): three rounds of `round_ns`, the fewest that give a median and
-    /// a spread with the slowest round left out; warm-ups of at least 0.2 ms, at most 5 ms.
+    /// A smoke run (`--quick`): seven clean rounds of `round_ns`; a first warm-up of at least
+    /// 0.2 ms, at most 5 ms; later ones of 0.25 to 0.5 ms; 10 ms of extra rounds.
     pub const fn quick(round_ns: f64) -> Plan {
         Plan {
-            rounds: 3,
+            rounds: 7,
             round_ns,
             warm_min_ns: 200_000,
             warm_cap_ns: 5_000_000,
+            rewarm_cap_ns: 500_000,
+            budget_ns: 10_000_000,
         }
     }
 
-    /// A full run: the appendix's five rounds of `round_ns`; warm-ups of at least 1 ms and
-    /// at most `warm_cap_ns`.
+    /// A full run: fifteen clean rounds of `round_ns`; a first warm-up of at least 1 ms and at
+    /// most `warm_cap_ns`, later ones of at least `round_ns` and at most twice that (a ring
+    /// that fits a cache walks a whole lap in less; one that does not is read from memory
+    /// whatever came before); 50 ms of extra rounds.
     pub const fn full(round_ns: f64, warm_cap_ns: u64) -> Plan {
         Plan {
-            rounds: 5,
+            rounds: 15,
             round_ns,
             warm_min_ns: 1_000_000,
             warm_cap_ns,
+            rewarm_cap_ns: 2 * round_ns as u64,
+            budget_ns: 50_000_000,
         }
     }
 
-    /// Records the plan as `#META rounds_per_pass` and `#META round_ms`.
+    /// Records the plan as `#META rounds_per_pass` (clean rounds wanted) and `#META round_ms`.
     pub fn meta(&self) {
         crate::data::meta("rounds_per_pass", self.rounds);
         crate::data::meta("round_ms", self.round_ns / 1e6);
     }
 
-    /// Warms `ring` up before a timed round ([`warm_up`] for one lap and the plan's minimum,
-    /// or its cap): returns the warm-up's nanoseconds per step.
+    /// What [`rounds::interleaved`](crate::rounds::interleaved) is asked for: the plan's
+    /// clean rounds, at most three times as many, within its budget, warming up before every
+    /// round (rings of one size evict each other from the caches).
+    pub fn want(&self) -> Want {
+        Want::new(self.rounds).budget(self.budget_ns).warm_every()
+    }
+
+    /// "up to N extra rounds / X ms per ring set when rounds are disturbed": the budget, for
+    /// the report.
+    pub fn budget_text(&self) -> String {
+        format!(
+            "up to {} extra rounds / {} ms per point when rounds are disturbed",
+            2 * self.rounds,
+            self.budget_ns / 1_000_000
+        )
+    }
+
+    /// Warms `ring` up before its first timed round ([`warm_up`] for one lap and the plan's
+    /// minimum, or its cap): returns the warm-up's nanoseconds per step.
     pub fn warm(&self, ring: &mut Ring<'_>) -> f64 {
         warm_up(ring, 1, self.warm_min_ns, self.warm_cap_ns)
+    }
+
+    /// Warms `ring` up before a later round: one lap and half of [`Plan::rewarm_cap_ns`], or
+    /// that cap, so the warm-up before every round stays bounded by the round's own length.
+    pub fn rewarm(&self, ring: &mut Ring<'_>) -> f64 {
+        let cap = self.rewarm_cap_ns;
+        warm_up(ring, 1, cap / 2, cap)
+    }
+
+    /// Whether a lap of `slots` steps at `ns_per_step` fits in the first warm-up's cap: a
+    /// ring that does not is far beyond the caches, and its rounds read memory whatever ran
+    /// before them.
+    pub fn lap_fits(&self, ns_per_step: f64, slots: usize) -> bool {
+        ns_per_step * slots as f64 <= self.warm_cap_ns as f64
     }
 
     /// The steps of one round at `ns_per_step` (a warm-up's estimate), at least `floor`
@@ -284,27 +331,51 @@ impl Plan {
         steps_for(ns_per_step, self.round_ns, floor)
     }
 
-    /// Times `rings` in turn: a first warm-up of each sizes its rounds (at least `floor`
-    /// steps), then `rounds` times over, each ring is warmed up again and timed (A B C A B C:
-    /// whatever the machine does during the run reaches every ring alike, and no ring starts
-    /// a round cold after the others evicted it). Returns nanoseconds per step, one vector
-    /// per ring, rounds in order.
-    pub fn interleaved(&self, rings: &mut [Ring<'_>], floor: u64) -> Vec<Vec<f64>> {
-        let steps: Vec<u64> = rings
-            .iter_mut()
-            .map(|r| {
-                let est = self.warm(r);
-                self.steps(est, floor)
-            })
-            .collect();
-        let mut out = vec![Vec::with_capacity(self.rounds); rings.len()];
-        for _ in 0..self.rounds {
-            for (i, r) in rings.iter_mut().enumerate() {
-                self.warm(r);
-                out[i].push(timed_round(r, steps[i]));
+    /// Times `rings` in turn, judged ([`rounds::interleaved`](crate::rounds::interleaved)
+    /// with [`Plan::want`]): A B C A B C until each has the plan's clean rounds, every round
+    /// bracketed by `probe`'s evidence and preceded by a warm-up (whatever the machine does
+    /// reaches every ring alike, and no ring starts a round cold after the others evicted
+    /// it). A ring's first warm-up ([`Plan::warm`]) sizes its rounds (at least `floor` steps);
+    /// later ones are [`Plan::rewarm`]. `prime(ring, first)` runs before each warm-up (a
+    /// sweep in order that refills the caches fast, say), with `first` true before the first
+    /// one and before every one of a ring whose lap fits [`Plan::lap_fits`]: priming a ring
+    /// far beyond the caches before every round would cost more than the round and change
+    /// nothing it finds. Returns nanoseconds per step, one [`Timed`] per ring.
+    pub fn judged(
+        &self,
+        probe: &mut Probe,
+        rings: &mut [Ring<'_>],
+        floor: u64,
+        mut prime: impl FnMut(&Ring<'_>, bool),
+    ) -> Vec<Timed> {
+        // Per ring: steps per round (0 before the first warm-up), and whether a lap fits.
+        let mut sized: Vec<(u64, bool)> = vec![(0, true); rings.len()];
+        let want = self.want();
+        // A warm-up cut by a preemption leaves the round to start cold, with nothing in the
+        // round's own evidence to say so: such a warm-up is done again (twice at most).
+        let watch = Probe::new();
+        crate::rounds::interleaved(probe, &want, rings.len(), |step| match step {
+            Step::Warm(i) => {
+                let r = &mut rings[i];
+                for _ in 0..3 {
+                    let (steps, fits) = sized[i];
+                    let (_, e) = watch.watch(|| {
+                        prime(r, steps == 0 || fits);
+                        if steps == 0 {
+                            let est = self.warm(r);
+                            sized[i] = (self.steps(est, floor), self.lap_fits(est, r.slots()));
+                        } else {
+                            self.rewarm(r);
+                        }
+                    });
+                    if !e.disturbed() {
+                        break;
+                    }
+                }
+                0.0
             }
-        }
-        out
+            Step::Time(i) => timed_round(&mut rings[i], sized[i].0.max(1)),
+        })
     }
 }
 
@@ -384,30 +455,38 @@ mod tests {
         let mut r = Ring::build(&mut buf, Link::Address, &next, |k| k);
         let est = warm_up(&mut r, 2, 0, u64::MAX);
         assert!(est > 0.0 && est.is_finite());
-        // Two laps of 1000 slots in one chunk of 4096 steps: the cursor is 4096 steps on.
+        // Two laps of 1000 slots in chunks of 1024 steps: the cursor is 2048 steps on.
         let lap = r.lap();
-        assert_eq!(r.cursor(), lap[4096 % 1000]);
+        assert_eq!(r.cursor(), lap[2048 % 1000]);
         let t = timed_round(&mut r, 1000);
         assert!(t > 0.0 && t.is_finite());
         assert_eq!(
             r.cursor(),
-            lap[4096 % 1000],
+            lap[2048 % 1000],
             "a whole lap returns to the same slot"
         );
     }
 
     #[test]
-    fn plans_and_interleaved_rounds_time_every_ring() {
-        let (q, f) = (Plan::quick(1e6), Plan::full(1e7, 4e7 as u64));
-        assert_eq!((q.rounds, f.rounds), (3, 5));
+    fn plans_and_judged_rounds_time_every_ring() {
+        let (q, f) = (Plan::quick(2.5e5), Plan::full(5e5, 4e7 as u64));
+        assert_eq!((q.rounds, f.rounds), (7, 15));
         assert!(q.warm_min_ns < q.warm_cap_ns && f.warm_min_ns < f.warm_cap_ns);
-        assert_eq!(q.steps(2.0, 1), 500_000);
+        assert_eq!(
+            f.rewarm_cap_ns, 1_000_000,
+            "later warm-ups are bounded by the round"
+        );
+        assert_eq!(q.steps(2.0, 1), 125_000);
         assert_eq!(q.steps(2.0, 1 << 20), 1 << 20);
+        assert!(f.want().warm_every && f.want().clean == 15);
+        assert!(f.lap_fits(10.0, 1000) && !f.lap_fits(100.0, 1 << 20));
         let plan = Plan {
             rounds: 4,
             round_ns: 1e5,
             warm_min_ns: 0,
             warm_cap_ns: 1_000_000,
+            rewarm_cap_ns: 100_000,
+            budget_ns: 0,
         };
         let next = sattolo(500, 9);
         let (mut a, mut b) = (vec![0u64; 500], vec![0u64; 500 * 8]);
@@ -415,14 +494,26 @@ mod tests {
             Ring::build(&mut a, Link::Index, &next, |k| k),
             Ring::build(&mut b, Link::Address, &next, |k| 8 * k),
         ];
-        let t = plan.interleaved(&mut rings, 1000);
+        let mut primed = Vec::new();
+        let mut probe = Probe::new();
+        let t = plan.judged(&mut probe, &mut rings, 1000, |r, first| {
+            primed.push((r.link(), first))
+        });
         assert_eq!(t.len(), 2);
-        assert!(t.iter().all(|v| v.len() == 4), "{t:?}");
+        assert!(t.iter().all(|v| v.values.len() >= 4), "{t:?}");
         assert!(
-            t.iter().flatten().all(|x| *x > 0.0 && x.is_finite()),
+            t.iter()
+                .flat_map(|x| &x.values)
+                .all(|x| *x > 0.0 && x.is_finite()),
             "{t:?}"
         );
-        assert!(plan.interleaved(&mut [], 1).is_empty());
+        // Every round is primed and warmed up (again, up to twice, when a warm-up was
+        // disturbed); these small rings fit, so always fully.
+        let rounds: usize = t.iter().map(|x| x.values.len()).sum();
+        assert!((rounds..=3 * rounds).contains(&primed.len()), "{primed:?}");
+        assert!(primed.iter().all(|p| p.1));
+        assert_eq!(primed[..2], [(Link::Index, true), (Link::Address, true)]);
+        assert!(plan.judged(&mut probe, &mut [], 1, |_, _| ()).is_empty());
     }
 
     #[test]

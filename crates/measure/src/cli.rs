@@ -153,10 +153,42 @@ pub fn usage_lines(opts: &[Opt]) -> String {
     s
 }
 
+/// The process's arguments after the program name, read the way a Unix tool reads them;
+/// every program of the project (each experiment, xtask) gets its arguments here first.
+///
+/// - An argument that is not UTF-8 ends the program with one line and exit status 2 (the
+///   names and paths it takes are UTF-8); `std::env::args` would panic.
+/// - A closed pipe on stdout (`clock_probe | head -1`) ends the program quietly, by
+///   SIGPIPE's default action, as it ends `cat` or `grep`: Rust's runtime ignores SIGPIPE,
+///   which turns the next `println!` into a panic.
+pub fn argv(program: &str) -> Vec<String> {
+    // SAFETY: restoring a signal's default disposition at the start of the program, before
+    // any thread is started; no handler is installed.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    utf8_args(std::env::args_os().skip(1)).unwrap_or_else(|e| fail(program, &e))
+}
+
+/// The arguments as UTF-8, or the message naming the first one that is not.
+fn utf8_args(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<String>, String> {
+    args.enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|bad| {
+                format!(
+                    "argument {} is not valid UTF-8: {} (give names and paths in UTF-8)",
+                    i + 1,
+                    echo(&bad.to_string_lossy())
+                )
+            })
+        })
+        .collect()
+}
+
 /// Parses the process's arguments; prints usage for `--help` (exit 0) and one error line for
 /// anything wrong (exit 2).
 pub fn parse(program: &str, about: &str, opts: &[Opt]) -> Args {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let argv = argv(program);
     if argv.iter().any(|a| a == "--help" || a == "-h") {
         let all: Vec<Opt> = BUILTINS.into_iter().chain(opts.iter().copied()).collect();
         let head = crate::fmt::wrap(&format!("{program}: {about}"), "");
@@ -388,6 +420,23 @@ mod tests {
         let e = p(&[&junk]).unwrap_err();
         assert!(e.len() < 200, "{}", e.len());
         assert!(e.contains("10000000 characters"));
+    }
+
+    #[test]
+    fn arguments_that_are_not_utf8_are_named_not_panicked_on() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let good = [OsString::from("--max"), OsString::from("64M")];
+        assert_eq!(utf8_args(good.into_iter()).unwrap(), ["--max", "64M"]);
+        let bad = [
+            OsString::from("--quick"),
+            OsString::from_vec(b"--max=\xff".to_vec()),
+        ];
+        let e = utf8_args(bad.into_iter()).unwrap_err();
+        assert!(
+            e.starts_with("argument 2 is not valid UTF-8: \"--max=\u{fffd}\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -213,6 +213,8 @@ pub mod cache_ladder {
         AGREE = "agree" [text],
         STABLE = "stable" [text],
         HUGE_STABLE = "huge_stable" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(knees = "knees" {
@@ -338,6 +340,8 @@ pub mod tlb_walk {
         NS_PER_PAGE = "ns_per_page",
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(pages = "pages" {
@@ -356,6 +360,8 @@ pub mod tlb_walk {
         OFFSET0_PASS_SPREAD = "offset0_pass_spread",
         LINE_PASS_SPREAD = "line_pass_spread",
         AGREE = "agree" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_pages = "huge_pages" {
@@ -366,6 +372,8 @@ pub mod tlb_walk {
         MIN_NS = "min_ns",
         MAX_NS = "max_ns",
         CYCLES = "cycles",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(huge_verdict = "huge_verdict" {
@@ -698,11 +706,15 @@ pub mod sink_bench {
         DISCARDED_NS = "discarded_ns",
         SINK_NS = "sink_ns",
         CHECKSUM_NS = "checksum_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(warm_in_process = "warm_in_process" {
         PASS = "pass",
         NS = "ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(fresh_processes = "fresh_processes" {
@@ -712,6 +724,8 @@ pub mod sink_bench {
         COLD_FAULTS = "cold_faults",
         WARM_FAULTS = "warm_faults",
         CPU = "cpu",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(fresh_first_discarded = "fresh_first_discarded" {
@@ -724,6 +738,8 @@ pub mod sink_bench {
     block!(cold_in_process = "cold_in_process" {
         NS = "ns",
         FAULTS = "faults",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(series_summary = "series_summary" {
@@ -737,6 +753,8 @@ pub mod sink_bench {
         OVER2_PCT = "over2_pct",
         OVER5_PCT = "over5_pct",
         OVER10_PCT = "over10_pct",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(summary_figures = "summary_figures" {
@@ -782,7 +800,8 @@ pub mod false_sharing {
 
     group!(
         /// A row's checks: below a perfect split (suspicious), the rounds in which other work
-        /// took a thread's core, and whether its threads were pinned.
+        /// took a thread's core (by the threads' own `disturb` evidence), and whether its
+        /// threads were pinned.
         checks {
             SUSPICIOUS = "suspicious" [text],
             DISTURBED_ROUNDS = "disturbed_rounds",
@@ -807,6 +826,8 @@ pub mod false_sharing {
         CONFIG = "config" [text],
         ROUND = "round",
         NS_PER_INCREMENT = "ns_per_increment",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(placement = "placement" {
@@ -834,6 +855,8 @@ pub mod false_sharing {
         ONE_WAY_MIN_NS = "one_way_min_ns",
         BATCHES = "batches",
         NOTE = "note" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(c2c_methods = "c2c_methods" {
@@ -844,6 +867,8 @@ pub mod false_sharing {
         ONE_WAY_MEDIAN_NS = "one_way_median_ns",
         ONE_WAY_MIN_NS = "one_way_min_ns",
         ONE_WAY_MAX_NS = "one_way_max_ns",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(baseline = "baseline" {
@@ -851,6 +876,7 @@ pub mod false_sharing {
         ROUNDS = "rounds",
         CORES = "cores" [text],
         ..ns,
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(distance = "distance" {
@@ -862,6 +888,7 @@ pub mod false_sharing {
         ..checks,
         CORES = "cores" [text],
         ..round_groups,
+        ROUNDS = "rounds",
     });
 
     block!(threads = "threads" {
@@ -874,6 +901,7 @@ pub mod false_sharing {
         ..checks,
         NOTE = "note" [text],
         ..round_groups,
+        ROUNDS = "rounds",
     });
 
     block!(shared = "shared" {
@@ -885,6 +913,7 @@ pub mod false_sharing {
         VS_ONE_THREAD = "vs_one_thread",
         ..checks,
         NOTE = "note" [text],
+        ROUNDS = "rounds",
     });
 
     keys! {
@@ -919,6 +948,8 @@ pub mod env_scan {
     block!(verdict = "verdict" {
         WORKLOAD = "workload" [text],
         KIND = "kind" [text],
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(mechanism = "mechanism" {
@@ -945,6 +976,8 @@ pub mod env_scan {
         PINNED = "pinned" [text],
         CPU = "cpu",
         REPEAT = "repeat",
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
     });
 
     block!(correlation = "correlation" {
@@ -1083,9 +1116,12 @@ mod tests {
     #[test]
     fn cache_ladder_latency_is_declared_as_written() {
         use super::cache_ladder::latency::*;
-        check(COLUMNS, &[KIB, WHERE, HUGE_STABLE]);
+        check(
+            COLUMNS,
+            &[KIB, WHERE, HUGE_STABLE, ROUNDS, DISTURBED_ROUNDS],
+        );
         assert_eq!(COLUMNS[1], "where:text");
-        assert_eq!(COLUMNS.len(), 33);
+        assert_eq!(COLUMNS.len(), 35);
     }
 
     /// The blocks that share runs of columns, pinned to the columns they are written with: the
@@ -1095,25 +1131,25 @@ mod tests {
         let pinned: &[(&[&str], &str)] = &[
             (
                 false_sharing::baseline::COLUMNS,
-                "set:text rounds cores:text ns_median ns_min ns_max",
+                "set:text rounds cores:text ns_median ns_min ns_max disturbed_rounds",
             ),
             (
                 false_sharing::distance::COLUMNS,
                 "distance_bytes same_line:text ns_median ns_min ns_max split_ns vs_split_median \
                  vs_split_min vs_split_max suspicious:text disturbed_rounds pinned:text \
-                 cores:text groups low_rounds low_median_ns high_rounds high_median_ns",
+                 cores:text groups low_rounds low_median_ns high_rounds high_median_ns rounds",
             ),
             (
                 false_sharing::threads::COLUMNS,
                 "threads layout:text distance_bytes lines ns_median ns_min ns_max \
                  vs_split_median vs_split_min vs_split_max suspicious:text disturbed_rounds \
                  pinned:text note:text groups low_rounds low_median_ns high_rounds \
-                 high_median_ns",
+                 high_median_ns rounds",
             ),
             (
                 false_sharing::shared::COLUMNS,
                 "method:text threads iters_per_thread ns_median ns_min ns_max vs_baseline \
-                 vs_one_thread suspicious:text disturbed_rounds pinned:text note:text",
+                 vs_one_thread suspicious:text disturbed_rounds pinned:text note:text rounds",
             ),
             (
                 clock_probe::clock_cost::COLUMNS,
@@ -1159,7 +1195,8 @@ mod tests {
             (
                 env_scan::raw::COLUMNS,
                 "seq pass order:text pad_bytes workload:text median_ns min_ns max_ns stack_addr \
-                 stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat",
+                 stack_mod_4k stack_minus_global_mod_4k aslr_off:text pinned:text cpu repeat \
+                 rounds disturbed_rounds",
             ),
         ];
         for (columns, written) in pinned {

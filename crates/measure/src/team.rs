@@ -7,9 +7,8 @@
 //! and releases the others; each worker reads the clock when its work is done; the time of
 //! the run is the last finish minus the release. Thread creation, pinning and joining are
 //! outside the clock. What each worker saw ([`Seen`]) comes back for the experiment to check
-//! and print, with the evidence of disturbance of its round from its own
-//! [`crate::disturb::Probe`]: a team run is a disturbed round when any worker's was
-//! ([`Run::disturbed`], [`Run::evidence`]).
+//! and print, with the evidence of its own [`Probe`] ([`crate::disturb`]): a team's run is
+//! disturbed when any worker's was ([`Run::disturbed`], [`worst`]).
 //!
 //! The cores are the ones this process may run on (its affinity mask, read through
 //! [`crate::pin::allowed_cores`]). Their order matters: a team of `n` threads takes the first
@@ -20,7 +19,7 @@
 //! the order stays ascending.
 
 use crate::clock::{now_ns, on_core};
-use crate::disturb::{Evidence, Probe};
+use crate::disturb::{Evidence, Probe, Tally};
 use crate::pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -134,9 +133,9 @@ pub struct Seen {
     /// its core (another process ran there, or it slept on a lock). `None` if unreadable or
     /// not measured.
     pub cpu_share: Option<f64>,
-    /// What happened to the worker from its start line to the end of its work (its own
-    /// [`Probe`]); default (no evidence) when not measured.
-    pub evidence: Evidence,
+    /// What the worker's own [`Probe`] saw from the release to the end of its work: whether
+    /// this worker's round was disturbed. `None` where not measured.
+    pub evidence: Option<Evidence>,
 }
 
 impl Seen {
@@ -155,7 +154,7 @@ impl Seen {
             start_cpu,
             end_cpu: None,
             cpu_share: None,
-            evidence: Evidence::default(),
+            evidence: None,
         }
     }
 
@@ -176,14 +175,17 @@ impl Seen {
             && self.end_cpu == self.requested
     }
 
-    /// The same, with the evidence of its round.
-    pub fn with_evidence(self, evidence: Evidence) -> Seen {
-        Seen { evidence, ..self }
-    }
-
     /// Seen with less than `share` of its wall time on the CPU (unknown counts as on it).
     pub fn held_off(&self, share: f64) -> bool {
         self.cpu_share.is_some_and(|c| c < share)
+    }
+
+    /// The same, with the evidence of the worker's round.
+    pub fn with_evidence(self, evidence: Evidence) -> Seen {
+        Seen {
+            evidence: Some(evidence),
+            ..self
+        }
     }
 }
 
@@ -213,25 +215,34 @@ pub struct Run {
 }
 
 impl Run {
-    /// Whether the run is a disturbed round: any worker's round was ([`Evidence::disturbed`]).
+    /// Whether the team's round was disturbed: any worker's round was.
     pub fn disturbed(&self) -> bool {
-        self.seen.iter().any(|s| s.evidence.disturbed())
+        self.seen
+            .iter()
+            .any(|s| s.evidence.is_some_and(|e| e.disturbed()))
     }
 
-    /// One worker's evidence standing for the whole run: the disturbed worker that lost the
-    /// most time, or, when none was disturbed, the one that lost the most. Counted in a
-    /// [`crate::disturb::Tally`] (or kept in a [`crate::rounds::Timed`]), the run is one round,
-    /// disturbed exactly when [`Run::disturbed`] says so.
-    pub fn evidence(&self) -> Evidence {
-        let worst = |d: bool| {
-            self.seen
-                .iter()
-                .map(|s| s.evidence)
-                .filter(|e| e.disturbed() == d)
-                .max_by_key(Evidence::lost_ns)
-        };
-        worst(true).or_else(|| worst(false)).unwrap_or_default()
+    /// The team's round as one piece of evidence: the most disturbed worker's (the one that
+    /// lost the most time past its allowance), or `None` when no worker's was measured.
+    pub fn evidence(&self) -> Option<Evidence> {
+        worst(self.seen.iter().filter_map(|s| s.evidence))
     }
+
+    /// Counts the team's round into `tally` (one round), if it was measured.
+    pub fn count(&self, tally: &mut Tally) {
+        if let Some(e) = self.evidence() {
+            tally.add(&e);
+        }
+    }
+}
+
+/// The most disturbed of several threads' evidence of one round (the one that lost the most
+/// time past its allowance): the round of a team is as disturbed as its worst thread's.
+pub fn worst(evidence: impl IntoIterator<Item = Evidence>) -> Option<Evidence> {
+    let over = |e: &Evidence| e.lost_ns() as i128 - e.allowance_ns() as i128;
+    evidence
+        .into_iter()
+        .max_by_key(|e| (e.disturbed(), over(e)))
 }
 
 /// Runs `work(i)` on one thread per entry of `places`, all released together, and times
@@ -253,23 +264,20 @@ where
                 let (arrived, go, released_at, work) = (&arrived, &go, &released_at, &work);
                 s.spawn(move || {
                     let seen = Seen::arrive(place);
-                    // Each worker judges its own round, from before the start line (so the
-                    // marks stay outside the clock) to after its work.
+                    // Each worker's own probe (a probe reads the thread that made it), marked
+                    // after the release: its evidence covers the work, not the wait at the
+                    // start line (a mark costs a few microseconds; runs last milliseconds).
                     let probe = Probe::new();
-                    let before = probe.mark();
                     if arrived.fetch_add(1, Ordering::AcqRel) + 1 == n {
                         released_at.store(now_ns(), Ordering::Release);
                         go.store(true, Ordering::Release);
                     } else {
                         spin_until(|| go.load(Ordering::Acquire));
                     }
+                    let before = probe.mark();
                     let r = on_core(|| work(i));
-                    let evidence = Evidence::between(&before, &probe.mark());
-                    (
-                        r.end_ns,
-                        seen.leave(r.cpu_share).with_evidence(evidence),
-                        r.out,
-                    )
+                    let ev = Evidence::between(&before, &probe.mark());
+                    (r.end_ns, seen.leave(r.cpu_share).with_evidence(ev), r.out)
                 })
             })
             .collect();
@@ -372,6 +380,12 @@ mod tests {
         );
         // Each worker spun for 2 ms after the release, so the run lasted at least that.
         assert!(r.elapsed_ns >= 2_000_000.0, "{}", r.elapsed_ns);
+        // Every worker's own probe saw its round.
+        assert!(
+            r.seen
+                .iter()
+                .all(|s| s.evidence.is_some_and(|e| e.wall_ns >= 2_000_000))
+        );
         // Spinning keeps a thread on its core: its CPU time is most of its wall time.
         assert!(
             r.seen
@@ -403,30 +417,6 @@ mod tests {
     }
 
     #[test]
-    fn a_team_round_is_disturbed_when_any_worker_was() {
-        let r = run(&[Place::Free, Place::Free], |i| i as u64);
-        assert!(r.seen.iter().all(|s| s.evidence.wall_ns > 0), "{r:?}");
-        let quiet = Evidence {
-            wall_ns: 1_000_000,
-            waited_ns: Some(0),
-            ..Default::default()
-        };
-        let held = Evidence {
-            waited_ns: Some(400_000),
-            switches: 1,
-            ..quiet
-        };
-        let mut r = Run {
-            seen: vec![r.seen[0].with_evidence(quiet); 2],
-            ..r
-        };
-        assert!(!r.disturbed() && !r.evidence().disturbed());
-        r.seen[1] = r.seen[1].with_evidence(held);
-        assert!(r.disturbed());
-        assert_eq!(r.evidence(), held);
-    }
-
-    #[test]
     fn held_off_needs_a_measured_share_below_the_bar() {
         let s = Seen {
             requested: Some(0),
@@ -434,7 +424,7 @@ mod tests {
             start_cpu: Some(0),
             end_cpu: Some(0),
             cpu_share: Some(0.8),
-            evidence: Evidence::default(),
+            evidence: None,
         };
         assert!(s.held_off(0.9));
         assert!(!s.held_off(0.5));
@@ -445,5 +435,42 @@ mod tests {
             }
             .held_off(0.9)
         );
+    }
+
+    #[test]
+    fn a_team_round_is_disturbed_when_any_workers_round_was() {
+        let quiet = Evidence {
+            wall_ns: 1_000_000,
+            waited_ns: Some(0),
+            ..Default::default()
+        };
+        let hit = Evidence {
+            waited_ns: Some(400_000),
+            switches: 1,
+            ..quiet
+        };
+        let seen = |e: Option<Evidence>| Seen {
+            requested: None,
+            granted: false,
+            start_cpu: None,
+            end_cpu: None,
+            cpu_share: None,
+            evidence: e,
+        };
+        let run = |es: Vec<Option<Evidence>>| Run {
+            elapsed_ns: 1e6,
+            seen: es.into_iter().map(seen).collect(),
+            results: vec![],
+        };
+        let calm = run(vec![Some(quiet), Some(quiet)]);
+        assert!(!calm.disturbed());
+        let one = run(vec![Some(quiet), Some(hit)]);
+        assert!(one.disturbed());
+        assert_eq!(one.evidence(), Some(hit));
+        let mut t = Tally::default();
+        one.count(&mut t);
+        calm.count(&mut t);
+        run(vec![None]).count(&mut t);
+        assert_eq!((t.rounds, t.disturbed), (2, 1));
     }
 }

@@ -65,6 +65,68 @@ fn check_bad_input(out: &std::process::Output, program: &str, args: &[&str]) {
     assert!(!err.contains("panicked"), "{err}");
 }
 
+/// Asserts that an argument that is not UTF-8 (`--quick` and then `--x=\xff`) is refused as
+/// bad input ([`assert_bad_input`]'s exit status 2 and one line), not a panic.
+pub fn assert_not_utf8_refused(bin: &str, program: &str) {
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(bin)
+        .arg("--quick")
+        .arg(std::ffi::OsStr::from_bytes(b"--x=\xff"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    check_bad_input(&out, program, &["--quick", "--x=\\xff"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("argument 2 is not valid UTF-8"), "{err}");
+}
+
+/// Asserts that `bin args` ends quietly when its stdout is a pipe whose reader has gone:
+/// closed before the start (`head -c0`), and with `after_one_line` also after the first
+/// line (`head -1`; only for a run that prints for longer than the test takes to close the
+/// pipe). Quietly, as Unix tools end: killed by SIGPIPE with nothing on stderr.
+pub fn assert_quiet_on_closed_pipe(bin: &str, args: &[&str], after_one_line: bool) {
+    use std::io::BufRead;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let check = |child: std::process::Child, when: &str| {
+        let out = child.wait_with_output().expect("waits");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.is_empty(),
+            "{bin} {args:?}, pipe closed {when}: stderr {err}"
+        );
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGPIPE),
+            "{bin} {args:?}, pipe closed {when}: {:?}",
+            out.status
+        );
+    };
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let child = Command::new(bin)
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    check(child, "before the start");
+    if !after_one_line {
+        return;
+    }
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
+    let mut first = String::new();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    stdout.read_line(&mut first).expect("one line");
+    assert!(!first.is_empty(), "{bin} {args:?} printed nothing");
+    drop(stdout);
+    check(child, "after one line");
+}
+
 /// The machine code of the `#[unsafe(no_mangle)]` function `symbol` in the built binary
 /// `bin`, read by [`asm::disassemble`](crate::asm::disassemble), for the tests that check a
 /// kernel's shape. Panics where it cannot be read: a missing `nm` or `objdump` is named (the

@@ -5,29 +5,47 @@
 use crate::fresh::ChildResult;
 use crate::stats::SeriesStats;
 use measure::data::{Block, Value};
+use measure::disturb::Evidence;
+use measure::rounds::Timed;
 
-/// Part 1's passes, one row per round: `part1_passes`.
-pub fn part1(passes: &[Vec<f64>; 3]) {
+/// Part 1's passes, one row per round: `part1_passes`, with how many variants the round
+/// holds (a variant with more disturbed passes takes more rounds; NA where it took fewer)
+/// and how many of them were disturbed.
+pub fn part1(passes: &[Timed; 3]) {
     let mut block = Block::new(
         measure::schema::sink_bench::part1_passes::BLOCK,
         measure::schema::sink_bench::part1_passes::COLUMNS,
     );
-    let [pa, pb, pc] = passes;
-    for (r, ((a, b), c)) in pa.iter().zip(pb).zip(pc).enumerate() {
-        block.row(vec![r.into(), (*a).into(), (*b).into(), (*c).into()]);
+    let longest = passes.iter().map(|t| t.values.len()).max().unwrap_or(0);
+    for r in 0..longest {
+        let mut row: Vec<Value> = vec![r.into()];
+        row.extend(passes.iter().map(|t| t.values.get(r).copied().into()));
+        let taken = passes.iter().filter_map(|t| t.evidence.get(r));
+        row.push(taken.clone().count().into());
+        row.push(taken.filter(|e| e.disturbed()).count().into());
+        block.row(row);
     }
     block.print();
 }
 
+/// `(1, 0 or 1)`: the `rounds` and `disturbed_rounds` cells of a row of one pass.
+fn one(e: &Evidence) -> [Value; 2] {
+    [1.into(), usize::from(e.disturbed()).into()]
+}
+
 /// Part 2's passes: `warm_in_process`, `fresh_processes`, and `fresh_first_discarded` (the
 /// binary's first execution, which made the same start and was discarded).
-pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
-    measure::show::series(
+pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
+    let mut b = Block::new(
         measure::schema::sink_bench::warm_in_process::BLOCK,
         measure::schema::sink_bench::warm_in_process::COLUMNS,
-        warm_in,
-    )
-    .print();
+    );
+    for (i, (v, e)) in warm_in.values.iter().zip(&warm_in.evidence).enumerate() {
+        let mut row: Vec<Value> = vec![i.into(), (*v).into()];
+        row.extend(one(e));
+        b.row(row);
+    }
+    b.print();
     let mut b = Block::new(
         measure::schema::sink_bench::fresh_processes::BLOCK,
         measure::schema::sink_bench::fresh_processes::COLUMNS,
@@ -40,6 +58,12 @@ pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
             k.cold_faults.into(),
             k.warm_faults.into(),
             k.cpu.into(),
+            2.into(),
+            [k.cold_ev, k.warm_ev]
+                .iter()
+                .filter(|e| e.disturbed())
+                .count()
+                .into(),
         ]);
     }
     b.print();
@@ -57,12 +81,14 @@ pub fn part2(warm_in: &[f64], first: &ChildResult, kids: &[ChildResult]) {
 }
 
 /// This process's cold pass: `cold_in_process`.
-pub fn cold(ns: f64, faults: Option<u64>) {
+pub fn cold(ns: f64, faults: Option<u64>, ev: &Evidence) {
     let mut b = Block::new(
         measure::schema::sink_bench::cold_in_process::BLOCK,
         measure::schema::sink_bench::cold_in_process::COLUMNS,
     );
-    b.row(vec![ns.into(), faults.into()]);
+    let mut row: Vec<Value> = vec![ns.into(), faults.into()];
+    row.extend(one(ev));
+    b.row(row);
     b.print();
 }
 
@@ -87,6 +113,8 @@ pub fn series(series: &[&SeriesStats]) {
             over(0),
             over(1),
             over(2),
+            st.timed.values.len().into(),
+            st.timed.disturbed_count().into(),
         ]);
     }
     b.print();

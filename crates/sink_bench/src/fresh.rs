@@ -14,9 +14,12 @@
 //!
 //! A fresh process is this same binary, started again with the environment variable
 //! [`CHILD_ENV`] set; it takes one cold and one warm pass and prints one line that the parent
-//! parses ([`ChildResult::line`] / [`ChildResult::parse`]).
+//! parses ([`ChildResult::line`] / [`ChildResult::parse`]). A pass in a fresh process cannot
+//! be taken again, so the process judges each of its two passes by its own
+//! [`measure::disturb::Probe`], and its whole life too, and reports the evidence in that line.
 
 use crate::kernel::{self, N, PASS_SUM};
+use measure::disturb::{Evidence, Probe};
 use measure::mem::{HugeAdvice, Region};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -36,6 +39,8 @@ pub struct Begun {
     pub region: Region,
     pub cold_ns: u64,
     pub cold_faults: Option<u64>,
+    /// What the thread's probe saw during the cold pass.
+    pub cold_ev: Evidence,
     /// Whether `MADV_NOHUGEPAGE` was accepted (so the faults are per small page).
     pub small_pages: bool,
     pub settle_passes: u64,
@@ -54,7 +59,7 @@ pub fn begin(settle_ms: u64) -> Result<Begun, String> {
     // the transparent-huge-page mode.
     let small_pages = region.advise(HugeAdvice::NoHuge).is_ok();
     let a = kernel::floats(&mut region);
-    let (cold_ns, cold_faults) = kernel::sink_pass_with_faults(a);
+    let ((cold_ns, cold_faults), cold_ev) = Probe::new().watch(|| kernel::sink_pass_with_faults(a));
     kernel::fill(a);
     let settle_passes = kernel::settle(a, settle_ms);
     std::hint::black_box(kernel::sink_bench_time_sink(a));
@@ -62,6 +67,7 @@ pub fn begin(settle_ms: u64) -> Result<Begun, String> {
         region,
         cold_ns,
         cold_faults,
+        cold_ev,
         small_pages,
         settle_passes,
     })
@@ -115,17 +121,52 @@ pub struct ChildResult {
     pub pinned: Option<bool>,
     /// The core it ran its warm pass on.
     pub cpu: Option<usize>,
+    /// What its own probe saw during the cold pass, the warm pass, and its whole life up to
+    /// the end of the warm pass (the settle included).
+    pub cold_ev: Evidence,
+    pub warm_ev: Evidence,
+    pub life_ev: Evidence,
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("NA".into(), |v| v.to_string())
 }
 
+/// Evidence as one word of a result line: `wall/switches/waited/off_cpu` in nanoseconds,
+/// `NA` for a run-queue wait the kernel does not keep.
+pub fn evidence_word(e: &Evidence) -> String {
+    format!(
+        "{}/{}/{}/{}",
+        e.wall_ns,
+        e.switches,
+        opt(e.waited_ns),
+        e.off_cpu_ns
+    )
+}
+
+/// Reads [`evidence_word`] back.
+pub fn parse_evidence(w: &str) -> Option<Evidence> {
+    let f: Vec<&str> = w.split('/').collect();
+    let [wall, switches, waited, off] = f[..] else {
+        return None;
+    };
+    Some(Evidence {
+        wall_ns: wall.parse().ok()?,
+        switches: switches.parse().ok()?,
+        waited_ns: match waited {
+            "NA" => None,
+            v => Some(v.parse().ok()?),
+        },
+        off_cpu_ns: off.parse().ok()?,
+    })
+}
+
 impl ChildResult {
     /// The machine-readable line a fresh process prints.
     pub fn line(&self) -> String {
         format!(
-            "{CHILD_TAG} cold_ns={} warm_ns={} cold_faults={} warm_faults={} check_sum={} pinned={} cpu={}",
+            "{CHILD_TAG} cold_ns={} warm_ns={} cold_faults={} warm_faults={} check_sum={} pinned={} cpu={} \
+             cold_ev={} warm_ev={} life_ev={}",
             self.cold_ns,
             self.warm_ns,
             opt(self.cold_faults),
@@ -136,7 +177,10 @@ impl ChildResult {
                 Some(true) => "yes",
                 Some(false) => "refused",
             },
-            opt(self.cpu)
+            opt(self.cpu),
+            evidence_word(&self.cold_ev),
+            evidence_word(&self.warm_ev),
+            evidence_word(&self.life_ev)
         )
     }
 
@@ -155,6 +199,9 @@ impl ChildResult {
             get(k)?
                 .parse()
                 .map_err(|_| format!("{k} is not a whole number in {line:?}"))
+        };
+        let ev = |k: &str| -> Result<Evidence, String> {
+            parse_evidence(get(k)?).ok_or_else(|| format!("{k} is not wall/switches/wait/off"))
         };
         let opt_num = |k: &str| -> Result<Option<u64>, String> {
             match get(k)? {
@@ -180,6 +227,9 @@ impl ChildResult {
                 v => return Err(format!("pinned={v} is not yes, no or refused")),
             },
             cpu: opt_num("cpu")?.map(|c| c as usize),
+            cold_ev: ev("cold_ev")?,
+            warm_ev: ev("warm_ev")?,
+            life_ev: ev("life_ev")?,
         })
     }
 }
@@ -190,9 +240,12 @@ pub fn measure_one(spec: ChildSpec) -> Result<ChildResult, String> {
     let pinned = spec
         .core
         .map(|c| measure::pin::pin_current_thread(c).verified());
+    let probe = Probe::new();
+    let born = probe.mark();
     let mut p = begin(spec.settle_ms)?;
     let a = p.array();
-    let (warm_ns, warm_faults) = kernel::sink_pass_with_faults(a);
+    let ((warm_ns, warm_faults), warm_ev) = probe.watch(|| kernel::sink_pass_with_faults(a));
+    let life_ev = Evidence::between(&born, &probe.mark());
     let cpu = measure::pin::current_cpu();
     let mut check_sum = 0.0;
     kernel::sink_bench_time_checksum(a, &mut check_sum);
@@ -204,6 +257,9 @@ pub fn measure_one(spec: ChildSpec) -> Result<ChildResult, String> {
         check_sum,
         pinned,
         cpu,
+        cold_ev: p.cold_ev,
+        warm_ev,
+        life_ev,
     })
 }
 
@@ -334,6 +390,27 @@ pub fn run_series(
         .collect()
 }
 
+/// The fresh processes' cold (`cold` true) or warm passes, each with the evidence its own
+/// process saw.
+pub fn passes(kids: &[ChildResult], cold: bool) -> measure::rounds::Timed {
+    let mut t = measure::rounds::Timed::default();
+    for k in kids {
+        match cold {
+            true => t.push(k.cold_ns as f64, k.cold_ev),
+            false => t.push(k.warm_ns as f64, k.warm_ev),
+        }
+    }
+    t
+}
+
+/// Other work on the fresh processes' cores over their lives, in cores' worth: the time they
+/// waited for their core over their wall time; `None` where the kernel keeps no waits.
+pub fn waited_share(kids: &[ChildResult]) -> Option<f64> {
+    let waited: Option<u64> = kids.iter().map(|k| k.life_ev.waited_ns).sum();
+    let wall: u64 = kids.iter().map(|k| k.life_ev.wall_ns).sum();
+    waited.filter(|_| wall > 0).map(|w| w as f64 / wall as f64)
+}
+
 /// The page faults of the fresh processes: the median over their cold passes, and the most
 /// any of them took in its warm pass (`None` where getrusage could not count them).
 pub fn fault_counts(kids: &[ChildResult]) -> (Option<f64>, Option<u64>) {
@@ -388,12 +465,27 @@ mod tests {
             check_sum: PASS_SUM,
             pinned: Some(true),
             cpu: Some(1),
+            cold_ev: Evidence {
+                wall_ns: 900_000,
+                switches: 1,
+                waited_ns: Some(400_000),
+                off_cpu_ns: 0,
+            },
+            warm_ev: Evidence {
+                wall_ns: 500_000,
+                waited_ns: None,
+                ..Default::default()
+            },
+            life_ev: Evidence::default(),
         };
         let text = format!("noise\n{}\n", r.line());
-        assert_eq!(ChildResult::parse(&text), Ok(r));
+        assert_eq!(ChildResult::parse(&text), Ok(r.clone()));
         let e = ChildResult::parse("hello\n").unwrap_err();
         assert!(e.contains("printed no"), "{e}");
         let e = ChildResult::parse(&format!("{CHILD_TAG} cold_ns=1 warm_ns=x")).unwrap_err();
         assert!(e.contains("warm_ns"), "{e}");
+        let bad = r.line().replace("life_ev=0/0/NA/0", "life_ev=1/2");
+        let e = ChildResult::parse(&bad).unwrap_err();
+        assert!(e.contains("life_ev"), "{e}");
     }
 }

@@ -9,6 +9,8 @@
 //! symbol name so that the built binary can be disassembled and checked (see `asm.rs`).
 
 use measure::clock::{CHAIN_UNROLL, fadd_chain_f32, now_ns};
+use measure::disturb::Probe;
+use measure::rounds::{self, Step, Timed, Want};
 
 /// 1 << 20 floats, 4 MiB.
 pub const N: usize = 1 << 20;
@@ -64,37 +66,39 @@ pub fn sink_bench_time_checksum(a: &[f32], out: &mut f32) -> u64 {
     t1 - t0
 }
 
-/// Part 1's passes: one discarded warm-up pass of each variant, then `reps` rounds of (a),
-/// (b), (c), taken round-robin so that drift over the run lands on every variant alike.
-/// Returns the three series in nanoseconds and the checksum of (c)'s sums.
-pub fn round_robin(a: &[f32], reps: usize) -> ([Vec<f64>; 3], f64) {
+/// Part 1's passes: the three variants taken round-robin (a b c a b c ...) through
+/// [`rounds::interleaved`], so that drift over the run lands on every variant alike, each
+/// pass judged by its evidence; a variant is warmed up (one discarded pass) before its first
+/// pass and after a disturbed one, and disturbed passes are taken again within `want`'s
+/// budget. Returns the three series, the checksum of every (c) sum, and how many there were.
+pub fn round_robin(probe: &mut Probe, a: &[f32], want: &Want) -> ([Timed; 3], f64, usize) {
     use std::hint::black_box;
-    let mut out = 0.0f32;
-    black_box(sink_bench_time_discarded(black_box(a)));
-    black_box(sink_bench_time_sink(black_box(a)));
-    black_box(sink_bench_time_checksum(black_box(a), &mut out));
-    let mut passes = [
-        Vec::with_capacity(reps),
-        Vec::with_capacity(reps),
-        Vec::with_capacity(reps),
-    ];
-    let mut checksum = 0.0f64;
-    for _ in 0..reps {
-        passes[0].push(sink_bench_time_discarded(black_box(a)) as f64);
-        passes[1].push(sink_bench_time_sink(black_box(a)) as f64);
-        let mut sum = 0.0f32;
-        passes[2].push(sink_bench_time_checksum(black_box(a), &mut sum) as f64);
-        checksum += f64::from(sum);
-    }
-    (passes, checksum)
+    let (mut checksum, mut sums) = (0.0f64, 0usize);
+    let timed = rounds::interleaved(probe, want, 3, |step| {
+        let (Step::Warm(i) | Step::Time(i)) = step;
+        let ns = match i {
+            0 => sink_bench_time_discarded(black_box(a)),
+            1 => sink_bench_time_sink(black_box(a)),
+            _ => {
+                let mut sum = 0.0f32;
+                let ns = sink_bench_time_checksum(black_box(a), &mut sum);
+                checksum += f64::from(sum);
+                sums += 1;
+                ns
+            }
+        };
+        ns as f64
+    });
+    let [x, y, z]: [Timed; 3] = timed.try_into().expect("three variants");
+    ([x, y, z], checksum, sums)
 }
 
-/// `n` consecutive timed passes of variant (b), after one discarded warm-up pass.
-pub fn warm_passes(a: &[f32], n: usize) -> Vec<f64> {
-    std::hint::black_box(sink_bench_time_sink(std::hint::black_box(a)));
-    (0..n)
-        .map(|_| sink_bench_time_sink(std::hint::black_box(a)) as f64)
-        .collect()
+/// Consecutive timed passes of variant (b) through [`rounds::run`]: a discarded warm-up pass
+/// first (and after a disturbed pass), until `want` is met.
+pub fn warm_passes(probe: &mut Probe, a: &[f32], want: &Want) -> Timed {
+    rounds::run(probe, want, |_| {
+        sink_bench_time_sink(std::hint::black_box(a)) as f64
+    })
 }
 
 /// The array as `f32`s inside a freshly mapped region, untouched: the first pass over it
@@ -136,33 +140,35 @@ pub fn settle(a: &[f32], ms: u64) -> u64 {
     passes
 }
 
-/// The latency of one dependent scalar float add in nanoseconds: the median of `rounds`
-/// chains of 2M additions each. `None` where there is no chain kernel.
-pub fn add_latency_ns(rounds: usize) -> Option<measure::stats::Summary> {
-    const ITERS: u64 = 131_072; // 2M additions: about 1 ms at 2 cycles and 4 GHz
+/// The latency of one dependent scalar float add in nanoseconds, per round: chains of 256k
+/// additions (about 0.1 ms at 2 cycles and 4 GHz), through [`rounds::run`] (a warm-up chain
+/// first). `None` where there is no chain kernel.
+pub fn add_latency_ns(probe: &mut Probe, want: &Want) -> Option<Timed> {
+    const ITERS: u64 = 16_384;
     fadd_chain_f32(1, 0.25)?;
-    let mut per_add = Vec::with_capacity(rounds);
-    for _ in 0..=rounds.max(1) {
+    Some(rounds::run(probe, want, |_| {
         let t0 = now_ns();
-        let x = fadd_chain_f32(std::hint::black_box(ITERS), 0.25)?;
+        let x = fadd_chain_f32(std::hint::black_box(ITERS), 0.25).expect("a chain kernel");
         let dt = (now_ns() - t0) as f64;
         assert_eq!(
             x,
             (ITERS * CHAIN_UNROLL) as f32 * 0.25,
             "the chain adds exactly"
         );
-        per_add.push(dt / (ITERS * CHAIN_UNROLL) as f64);
-    }
-    per_add.remove(0); // the first chain is a warm-up
-    measure::stats::Summary::of(&per_add)
+        dt / (ITERS * CHAIN_UNROLL) as f64
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The fault counter is the whole process's: tests that map 4 MiB take turns.
+    static BIG: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn every_pass_sums_to_917504_exactly() {
+        let _turn = BIG.lock().unwrap_or_else(|e| e.into_inner());
         let mut a = vec![0.0f32; N];
         fill(&mut a);
         let mut out = 0.0;
@@ -175,6 +181,7 @@ mod tests {
 
     #[test]
     fn a_fresh_region_faults_on_first_pass_only() {
+        let _turn = BIG.lock().unwrap_or_else(|e| e.into_inner());
         let mut r = measure::mem::Region::new(N * 4).expect("4 MiB mapping");
         let _ = r.advise(measure::mem::HugeAdvice::NoHuge);
         let a = floats(&mut r);

@@ -86,6 +86,20 @@ pub fn start(b: &Begun, page: u64, pages: u64, settle_ms: u64) {
     meta("settle_passes", b.settle_passes);
 }
 
+/// How passes are judged, and the budget of extra passes.
+pub fn rounds(extra_ns: u64) {
+    field(
+        "passes",
+        &format!(
+            "each judged by its thread's own evidence (time waiting for the core, or off it); \
+             figures from the clean ones; up to 3x the passes asked for, within {} ms of extra \
+             passes, when passes here are disturbed. A fresh process's passes cannot be taken \
+             again: each is judged by its own evidence, reported in its result line.",
+            extra_ns / 1_000_000
+        ),
+    );
+}
+
 /// Which execution of the binary this is, and the discarded first one.
 pub fn execution(first: &ChildResult) {
     field(

@@ -3,6 +3,8 @@
 //! share of all pairs of single passes that differ by more than 2, 5 and 10 percent. Nothing
 //! here prints.
 
+use measure::disturb::Tally;
+use measure::rounds::Timed;
 use measure::stats::{Summary, pair_share_over};
 
 /// The percentages every series reports pair shares for.
@@ -20,25 +22,48 @@ pub struct SeriesStats {
     /// Share (0..=1) of all pairs differing by more than 2, 5 and 10 percent; `None` for a
     /// single sample.
     pub over: Option<[f64; 3]>,
+    /// Every pass taken, with its evidence; `samples` are the ones used (the clean passes,
+    /// or all of them when none was clean).
+    pub timed: Timed,
 }
 
 impl SeriesStats {
+    /// The statistics of passes with no evidence (each counts as clean).
     pub fn of(key: &'static str, label: &'static str, samples: &[f64]) -> Option<SeriesStats> {
-        let summary = Summary::of(samples)?;
-        let over = (samples.len() >= 2).then(|| THRESHOLDS.map(|p| pair_share_over(samples, p)));
+        SeriesStats::of_timed(
+            key,
+            label,
+            &Timed {
+                values: samples.to_vec(),
+                evidence: vec![Default::default(); samples.len()],
+            },
+        )
+    }
+
+    /// The statistics of the passes a series uses: its clean ones (all, when none was clean).
+    pub fn of_timed(key: &'static str, label: &'static str, timed: &Timed) -> Option<SeriesStats> {
+        let samples = timed.used();
+        let summary = Summary::of(&samples)?;
+        let over = (samples.len() >= 2).then(|| THRESHOLDS.map(|p| pair_share_over(&samples, p)));
         Some(SeriesStats {
             key,
             label,
-            samples: samples.to_vec(),
+            samples,
             summary,
             over,
+            timed: timed.clone(),
         })
     }
 
-    /// [`SeriesStats::of`] for a series that holds at least one pass, as every series of a
-    /// run does.
-    pub fn of_passes(key: &'static str, label: &'static str, samples: &[f64]) -> SeriesStats {
-        SeriesStats::of(key, label, samples).expect("a series of at least one pass")
+    /// [`SeriesStats::of_timed`] for a series that holds at least one pass, as every series
+    /// of a run does.
+    pub fn of_passes(key: &'static str, label: &'static str, timed: &Timed) -> SeriesStats {
+        SeriesStats::of_timed(key, label, timed).expect("a series of at least one pass")
+    }
+
+    /// The passes counted: how many, how many disturbed.
+    pub fn tally(&self) -> Tally {
+        self.timed.tally()
     }
 
     /// Number of unordered pairs.
@@ -105,6 +130,34 @@ mod tests {
         assert_eq!(o[2], 0.0);
         assert_eq!(SeriesStats::of("one", "one", &[5.0]).unwrap().over, None);
         assert!(SeriesStats::of("none", "none", &[]).is_none());
+    }
+
+    #[test]
+    fn a_series_is_the_statistics_of_its_clean_passes() {
+        use measure::disturb::Evidence;
+        let quiet = Evidence {
+            wall_ns: 500_000,
+            waited_ns: Some(0),
+            ..Default::default()
+        };
+        let hit = Evidence {
+            waited_ns: Some(3_000_000),
+            switches: 1,
+            ..quiet
+        };
+        let t = Timed {
+            values: vec![100.0, 900.0, 101.0, 102.0],
+            evidence: vec![quiet, hit, quiet, quiet],
+        };
+        let st = SeriesStats::of_passes("w", "w", &t);
+        assert_eq!(st.samples, vec![100.0, 101.0, 102.0]);
+        assert_eq!((st.summary.n, st.summary.max), (3, 102.0));
+        assert_eq!((st.tally().rounds, st.tally().disturbed), (4, 1));
+        assert_eq!(
+            st.over.unwrap()[2],
+            0.0,
+            "the disturbed pass is not in the pairs"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use crate::stats::{self, SeriesStats};
 use measure::clock::CoreClock;
 use measure::data::meta;
+use measure::disturb::Tally;
 use measure::stats::Summary;
 
 /// Prints a verdict (wrapped to the report width) and records it as `#META verdict_<name>`.
@@ -12,6 +13,62 @@ pub fn say(name: &str, text: &str) {
     measure::fmt::conclude(text);
     meta(&format!("verdict_{name}"), text);
 }
+
+/// A part's verdicts, named, passed through the one rule ([`measure::show::marked`]): the
+/// first says "provisional:" when the part's passes were disturbed, and where `shared` (the
+/// 4 MiB array sits in a level the cores share) a contention verdict follows when other
+/// cores were busy. A quiet part's verdicts come back unchanged.
+pub fn marked(tally: &Tally, shared: bool, named: Vec<(&str, String)>) -> Vec<(String, String)> {
+    let names: Vec<String> = named.iter().map(|(n, _)| n.to_string()).collect();
+    let texts = measure::show::marked(tally, shared, named.into_iter().map(|(_, t)| t).collect());
+    texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (names.get(i).cloned().unwrap_or("contention".into()), t))
+        .collect()
+}
+
+/// Prints and records every verdict of [`marked`].
+pub fn say_all(verdicts: &[(String, String)]) {
+    for (name, text) in verdicts {
+        say(name, text);
+    }
+}
+
+/// Part 1's verdicts, marked by `tally` (part 1's passes, with the add chains behind `pace`).
+pub fn part1(p1: &[SeriesStats], step: f64, read: f64, pace: String, t: &Tally) -> Named {
+    let (sa, sb, sc) = (&p1[0].summary, &p1[1].summary, &p1[2].summary);
+    let named = vec![
+        ("dead_loop", dead_loop(sa, sb, step, read)),
+        ("consumed", consumed(sb, sc)),
+        ("pace", pace),
+    ];
+    // The 4 MiB array is read from a cache level the cores share.
+    marked(t, true, named)
+}
+
+/// Part 2's verdicts, marked by `tally` (the warm passes here and in the fresh processes).
+pub fn part2(win: &SeriesStats, wfr: &SeriesStats, runs: usize, t: &Tally) -> Named {
+    let mut named = vec![("well_defined", well_defined(&win.summary, &wfr.summary))];
+    if let Some(s) = single_run(win, wfr, runs) {
+        named.push(("single_run", s));
+    }
+    named.push(("pairs", pair_shares(win, wfr, runs)));
+    marked(t, false, named)
+}
+
+/// Part 3's verdicts, marked by `tally` (this process's cold pass and the fresh ones').
+pub fn part3(cin: &SeriesStats, cfr: &SeriesStats, runs: usize, cost: String, t: &Tally) -> Named {
+    let shot = cin.summary.median;
+    let named = vec![
+        ("one_shot", one_shot(shot, &cfr.samples, &cfr.summary, runs)),
+        ("cold_cost", cost),
+    ];
+    marked(t, false, named)
+}
+
+/// Verdicts with their names (`#META verdict_<name>`).
+pub type Named = Vec<(String, String)>;
 
 /// Part 1, (a) against the clock: is anything left between the two reads?
 pub fn dead_loop(sa: &Summary, sb: &Summary, step: f64, read: f64) -> String {
@@ -233,6 +290,142 @@ mod tests {
 
     fn summary(v: &[f64]) -> Summary {
         Summary::of(v).unwrap()
+    }
+
+    use measure::disturb::{Evidence, Load};
+    use measure::rounds::Timed;
+
+    fn ev(disturbed: bool) -> Evidence {
+        Evidence {
+            wall_ns: 550_000,
+            switches: u64::from(disturbed),
+            waited_ns: Some(if disturbed { 3_000_000 } else { 0 }),
+            off_cpu_ns: 0,
+        }
+    }
+
+    /// A series of passes around `ns`, the first `hit` of them disturbed (and slow).
+    fn series(key: &'static str, ns: f64, n: usize, hit: usize) -> SeriesStats {
+        let t = Timed {
+            values: (0..n)
+                .map(|i| if i < hit { ns * 3.0 } else { ns + i as f64 })
+                .collect(),
+            evidence: (0..n).map(|i| ev(i < hit)).collect(),
+        };
+        SeriesStats::of_passes(key, key, &t)
+    }
+
+    fn tally(of: &[&SeriesStats], load: Load) -> Tally {
+        of.iter()
+            .fold(Tally::default(), |t, s| t.merge(&s.tally()))
+            .with_load(load)
+    }
+
+    fn quiet() -> Load {
+        Load {
+            core: Some(1),
+            on_core: Some(0.0),
+            steal: Some(0.0),
+            elsewhere: Some(0.01),
+            ..Default::default()
+        }
+    }
+
+    fn busy() -> Load {
+        Load {
+            on_core: Some(0.5),
+            ..quiet()
+        }
+    }
+
+    fn texts(v: &Named) -> Vec<&str> {
+        v.iter().map(|(_, t)| t.as_str()).collect()
+    }
+
+    #[test]
+    fn quiet_parts_carry_no_mark_and_disturbed_ones_are_provisional_first() {
+        let p1 = [
+            series("discarded", 25.0, 30, 0),
+            series("sink", 550_000.0, 30, 0),
+            series("checksum", 550_000.0, 30, 0),
+        ];
+        let t1 = tally(&[&p1[0], &p1[1], &p1[2]], quiet());
+        let q = part1(&p1, 20.0, 22.0, "pace.".into(), &t1);
+        assert_eq!(q.len(), 3);
+        assert!(
+            texts(&q).iter().all(|t| !t.contains("provisional")),
+            "{q:?}"
+        );
+        // The same passes beside other work on the core: the first verdict says so, and its
+        // figures are the clean passes' (the slow disturbed ones are left out).
+        let p1 = [
+            series("discarded", 25.0, 33, 3),
+            series("sink", 550_000.0, 33, 3),
+            series("checksum", 550_000.0, 33, 3),
+        ];
+        assert_eq!(p1[1].summary.n, 30);
+        assert!(p1[1].summary.max < 560_000.0);
+        let t1 = tally(&[&p1[0], &p1[1], &p1[2]], busy());
+        let d = part1(&p1, 20.0, 22.0, "pace.".into(), &t1);
+        assert_eq!(d[0].0, "dead_loop");
+        assert!(
+            d[0].1
+                .starts_with("provisional: 9 of 99 rounds were disturbed (0.50 cores"),
+            "{d:?}"
+        );
+
+        let (win, wfr) = (series("w", 550_000.0, 30, 0), series("f", 560_000.0, 30, 0));
+        let q2 = part2(&win, &wfr, 30, &tally(&[&win, &wfr], quiet()));
+        assert!(
+            texts(&q2).iter().all(|t| !t.contains("provisional")),
+            "{q2:?}"
+        );
+        // Fewer than a tenth of the passes disturbed, the figures from the clean ones: the one
+        // rule lets it stand; more, and it is provisional.
+        let few = series("f", 560_000.0, 30, 5);
+        let q2 = part2(&win, &few, 30, &tally(&[&win, &few], quiet()));
+        assert!(!q2[0].1.contains("provisional"), "{q2:?}");
+        let wfr = series("f", 560_000.0, 30, 7);
+        let d2 = part2(&win, &wfr, 30, &tally(&[&win, &wfr], quiet()));
+        assert!(d2[0].1.starts_with("provisional: 7 of 60 rounds"), "{d2:?}");
+
+        let cin = series("c", 1_300_000.0, 1, 1);
+        let cfr = series("cf", 1_290_000.0, 30, 0);
+        let d3 = part3(
+            &cin,
+            &cfr,
+            30,
+            "cost.".into(),
+            &tally(&[&cin, &cfr], quiet()),
+        );
+        assert!(
+            d3[0]
+                .1
+                .starts_with("provisional: 1 of 31 rounds were disturbed; no round was clean"),
+            "{d3:?}"
+        );
+    }
+
+    #[test]
+    fn contention_is_named_for_the_shared_level_only() {
+        let p1 = [
+            series("discarded", 25.0, 30, 0),
+            series("sink", 550_000.0, 30, 0),
+            series("checksum", 550_000.0, 30, 0),
+        ];
+        let streamer = Load {
+            elsewhere: Some(0.95),
+            ..quiet()
+        };
+        let t = tally(&[&p1[0], &p1[1], &p1[2]], streamer);
+        let v = part1(&p1, 20.0, 22.0, "pace.".into(), &t);
+        assert_eq!(v.len(), 4);
+        assert_eq!(v[3].0, "contention");
+        assert!(v[3].1.starts_with("contention: 0.95 cores"), "{v:?}");
+        assert!(!v[0].1.contains("provisional"));
+        let (win, wfr) = (series("w", 550_000.0, 30, 0), series("f", 560_000.0, 30, 0));
+        let v2 = part2(&win, &wfr, 30, &tally(&[&win, &wfr], streamer));
+        assert!(texts(&v2).iter().all(|t| !t.starts_with("contention")));
     }
 
     #[test]

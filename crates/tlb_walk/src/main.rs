@@ -26,15 +26,16 @@ mod walk;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
+use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::{WIDTH, bytes as human_bytes, conclude, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
+use measure::rounds::{self, Step, Timed, Want};
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use measure::schema::tlb_walk::key;
 use measure::show::region_line;
-use measure::stats::Summary;
-use report::{Pair, Row};
+use report::{HugeWalk, Pair, Row};
 use walk::{Geometry, Layout};
 
 /// A huge-page request counts as honoured at this share of the region or more...
@@ -51,7 +52,7 @@ fn main() {
         &[]
     );
     let quick = exp.args.quick;
-    exp.pin_main_thread();
+    let core = exp.pin_main_thread().map(|p| p.requested);
 
     // == The page, the line and the clock: what the layouts and the cycles columns use.
     exp.section("the page, the line and the core clock of this machine");
@@ -104,17 +105,24 @@ fn main() {
         counts.pop();
     }
     let plan = if quick {
-        Plan::quick(2e6)
+        Plan::quick(2.5e5)
     } else {
-        Plan::full(20e6, 50_000_000)
+        Plan::full(2.5e5, 50_000_000)
     };
     plan.meta();
     let rows = match counts.last() {
-        Some(&most) => page_scan(&counts, most, page, g, &plan),
+        Some(&most) => page_scan(&counts, most, page, g, &plan, core),
         None => Vec::new(),
     };
     if !rows.is_empty() {
-        report::pages(&rows, page, lines_per_page, &cc, &mut exp);
+        report::pages(&rows, page, lines_per_page, &cc);
+        let tally = rows_tally(&rows);
+        println!("\n  how to read this run:");
+        report::pages_sentences(&rows, &tally)
+            .iter()
+            .for_each(|s| conclude(s));
+        report::pages_record(&rows, &mut exp);
+        exp.disturbance(measure::schema::tlb_walk::pages::BLOCK, &tally);
     }
 
     // == 2. Huge pages: the same walk on a region backed by 2 MiB pages, verified.
@@ -126,6 +134,7 @@ fn main() {
         g,
         &plan,
         &cc,
+        core,
     );
 
     // == 3. The first touch of a page.
@@ -134,6 +143,7 @@ fn main() {
         if quick { 32 << 20 } else { 128 << 20 },
         page,
         if quick { 3 } else { 5 },
+        core,
         &mut exp,
     );
 
@@ -142,16 +152,24 @@ fn main() {
 
 /// Section 1: the page counts in two passes, both layouts interleaved in every round, on two
 /// regions of `most` pages asked for 4 KiB pages (the backing verified).
-fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Plan) -> Vec<Row> {
+fn page_scan(
+    counts: &[usize],
+    most: usize,
+    page: usize,
+    g: Geometry,
+    plan: &Plan,
+    core: Option<usize>,
+) -> Vec<Row> {
     say(
         &format!(
             "8 bytes are read per page; the pages grow from {} to {most}. Two regions of {} (4 KiB \
-             pages asked for), one per layout; {} rounds of about {} ms per count, layouts \
-             interleaved, each round after its own warm-up lap; passes {} then {}.",
+             pages asked for), one per layout; {} clean rounds of about {} ms per count, layouts \
+             interleaved, each round after its own warm-up; {}; passes {} then {}.",
             counts[0],
             human_bytes((most * page) as u64),
             plan.rounds,
             plan.round_ns / 1e6,
+            plan.budget_text(),
             TWO_PASSES[0].name(),
             TWO_PASSES[1].name()
         ),
@@ -190,10 +208,12 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
             "  ",
         );
     }
+    let mut probe = Probe::new();
+    let window = Window::open(core);
     let scan = scan::run(counts, &TWO_PASSES, |&pages, _| {
         // The same random ring in both regions, one per layout, rounds interleaved.
         let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-        let mut t = walk::interleaved(
+        let mut t = walk::judged(
             &mut [
                 (&mut a.region, Layout::Offset0),
                 (&mut b.region, Layout::LineSpread),
@@ -201,6 +221,7 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
             &next,
             g,
             plan,
+            &mut probe,
         );
         let line = t.pop().expect("two rings");
         Pair {
@@ -208,7 +229,20 @@ fn page_scan(counts: &[usize], most: usize, page: usize, g: Geometry, plan: &Pla
             line,
         }
     });
-    scan.points.iter().map(Row::of).collect()
+    let load = window.close();
+    scan.points
+        .iter()
+        .map(Row::of)
+        .map(|r| Row {
+            tally: r.tally.with_load(load),
+            ..r
+        })
+        .collect()
+}
+
+/// Every round of section 1, with the load around it (each row carries it).
+fn rows_tally(rows: &[Row]) -> Tally {
+    rows.iter().fold(Tally::default(), |t, r| t.merge(&r.tally))
 }
 
 /// Section 2: the same ring on a region asked for huge pages and one asked against them,
@@ -220,6 +254,7 @@ fn huge_pages(
     g: Geometry,
     plan: &Plan,
     cc: &CoreClock,
+    core: Option<usize>,
 ) {
     let bytes = pages * page;
     meta(measure::schema::tlb_walk::META_HUGE_WALK_PAGES, pages);
@@ -269,16 +304,25 @@ fn huge_pages(
         println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-    let mut results = Vec::new();
+    let mut probe = Probe::new();
+    let window = Window::open(core);
+    let mut walks = Vec::new();
     for layout in [Layout::Offset0, Layout::LineSpread] {
-        let t = walk::interleaved(
+        let mut t = walk::judged(
             &mut [(&mut normal.region, layout), (&mut huge.region, layout)],
             &next,
             g,
             plan,
+            &mut probe,
         );
-        results.push((layout, t));
+        let h = t.pop().expect("two rings");
+        walks.push(HugeWalk {
+            layout,
+            normal: t.pop().expect("two rings"),
+            huge: h,
+        });
     }
+    let load = window.close();
     // The backing again after the walks: a verdict needs it to have held throughout.
     let (nb_after, hb_after) = (normal.region.huge_backing(), huge.region.huge_backing());
     let worst = |a: Option<f64>, b: Option<f64>, huge: bool| match (a, b) {
@@ -294,23 +338,41 @@ fn huge_pages(
     );
     meta("huge_backing_pct", backing_meta(hp));
     meta("nohuge_backing_pct", backing_meta(np));
-    report::huge(&results, hp, np, cc, exp);
+    report::huge(&walks, hp, np, cc);
+    let tally = rounds::tally(walks.iter().flat_map(|w| [&w.normal, &w.huge])).with_load(load);
+    println!("\n  how to read this run:");
+    report::huge_sentences(&walks, hp, np, &tally)
+        .iter()
+        .for_each(|s| conclude(s));
+    report::huge_record(&walks, hp, np, exp);
+    exp.disturbance(measure::schema::tlb_walk::huge_pages::BLOCK, &tally);
 }
 
-/// Section 3: a fresh region touched once per page, then again; fresh regions per round.
-fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
+/// Section 3: a fresh region touched once per page, then again; a fresh region per round.
+/// A round cannot be cut short (its first touch of the whole region is the quantity), so the
+/// rounds keep their length and are judged by their evidence.
+fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp: &mut Experiment) {
     if let Err(e) = mem::guard(bytes as u64) {
         say(&format!("skipped: {e}"), "  ");
         return;
     }
-    let (mut first, mut again) = (Vec::new(), Vec::new());
-    let mut backing = None;
-    for _ in 0..rounds {
+    let (mut again, mut backing, mut failed) = (Vec::new(), None, None);
+    let mut probe = Probe::new();
+    let window = Window::open(core);
+    // Up to twice the rounds when some are disturbed, within 100 ms of extra rounds.
+    let want = Want {
+        max_rounds: 2 * clean,
+        ..Want::new(clean).budget(100_000_000)
+    };
+    let first = rounds::run(&mut probe, &want, |step| {
+        let Step::Time(_) = step else {
+            return 0.0; // a fresh region has nothing to warm up
+        };
         let mut r = match Region::new(bytes) {
             Ok(r) => r,
             Err(e) => {
-                say(&format!("skipped: {e}"), "  ");
-                break;
+                failed.get_or_insert(e);
+                return f64::NAN;
             }
         };
         // 4 KiB pages, so that every page is its own fault as in the appendix's plain mmap.
@@ -320,17 +382,28 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
         let pages = (r.len() / page) as f64;
         let (t1, ()) = clock::time_ns(|| r.touch(page));
         let (t2, ()) = clock::time_ns(|| r.touch(page));
-        first.push(t1 / pages);
         again.push(t2 / pages);
         backing = r.huge_backing();
+        t1 / pages
+    });
+    let load = window.close();
+    if let Some(e) = failed {
+        say(&format!("skipped: {e}"), "  ");
+        return;
     }
-    let (Some(f), Some(a)) = (Summary::of(&first), Summary::of(&again)) else {
+    // Touching again ran inside the same rounds: the same evidence judges it.
+    let again = Timed {
+        values: again,
+        evidence: first.evidence.clone(),
+    };
+    let tally = first.tally().with_load(load);
+    let (Some(f), Some(a)) = (first.summary(), again.summary()) else {
         return;
     };
     println!(
         "  {} touched one byte per page, {} fresh regions ({}% on huge pages, verified in smaps):",
         human_bytes(bytes as u64),
-        f.n,
+        first.values.len(),
         backing_meta(backing)
     );
     println!(
@@ -344,27 +417,26 @@ fn first_touch(bytes: usize, page: usize, rounds: usize, exp: &mut Experiment) {
     let factor = f.median / a.median;
     println!("  factor                          : {factor:.0}x");
     println!("\n  how to read this run:");
-    conclude(if factor > 3.0 {
-        "the address mmap returned is not memory yet: at each first touch the kernel attaches \
-         (and zeroes) a page. Allocate and measure at once and this cost is mixed in whole."
-    } else {
-        "first touch was not much dearer than a second one here; the kernel may have attached \
-         the pages ahead (fault-around or huge pages). Check the backing above."
-    });
+    report::touch_sentences(factor, &tally)
+        .iter()
+        .for_each(|s| conclude(s));
     let mut b = Block::new(
         measure::schema::tlb_walk::first_touch::BLOCK,
         measure::schema::tlb_walk::first_touch::COLUMNS,
     );
-    for (name, s) in [("first", f), ("again", a)] {
+    for (name, s, t) in [("first", f, &first), ("again", a, &again)] {
         b.row(vec![
             name.into(),
             s.median.into(),
             s.min.into(),
             s.max.into(),
+            t.tally().rounds.into(),
+            t.tally().disturbed.into(),
         ]);
     }
     b.print();
     meta("first_touch_backing_pct", backing_meta(backing));
+    exp.disturbance(measure::schema::tlb_walk::first_touch::BLOCK, &tally);
     exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
     exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");
     exp.key_figure(key::FIRST_TOUCH_FACTOR, factor, "x");

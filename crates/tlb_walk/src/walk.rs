@@ -1,7 +1,9 @@
 //! The mechanics of the page walk: where each page's slot sits, and the interleaved rounds.
 
 use measure::chase::{Link, Plan, Ring};
+use measure::disturb::Probe;
 use measure::mem::Region;
+use measure::rounds::Timed;
 use measure::stats::{Summary, sorted_but_largest};
 
 /// Where page `i`'s 8-byte slot sits inside the page.
@@ -53,17 +55,19 @@ pub struct Geometry {
 }
 
 /// Builds one ring of `next.len()` pages in each region, every ring with the same permutation
-/// and each with its region's layout, then runs `plan.rounds` rounds in which each ring in
-/// turn (A B A B ...) is warmed up (a lap, discarded) and timed ([`Plan::interleaved`]). The
-/// rings are index rings, `p = buf[p]`, the appendix's method (it stores byte offsets and adds
-/// them to the base). Returns nanoseconds per step, one vector per region, rounds in order.
-pub fn interleaved(
+/// and each with its region's layout, then times them in turn (A B A B ...), each short round
+/// after its own warm-up and judged by `probe`, until each has the plan's clean rounds
+/// ([`Plan::judged`]). The rings are index rings, `p = buf[p]`, the appendix's method (it
+/// stores byte offsets and adds them to the base). A round may end partway around a lap: the
+/// ring is one random cycle, so every step is like every other, and the next round goes on
+/// from where this one stopped. Returns nanoseconds per step, one [`Timed`] per region.
+pub fn judged(
     regions: &mut [(&mut Region, Layout)],
     next: &[usize],
     g: Geometry,
     plan: &Plan,
-) -> Vec<Vec<f64>> {
-    let pages = next.len();
+    probe: &mut Probe,
+) -> Vec<Timed> {
     let mut rings: Vec<Ring<'_>> = regions
         .iter_mut()
         .map(|(r, layout)| {
@@ -73,8 +77,8 @@ pub fn interleaved(
             })
         })
         .collect();
-    // At least one lap per round, and long enough for the clock's step not to matter.
-    plan.interleaved(&mut rings, pages.max(4096) as u64)
+    // Long enough for the clock's step not to matter, even where a step takes 1 ns.
+    plan.judged(probe, &mut rings, 1024, |_, _| ())
 }
 
 /// What the huge-page comparison may conclude, given what was verified and what was timed.
@@ -223,7 +227,7 @@ mod tests {
     }
 
     #[test]
-    fn interleaved_rounds_time_every_region() {
+    fn judged_rounds_time_every_region() {
         let g = Geometry {
             page_words: 512,
             line_words: 8,
@@ -233,6 +237,8 @@ mod tests {
             round_ns: 1e5,
             warm_min_ns: 0,
             warm_cap_ns: 1_000_000,
+            rewarm_cap_ns: 100_000,
+            budget_ns: 0,
         };
         let region = || {
             prepare(64 * 4096, HugeAdvice::Default, 4096)
@@ -241,13 +247,17 @@ mod tests {
         };
         let (mut a, mut b) = (region(), region());
         let next = measure::ring::sattolo(64, 1);
-        let t = interleaved(
+        let t = judged(
             &mut [(&mut a, Layout::Offset0), (&mut b, Layout::LineSpread)],
             &next,
             g,
             &plan,
+            &mut Probe::new(),
         );
         assert_eq!(t.len(), 2);
-        assert!(t.iter().all(|v| v.len() == 2 && v.iter().all(|x| *x > 0.0)));
+        assert!(
+            t.iter()
+                .all(|v| v.values.len() >= 2 && v.values.iter().all(|x| *x > 0.0))
+        );
     }
 }

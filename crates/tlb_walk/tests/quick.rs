@@ -143,4 +143,11 @@ fn too_little_memory_skips_a_section_with_a_line_and_goes_on() {
 fn bad_input_is_one_line_and_exit_2() {
     measure::testing::assert_bad_input(BIN, "tlb_walk", &["--pages"]);
     measure::testing::assert_bad_input(BIN, "tlb_walk", &["--bogus"]);
+    measure::testing::assert_not_utf8_refused(BIN, "tlb_walk");
+}
+
+/// Issue 22 (5): `tlb_walk --quick | head -1` ends quietly, not with a panic.
+#[test]
+fn a_closed_pipe_ends_it_quietly() {
+    measure::testing::assert_quiet_on_closed_pipe(BIN, &["--quick"], true);
 }

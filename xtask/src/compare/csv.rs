@@ -1,6 +1,7 @@
 //! `compare.csv`: every number of every machine as one tidy long table.
 //!
-//! Columns `machine,experiment,block,row,column,value,unit`, one line per numeric cell:
+//! Columns `machine,experiment,block,row,column,value,unit,provisional`, one line per numeric
+//! cell:
 //! - `machine`: the folder's label (unique in the comparison);
 //! - `experiment`, `block`, `column`: the `#DATA` names (`cache_ladder`, `latency`,
 //!   `pointer_ns`); bare blocks that have no name here are `block1`, `block2`, ...;
@@ -9,7 +10,11 @@
 //!   columns that are numbers appear as values too, so a pivot gives them back as columns;
 //! - `value`: a plain number (shortest exact form, always with a decimal point or exponent);
 //! - `unit`: from the column name (`_ns` -> `ns`, `kib` -> `KiB`, ratios -> `x`), or the
-//!   `unit` column of `key_figures`; empty where the number has none (a count, an index).
+//!   `unit` column of `key_figures`; empty where the number has none (a count, an index);
+//! - `provisional`: `yes` where the run's evidence says the number came from disturbed rounds
+//!   (its block, or the row itself, or for a key figure the result it comes from: see
+//!   [`crate::marks`]), `no` where it says they were clean, empty where the run recorded no
+//!   evidence for it (runs saved before it did, untimed blocks, the book's numbers).
 //!
 //! Cells that were not measured (`NA`) and text cells have no line. The key
 //! `machine,experiment,block,row,column` is unique.
@@ -20,7 +25,7 @@ use measure::schema;
 use measure::schema::cache_ladder as cl;
 use std::collections::BTreeMap;
 
-pub const HEADER: &str = "machine,experiment,block,row,column,value,unit";
+pub const HEADER: &str = "machine,experiment,block,row,column,value,unit,provisional";
 
 /// One line of the table.
 pub struct Row<'a> {
@@ -31,6 +36,8 @@ pub struct Row<'a> {
     pub column: &'a str,
     pub value: f64,
     pub unit: String,
+    /// `Some(true)`: from disturbed rounds; `None`: no evidence recorded.
+    pub provisional: Option<bool>,
 }
 
 /// The key columns of the blocks this project prints; other blocks use their leading text
@@ -445,7 +452,8 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
                 let unit_col = (block == schema::key_figures::BLOCK)
                     .then(|| b.col_index(schema::key_figures::UNIT))
                     .flatten();
-                for (r, key) in b.rows.iter().zip(&keys) {
+                let marks = provisional(f, exp, &block, b, &keys);
+                for ((r, key), prov) in b.rows.iter().zip(&keys).zip(marks) {
                     for (c, col) in b.columns.iter().enumerate() {
                         let Value::Num(v) = r[c] else { continue };
                         let unit = match unit_col.map(|u| &r[u]) {
@@ -460,6 +468,7 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
                             column: &col.name,
                             value: v,
                             unit,
+                            provisional: prov,
                         });
                     }
                 }
@@ -467,6 +476,33 @@ pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
         }
     }
     out
+}
+
+/// Per row of block `b` (named `block`, keyed `keys`) of `exp`'s saved run `f`: whether its
+/// numbers are provisional, by the run's evidence; `None` where there is none.
+fn provisional(
+    f: &measure::data::DataFile,
+    exp: &str,
+    block: &str,
+    b: &Block,
+    keys: &[String],
+) -> Vec<Option<bool>> {
+    use crate::marks;
+    if block == schema::key_figures::BLOCK {
+        return keys
+            .iter()
+            .map(|k| marks::key_figure(f, exp, k).map(|m| m.provisional))
+            .collect();
+    }
+    let whole = marks::block(f, block).map(|m| m.provisional);
+    let has_rounds = b.col_index(schema::disturbance::DISTURBED_ROUNDS).is_some();
+    marks::disturbed_rows(f, b)
+        .into_iter()
+        .map(|d| match (whole, has_rounds) {
+            (None, false) => None,
+            (w, _) => Some(d || w == Some(true)),
+        })
+        .collect()
 }
 
 /// A field, quoted when it holds a comma, a quote, a line break or outer spaces.
@@ -496,6 +532,11 @@ pub fn render(rows: &[Row<'_>]) -> String {
             field(r.column),
             number(r.value),
             field(&r.unit),
+            match r.provisional {
+                Some(true) => "yes".into(),
+                Some(false) => "no".into(),
+                None => String::new(),
+            },
         ]
         .iter()
         .enumerate()

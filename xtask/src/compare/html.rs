@@ -268,7 +268,7 @@ pub fn compare_page(md: &str, figures: &[(String, String)]) -> String {
 /// Reads only what is in `dir`; returns the path written. `run-all` calls this after drawing,
 /// on its temporary folder, so the run's `label` is given rather than read from the path.
 pub fn write_run_index(dir: &Path, label: &str) -> Result<PathBuf, String> {
-    let summary = fs::read_to_string(dir.join("summary.md")).unwrap_or_else(|_| {
+    let summary = crate::project::read_regular_text(&dir.join("summary.md")).unwrap_or_else(|_| {
         format!("# machine-measured results: {label}\n\nNo summary.md in this folder.\n")
     });
     let none = |alt: &str, _src: &str| format!("<p>{}</p>\n", escape(alt));

@@ -77,7 +77,8 @@ pub fn present_experiments(dir: &Path) -> Result<Vec<&'static str>, String> {
     let present: Vec<&'static str> = crate::project::EXPERIMENTS
         .iter()
         .copied()
-        .filter(|e| dir.join(format!("{e}.txt")).is_file())
+        // Present even when not a regular file: loading reports a FIFO (say) as unreadable.
+        .filter(|e| dir.join(format!("{e}.txt")).exists())
         .collect();
     if present.is_empty() {
         return Err(format!(
@@ -94,7 +95,7 @@ pub fn load(dir: &Path) -> Result<Machine, String> {
     let mut problems = Vec::new();
     for exp in &present {
         let p = dir.join(format!("{exp}.txt"));
-        let text = match fs::read(&p) {
+        let text = match crate::project::read_regular(&p) {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(e) => {
                 problems.push(format!("{}: cannot read ({e})", p.display()));
@@ -209,7 +210,7 @@ fn source(dir: &Path, kind: Kind) -> String {
         Kind::Appendix if base_label(dir).ends_with("/appendix-c") => {
             "the appendix's C programs, run by `cargo xtask appendix-c`".into()
         }
-        Kind::Appendix => match fs::read_to_string(dir.join("README.md")) {
+        Kind::Appendix => match crate::project::read_regular_text(&dir.join("README.md")) {
             Ok(t) => {
                 let title = t
                     .lines()
@@ -359,7 +360,7 @@ fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
 
 /// The date and commit from `summary.md`'s "A full run of <date>, commit <hash>." line.
 fn summary_date_commit(dir: &Path) -> (Option<String>, Option<String>) {
-    let Ok(text) = fs::read_to_string(dir.join("summary.md")) else {
+    let Ok(text) = crate::project::read_regular_text(&dir.join("summary.md")) else {
         return (None, None);
     };
     for line in text.lines() {

@@ -172,8 +172,8 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
                 let b = keyfig::get(&ms[base], exp, n);
                 let mut r = vec![n.clone(), unit.clone()];
                 r.extend(ms.iter().map(|m| match keyfig::get(m, exp, n) {
-                    Some(k) if std::ptr::eq(m, &ms[base]) => value_text(&k),
-                    Some(k) => with_ratio(&k, b.as_ref(), unit),
+                    Some(k) if std::ptr::eq(m, &ms[base]) => mark(m, exp, n).on(&value_text(&k)),
+                    Some(k) => mark(m, exp, n).on(&with_ratio(&k, b.as_ref(), unit)),
                     None => "-".into(),
                 }));
                 r
@@ -181,6 +181,7 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
             .collect();
         table(&mut s, &header, 2, &rows);
     }
+    marks_note(&mut s, ms);
 
     let _ = writeln!(s, "## Figures\n");
     if figs.is_empty() {
@@ -209,8 +210,8 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
     let _ = writeln!(
         s,
         "[`compare.csv`](compare.csv) holds every number of every machine, {csv_rows} in all, one per \
-         line: `machine,experiment,block,row,column,value,unit` (described in `docs/DATA-FORMAT.md`). \
-         It loads as it is:\n"
+         line: `machine,experiment,block,row,column,value,unit,provisional` (described in \
+         `docs/DATA-FORMAT.md`). It loads as it is:\n"
     );
     let _ = writeln!(
         s,
@@ -218,6 +219,45 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
          SELECT * FROM read_csv_auto('compare.csv') WHERE experiment = 'cache_ladder';\n```"
     );
     s
+}
+
+/// The mark of key figure `name` of `exp` on machine `m` (none where nothing was recorded).
+fn mark(m: &Machine, exp: &str, name: &str) -> crate::marks::Mark {
+    m.runs
+        .get(exp)
+        .and_then(|f| crate::marks::key_figure(f, exp, name))
+        .unwrap_or_default()
+}
+
+/// What the marks mean, said once, only where a key figure carries one.
+fn marks_note(s: &mut String, ms: &[Machine]) {
+    let marked: Vec<crate::marks::Mark> = ms
+        .iter()
+        .flat_map(|m| {
+            crate::project::EXPERIMENTS.iter().flat_map(move |exp| {
+                keyfig::of(m, exp)
+                    .into_iter()
+                    .map(move |k| mark(m, exp, &k.name))
+            })
+        })
+        .collect();
+    if marked.iter().any(|k| k.provisional) {
+        let _ = writeln!(
+            s,
+            "\"provisional:\" before a figure: on that machine the result it comes from had \
+             disturbed rounds (other work on the experiment's core, or steal); compare it with \
+             care, and rerun it there on a quiet machine. `compare.csv` says so in its \
+             `provisional` column.\n"
+        );
+    }
+    if marked.iter().any(|k| k.contended) {
+        let _ = writeln!(
+            s,
+            "\"(contention)\" after a figure: other cores were busy while it was measured, \
+             sharing the last cache level and memory with it. That is contention, not noise: \
+             the figure is right for that machine under that load, not for it idle.\n"
+        );
+    }
 }
 
 /// Every missing part, each listed once.

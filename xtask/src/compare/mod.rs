@@ -23,7 +23,7 @@
 //! folder's other experiments still count.
 
 mod appendix;
-mod csv;
+pub mod csv;
 mod effects;
 mod figures;
 mod html;

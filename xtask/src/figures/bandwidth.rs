@@ -57,10 +57,13 @@ struct Curve {
     kernel: String,
     points: Vec<Pt>,
     unstable: Vec<Pt>,
+    /// The working sets whose rounds were disturbed ([`crate::marks::disturbed_rows`]).
+    disturbed: Vec<f64>,
 }
 
 /// The curves of the `bandwidth` block, in the order the kernels first appear.
-fn curves(b: &Block) -> Result<Vec<Curve>, DrawError> {
+fn curves(run: &DataFile, b: &Block) -> Result<Vec<Curve>, DrawError> {
+    let dist = crate::marks::disturbed_rows(run, b);
     let kib = need_nums(b, sc::bandwidth::KIB)?;
     let g = need_nums(b, sc::bandwidth::GBS)?;
     let (lo, hi) = (
@@ -81,6 +84,7 @@ fn curves(b: &Block) -> Result<Vec<Curve>, DrawError> {
                     kernel: names[i].clone(),
                     points: Vec::new(),
                     unstable: Vec::new(),
+                    disturbed: Vec::new(),
                 });
                 out.len() - 1
             }
@@ -94,6 +98,9 @@ fn curves(b: &Block) -> Result<Vec<Curve>, DrawError> {
         out[pos].points.push(p);
         if stable.get(i).is_some_and(|s| s == "no") {
             out[pos].unstable.push(Pt::new(k, v));
+        }
+        if dist.get(i) == Some(&true) {
+            out[pos].disturbed.push(k);
         }
     }
     if out.iter().all(|c| c.points.is_empty()) {
@@ -209,6 +216,8 @@ fn op_panel(run: &DataFile, cs: &[Curve], op: &str, width: &str, title: &str) ->
         .iter()
         .flat_map(|k| k.unstable.iter().copied())
         .collect();
+    let disturbed: Vec<f64> = mine.iter().flat_map(|k| k.disturbed.clone()).collect();
+    c.mark_disturbed(&disturbed);
     c.rings("unstable: its passes or rounds disagree", unstable);
     c.verticals = reported(run);
     if op == "read" {
@@ -316,7 +325,7 @@ fn threads_panel(run: &DataFile) -> Result<Option<LineChart>, DrawError> {
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
     let b = need_block(run, sc::bandwidth::BLOCK)?;
-    let cs = curves(b)?;
+    let cs = curves(run, b)?;
     let width = run.meta(sc::META_EXPLICIT_WIDTH).unwrap_or("explicit");
     let mut panels = Vec::new();
     for (op, title) in [

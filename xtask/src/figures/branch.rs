@@ -67,6 +67,7 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             }
         })
         .collect();
+    c.mark_disturbed(&crate::marks::disturbed_rows(run, v));
     for (ci, (r, s)) in random.iter().zip(&sorted).enumerate() {
         c.bracket((0, ci), (1, ci), "random / sorted", Bar::over(*r, *s));
     }
@@ -104,6 +105,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         ours.clone(),
         color(0),
     ));
+    c.mark_disturbed(&crate::marks::disturbed_rows(run, p));
     // The appendix's C program prints one bare block: period, ns per element.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
         let pairs = r.pairs("c1", "c2")?;

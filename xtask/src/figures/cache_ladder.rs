@@ -114,6 +114,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         }
     }
 
+    c.mark_disturbed(&crate::marks::disturbed_xs(run, b, l::KIB));
     // Points whose passes or rounds disagree: ringed, so nobody reads a step into them.
     if let Some(stable) = b.texts(l::STABLE) {
         let unstable: Vec<Pt> = pointer

@@ -135,6 +135,9 @@ pub enum Marker {
     Cross,
     /// A large black ring drawn over a point: unstable, unsettled, flagged.
     Ring,
+    /// A white disc with a coloured rim drawn over a point: its rounds were disturbed
+    /// ([`LineChart::mark_disturbed`]).
+    Hollow,
 }
 
 /// How a series (or a legend entry) is drawn.
@@ -174,6 +177,16 @@ impl Style {
             width: 2,
             marker: Some(Marker::Cross),
             size: 5,
+        }
+    }
+    /// A point drawn hollow: its rounds were disturbed.
+    pub fn hollow(color: RGBColor, size: u32) -> Style {
+        Style {
+            color,
+            line: None,
+            width: 2,
+            marker: Some(Marker::Hollow),
+            size: size.max(4),
         }
     }
     /// A ring around points that did not settle.
@@ -402,6 +415,10 @@ impl Canvas<'_> {
         match m {
             Marker::Dot => self.circle((x, y), size, c, true, 1),
             Marker::Ring => self.circle((x, y), size, c, false, 2),
+            Marker::Hollow => {
+                self.circle((x, y), size, RGBColor(255, 255, 255), true, 1)?;
+                self.circle((x, y), size, c, false, 2)
+            }
             Marker::Square => self.rect(
                 Rect::new(x - s, y - s, x + s, y + s),
                 Some(c.mix(1.0)),
@@ -726,6 +743,8 @@ pub enum Glyph {
     WhiskerAcross(RGBColor),
     /// A filled box (a bar), or a dashed outline (the appendix's bar).
     Bar(RGBColor, bool),
+    /// A white box with a solid outline: a bar whose rounds were disturbed.
+    HollowBar(RGBColor),
 }
 
 /// The legend of a chart, drawn below its plot area.
@@ -855,6 +874,10 @@ fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), Strin
             } else {
                 c.rect(r, None, Some((*col, Dash::Long)))
             }
+        }
+        Glyph::HollowBar(col) => {
+            let r = Rect::new(x + 8.0, y - 7.0, x + GLYPH_W - 8.0, y + 7.0);
+            c.rect(r, None, Some((*col, Dash::Solid)))
         }
     }
 }

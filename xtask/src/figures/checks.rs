@@ -207,3 +207,53 @@ fn the_rules_catch_a_legend_over_data() {
     f.svg = "<svg x=\"NaN\"/>".into();
     assert!(problems(&f).iter().any(|p| p.contains("NaN")));
 }
+
+/// Every block of every experiment of the reference run marked provisional in a synthetic
+/// `disturbance` block: every figure still keeps the rules, and every drawer of a timed block
+/// draws its points or bars hollow, with the legend entry.
+#[test]
+fn disturbed_figures_keep_the_rules_and_carry_the_hollow_mark() {
+    let mut saved = Saved::load(&results("amd-epyc-zen4-2c")).unwrap();
+    for f in saved.runs.values_mut() {
+        let rows: Vec<(&str, u32, u32, bool, bool)> = f
+            .blocks
+            .iter()
+            .filter_map(|b| b.name.as_deref())
+            .map(|n| (n, 21, 9, true, false))
+            .collect();
+        let text = crate::marks::tests::block_text(&rows);
+        let block = measure::data::parse(&text).unwrap().blocks;
+        f.blocks.extend(block);
+    }
+    let figs = draw_every(&saved);
+    let bad: Vec<String> = figs.iter().flat_map(problems).collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    for file in [
+        "cache_ladder-latency.svg",
+        "stride-cost.svg",
+        "stride-layout.svg",
+        "tlb_walk-pages.svg",
+        "tlb_walk-huge.svg",
+        "bandwidth-working-set.svg",
+        "branch-variants.svg",
+        "branch-patterns.svg",
+        "fp_cost-ops.svg",
+        "fp_cost-denormal.svg",
+        "fp_cost-width.svg",
+        "fp_cost-placement.svg",
+        "false_sharing-distance.svg",
+        "false_sharing-threads.svg",
+        "false_sharing-shared.svg",
+        "env_scan-deviation.svg",
+        "clock_probe-trap3.svg",
+    ] {
+        let f = figs.iter().find(|f| f.file == file).expect(file);
+        assert!(
+            f.svg.contains(crate::marks::LEGEND),
+            "{file} marks its points"
+        );
+    }
+    // The reference run itself recorded no evidence: none of its figures carries the mark.
+    let quiet = draw_every(&Saved::load(&results("amd-epyc-zen4-2c")).unwrap());
+    assert!(quiet.iter().all(|f| !f.svg.contains(crate::marks::LEGEND)));
+}

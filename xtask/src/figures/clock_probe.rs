@@ -416,6 +416,8 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         Style::points(0, Marker::Dot),
     ));
     all.series[0].style.size = 3;
+    let disturbed = crate::marks::disturbed_xs(run, b, sc::trap_three_samples::ROUND);
+    all.mark_disturbed(&disturbed);
     lines(&mut all);
     if let (Some(mx), Some(md)) = (max, median)
         && let Some(p) = us.iter().find(|p| p.y == mx)
@@ -441,6 +443,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     zoom.series
         .push(Series::new("one round", us, Style::points(0, Marker::Dot)));
     zoom.series[0].style.size = 3;
+    zoom.mark_disturbed(&disturbed);
     lines(&mut zoom);
     if let (Some(lo), Some(hi)) = (min, p99.or(max))
         && hi > lo

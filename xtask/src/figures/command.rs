@@ -9,7 +9,7 @@ use crate::project::{BOOK_RESULTS, root};
 /// `--from DIR`, `--out DIR` is required: redrawing a scratch run never replaces the book's
 /// figures unless asked in so many words (`--out book-figures`). An experiment whose saved
 /// output cannot be drawn keeps its previous figures; its failure is printed with file and
-/// line, and the exit status is 2.
+/// line, and the exit status is 2 (with one line on stderr).
 pub fn command(o: &flags::Figures) -> Result<()> {
     let (from, out) = match (&o.from, &o.out) {
         (None, None) => (root().join(BOOK_RESULTS), root().join("book-figures")),
@@ -29,15 +29,17 @@ pub fn command(o: &flags::Figures) -> Result<()> {
     for f in &r.removed {
         println!("removed {} (no longer drawn from this run)", f.display());
     }
-    eprintln!(
+    let done = format!(
         "{} from {} into {}",
         r.summary(),
         from.display(),
         out.display()
     );
     if r.ok() {
+        eprintln!("{done}");
         Ok(())
     } else {
+        // One line on stderr: what failed, then what was done.
         let msgs: Vec<String> = r
             .failed
             .iter()
@@ -49,6 +51,6 @@ pub fn command(o: &flags::Figures) -> Result<()> {
                 }
             })
             .collect();
-        Err(bad(format!("figures: {}", msgs.join("; "))))
+        Err(bad(format!("figures: {} ({done})", msgs.join("; "))))
     }
 }

@@ -102,6 +102,13 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             st.size = 2;
             c.series.push(Series::new(format!("{pass} pass"), pts, st));
         }
+        let dist = crate::marks::disturbed_rows(run, dev);
+        let xs: Vec<f64> = rows
+            .iter()
+            .filter(|&&i| dist[i])
+            .filter_map(|&i| pads[i])
+            .collect();
+        c.mark_disturbed(&xs);
         c.hlines.push(HLine {
             y: 0.0,
             label: String::new(),

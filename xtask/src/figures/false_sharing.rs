@@ -374,6 +374,11 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         Style::measured(0, Marker::Dot),
     ));
     c.whisker_label = "bars: fastest..slowest round".into();
+    c.mark_disturbed(&crate::marks::disturbed_xs(
+        run,
+        b,
+        sc::distance::DISTANCE_BYTES,
+    ));
     if let Some(v) = baseline {
         c.hlines.push(HLine {
             y: v,
@@ -544,6 +549,7 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         c.skipped = Some(note);
         c.skipped_label = label;
     }
+    c.mark_disturbed(&by_threads(run, b, &n, &measured));
     for (ci, k) in measured.iter().enumerate() {
         let x = Bar::over(get(*k, "one_line"), get(*k, "separate"));
         c.bracket((0, ci), (1, ci), "one line / own lines", x);
@@ -553,6 +559,16 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         return Err(format!("{}: no thread count was measured", super::block_name(b)).into());
     }
     Ok(Figure::new("false_sharing-threads.svg", c.render()?))
+}
+
+/// Per thread count in `measured`: whether a row of `b` with that count (column `n`) was
+/// disturbed ([`crate::marks::disturbed_rows`]).
+fn by_threads(run: &DataFile, b: &Block, n: &[Option<f64>], measured: &[f64]) -> Vec<bool> {
+    let dist = crate::marks::disturbed_rows(run, b);
+    measured
+        .iter()
+        .map(|&k| n.iter().zip(&dist).any(|(t, &d)| *t == Some(k) && d))
+        .collect()
 }
 
 fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
@@ -614,6 +630,7 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         c.skipped = Some(note);
         c.skipped_label = label;
     }
+    c.mark_disturbed(&by_threads(run, b, &n, &measured));
     let one = measured.iter().position(|k| *k == 1.0);
     let two = measured.iter().position(|k| *k == 2.0);
     if let Some(i1) = one {

@@ -71,6 +71,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         color(0),
     ));
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
+    c.mark_disturbed(&crate::marks::disturbed_rows(run, o));
     // The appendix's own table, measured here (section 3a: its loop over two arrays in L1),
     // where the run saved it.
     if let Some(pe) = run.block(sc::per_element::BLOCK) {
@@ -171,6 +172,12 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     {
         return Err(format!("{} has no measured row", super::block_name(d)).into());
     }
+    c.mark_disturbed(&crate::marks::disturbed_by(
+        run,
+        d,
+        sc::denormal::FTZ_DAZ,
+        &["off", "on"],
+    ));
     for cat in 0..2 {
         let x = Bar::over(c.series[1].values[cat], c.series[0].values[cat]);
         c.bracket((0, cat), (1, cat), "denormal / normal", x);
@@ -230,6 +237,13 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             }
         })
         .collect();
+    let names: Vec<&str> = orders.iter().map(String::as_str).collect();
+    c.mark_disturbed(&crate::marks::disturbed_by(
+        run,
+        w,
+        sc::width::ORDER,
+        &names,
+    ));
     for (k, t) in ["double", "float"].iter().enumerate() {
         let vals = orders
             .iter()
@@ -328,6 +342,7 @@ fn placement(
         bars.clone(),
         color(0),
     ));
+    c.mark_disturbed(&crate::marks::disturbed_rows(run, pl)[..n]);
     let pe = need_block(run, sc::per_element::BLOCK)?;
     let case = need_texts(pe, sc::per_element::CASE)?;
     let pe_ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;

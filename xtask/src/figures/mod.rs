@@ -147,7 +147,7 @@ impl Saved {
                 runs.insert(stem.to_string(), f);
                 continue;
             }
-            let (malformed, why) = match fs::read_to_string(&p) {
+            let (malformed, why) = match crate::project::read_regular_text(&p) {
                 Err(e) => (false, e.to_string()),
                 Ok(text) => match data::parse(&text) {
                     Ok(f) => {
@@ -453,7 +453,8 @@ fn draw_into(saved: &Saved, from: &Path, out: &Path, tmp: &Path) -> Result<Repor
     Ok(report)
 }
 
-/// Removes `.tmp-figures-<pid>` folders left in `out` by runs that are no longer running.
+/// Removes `.tmp-figures-<pid>` folders left in `out` by xtask runs that are no longer
+/// running (a zombie is not running).
 fn remove_stale_temporaries(out: &Path) {
     let Ok(rd) = fs::read_dir(out) else { return };
     for e in rd.flatten() {
@@ -461,13 +462,11 @@ fn remove_stale_temporaries(out: &Path) {
         let Some(pid) = name
             .to_str()
             .and_then(|n| n.strip_prefix(".tmp-figures-"))
-            .and_then(|p| p.parse::<i32>().ok())
+            .and_then(|p| p.parse::<u32>().ok())
         else {
             continue;
         };
-        // SAFETY: kill with signal 0 only asks whether the process exists.
-        let alive = pid > 0 && unsafe { libc::kill(pid, 0) } == 0;
-        if !alive && pid != std::process::id() as i32 {
+        if pid != std::process::id() && !crate::project::running(pid, Some("xtask")) {
             let _ = fs::remove_dir_all(e.path());
         }
     }
@@ -686,7 +685,8 @@ pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<Reference>,
                 file: Some(p.clone()),
                 message: m,
             };
-            let text = fs::read_to_string(&p).map_err(|e| fail(format!("cannot read: {e}")))?;
+            let text = crate::project::read_regular_text(&p)
+                .map_err(|e| fail(format!("cannot read: {e}")))?;
             let file = data::parse(&text).map_err(|e| fail(e.to_string()))?;
             return Ok(Some(Reference {
                 label: label.to_string(),

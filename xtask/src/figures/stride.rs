@@ -82,6 +82,11 @@ fn cost_chart(
         fresh,
         Style::measured(1, Marker::Square),
     );
+    c.mark_disturbed(&crate::marks::disturbed_xs(
+        run,
+        b,
+        sc::stride::STRIDE_BYTES,
+    ));
     if let Some(agree) = b.texts(sc::stride::AGREE) {
         let flagged: Vec<Pt> = stride
             .iter()
@@ -268,6 +273,12 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         "median time per element",
         vec![aos, soa, get("soa_in_l1")],
         color(0),
+    ));
+    c.mark_disturbed(&crate::marks::disturbed_by(
+        run,
+        b,
+        sc::layout::LAYOUT,
+        &["aos", "soa", "soa_in_l1"],
     ));
     c.bracket((0, 0), (0, 1), "AoS / SoA", Bar::over(aos, soa));
     Ok(c)

@@ -68,6 +68,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         line.clone(),
         Style::measured(LINE, Marker::Square),
     ));
+    c.mark_disturbed(&crate::marks::disturbed_xs(run, b, sc::pages::PAGES));
     if let Some(agree) = b.texts(sc::pages::AGREE) {
         let mut flagged = Vec::new();
         for (i, a) in agree.iter().enumerate() {
@@ -159,6 +160,12 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
                 color(if k == 0 { 5 } else { 3 }),
             ));
         }
+        bars.mark_disturbed(&crate::marks::disturbed_by(
+            run,
+            h,
+            sc::huge_pages::LAYOUT,
+            &["offset0", "line"],
+        ));
         for cat in 0..2 {
             let x = Bar::over(bars.series[0].values[cat], bars.series[1].values[cat]);
             bars.bracket((0, cat), (1, cat), "4 KiB / huge", x);

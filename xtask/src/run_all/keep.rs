@@ -3,7 +3,7 @@
 //! folders that an interrupted run left behind.
 
 use super::{Plan, RunRecord};
-use crate::project::EXPERIMENTS;
+use crate::project::{EXPERIMENTS, running};
 use std::fs;
 use std::path::Path;
 
@@ -62,29 +62,95 @@ pub fn carry_foreign(old: &Path, new: &Path, good_now: &[&str]) {
     }
 }
 
-/// Removes the temporary folders (`.tmp-<label>-<pid>`) of runs into `out` that no longer
-/// run, and puts back a previous results folder (`.old-<label>-<pid>`) that an interrupted
-/// swap left aside. A folder whose process is still alive is left alone.
+/// Cleans up after runs into `out` that were interrupted and no longer run (a zombie counts
+/// as ended). A previous results folder that an interrupted swap left aside
+/// (`.old-<label>-<pid>`) is put back where `<label>/` is missing; otherwise its files that
+/// `<label>/` lacks (a teacher's `notes.md`, not yet carried over) are moved into it. A
+/// temporary or moved-aside folder is then removed only if it holds nothing but run-all's
+/// own files; one that holds anything else is left where it is, and one line says so.
 pub fn clean_stale(out: &Path, label: &str) {
-    for e in fs::read_dir(out).into_iter().flatten().flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let Some((kind, pid)) = stale_name(&name, label) else {
-            continue;
-        };
-        if pid == std::process::id() || process_alive(pid) {
-            continue;
-        }
-        let dest = out.join(label);
-        if kind == "old" && !dest.exists() {
-            if fs::rename(e.path(), &dest).is_ok() {
+    let dest = out.join(label);
+    let mut stale: Vec<(String, &str, u32)> = fs::read_dir(out)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            stale_name(&name, label).map(|(kind, pid)| (name, kind, pid))
+        })
+        .filter(|(_, _, pid)| *pid != std::process::id() && !running(*pid, Some("xtask")))
+        .collect();
+    stale.sort();
+    for (name, kind, pid) in stale {
+        let dir = out.join(&name);
+        if kind == "old" && fs::symlink_metadata(&dest).is_err() {
+            if fs::rename(&dir, &dest).is_ok() {
                 eprintln!(
                     "run-all: put back {} (an interrupted run had moved it aside)",
                     dest.display()
                 );
             }
-        } else if fs::remove_dir_all(e.path()).is_ok() {
-            eprintln!("run-all: removed {name}, left by an interrupted run (pid {pid})");
+            continue;
         }
+        if kind == "old" {
+            carry_back(&dir, &dest);
+        }
+        let foreign: Vec<String> = entries(&dir)
+            .into_iter()
+            .filter(|n| !made_by_run_all(n))
+            .collect();
+        if foreign.is_empty() {
+            if fs::remove_dir_all(&dir).is_ok() {
+                eprintln!("run-all: removed {name}, left by an interrupted run (pid {pid})");
+            }
+        } else {
+            eprintln!(
+                "run-all: left {} as it is: an interrupted run (pid {pid}) left it holding \
+                 files run-all did not make ({}); move them by hand, then remove it",
+                dir.display(),
+                list(&foreign)
+            );
+        }
+    }
+}
+
+/// Moves into `dest` every entry of a moved-aside previous folder `old` that `dest` lacks,
+/// except those a run rewrites (`summary.md`, `index.html`, `figures/`) and the files of
+/// experiments whose output `dest` holds (superseded by it).
+fn carry_back(old: &Path, dest: &Path) {
+    for name in entries(old) {
+        let superseded = owner(&name).is_some_and(|e| dest.join(format!("{e}.txt")).is_file());
+        let rewritten = matches!(name.as_str(), "summary.md" | "index.html" | "figures");
+        let to = dest.join(&name);
+        if !superseded && !rewritten && fs::symlink_metadata(&to).is_err() {
+            let _ = fs::rename(old.join(&name), to);
+        }
+    }
+}
+
+/// Whether run-all (or `xtask appendix-c`) makes an entry of that name in a results folder.
+fn made_by_run_all(name: &str) -> bool {
+    owner(name).is_some() || matches!(name, "summary.md" | "index.html" | "figures" | "appendix-c")
+}
+
+/// The names in a folder, sorted (none where it cannot be read).
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+/// "a, b, c and 4 more".
+fn list(names: &[String]) -> String {
+    let shown = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    match names.len() {
+        0..=3 => shown,
+        n => format!("{shown} and {} more", n - 3),
     }
 }
 
@@ -96,11 +162,6 @@ fn stale_name(name: &str, label: &str) -> Option<(&'static str, u32)> {
         }
     }
     None
-}
-
-/// Whether process `pid` exists and is an xtask (a reused pid of another program is not).
-fn process_alive(pid: u32) -> bool {
-    fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "xtask")
 }
 
 #[cfg(test)]
@@ -126,7 +187,9 @@ mod tests {
     fn stale_folders_of_dead_runs_go_and_a_moved_aside_folder_comes_back() {
         let d = scratch("stale");
         // pid 999999999 cannot exist (above pid_max).
-        fs::create_dir_all(d.join(".tmp-lab-999999999/x")).unwrap();
+        fs::create_dir_all(d.join(".tmp-lab-999999999/figures")).unwrap();
+        // A file run-all did not make keeps its folder.
+        fs::create_dir_all(d.join(".tmp-lab-999999998/x")).unwrap();
         fs::create_dir_all(d.join(".old-lab-999999999")).unwrap();
         fs::write(d.join(".old-lab-999999999/summary.md"), "old").unwrap();
         fs::create_dir_all(d.join(".tmp-other-999999999")).unwrap();
@@ -134,6 +197,7 @@ mod tests {
         fs::create_dir_all(d.join(&mine)).unwrap();
         clean_stale(&d, "lab");
         assert!(!d.join(".tmp-lab-999999999").exists());
+        assert!(d.join(".tmp-lab-999999998/x").is_dir());
         assert_eq!(fs::read_to_string(d.join("lab/summary.md")).unwrap(), "old");
         assert!(d.join(".tmp-other-999999999").exists(), "another label's");
         assert!(d.join(mine).exists(), "this run's own");

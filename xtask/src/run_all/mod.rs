@@ -16,6 +16,7 @@ mod keep;
 mod one;
 mod publish;
 mod summary;
+mod watch;
 
 use crate::error::{Result, bad, failed};
 use crate::flags;
@@ -24,9 +25,9 @@ use measure::facts::MachineFacts;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-pub use one::Outcome;
+pub use one::{Outcome, Stamp, run_one};
 
 /// What this run will do, decided before anything runs.
 pub struct Plan {
@@ -40,6 +41,8 @@ pub struct Plan {
     /// The temporary folder the new results are built in.
     pub tmp: PathBuf,
     pub facts: MachineFacts,
+    /// The watchdog's limit for each experiment.
+    pub timeout: Duration,
 }
 
 /// Everything that happened in this run.
@@ -67,7 +70,11 @@ pub fn command(o: &flags::RunAll) -> Result<()> {
     };
     let record = run_each(&plan, &bins);
     keep::carry_over(&plan, &record);
-    let summary = publish::publish(&plan, &record)?;
+    let summary = publish::publish(&plan, &record).inspect_err(|_| {
+        // A failed publish (a full disk, say) gives the temporary folder's space back now,
+        // not at the next run; the previous results are whole.
+        let _ = fs::remove_dir_all(&plan.tmp);
+    })?;
     print!("{summary}");
     eprintln!("run-all: results in {}", plan.dest.display());
     let failed_names: Vec<&str> = record
@@ -119,6 +126,9 @@ impl Plan {
             .map_err(|e| bad(format!("--out {}: cannot create: {e}", out.display())))?;
         let tmp = out.join(format!(".tmp-{label}-{}", std::process::id()));
         let dest = out.join(&label);
+        check_dest(&dest)?;
+        let (full, quick) = flags::TIMEOUT_S;
+        let timeout_s = o.timeout_s.unwrap_or(if o.quick { quick } else { full });
         Ok(Plan {
             quick: o.quick,
             chosen,
@@ -127,7 +137,27 @@ impl Plan {
             dest,
             tmp,
             facts,
+            timeout: Duration::from_secs(timeout_s),
         })
+    }
+}
+
+/// Refuses a results folder that run-all cannot replace safely: a symbolic link (its
+/// swap would replace the link by a folder and move files out of the link's target) or
+/// anything that is not a folder (a file named like the label).
+fn check_dest(dest: &Path) -> Result<()> {
+    match fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_symlink() => Err(bad(format!(
+            "{} is a symbolic link: give --out the folder that holds its target, or remove the \
+             link; nothing was changed",
+            dest.display()
+        ))),
+        Ok(m) if !m.is_dir() => Err(bad(format!(
+            "{} exists and is not a folder: move it or choose another --label; nothing was \
+             changed",
+            dest.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -235,7 +265,7 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
             i + 1,
             started.elapsed().as_secs_f64()
         );
-        let mut o = one::run_one(bins, exp, plan.quick, core, &plan.tmp, &stamp);
+        let mut o = one::run_one(bins, exp, plan.quick, core, &plan.tmp, &stamp, plan.timeout);
         if *exp == "branch" && o.ok {
             one::verify_branch(bins, &plan.tmp, &mut o);
         }

@@ -2,11 +2,13 @@
 //! commit), check its `#DATA`, write each block as CSV, and keep the parsed output for the
 //! summary and the figures.
 
+use super::watch::{self, End};
 use measure::data::{self, DataFile};
 use std::fs;
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::{Command, ExitStatus};
+use std::time::{Duration, Instant};
 
 /// What happened to one experiment run now.
 pub struct Outcome {
@@ -67,9 +69,10 @@ impl Stamp {
     }
 }
 
-/// Runs `exp` from `bins` into `dir`: `<exp>.txt` (stdout and the stamp), `<exp>.stderr.txt`
-/// if it wrote any, and a CSV per block. A failed or crashed run is saved as
-/// `<exp>.failed.txt` instead, so that the previous good output can be kept in its place.
+/// Runs `exp` from `bins` into `dir` under the watchdog ([`watch::run`], ended after
+/// `limit`): `<exp>.txt` (stdout and the stamp), `<exp>.stderr.txt` if it wrote any, and a
+/// CSV per block. A failed, crashed or ended run is saved as `<exp>.failed.txt` instead, so
+/// that the previous good output can be kept in its place.
 pub fn run_one(
     bins: &Path,
     exp: &str,
@@ -77,6 +80,7 @@ pub fn run_one(
     core: Option<usize>,
     dir: &Path,
     stamp: &Stamp,
+    limit: Duration,
 ) -> Outcome {
     let bin = bins.join(exp);
     let mut o = Outcome {
@@ -88,11 +92,8 @@ pub fn run_one(
         saved: None,
     };
     // The first execution of a freshly built binary pays for loading it: run it once, discarded.
-    let _ = Command::new(&bin)
-        .arg("--help")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    let null = Path::new("/dev/null");
+    let _ = watch::run(Command::new(&bin).arg("--help"), null, null, limit);
     let mut cmd = Command::new(&bin);
     if quick {
         cmd.arg("--quick");
@@ -100,17 +101,64 @@ pub fn run_one(
     if let Some(c) = core {
         cmd.env("MM_CORE", c.to_string());
     }
+    let (out, err) = (
+        dir.join(format!("{exp}.running.txt")),
+        dir.join(format!("{exp}.running.stderr.txt")),
+    );
     let t0 = Instant::now();
-    let res = cmd.stdin(Stdio::null()).output();
+    let end = watch::run(&mut cmd, &out, &err, limit);
     o.wall_s = t0.elapsed().as_secs_f64();
-    let output = match res {
-        Ok(out) => out,
+    let parsed = match end {
         Err(e) => {
             o.status = format!("failed to start: {e}");
+            let _ = (fs::remove_file(&out), fs::remove_file(&err));
             return o;
         }
+        Ok(End::Exited(status)) => judge(&mut o, status, &out),
+        Ok(End::TimedOut) => {
+            o.status = format!(
+                "failed (still running after {} s: ended by the watchdog; see --timeout)",
+                limit.as_secs()
+            );
+            None
+        }
+        Ok(End::TooLarge) => {
+            o.status = format!(
+                "failed (printed over {} MiB: ended; the first {} KiB kept)",
+                watch::MAX_OUTPUT >> 20,
+                KEEP_OF_TOO_LARGE >> 10
+            );
+            for p in [&out, &err] {
+                let _ = fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .and_then(|f| f.set_len(KEEP_OF_TOO_LARGE.min(f.metadata()?.len())));
+            }
+            None
+        }
     };
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    save(&mut o, dir, &out, &err, stamp);
+    if let (true, Some(mut p)) = (o.ok, parsed) {
+        write_csvs(exp, &p, dir, &mut o.notes);
+        stamp.add_to(&mut p);
+        o.saved = Some(p);
+    }
+    o
+}
+
+/// What is kept of an output over [`watch::MAX_OUTPUT`]: its beginning, enough to see why.
+const KEEP_OF_TOO_LARGE: u64 = 1 << 20;
+
+/// Sets `o`'s status from an experiment that ended by itself with `status`, having printed
+/// the file `out`, and returns its parsed `#DATA` when it is good.
+fn judge(o: &mut Outcome, status: ExitStatus, out: &Path) -> Option<DataFile> {
+    let stdout = match fs::read(out) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => {
+            o.status = format!("failed (its output cannot be read back: {e})");
+            return None;
+        }
+    };
     let parsed = match data::parse(&stdout) {
         Ok(p) => Some(p),
         Err(e) => {
@@ -118,7 +166,7 @@ pub fn run_one(
             None
         }
     };
-    match (output.status.code(), &parsed) {
+    match (status.code(), &parsed) {
         (Some(0), Some(_)) => {
             o.ok = true;
             o.status = "ok".into();
@@ -127,26 +175,41 @@ pub fn run_one(
         (Some(c), _) => o.status = format!("failed (exit status {c})"),
         (None, _) => o.status = "crashed (killed by a signal)".into(),
     }
-    let name = if o.ok {
-        format!("{exp}.txt")
+    parsed.filter(|_| o.ok)
+}
+
+/// Gives the streamed files their names, `<exp>.txt` and `<exp>.stderr.txt` (or
+/// `<exp>.failed.txt` and `<exp>.failed.stderr.txt`), drops an empty stderr, and appends the
+/// stamp to the output. A file that cannot be saved fails the run.
+fn save(o: &mut Outcome, dir: &Path, out: &Path, err: &Path, stamp: &Stamp) {
+    let exp = o.name.clone();
+    let (txt, stderr) = if o.ok {
+        (format!("{exp}.txt"), format!("{exp}.stderr.txt"))
     } else {
-        format!("{exp}.failed.txt")
+        (
+            format!("{exp}.failed.txt"),
+            format!("{exp}.failed.stderr.txt"),
+        )
     };
-    let _ = fs::write(dir.join(name), stdout + &stamp.lines());
-    if !output.stderr.is_empty() {
-        let err_name = if o.ok {
-            format!("{exp}.stderr.txt")
-        } else {
-            format!("{exp}.failed.stderr.txt")
-        };
-        let _ = fs::write(dir.join(err_name), &output.stderr);
+    if fs::metadata(err).is_ok_and(|m| m.len() == 0) {
+        let _ = fs::remove_file(err);
+    } else {
+        let _ = fs::rename(err, dir.join(stderr));
     }
-    if let (true, Some(mut p)) = (o.ok, parsed) {
-        write_csvs(exp, &p, dir, &mut o.notes);
-        stamp.add_to(&mut p);
-        o.saved = Some(p);
+    let saved = fs::rename(out, dir.join(&txt)).and_then(|()| {
+        fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join(&txt))?
+            .write_all(stamp.lines().as_bytes())
+    });
+    if let Err(e) = saved {
+        o.notes.push(format!("cannot save {txt}: {e}"));
+        if o.ok {
+            o.ok = false;
+            o.status = format!("failed (cannot save its output: {e})");
+            let _ = fs::rename(dir.join(&txt), dir.join(format!("{exp}.failed.txt")));
+        }
     }
-    o
 }
 
 /// After a good branch run: the clock-free check of what branch measured (callgrind's branch
@@ -204,6 +267,8 @@ mod tests {
         fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    const LIMIT: Duration = Duration::from_secs(60);
+
     #[test]
     fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {
         let d = std::env::temp_dir().join(format!("run-one-{}", std::process::id()));
@@ -222,18 +287,18 @@ mod tests {
         fake(&bins, "exits", "echo partial; exit 3");
         fake(&bins, "crashes", "kill -SEGV $$");
         fake(&bins, "garbled", "echo '#DATA-BEGIN a'; echo '#DATA 1'");
-        let good = run_one(&bins, "good", true, None, &out, &stamp);
+        let good = run_one(&bins, "good", true, None, &out, &stamp, LIMIT);
         assert!(good.ok, "{}", good.status);
         assert!(out.join("good.key_figures.csv").is_file());
         let saved = data::parse(&fs::read_to_string(out.join("good.txt")).unwrap()).unwrap();
         assert_eq!(saved.meta("saved_commit"), Some("abc1234"));
         // A good run found wrong afterwards (branch's simulation) is saved as failed.
-        let mut late = run_one(&bins, "good", true, None, &out, &stamp);
+        let mut late = run_one(&bins, "good", true, None, &out, &stamp, LIMIT);
         late.fail_after_save(&out, "failed (contradicted)");
         assert!(!late.ok && late.saved.is_none());
         assert!(!out.join("good.txt").exists() && out.join("good.failed.txt").is_file());
         assert!(!out.join("good.key_figures.csv").exists());
-        let e = run_one(&bins, "exits", true, None, &out, &stamp);
+        let e = run_one(&bins, "exits", true, None, &out, &stamp, LIMIT);
         assert!(!e.ok && e.status.contains("exit status 3"), "{}", e.status);
         assert!(
             !out.join("exits.txt").exists(),
@@ -244,16 +309,16 @@ mod tests {
                 .unwrap()
                 .starts_with("partial\n")
         );
-        let c = run_one(&bins, "crashes", true, None, &out, &stamp);
+        let c = run_one(&bins, "crashes", true, None, &out, &stamp, LIMIT);
         assert!(!c.ok && c.status.contains("signal"), "{}", c.status);
-        let g = run_one(&bins, "garbled", true, None, &out, &stamp);
+        let g = run_one(&bins, "garbled", true, None, &out, &stamp, LIMIT);
         assert!(!g.ok && g.status.contains("malformed"), "{}", g.status);
         assert!(
             g.notes.iter().any(|n| n.contains("line 2")),
             "{:?}",
             g.notes
         );
-        let m = run_one(&bins, "missing", true, None, &out, &stamp);
+        let m = run_one(&bins, "missing", true, None, &out, &stamp, LIMIT);
         assert!(
             !m.ok && m.status.contains("failed to start"),
             "{}",

@@ -14,8 +14,12 @@ pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
     let figures_note = figures(plan, &saved);
     let rows = summary::rows(&saved, record);
     let text = summary::summary_md(plan, record, &rows, &figures_note);
-    fs::write(plan.tmp.join("summary.md"), &text)
-        .map_err(|e| failed(format!("cannot write summary.md: {e}")))?;
+    fs::write(plan.tmp.join("summary.md"), &text).map_err(|e| {
+        failed(format!(
+            "cannot write summary.md: {e}; the previous results are kept, the new ones \
+                 were discarded"
+        ))
+    })?;
     // One page with the summary and every figure, for a student to open.
     if let Err(e) = crate::compare::write_run_index(&plan.tmp, &plan.label) {
         eprintln!("run-all: warning: index.html not written: {e}");
@@ -68,16 +72,17 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
     if plan.dest.exists() {
         fs::rename(&plan.dest, &old).map_err(|e| {
             failed(format!(
-                "cannot move the previous {} aside: {e}; new results left in {}",
-                plan.dest.display(),
-                plan.tmp.display()
+                "cannot move the previous {} aside: {e}; it is kept, the new results were \
+                 discarded",
+                plan.dest.display()
             ))
         })?;
     }
     if let Err(e) = fs::rename(&plan.tmp, &plan.dest) {
         let _ = fs::rename(&old, &plan.dest);
         return Err(failed(format!(
-            "cannot move results into {}: {e}",
+            "cannot move results into {}: {e}; the previous results are kept, the new ones \
+             were discarded",
             plan.dest.display()
         )));
     }

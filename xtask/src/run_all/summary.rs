@@ -226,7 +226,8 @@ fn experiments(s: &mut String, rows: &[Row]) {
     let _ = writeln!(
         s,
         "## Experiments\n\n| experiment | status | mode | taken (UTC, commit) | wall time | \
-         load before | other work | core clock |\n|---|---|---|---|---:|---|---:|---:|"
+         load before | other work | core clock | provisional results |\n\
+         |---|---|---|---|---:|---|---:|---:|---|"
     );
     for r in rows {
         let wall = match (
@@ -240,7 +241,7 @@ fn experiments(s: &mut String, rows: &[Row]) {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.name,
             r.status(),
             r.mode(),
@@ -258,6 +259,7 @@ fn experiments(s: &mut String, rows: &[Row]) {
                     None => format!("{g:.3} GHz"),
                 }
             }),
+            r.saved.map_or("-".into(), crate::marks::describe),
         );
     }
     let _ = writeln!(s);
@@ -275,10 +277,45 @@ fn key_figures(s: &mut String, rows: &[Row]) {
         }
         for (i, k) in figs.iter().enumerate() {
             let who = if i == 0 { r.name } else { "" };
-            let _ = writeln!(s, "| {who} | {} | {} |", k.name, k.show(4));
+            let m = mark(r, &k.name);
+            let _ = writeln!(s, "| {who} | {} | {} |", k.name, m.on(&k.show(4)));
         }
     }
     let _ = writeln!(s);
+    marks_legend(s, rows);
+}
+
+/// The mark of key figure `name` of the row's experiment (none where nothing was recorded).
+fn mark(r: &Row, name: &str) -> crate::marks::Mark {
+    r.saved
+        .and_then(|f| crate::marks::key_figure(f, r.name, name))
+        .unwrap_or_default()
+}
+
+/// What the marks in the tables mean, said once, only when a figure carries one.
+fn marks_legend(s: &mut String, rows: &[Row]) {
+    let any = |p: fn(crate::marks::Mark) -> bool| {
+        rows.iter().any(|r| {
+            r.saved
+                .is_some_and(|f| key::read(f).iter().any(|k| p(mark(r, &k.name))))
+        })
+    };
+    if any(|m| m.provisional) {
+        let _ = writeln!(
+            s,
+            "\"provisional:\" before a figure: the result it comes from had disturbed rounds \
+             (other work on the experiment's core, or steal), as its report says; rerun it on a \
+             quiet machine (`--only`).\n"
+        );
+    }
+    if any(|m| m.contended) {
+        let _ = writeln!(
+            s,
+            "\"(contention)\" after a figure: other cores were busy while it was measured, \
+             sharing the last cache level and memory with it. That is contention, not noise: \
+             the figure is right for a shared machine, not for an idle one.\n"
+        );
+    }
 }
 
 /// One line of the appendix's Table 105.26: what, from which experiment's key figure (the
@@ -466,18 +503,21 @@ fn table_105_26(s: &mut String, rows: &[Row]) {
          machine (medians).\n\n| what | this machine | the book (x86) | from |\n|---|---:|---:|---|"
     );
     for b in TABLE_105_26 {
-        let f = rows
-            .iter()
-            .find(|r| r.name == b.experiment)
-            .and_then(|r| r.saved);
+        let row = rows.iter().find(|r| r.name == b.experiment);
+        let f = row.and_then(|r| r.saved);
         let value = f
             .and_then(|f| b.figures.iter().find_map(|n| key::find(f, n)))
             .map(|k| {
                 let ratio = b.ratio.and_then(|r| f.and_then(|f| key::find(f, r)));
-                match ratio {
-                    Some(r) if r.value.is_some() => format!("{}, {}", k.show(3), r.show(3)),
+                let mut m = row.map_or_else(Default::default, |r| mark(r, &k.name));
+                let text = match ratio {
+                    Some(r) if r.value.is_some() => {
+                        m = m.or(row.map_or_else(Default::default, |w| mark(w, &r.name)));
+                        format!("{}, {}", k.show(3), r.show(3))
+                    }
                     _ => k.show(3),
-                }
+                };
+                m.on(&text)
             })
             .unwrap_or_else(|| "not in this folder".into());
         let _ = writeln!(

@@ -92,6 +92,8 @@ pub struct BarChart {
     pub legend_extra: Vec<(Glyph, String)>,
     /// Write "n/a" where a series has no bar in a category that has others.
     pub mark_missing: bool,
+    /// Per category: its rounds were disturbed, so its bars are drawn hollow.
+    pub disturbed: Vec<bool>,
     pub width: u32,
     pub plot_height: u32,
 }
@@ -114,8 +116,20 @@ impl BarChart {
             whisker_label: "bars: min..max of the rounds".into(),
             legend_extra: Vec::new(),
             mark_missing: true,
+            disturbed: Vec::new(),
             width: 900,
             plot_height: 400,
+        }
+    }
+
+    /// Draws hollow the measured bars of the categories marked `true` in `cats` (one per
+    /// category): their rounds were disturbed, so they are provisional. One legend entry says
+    /// so ([`crate::marks::LEGEND`]); nothing when none is marked (a quiet run).
+    pub fn mark_disturbed(&mut self, cats: &[bool]) {
+        if cats.iter().any(|&d| d) {
+            self.disturbed = cats.to_vec();
+            self.legend_extra
+                .push((Glyph::HollowBar(GREY), crate::marks::LEGEND.into()));
         }
     }
 
@@ -338,6 +352,12 @@ impl BarChart {
                     2,
                     Dash::Long,
                 )?;
+            } else if self.disturbed.get(ci).copied().unwrap_or(false) {
+                c.rect(
+                    r,
+                    Some(RGBColor(255, 255, 255).mix(1.0)),
+                    Some((s.color, Dash::Solid)),
+                )?;
             } else {
                 c.rect(r, Some(s.color.mix(1.0)), None)?;
             }
@@ -450,6 +470,29 @@ impl BarChart {
 mod tests {
     use super::super::color;
     use super::*;
+
+    #[test]
+    fn disturbed_categories_are_hollow_bars_with_a_legend_entry() {
+        let chart = |cats: &[bool]| {
+            let mut b = BarChart::new("b", AxisSpec::linear("ns").starting_at_zero());
+            b.categories = vec!["x".into(), "y".into()];
+            b.series = vec![BarSeries::new(
+                "s",
+                vec![Some(Bar::new(2.0)), Some(Bar::new(3.0))],
+                color(0),
+            )];
+            b.mark_disturbed(cats);
+            b.render().unwrap().0
+        };
+        let quiet = chart(&[false, false]);
+        assert!(!quiet.contains(crate::marks::LEGEND));
+        let busy = chart(&[false, true]);
+        assert!(busy.contains(crate::marks::LEGEND));
+        // One bar is white inside: drawn hollow.
+        assert!(
+            busy.matches("fill=\"#FFFFFF\"").count() > quiet.matches("fill=\"#FFFFFF\"").count()
+        );
+    }
 
     #[test]
     fn bars_with_whiskers_ratio_and_skipped_slot() {

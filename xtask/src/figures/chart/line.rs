@@ -8,8 +8,8 @@
 
 use super::axis::{Axis, AxisSpec};
 use super::{
-    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
-    SMALL, Style, place, render, text_box_rect, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom,
+    Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
 };
 use plotters::style::RGBColor;
 
@@ -179,6 +179,40 @@ impl LineChart {
     /// when there are none.
     pub fn rings(&mut self, label: &str, pts: Vec<Pt>) {
         self.series_if_any(label, pts, Style::ring());
+    }
+
+    /// Draws hollow the points at `xs` of every measured series (not the appendix's, not the
+    /// rings): their rounds were disturbed, so they are provisional. One legend entry says so
+    /// ([`crate::marks::LEGEND`]); nothing at all when `xs` is empty (a quiet run).
+    pub fn mark_disturbed(&mut self, xs: &[f64]) {
+        let hit = |x: f64| xs.iter().any(|v| (v - x).abs() <= 1e-9 * v.abs().max(1.0));
+        let overlays: Vec<Series> = self
+            .series
+            .iter()
+            .filter(|s| s.style.line != Some(Dash::Long))
+            .filter(|s| !matches!(s.style.marker, None | Some(Marker::Ring | Marker::Hollow)))
+            .map(|s| {
+                let pts = s
+                    .points
+                    .iter()
+                    .filter(|p| hit(p.x))
+                    .map(|p| Pt::new(p.x, p.y));
+                Series::new(
+                    "",
+                    pts.collect(),
+                    Style::hollow(s.style.color, s.style.size),
+                )
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        if overlays.is_empty() {
+            return;
+        }
+        self.series.extend(overlays);
+        self.legend_extra.push((
+            Glyph::Series(Style::hollow(GREY, 5)),
+            crate::marks::LEGEND.into(),
+        ));
     }
 
     fn drawable(&self, x: f64, y: f64) -> bool {
@@ -700,6 +734,26 @@ mod tests {
         assert_eq!(g.legends.len(), 1);
         assert!(g.legends[0].y0 > plot.y1, "legend below the plot");
         assert!(g.panels[0].x_ticks.len() >= 2 && g.panels[0].y_ticks.len() >= 2);
+    }
+
+    #[test]
+    fn disturbed_points_are_hollow_with_one_legend_entry_and_quiet_ones_are_not() {
+        let mut c = sample();
+        let n = c.series.len();
+        c.mark_disturbed(&[]);
+        assert_eq!(c.series.len(), n, "a quiet run: nothing added");
+        assert!(!c.render().unwrap().0.contains(crate::marks::LEGEND));
+        c.mark_disturbed(&[4.0]);
+        let added = &c.series[n..];
+        assert_eq!(
+            added.len(),
+            1,
+            "the measured series only, not the appendix's"
+        );
+        assert_eq!(added[0].points, [Pt::new(4.0, 1.0)]);
+        assert_eq!(added[0].style.marker, Some(Marker::Hollow));
+        let svg = c.render().unwrap().0;
+        assert_eq!(svg.matches(crate::marks::LEGEND).count(), 1);
     }
 
     #[test]

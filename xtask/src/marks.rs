@@ -1,0 +1,411 @@
+//! The marks of a busy machine, read back from a saved run (issue 21): which results were
+//! *provisional* (their rounds were disturbed: other work ran on the experiment's core, or the
+//! hypervisor stole it) and which were *contended* (other cores' work shared the last cache
+//! level and memory with them), so that the summary, `index.html`, `compare`, the figures and
+//! `cargo xtask noise` mark the same things the reports marked.
+//!
+//! The evidence is the run's `disturbance` block ([`measure::schema::disturbance`]), one row
+//! per result (a block, or `block/part`), and the timed blocks' per-row `rounds` and
+//! `disturbed_rounds` columns. A run saved before the experiments recorded it has none of
+//! this: that reads as "not recorded" ([`read`] gives `None`), never as provisional. A quiet
+//! run's evidence yields no mark at all.
+
+use measure::data::{Block, DataFile};
+use measure::schema::disturbance as d;
+
+/// What the evidence says about one result, or about several together (any of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// Its rounds were disturbed: the figure is provisional.
+    pub provisional: bool,
+    /// Other cores' work competed for the shared levels meanwhile: contention, not noise.
+    pub contended: bool,
+}
+
+impl Mark {
+    /// Both marks of `self` and `o`.
+    pub fn or(self, o: Mark) -> Mark {
+        Mark {
+            provisional: self.provisional || o.provisional,
+            contended: self.contended || o.contended,
+        }
+    }
+
+    /// Whether there is anything to say.
+    pub fn any(self) -> bool {
+        self.provisional || self.contended
+    }
+
+    /// A value as a table shows it: "provisional: 2.24 ns", "0.41 ns (contention)"; the
+    /// value alone when there is nothing to mark.
+    pub fn on(self, value: &str) -> String {
+        let v = if self.provisional {
+            format!("provisional: {value}")
+        } else {
+            value.to_string()
+        };
+        if self.contended {
+            format!("{v} (contention)")
+        } else {
+            v
+        }
+    }
+
+    /// "provisional", "contention", "provisional, contention" or "" (for a table cell).
+    pub fn words(self) -> String {
+        let mut w = Vec::new();
+        if self.provisional {
+            w.push("provisional");
+        }
+        if self.contended {
+            w.push("contention");
+        }
+        w.join(", ")
+    }
+}
+
+/// One row of the `disturbance` block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recorded {
+    /// A block name, or `block/part`.
+    pub result: String,
+    pub rounds: Option<f64>,
+    pub disturbed: Option<f64>,
+    pub mark: Mark,
+}
+
+/// A run's evidence: every result it recorded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub results: Vec<Recorded>,
+}
+
+/// The evidence a saved run recorded; `None` when it recorded none (a run saved before the
+/// experiments wrote it, or a block without the columns it needs).
+pub fn read(f: &DataFile) -> Option<Evidence> {
+    let b = f.block(d::BLOCK)?;
+    let names = b.texts(d::RESULT)?;
+    let prov = b.texts(d::PROVISIONAL)?;
+    let none = || vec![None; b.rows.len()];
+    let cont = b
+        .texts(d::CONTENDED)
+        .unwrap_or_else(|| vec![String::new(); names.len()]);
+    let rounds = b.nums(d::ROUNDS).unwrap_or_else(none);
+    let disturbed = b.nums(d::DISTURBED_ROUNDS).unwrap_or_else(none);
+    let results = (0..names.len())
+        .map(|i| Recorded {
+            result: names[i].clone(),
+            rounds: rounds[i],
+            disturbed: disturbed[i],
+            mark: Mark {
+                provisional: prov[i] == "yes",
+                contended: cont[i] == "yes",
+            },
+        })
+        .collect();
+    Some(Evidence { results })
+}
+
+impl Evidence {
+    /// Every result together.
+    pub fn overall(&self) -> Mark {
+        self.results
+            .iter()
+            .fold(Mark::default(), |m, r| m.or(r.mark))
+    }
+
+    /// The results of `block` (its own row, or its parts `block/...`) together; `None` when it
+    /// recorded none.
+    pub fn block(&self, block: &str) -> Option<Mark> {
+        let mut rows = self.results.iter().filter(|r| {
+            r.result == block
+                || r.result
+                    .strip_prefix(block)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        });
+        let first = rows.next()?;
+        Some(rows.fold(first.mark, |m, r| m.or(r.mark)))
+    }
+
+    /// (provisional, contended, all) results.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let p = self.results.iter().filter(|r| r.mark.provisional).count();
+        let c = self.results.iter().filter(|r| r.mark.contended).count();
+        (p, c, self.results.len())
+    }
+}
+
+/// The experiment's row in a summary: "not recorded", "none of 12 results", or
+/// "**provisional: 3 of 12 results**; contention: 2".
+pub fn describe(f: &DataFile) -> String {
+    let Some(ev) = read(f) else {
+        return "not recorded".into();
+    };
+    let (p, c, n) = ev.counts();
+    let mut s = if p == 0 {
+        format!("none of {n} results")
+    } else {
+        format!("**provisional: {p} of {n} results**")
+    };
+    if c > 0 {
+        s.push_str(&format!("; contention: {c}"));
+    }
+    s
+}
+
+/// The block each key figure is computed from, where it is known. A key figure not listed
+/// (or whose block recorded no evidence) takes the mark of its whole experiment.
+const KEY_SOURCES: &[(&str, &[&str], &str)] = {
+    use measure::schema::{branch, cache_ladder, clock_probe, fp_cost, stride, tlb_walk};
+    &[
+        (
+            clock_probe::EXPERIMENT,
+            &[clock_probe::key::CLOCK_READ],
+            "clock_cost",
+        ),
+        (
+            cache_ladder::EXPERIMENT,
+            &[
+                cache_ladder::key::FIRST_INDEX_NS,
+                cache_ladder::key::LARGEST_INDEX_NS,
+                cache_ladder::key::LADDER_FACTOR,
+                cache_ladder::key::LARGEST_SEQ_NS,
+            ],
+            "latency",
+        ),
+        (
+            stride::EXPERIMENT,
+            &[stride::key::AOS_OVER_SOA, stride::key::AOS_X],
+            "layout",
+        ),
+        (
+            stride::EXPERIMENT,
+            &[
+                stride::key::STRIDE_1,
+                stride::key::STRIDE_LINE,
+                stride::key::LINE_OVER_STRIDE_1,
+            ],
+            "stride",
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            &[
+                tlb_walk::key::FIRST_PAGES_LINE_NS,
+                tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
+                tlb_walk::key::MOST_PAGES_OFFSET0_NS,
+                tlb_walk::key::PAGES_FACTOR_OFFSET0,
+            ],
+            "pages",
+        ),
+        (
+            tlb_walk::EXPERIMENT,
+            &[
+                tlb_walk::key::FIRST_TOUCH_NS,
+                tlb_walk::key::FIRST_TOUCH_FACTOR,
+                tlb_walk::key::TOUCH_AGAIN_NS,
+            ],
+            "first_touch",
+        ),
+        (
+            branch::EXPERIMENT,
+            &[branch::key::REAL_BRANCH_RANDOM_OVER_SORTED],
+            "variants",
+        ),
+        (branch::EXPERIMENT, &[branch::key::MISPREDICT], "mispredict"),
+        (
+            fp_cost::EXPERIMENT,
+            &[fp_cost::key::DENORMAL_OVER_NORMAL],
+            "denormal",
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            &[
+                fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
+                fp_cost::key::PER_ELEMENT_SIN_OVER_MUL,
+            ],
+            "per_element",
+        ),
+        (
+            fp_cost::EXPERIMENT,
+            &[fp_cost::key::DIV_OVER_MUL_THROUGHPUT],
+            "ops",
+        ),
+    ]
+};
+
+/// The block key figure `name` of `experiment` comes from, where known.
+pub fn key_source(experiment: &str, name: &str) -> Option<&'static str> {
+    KEY_SOURCES
+        .iter()
+        .find(|(e, keys, _)| *e == experiment && keys.contains(&name))
+        .map(|(_, _, b)| *b)
+}
+
+/// The mark of key figure `name` of `experiment` in its saved run `f`: its block's, where the
+/// block is known and recorded evidence; else its whole experiment's. `None`: not recorded.
+pub fn key_figure(f: &DataFile, experiment: &str, name: &str) -> Option<Mark> {
+    let ev = read(f)?;
+    Some(
+        key_source(experiment, name)
+            .and_then(|b| ev.block(b))
+            .unwrap_or_else(|| ev.overall()),
+    )
+}
+
+/// The mark of a whole block of `f`: its own evidence; `None` where it has none (not
+/// recorded, or a block that was not timed).
+pub fn block(f: &DataFile, block: &str) -> Option<Mark> {
+    read(f)?.block(block)
+}
+
+/// Whether row `i` of a timed block was disturbed, by its `rounds` and `disturbed_rounds`
+/// columns: no clean round at all, or more disturbed rounds than the share
+/// [`measure::disturb::DISTURBED_SHARE`] that makes a result provisional.
+fn row_disturbed(rounds: Option<f64>, disturbed: Option<f64>) -> bool {
+    match (rounds, disturbed) {
+        (Some(r), Some(k)) if k > 0.0 => k >= r || k > measure::disturb::DISTURBED_SHARE * r,
+        _ => false,
+    }
+}
+
+/// The rows of block `b` (of the saved run `f`) a figure draws as disturbed: every row when
+/// the block is provisional in the `disturbance` block, else the rows whose own rounds were
+/// disturbed. All `false` for a quiet run and for a run saved before any of this.
+pub fn disturbed_rows(f: &DataFile, b: &Block) -> Vec<bool> {
+    let whole = b
+        .name
+        .as_deref()
+        .and_then(|n| block(f, n))
+        .is_some_and(|m| m.provisional);
+    if whole {
+        return vec![true; b.rows.len()];
+    }
+    let none = || vec![None; b.rows.len()];
+    let rounds = b
+        .nums(measure::schema::disturbance::ROUNDS)
+        .unwrap_or_else(none);
+    let dist = b
+        .nums(measure::schema::disturbance::DISTURBED_ROUNDS)
+        .unwrap_or_else(none);
+    rounds
+        .into_iter()
+        .zip(dist)
+        .map(|(r, k)| row_disturbed(r, k))
+        .collect()
+}
+
+/// The x values (column `x` of block `b`) of the rows a figure draws as disturbed.
+pub fn disturbed_xs(f: &DataFile, b: &Block, x: &str) -> Vec<f64> {
+    let Some(xs) = b.nums(x) else {
+        return Vec::new();
+    };
+    xs.into_iter()
+        .zip(disturbed_rows(f, b))
+        .filter_map(|(x, d)| x.filter(|_| d))
+        .collect()
+}
+
+/// Per name in `keys`: whether a row of block `b` whose text column `col` holds it was
+/// disturbed ([`disturbed_rows`]); for bar charts, whose categories are rows by name.
+pub fn disturbed_by(f: &DataFile, b: &Block, col: &str, keys: &[&str]) -> Vec<bool> {
+    let names = b.texts(col).unwrap_or_default();
+    let rows = disturbed_rows(f, b);
+    keys.iter()
+        .map(|k| names.iter().zip(&rows).any(|(n, &d)| n == k && d))
+        .collect()
+}
+
+/// The legend entry of disturbed points in every figure.
+pub const LEGEND: &str = "hollow: provisional (its rounds were disturbed by other work)";
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// A `disturbance` block with rows `(result, rounds, disturbed, provisional, contended)`.
+    pub fn block_text(rows: &[(&str, u32, u32, bool, bool)]) -> String {
+        let yn = |b: bool| if b { "yes" } else { "no" };
+        let mut s = format!(
+            "#DATA-BEGIN {}\n#COLUMNS {}\n",
+            d::BLOCK,
+            d::COLUMNS.join(" ")
+        );
+        for (r, n, k, p, c) in rows {
+            s.push_str(&format!(
+                "#DATA {r} {n} {k} 0.5 0.01 0 0.3 {} {}\n",
+                yn(*p),
+                yn(*c)
+            ));
+        }
+        s + "#DATA-END\n"
+    }
+
+    fn file(rows: &[(&str, u32, u32, bool, bool)]) -> DataFile {
+        measure::data::parse(&block_text(rows)).unwrap()
+    }
+
+    #[test]
+    fn no_block_is_not_recorded_never_provisional() {
+        let f = measure::data::parse("#META x 1\n").unwrap();
+        assert!(read(&f).is_none());
+        assert!(key_figure(&f, "cache_ladder", "first_index_ns").is_none());
+        assert_eq!(describe(&f), "not recorded");
+        // A block missing the columns it needs is no evidence either, and no crash.
+        let odd = measure::data::parse("#DATA-BEGIN disturbance\n#COLUMNS a\n#DATA 1\n#DATA-END\n");
+        assert!(read(&odd.unwrap()).is_none());
+    }
+
+    #[test]
+    fn key_figures_take_their_blocks_mark_or_the_experiments() {
+        let f = file(&[
+            ("latency/index", 31, 9, true, false),
+            ("latency/pointer", 31, 0, false, false),
+            ("knees", 5, 0, false, true),
+        ]);
+        let m = key_figure(&f, "cache_ladder", "first_index_ns").unwrap();
+        assert!(m.provisional && !m.contended, "{m:?}");
+        // Unknown mapping: the whole experiment's marks.
+        let all = key_figure(&f, "cache_ladder", "no_such_figure").unwrap();
+        assert!(all.provisional && all.contended);
+        assert_eq!(
+            describe(&f),
+            "**provisional: 1 of 3 results**; contention: 1"
+        );
+        assert_eq!(m.on("2.24 ns"), "provisional: 2.24 ns");
+        assert_eq!(
+            block(&f, "lat"),
+            None,
+            "a prefix of a name is not its block"
+        );
+    }
+
+    #[test]
+    fn a_quiet_run_marks_nothing() {
+        let f = file(&[
+            ("latency", 31, 1, false, false),
+            ("layout", 21, 0, false, false),
+        ]);
+        assert!(
+            !key_figure(&f, "cache_ladder", "first_index_ns")
+                .unwrap()
+                .any()
+        );
+        assert!(!key_figure(&f, "stride", "x").unwrap().any());
+        assert_eq!(describe(&f), "none of 2 results");
+        assert_eq!(Mark::default().on("1 ns"), "1 ns");
+    }
+
+    #[test]
+    fn disturbed_rows_by_their_rounds_or_the_whole_block() {
+        let text = "#DATA-BEGIN latency\n#COLUMNS kib ns rounds disturbed_rounds\n\
+                    #DATA 4 1.1 21 0\n#DATA 8 1.2 21 1\n#DATA 16 2.2 21 9\n#DATA 32 2 3 3\n\
+                    #DATA 64 2 NA NA\n#DATA-END\n";
+        let f = measure::data::parse(text).unwrap();
+        let b = f.block("latency").unwrap();
+        assert_eq!(disturbed_rows(&f, b), [false, false, true, true, false]);
+        assert_eq!(disturbed_xs(&f, b, "kib"), [16.0, 32.0]);
+        let whole = format!("{text}{}", block_text(&[("latency", 100, 30, true, false)]));
+        let f = measure::data::parse(&whole).unwrap();
+        assert_eq!(disturbed_rows(&f, f.block("latency").unwrap()), [true; 5]);
+    }
+}

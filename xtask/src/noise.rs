@@ -1,0 +1,686 @@
+//! `cargo xtask noise [--only A,B] [--out DIR] [--quick]`: are the experiments right on a busy
+//! machine, or do they say so? (issue 21)
+//!
+//! Each chosen experiment runs three ways, one after the other: **quiet**; beside a **busy
+//! loop** pinned to the experiment's own core (the highest allowed one, or `MM_CORE`); and
+//! beside a **memory streamer** pinned to another core, which competes for the last cache
+//! level and memory. The disturbers are this program's own child processes (`xtask
+//! noise-busy CORE`, `xtask noise-stream CORE MIB`), started before the run and killed by pid
+//! after it; each also ends by itself when its parent is gone. The runs use run-all's build
+//! and run mechanics ([`crate::run_all::build`], [`crate::run_all::run_one`]).
+//!
+//! It writes `noise.md` and `noise.csv`: per key figure, the quiet value, each disturbed value,
+//! their ratio, and whether the report marked it (from that run's `disturbance` block, for the
+//! result the key figure comes from: [`crate::marks`]). Each run's raw output is kept in
+//! `noise/<way>/<experiment>.txt` beside them. On a machine with one CPU the streamer way is
+//! skipped, with one line.
+
+use crate::error::{Result, bad, failed};
+use crate::flags;
+use crate::marks::{self, Mark};
+use measure::data::{DataFile, format_num};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A figure within this share of the quiet value has not moved.
+pub const WITHIN: f64 = 0.10;
+
+/// The three ways an experiment is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    Quiet,
+    Busy,
+    Stream,
+}
+
+impl Way {
+    pub const ALL: [Way; 3] = [Way::Quiet, Way::Busy, Way::Stream];
+    /// The folder name of its raw outputs and the prefix of its CSV columns.
+    pub fn id(self) -> &'static str {
+        match self {
+            Way::Quiet => "quiet",
+            Way::Busy => "busy",
+            Way::Stream => "stream",
+        }
+    }
+}
+
+/// Where the disturbers run, decided once.
+pub struct Setup {
+    /// The experiments' core (and the busy loop's).
+    pub core: Option<usize>,
+    /// Another allowed core, for the streamer.
+    pub other: Option<usize>,
+    /// The streamer's buffer.
+    pub stream_mib: usize,
+}
+
+impl Setup {
+    fn read() -> Result<Setup> {
+        let core = measure::pin::default_core().map_err(bad)?;
+        let other = measure::pin::allowed_cores()
+            .into_iter()
+            .find(|&c| Some(c) != core);
+        // Four times the largest cache, so the stream goes to memory: 64 MiB to 1 GiB.
+        let llc = measure::facts::MachineFacts::read().largest_cache();
+        let stream_mib = llc
+            .map_or(256, |b| ((4 * b) >> 20) as usize)
+            .clamp(64, 1024);
+        Ok(Setup {
+            core,
+            other,
+            stream_mib,
+        })
+    }
+
+    /// The line saying how `way` was disturbed, or why it was skipped (`Err`).
+    pub fn describe(&self, way: Way) -> std::result::Result<String, String> {
+        match (way, self.core, self.other) {
+            (Way::Quiet, _, _) => Ok("quiet: nothing started beside it".into()),
+            (Way::Busy, Some(c), _) => Ok(format!("busy loop: a spinning process on core {c}")),
+            (Way::Busy, None, _) => Err("busy loop: skipped (no allowed core is known)".into()),
+            (Way::Stream, _, Some(o)) => Ok(format!(
+                "memory streamer: a process adding 1 to every word of {} MiB, over and over, \
+                 on core {o}",
+                self.stream_mib
+            )),
+            (Way::Stream, _, None) => {
+                Err("memory streamer: skipped (one CPU: no other core to stream on)".into())
+            }
+        }
+    }
+}
+
+/// A running disturber, killed (by its pid) and reaped when dropped.
+struct Disturber(Child);
+
+impl Disturber {
+    fn start(args: &[String]) -> std::result::Result<Disturber, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find xtask: {e}"))?;
+        let child = Command::new(exe)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", args.join(" ")))?;
+        let mut d = Disturber(child);
+        // Give it time to pin itself and start; one that already ended has failed.
+        std::thread::sleep(Duration::from_millis(200));
+        match d.0.try_wait() {
+            Ok(None) => Ok(d),
+            _ => Err(format!("{} ended at once", args.join(" "))),
+        }
+    }
+}
+
+impl Drop for Disturber {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The disturber of `way`, started; `Ok(None)` for the quiet way.
+fn disturb(way: Way, s: &Setup) -> std::result::Result<Option<Disturber>, String> {
+    let args: Vec<String> = match way {
+        Way::Quiet => return Ok(None),
+        Way::Busy => vec!["noise-busy".into(), s.core.unwrap_or(0).to_string()],
+        Way::Stream => vec![
+            "noise-stream".into(),
+            s.other.unwrap_or(0).to_string(),
+            s.stream_mib.to_string(),
+        ],
+    };
+    Disturber::start(&args).map(Some)
+}
+
+/// Pins the calling thread to `core`, saying so on stderr when refused.
+fn pin(what: &str, core: usize) {
+    let p = measure::pin::pin_current_thread(core);
+    if !p.verified() {
+        eprintln!("xtask {what}: pinning to core {core} refused; disturbing unpinned");
+    }
+}
+
+/// Whether the process that started this one is gone (then a disturber ends too).
+fn orphaned(parent: u32) -> bool {
+    std::os::unix::process::parent_id() != parent
+}
+
+/// `xtask noise-busy CORE`: spin on `core` until killed (or orphaned).
+pub fn busy(core: usize) -> Result<()> {
+    pin("noise-busy", core);
+    let parent = std::os::unix::process::parent_id();
+    let mut x = 0u64;
+    while !orphaned(parent) {
+        for i in 0..1_000_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+    }
+    Ok(())
+}
+
+/// `xtask noise-stream CORE MIB`: read and write every word of `mib` MiB on `core`, over and
+/// over, until killed (or orphaned).
+pub fn stream(core: usize, mib: usize) -> Result<()> {
+    pin("noise-stream", core);
+    let parent = std::os::unix::process::parent_id();
+    let mut v = vec![1u64; mib.clamp(1, 4096) << 17];
+    while !orphaned(parent) {
+        for w in v.iter_mut() {
+            *w = w.wrapping_add(1);
+        }
+        std::hint::black_box(&mut v);
+    }
+    Ok(())
+}
+
+/// One experiment's three runs: each the saved output, or why there is none.
+pub struct Runs {
+    pub name: String,
+    pub ways: Vec<(Way, std::result::Result<DataFile, String>)>,
+}
+
+impl Runs {
+    pub fn get(&self, way: Way) -> Option<&DataFile> {
+        self.ways
+            .iter()
+            .find(|(w, _)| *w == way)
+            .and_then(|(_, r)| r.as_ref().ok())
+    }
+}
+
+/// `cargo xtask noise`.
+pub fn command(o: &flags::Noise) -> Result<()> {
+    let plan = crate::run_all::Plan::new(&flags::RunAll {
+        quick: o.quick,
+        only: o.only.clone(),
+        label: None,
+        out: None,
+        timeout_s: None,
+    })?;
+    let out = o.out.clone().unwrap_or_else(|| plan.dest.clone());
+    fs::create_dir_all(out.join("noise"))
+        .map_err(|e| bad(format!("--out {}: not writable: {e}", out.display())))?;
+    let setup = Setup::read()?;
+    let bins = crate::run_all::build()?;
+    let runs = run_all_ways(&plan, &setup, &bins, &out);
+    let rows = figure_rows(&runs);
+    let md = noise_md(&plan, &setup, &runs, &rows);
+    fs::write(out.join("noise.md"), &md)
+        .and_then(|_| fs::write(out.join("noise.csv"), noise_csv(&rows)))
+        .map_err(|e| failed(format!("cannot write into {}: {e}", out.display())))?;
+    for l in verdicts(&rows, &setup) {
+        println!("{}", measure::fmt::wrap_to(&l, "", "  ", 100).trim_end());
+    }
+    eprintln!("noise: {} and noise.csv", out.join("noise.md").display());
+    let bad_runs: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.ways.iter().map(move |(w, x)| (r, w, x)))
+        .filter(|(_, _, x)| x.as_ref().is_err_and(|e| !e.contains("skipped")))
+        .map(|(r, w, _)| format!("{} ({})", r.name, w.id()))
+        .collect();
+    if bad_runs.is_empty() {
+        Ok(())
+    } else {
+        Err(failed(format!("failed: {}", bad_runs.join(", "))))
+    }
+}
+
+/// Runs every chosen experiment quiet, beside the busy loop, and beside the streamer.
+fn run_all_ways(plan: &crate::run_all::Plan, s: &Setup, bins: &Path, out: &Path) -> Vec<Runs> {
+    let stamp = crate::run_all::Stamp {
+        utc: crate::project::utc_now(),
+        commit: crate::project::commit().unwrap_or_else(|| "unknown".into()),
+    };
+    for way in Way::ALL {
+        match s.describe(way) {
+            Ok(l) | Err(l) => eprintln!("noise: {l}"),
+        }
+    }
+    let n = plan.chosen.len();
+    let mut all = Vec::new();
+    for (i, exp) in plan.chosen.iter().enumerate() {
+        let mut r = Runs {
+            name: exp.to_string(),
+            ways: Vec::new(),
+        };
+        for way in Way::ALL {
+            eprintln!("[{}/{n}] {exp}, {} ...", i + 1, way.id());
+            let taken = run_way(way, s, bins, exp, plan, &out.join("noise"), &stamp);
+            r.ways.push((way, taken));
+        }
+        all.push(r);
+    }
+    all
+}
+
+/// One run of `exp` the way `way`: its saved output, or why there is none.
+fn run_way(
+    way: Way,
+    s: &Setup,
+    bins: &Path,
+    exp: &str,
+    plan: &crate::run_all::Plan,
+    dir: &Path,
+    stamp: &crate::run_all::Stamp,
+) -> std::result::Result<DataFile, String> {
+    s.describe(way)?;
+    let dir: PathBuf = dir.join(way.id());
+    // run-all's mechanics write CSV files too: only the outputs are kept, in `dir`.
+    let tmp = dir.join(format!(".tmp-{}", std::process::id()));
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let disturber = disturb(way, s)?;
+    let o = crate::run_all::run_one(bins, exp, plan.quick, s.core, &tmp, stamp, plan.timeout);
+    drop(disturber);
+    for e in fs::read_dir(&tmp).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        if name.to_string_lossy().ends_with(".txt") {
+            let _ = fs::rename(e.path(), dir.join(name));
+        }
+    }
+    let _ = fs::remove_dir_all(&tmp);
+    o.saved.ok_or(o.status)
+}
+
+/// One key figure, three ways: its value and mark in each (`None`: no value / not recorded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FigRow {
+    pub experiment: String,
+    pub figure: String,
+    pub unit: String,
+    /// Quiet, busy, stream.
+    pub values: [Option<f64>; 3],
+    pub marks: [Option<Mark>; 3],
+}
+
+impl FigRow {
+    /// The value of `way` over the quiet one.
+    pub fn ratio(&self, way: Way) -> Option<f64> {
+        let (q, v) = (self.values[0]?, self.values[way as usize]?);
+        (q != 0.0 && q.is_finite() && v.is_finite()).then(|| v / q)
+    }
+    /// Whether `way` moved the figure by more than [`WITHIN`].
+    pub fn moved(&self, way: Way) -> Option<bool> {
+        self.ratio(way).map(|r| (r - 1.0).abs() > WITHIN)
+    }
+}
+
+/// Every key figure of every experiment's quiet run (or, where the quiet run failed, of the
+/// first run that has them), with its value and mark each way.
+pub fn figure_rows(runs: &[Runs]) -> Vec<FigRow> {
+    let mut out = Vec::new();
+    for r in runs {
+        let Some(first) = Way::ALL.iter().find_map(|&w| r.get(w)) else {
+            continue;
+        };
+        for k in measure::key::read(first) {
+            let mut row = FigRow {
+                experiment: r.name.clone(),
+                figure: k.name.clone(),
+                unit: k.unit.clone(),
+                values: [None; 3],
+                marks: [None; 3],
+            };
+            for w in Way::ALL {
+                if let Some(f) = r.get(w) {
+                    row.values[w as usize] = measure::key::find(f, &k.name).and_then(|x| x.value);
+                    row.marks[w as usize] = marks::key_figure(f, &r.name, &k.name);
+                }
+            }
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// What a run's report said about a figure, in a cell.
+fn mark_cell(m: Option<Mark>) -> String {
+    match m {
+        None => "not recorded".into(),
+        Some(m) if !m.any() => "no".into(),
+        Some(m) => m.words(),
+    }
+}
+
+fn value_cell(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| measure::fmt::sig(v, 4))
+}
+
+fn ratio_cell(r: Option<f64>) -> String {
+    r.map_or("-".into(), |r| format!("{}x", measure::fmt::sig(r, 3)))
+}
+
+/// The verdicts, computed from the rows: one line per way.
+pub fn verdicts(rows: &[FigRow], s: &Setup) -> Vec<String> {
+    let mut out = Vec::new();
+    let quiet_marked = rows.iter().filter(|r| r.marks[0].is_some_and(Mark::any));
+    let q = quiet_marked.count();
+    let quiet = if q == 0 {
+        format!("quiet: no mark on any of {} key figures", rows.len())
+    } else {
+        format!(
+            "quiet: {q} of {} key figures marked (the quiet run was not quiet)",
+            rows.len()
+        )
+    };
+    out.push(quiet + &not_recorded(rows, Way::Quiet) + ".");
+    for way in [Way::Busy, Way::Stream] {
+        let what = match s.describe(way) {
+            Ok(_) if way == Way::Busy => "beside the busy loop on the same core",
+            Ok(_) => "beside the memory streamer on another core",
+            Err(skipped) => {
+                out.push(skipped);
+                continue;
+            }
+        };
+        out.push(way_verdict(rows, way, what));
+    }
+    out
+}
+
+/// "beside ...: 41 of 46 key figures within 10% of the quiet run's; of the 5 that moved more,
+/// 5 were marked (provisional or contention)".
+fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
+    let both: Vec<&FigRow> = rows.iter().filter(|r| r.moved(way).is_some()).collect();
+    let moved: Vec<&&FigRow> = both.iter().filter(|r| r.moved(way) == Some(true)).collect();
+    let marked = moved
+        .iter()
+        .filter(|r| r.marks[way as usize].is_some_and(Mark::any))
+        .count();
+    let unmarked: Vec<String> = moved
+        .iter()
+        .filter(|r| !r.marks[way as usize].is_some_and(Mark::any))
+        .map(|r| format!("{} {}", r.experiment, r.figure))
+        .collect();
+    let contention = moved
+        .iter()
+        .filter(|r| r.marks[way as usize].is_some_and(|m| m.contended))
+        .count();
+    let mut s = format!(
+        "{what}: {} of {} key figures within {:.0}% of the quiet run's",
+        both.len() - moved.len(),
+        both.len(),
+        WITHIN * 100.0
+    );
+    if !moved.is_empty() {
+        s.push_str(&format!(
+            "; of the {} that moved more, {marked} were marked (provisional or contention; \
+             {contention} named as contention)",
+            moved.len()
+        ));
+    }
+    if !unmarked.is_empty() {
+        s.push_str(&format!("; moved but not marked: {}", unmarked.join(", ")));
+    }
+    s + &not_recorded(rows, way) + "."
+}
+
+/// " (N of the figures from runs that recorded no evidence ...)", where there are such.
+fn not_recorded(rows: &[FigRow], way: Way) -> String {
+    let n = rows
+        .iter()
+        .filter(|r| r.values[way as usize].is_some() && r.marks[way as usize].is_none())
+        .count();
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" ({n} of the figures from runs that recorded no evidence of disturbance)")
+    }
+}
+
+/// `noise.md`.
+fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRow]) -> String {
+    let mut m = String::new();
+    let _ = writeln!(m, "# Noise: {}\n", plan.label);
+    let first = runs
+        .iter()
+        .find_map(|r| Way::ALL.iter().find_map(|&w| r.get(w)));
+    let _ = writeln!(
+        m,
+        "Each experiment ran three ways, one after the other ({} runs), started {}, commit {}:\n",
+        if plan.quick { "quick" } else { "full" },
+        first.and_then(|f| f.meta("saved_utc")).unwrap_or("unknown"),
+        first
+            .and_then(|f| f.meta("saved_commit"))
+            .unwrap_or("unknown"),
+    );
+    for way in Way::ALL {
+        let _ = writeln!(m, "- {}", s.describe(way).unwrap_or_else(|e| e));
+    }
+    let _ = writeln!(m, "\n## Verdicts\n");
+    for l in verdicts(rows, s) {
+        let _ = writeln!(m, "- {l}");
+    }
+    by_experiment(&mut m, runs, rows);
+    let _ = writeln!(
+        m,
+        "\n## Key figures\n\n\"marked\" is what that run's report said about the result the \
+         figure comes from: provisional (its rounds were disturbed), contention (other cores \
+         shared the last cache level and memory with it), no, or not recorded (an experiment \
+         that does not record the evidence).\n\n| experiment | figure | unit | quiet | busy loop | \
+         ratio | marked | streamer | ratio | marked |\n|---|---|---|---:|---:|---:|---|---:|---:|---|"
+    );
+    for r in rows {
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.experiment,
+            r.figure,
+            r.unit,
+            marks_if(r.marks[0], value_cell(r.values[0])),
+            value_cell(r.values[1]),
+            ratio_cell(r.ratio(Way::Busy)),
+            mark_cell(r.marks[1]),
+            value_cell(r.values[2]),
+            ratio_cell(r.ratio(Way::Stream)),
+            mark_cell(r.marks[2]),
+        );
+    }
+    let _ = writeln!(
+        m,
+        "\n## Runs\n\n| experiment | quiet | busy loop | streamer |\n|---|---|---|---|"
+    );
+    for r in runs {
+        let cell = |w: Way| match r.ways.iter().find(|(x, _)| *x == w) {
+            Some((_, Ok(_))) => format!("`noise/{}/{}.txt`", w.id(), r.name),
+            Some((_, Err(e))) => e.clone(),
+            None => "-".into(),
+        };
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} |",
+            r.name,
+            cell(Way::Quiet),
+            cell(Way::Busy),
+            cell(Way::Stream)
+        );
+    }
+    m
+}
+
+/// Per experiment, for each disturbed way: "within / compared" and "marked / moved".
+fn by_experiment(m: &mut String, runs: &[Runs], rows: &[FigRow]) {
+    let _ = writeln!(
+        m,
+        "\n| experiment | busy loop: within {0:.0}% | moved, marked | streamer: within {0:.0}% | \
+         moved, marked |\n|---|---:|---:|---:|---:|",
+        WITHIN * 100.0
+    );
+    for r in runs {
+        let mine: Vec<&FigRow> = rows.iter().filter(|x| x.experiment == r.name).collect();
+        let cells = [Way::Busy, Way::Stream].map(|w| {
+            let both = mine.iter().filter(|x| x.moved(w).is_some()).count();
+            let moved: Vec<&&FigRow> = mine.iter().filter(|x| x.moved(w) == Some(true)).collect();
+            let marked = moved
+                .iter()
+                .filter(|x| x.marks[w as usize].is_some_and(Mark::any))
+                .count();
+            (
+                format!("{} of {both}", both - moved.len()),
+                format!("{marked} of {}", moved.len()),
+            )
+        });
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} |",
+            r.name, cells[0].0, cells[0].1, cells[1].0, cells[1].1
+        );
+    }
+}
+
+/// A quiet value with its mark, where the quiet run marked it.
+fn marks_if(m: Option<Mark>, v: String) -> String {
+    m.map_or(v.clone(), |m| m.on(&v))
+}
+
+/// The CSV columns of `noise.csv`.
+pub const CSV_HEADER: &str = "experiment,figure,unit,quiet,quiet_marked,busy,busy_ratio,\
+                              busy_marked,stream,stream_ratio,stream_marked";
+
+/// `noise.csv`: one line per key figure; empty cells where there is no value.
+pub fn noise_csv(rows: &[FigRow]) -> String {
+    use crate::compare::csv::field;
+    let num = |v: Option<f64>| v.map_or(String::new(), format_num);
+    let mut s = format!("{CSV_HEADER}\n");
+    for r in rows {
+        let cells = [
+            field(&r.experiment),
+            field(&r.figure),
+            field(&r.unit),
+            num(r.values[0]),
+            field(&mark_cell(r.marks[0])),
+            num(r.values[1]),
+            num(r.ratio(Way::Busy)),
+            field(&mark_cell(r.marks[1])),
+            num(r.values[2]),
+            num(r.ratio(Way::Stream)),
+            field(&mark_cell(r.marks[2])),
+        ];
+        s.push_str(&cells.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(figs: &[(&str, f64)], dist: Option<(bool, bool)>) -> DataFile {
+        let mut t = String::from("#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n");
+        for (n, v) in figs {
+            t.push_str(&format!("#DATA {n} {v} ns\n"));
+        }
+        t.push_str("#DATA-END\n");
+        if let Some((p, c)) = dist {
+            t.push_str(&marks::tests::block_text(&[("latency", 21, 9, p, c)]));
+        }
+        measure::data::parse(&t).unwrap()
+    }
+
+    fn setup(other: Option<usize>) -> Setup {
+        Setup {
+            core: Some(1),
+            other,
+            stream_mib: 64,
+        }
+    }
+
+    #[test]
+    fn verdicts_count_moved_and_marked_figures() {
+        let runs = vec![Runs {
+            name: "cache_ladder".into(),
+            ways: vec![
+                (
+                    Way::Quiet,
+                    Ok(run(
+                        &[("first_index_ns", 1.0), ("x", 5.0)],
+                        Some((false, false)),
+                    )),
+                ),
+                (
+                    Way::Busy,
+                    Ok(run(
+                        &[("first_index_ns", 2.0), ("x", 5.2)],
+                        Some((true, false)),
+                    )),
+                ),
+                (
+                    Way::Stream,
+                    Ok(run(&[("first_index_ns", 1.5), ("x", 9.0)], None)),
+                ),
+            ],
+        }];
+        let rows = figure_rows(&runs);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].ratio(Way::Busy), Some(2.0));
+        let v = verdicts(&rows, &setup(Some(0)));
+        assert_eq!(v[0], "quiet: no mark on any of 2 key figures.");
+        assert!(v[1].contains("1 of 2 key figures within 10%"), "{}", v[1]);
+        assert!(
+            v[1].contains("of the 1 that moved more, 1 were marked"),
+            "{}",
+            v[1]
+        );
+        // The streamer run recorded no evidence: not marked, and named as such.
+        assert!(v[2].contains("moved but not marked: cache_ladder first_index_ns, cache_ladder x"));
+        assert!(
+            v[2].ends_with(
+                "(2 of the figures from runs that recorded no evidence of disturbance)."
+            )
+        );
+        let csv = noise_csv(&rows);
+        assert!(csv.starts_with(CSV_HEADER));
+        assert!(
+            csv.contains(
+                "cache_ladder,first_index_ns,ns,1,no,2,2,provisional,1.5,1.5,not recorded"
+            ),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn the_streamer_s_moves_are_counted_as_contention_when_named_so() {
+        let runs = vec![Runs {
+            name: "cache_ladder".into(),
+            ways: vec![
+                (
+                    Way::Quiet,
+                    Ok(run(&[("largest_index_ns", 100.0)], Some((false, false)))),
+                ),
+                (Way::Busy, Err("failed (exit status 1)".into())),
+                (
+                    Way::Stream,
+                    Ok(run(&[("largest_index_ns", 130.0)], Some((false, true)))),
+                ),
+            ],
+        }];
+        let v = verdicts(&figure_rows(&runs), &setup(Some(0)));
+        assert!(
+            v[1].contains("0 of 0 key figures"),
+            "a failed run compares nothing: {}",
+            v[1]
+        );
+        assert!(
+            v[2].contains("of the 1 that moved more, 1 were marked")
+                && v[2].contains("1 named as contention"),
+            "{}",
+            v[2]
+        );
+    }
+
+    #[test]
+    fn one_cpu_skips_the_streamer_with_one_line() {
+        let v = verdicts(&[], &setup(None));
+        assert_eq!(v.len(), 3);
+        assert!(
+            v[2].starts_with("memory streamer: skipped (one CPU"),
+            "{v:?}"
+        );
+        assert!(setup(None).describe(Way::Stream).is_err());
+    }
+}

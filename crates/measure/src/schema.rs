@@ -228,6 +228,22 @@ pub mod cache_ladder {
         AGREES = "agrees" [text],
     });
 
+    // Memory-level parallelism: 1..16 independent chains at once over one ring per level.
+    block!(mlp = "mlp" {
+        LEVEL = "level" [text],
+        KIB = "kib",
+        CHAINS = "chains",
+        STEP_NS = "step_ns",
+        STEP_MIN_NS = "step_min_ns",
+        STEP_MAX_NS = "step_max_ns",
+        NS_PER_LOAD = "ns_per_load",
+        IN_FLIGHT = "in_flight",
+        IMPLIED_GBS = "implied_gbs",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
+    });
+
     keys! {
         FIRST_INDEX_NS = "first_index_ns",
         LARGEST_INDEX_NS = "largest_index_ns",
@@ -1068,7 +1084,7 @@ mod tests {
 
     /// Every block declared with `block!`: experiment, block, columns.
     const ALL: &[(&str, &str, &[&str])] = blocks! {
-        cache_ladder: latency, knees;
+        cache_ladder: latency, knees, mlp;
         stride: layout, stride, stride_passes, prefetch;
         tlb_walk: first_touch, pages, huge_pages, huge_verdict;
         clock_probe: clock_resolution, clock_cost, trap_one, times_ten, trap_two,

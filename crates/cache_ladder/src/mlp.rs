@@ -71,10 +71,16 @@ pub fn measure_level(name: &str, bytes: usize, clean: usize) -> Result<Level, St
     let ring = Ring::build(buf, measure::chase::Link::Address, &next, |k| {
         k * (SLOT_BYTES / 8)
     });
-    let mut cursors: Vec<Vec<usize>> = PARALLEL.iter().map(|&n| ring.spread(n)).collect();
     // A whole lap first (16 chains, each over its sixteenth), so the ring sits in its level.
-    let last = cursors.len() - 1;
-    ring.chase_parallel(&mut cursors[last], (slots / PARALLEL[last]) as u64 + 1);
+    let mut all = ring.spread(16, 0, 1);
+    ring.chase_parallel(&mut all, (slots / 16) as u64 + 1);
+    // Each chain count walks its own fifth of the lap, so that no count follows another's
+    // chains closely and finds the lines they just brought in.
+    let mut cursors: Vec<Vec<usize>> = PARALLEL
+        .iter()
+        .enumerate()
+        .map(|(arc, &n)| ring.spread(n, arc, PARALLEL.len()))
+        .collect();
     // Size each count's rounds from a first walk of a lap's worth (at most 20,000 steps).
     let steps: Vec<u64> = cursors
         .iter_mut()

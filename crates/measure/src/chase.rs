@@ -418,12 +418,15 @@ parallel_chase!(
 );
 
 impl Ring<'_> {
-    /// `n` cursors spread evenly along one lap of the ring (slot positions), the starts of
-    /// `n` chains that never meet while they walk in step: each keeps `slots / n` slots ahead
-    /// of the one behind.
-    pub fn spread(&self, n: usize) -> Vec<usize> {
+    /// `n` cursors spread evenly along arc `arc` of `arcs` equal arcs of one lap (slot
+    /// positions): the starts of `n` chains that never meet while they walk in step (each
+    /// keeps the same distance behind the one ahead), and that follow no other arc's chains
+    /// closely (which would find the lines those had just brought into the caches).
+    pub fn spread(&self, n: usize, arc: usize, arcs: usize) -> Vec<usize> {
+        assert!(arc < arcs, "arc {arc} of {arcs}");
         let lap = self.lap();
-        (0..n).map(|k| lap[k * lap.len() / n]).collect()
+        let len = lap.len() / arcs;
+        (0..n).map(|k| lap[arc * len + k * len / n]).collect()
     }
 
     /// Walks the chains whose cursors (word positions of slots) are given, `steps` steps
@@ -479,10 +482,19 @@ mod tests {
         let r = Ring::build(&mut buf, Link::Address, &next, |k| k);
         let lap = r.lap();
         let at = |p: usize| lap.iter().position(|&q| q == p).unwrap();
-        for chains in PARALLEL {
-            let mut c = r.spread(chains);
+        for (arc, chains) in PARALLEL.into_iter().enumerate() {
+            let mut c = r.spread(chains, arc, PARALLEL.len());
             let starts: Vec<usize> = c.iter().map(|&p| at(p)).collect();
-            assert_eq!(starts[0], 0);
+            assert_eq!(
+                starts[0],
+                arc * 200,
+                "arc {arc} of 5 starts {arc}/5 of the lap on"
+            );
+            assert!(
+                starts
+                    .iter()
+                    .all(|&s| s >= arc * 200 && s < (arc + 1) * 200)
+            );
             r.chase_parallel(&mut c, 37);
             for (k, &p) in c.iter().enumerate() {
                 assert_eq!(at(p), (starts[k] + 37) % n, "chain {k} of {chains}");

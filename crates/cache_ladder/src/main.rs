@@ -13,12 +13,14 @@
 //! limit) beside the appendix's index chase; cycles beside nanoseconds; the same chase on huge
 //! pages, with the backing verified; every size measured in two passes in different orders,
 //! with their agreement checked; and the cache boundaries read from the curve itself, because
-//! the sizes a machine reports are not always the sizes a program gets.
+//! the sizes a machine reports are not always the sizes a program gets. And memory-level
+//! parallelism (section 6): 1 to 16 independent chains at once in L2, L3 and memory, the loads
+//! in flight and the bandwidth they imply.
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `ladder.rs` measures one working set (the regions, the rings, the interleaved rounds),
 //! `report.rs` prints the two tables and the boundaries, `knees.rs` reads the boundaries off
-//! the curve.
+//! the curve, `mlp.rs` measures and reads the parallel chains.
 
 mod knees;
 mod ladder;

@@ -15,11 +15,14 @@ pub enum Command {
     AppendixC(AppendixC),
     Verify(Verify),
     Handouts(Handouts),
+    Lab(Lab),
     Noise(Noise),
     /// A disturber of `noise` (hidden; `noise` starts and stops it): spin on this core.
     NoiseBusy(usize),
     /// A disturber of `noise` (hidden): stream through this many MiB on this core.
     NoiseStream(usize, usize),
+    /// `cross-test` (no options).
+    CrossTest,
     /// `--help` of the tool or of one subcommand: the text to print (exit status 0).
     Help(String),
 }
@@ -81,6 +84,26 @@ pub struct Noise {
 pub struct Handouts {
     pub check: bool,
     pub from: Option<PathBuf>,
+}
+
+/// `cargo xtask lab ...`: list the exercises, check one, or gather a class's results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lab {
+    List,
+    Check(LabCheck),
+    Gather(Vec<PathBuf>),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabCheck {
+    /// The exercise: its folder under `labs/`.
+    pub name: String,
+    /// A file to check instead of the exercise's own `src/solution.rs`.
+    pub solution: Option<PathBuf>,
+    /// Whose result it is (default: the host's name).
+    pub student: Option<String>,
+    /// Where `<student>/<exercise>.txt` goes (default: `labs-results/`).
+    pub out: Option<PathBuf>,
 }
 
 /// The values `verify --n` accepts: below 1,000 values the predictor's warm-up hides the
@@ -244,6 +267,34 @@ const SUBS: &[Sub] = &[
             ),
         ],
     },
+    Sub {
+        name: "cross-test",
+        args: "",
+        about: "build for aarch64, run the tests under qemu-aarch64 (skipped if not installed)",
+        opts: &[],
+    },
+    Sub {
+        name: "lab",
+        args: " list | check NAME | gather DIR...",
+        about: "the lab exercises: list them, check one (build, verify, time, judge), gather results",
+        opts: &[
+            opt(
+                "--solution",
+                Some("FILE"),
+                "check: time FILE instead of labs/NAME/src/solution.rs",
+            ),
+            opt(
+                "--student",
+                Some("NAME"),
+                "check: whose result it is (default: the host's name)",
+            ),
+            opt(
+                "--out",
+                Some("DIR"),
+                "check: where NAME/<exercise>.txt goes (default: labs-results/)",
+            ),
+        ],
+    },
 ];
 
 /// The tool's usage text.
@@ -296,7 +347,7 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     if rest.iter().any(|a| a == "--help" || a == "-h") {
         return Ok(Command::Help(sub_usage(sub)));
     }
-    let positional = sub.name == "compare";
+    let positional = matches!(sub.name, "compare" | "lab");
     let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
     // An empty path would name the current folder: `--out ''` is refused, not obeyed.
     let is_path = |o: &&Opt| matches!(o.value, Some("DIR" | "FILE" | "PATH"));
@@ -370,8 +421,39 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             check: a.flag("--check"),
             from: path("--from"),
         }),
+        "cross-test" => Command::CrossTest,
+        "lab" => Command::Lab(lab(&words, &a)?),
         other => unreachable_sub(other)?,
     })
+}
+
+/// The `lab` subcommand's words and options.
+fn lab(words: &[String], a: &cli::Args) -> Result<Lab> {
+    const USE: &str = "cargo xtask lab list | check NAME [--solution FILE] | gather DIR...";
+    let check_only = ["--solution", "--student", "--out"];
+    let action = words.first().map(String::as_str);
+    if action != Some("check")
+        && let Some(o) = check_only.iter().find(|o| a.value(o).is_some())
+    {
+        return Err(bad(format!("{o} belongs to `lab check` ({USE})")));
+    }
+    match (action, &words[words.len().min(1)..]) {
+        (Some("list"), []) => Ok(Lab::List),
+        (Some("check"), [name]) => Ok(Lab::Check(LabCheck {
+            name: name.clone(),
+            solution: a.value("--solution").map(PathBuf::from),
+            student: a.value("--student").map(String::from),
+            out: a.value("--out").map(PathBuf::from),
+        })),
+        (Some("gather"), dirs) if !dirs.is_empty() => {
+            Ok(Lab::Gather(dirs.iter().map(PathBuf::from).collect()))
+        }
+        (None, _) => Err(bad(format!("lab needs an action: {USE}"))),
+        _ => Err(bad(format!(
+            "lab {}: expected {USE}",
+            cli::echo(&words.join(" "))
+        ))),
+    }
 }
 
 /// `--only A,B` as a list; bad input when it names nothing.
@@ -421,7 +503,11 @@ mod tests {
     fn every_subcommand_parses_and_has_help() {
         for sub in SUBS {
             let c = p(&[sub.name]);
-            assert!(c.is_ok() || sub.name == "compare", "{}: {c:?}", sub.name);
+            assert!(
+                c.is_ok() || matches!(sub.name, "compare" | "lab"),
+                "{}: {c:?}",
+                sub.name
+            );
             match p(&[sub.name, "--help"]) {
                 Ok(Command::Help(t)) => assert!(t.contains(sub.name)),
                 other => panic!("{}: {other:?}", sub.name),
@@ -488,6 +574,20 @@ mod tests {
             })
         );
         assert_eq!(
+            p(&["lab", "check", "tlb", "--solution", "s.rs", "--student=ann"]).unwrap(),
+            Command::Lab(Lab::Check(LabCheck {
+                name: "tlb".into(),
+                solution: Some("s.rs".into()),
+                student: Some("ann".into()),
+                out: None,
+            }))
+        );
+        assert_eq!(
+            p(&["lab", "gather", "a", "b"]).unwrap(),
+            Command::Lab(Lab::Gather(vec!["a".into(), "b".into()]))
+        );
+        assert_eq!(p(&["lab", "list"]).unwrap(), Command::Lab(Lab::List));
+        assert_eq!(
             p(&["noise", "--quick", "--only", "clock_probe"]).unwrap(),
             Command::Noise(Noise {
                 quick: true,
@@ -540,6 +640,15 @@ mod tests {
             (&["appendix-c", "--seed", ""], "--seed is empty"),
             (&["verify", "--bin", ""], "--bin is empty"),
             (&["compare", "x", ""], "empty folder name"),
+            (&["cross-test", "--quick"], "unknown argument"),
+            (&["lab"], "needs an action"),
+            (&["lab", "check"], "expected"),
+            (&["lab", "check", "a", "b"], "expected"),
+            (&["lab", "list", "x"], "expected"),
+            (&["lab", "gather"], "expected"),
+            (&["lab", "frob"], "expected"),
+            (&["lab", "list", "--student", "x"], "belongs to `lab check`"),
+            (&["lab", "check", "x", "--bogus"], "unknown argument"),
         ] {
             match p(args) {
                 Err(e) => {

@@ -130,6 +130,13 @@ pub fn command(o: &flags::Handouts) -> Result<()> {
             }
         }
     }
+    let wrong = crate::quotes::check();
+    if !wrong.is_empty() {
+        return Err(failed(format!(
+            "numbers quoted by hand differ from their files (xtask/src/quotes.rs): {}",
+            wrong.join("; ")
+        )));
+    }
     if !stale.is_empty() {
         return Err(failed(format!(
             "generated sections differ from {} (run `cargo xtask handouts`): {}",

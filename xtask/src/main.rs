@@ -7,7 +7,9 @@
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]
+//! cargo xtask lab list | check NAME [--solution FILE] [--student NAME] [--out DIR] | gather DIR...
 //! cargo xtask noise [--only a,b] [--out DIR] [--quick]
+//! cargo xtask cross-test
 //! ```
 //!
 //! Nothing here measures: run-all starts the experiment binaries and saves what they print;
@@ -17,13 +19,16 @@
 
 mod appendix_c;
 mod compare;
+mod cross_test;
 mod error;
 mod figures;
 mod flags;
 mod handouts;
+mod lab;
 mod marks;
 mod noise;
 mod project;
+mod quotes;
 mod run_all;
 mod sink_bench;
 mod verify;
@@ -40,9 +45,11 @@ fn main() {
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),
         Command::Handouts(o) => handouts::command(&o),
+        Command::Lab(o) => lab::command(&o),
         Command::Noise(o) => noise::command(&o),
         Command::NoiseBusy(core) => noise::busy(core),
         Command::NoiseStream(core, mib) => noise::stream(core, mib),
+        Command::CrossTest => cross_test::command(),
         Command::Help(text) => {
             print!("{text}");
             Ok(())

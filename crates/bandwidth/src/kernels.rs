@@ -615,8 +615,10 @@ mod tests {
                 widths.push(cand);
             }
         }
+        // Every AArch64 core has NEON: its sums must equal the scalar ones (cross-test).
         #[cfg(target_arch = "aarch64")]
-        if w == Width::Neon {
+        {
+            assert_eq!(w, Width::Neon, "NEON was not detected");
             widths.push(w);
         }
         for width in widths {

@@ -62,8 +62,10 @@ fn the_quick_report_keeps_the_report_rules() {
     let marked = text.contains("provisional:") || text.contains("contention:");
     let limit = if marked { 160 } else { 120 };
     assert!(n <= limit, "{n} report lines");
-    // Every section ends with what to read from it.
-    assert!(text.matches("\n  * ").count() >= 7, "{text}");
+    // Every section ends with what to read from it (not in an emulated run: no verdicts).
+    if !measure::testing::says_emulated(&text) {
+        assert!(text.matches("\n  * ").count() >= 7, "{text}");
+    }
 }
 
 #[test]

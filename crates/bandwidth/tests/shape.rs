@@ -3,6 +3,8 @@
 //! control-flow graph (`measure::asm`). The plain loops are vectorised at the baseline width
 //! and call nothing (no `memcpy`, no `memset`); the explicit kernels load, add and store at
 //! the width their name says; the streaming ones store non-temporally and end with `sfence`.
+//! On AArch64 (`cargo xtask cross-test`, with `aarch64-linux-gnu-objdump`) the plain loops and
+//! the NEON kernels load and store 16-byte vectors.
 
 use measure::asm::{Function, Insn};
 
@@ -151,8 +153,40 @@ fn the_streaming_kernels_store_non_temporally_and_fence() {
 
 #[cfg(target_arch = "aarch64")]
 #[test]
+fn the_plain_loops_are_vectorised_with_neon_and_call_nothing() {
+    // NEON is AArch64's baseline: the plain loops load and store 16-byte vectors (`ldp q`,
+    // `ld1 {v.2d}`), and call no `memcpy` or `memset`.
+    for sym in ["bw_read_plain", "bw_write_plain", "bw_copy_plain"] {
+        let l = loop_insns(sym);
+        assert!(
+            l.iter().all(|i| !i.is_call()),
+            "{sym} calls from its loop: {l:#?}"
+        );
+    }
+    for sym in ["bw_read_plain", "bw_copy_plain"] {
+        let l = loop_insns(sym);
+        assert!(
+            l.iter().any(Insn::is_vector_load),
+            "{sym}: no NEON load in a loop: {l:#?}"
+        );
+    }
+    for sym in ["bw_write_plain", "bw_copy_plain"] {
+        let l = loop_insns(sym);
+        assert!(
+            l.iter().any(Insn::is_vector_store),
+            "{sym}: no NEON store in a loop: {l:#?}"
+        );
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+#[test]
 fn the_neon_kernels_use_16_byte_vectors() {
     let read = loop_insns("bw_read_neon");
+    assert!(
+        read.iter().any(Insn::is_vector_load),
+        "bw_read_neon loads no NEON vector: {read:#?}"
+    );
     assert!(
         read.iter().any(|i| i.is_simd_arith()),
         "bw_read_neon adds no vectors: {read:#?}"
@@ -160,11 +194,15 @@ fn the_neon_kernels_use_16_byte_vectors() {
     for sym in ["bw_write_neon", "bw_copy_neon"] {
         let l = loop_insns(sym);
         assert!(
-            l.iter().any(|i| i.mnemonic.starts_with("st")
-                && (i.operands.contains(".2d") || i.operands.starts_with('q'))),
+            l.iter().any(Insn::is_vector_store),
             "{sym} stores no vector in a loop: {l:#?}"
         );
     }
+    let copy = loop_insns("bw_copy_neon");
+    assert!(
+        copy.iter().any(Insn::is_vector_load),
+        "bw_copy_neon loads no NEON vector: {copy:#?}"
+    );
 }
 
 /// The explicit reads are hand-scheduled for the core's load limit: the innermost loop holds

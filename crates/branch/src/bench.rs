@@ -145,6 +145,59 @@ pub fn time_orders(
     }
 }
 
+/// One build of section 5's source timed over random and sorted data.
+#[derive(Debug, Clone)]
+pub struct Built {
+    pub label: &'static str,
+    /// The compiler setting that differs.
+    pub flag: &'static str,
+    pub shape: Option<Shape>,
+    pub random: Summary,
+    pub sorted: Summary,
+    /// The rounds of both orders.
+    pub tally: Tally,
+}
+
+/// Times each build of `builds` (label, flag, shape, kernel) over random and sorted data,
+/// every case interleaved as in [`time_orders`]; returns them and all their rounds.
+pub fn time_builds(
+    (random, sorted, sums): (&[i32], &[i32], &[i64]),
+    builds: &[(&'static str, &'static str, Option<Shape>, Kernel)],
+    want: &Want,
+    core: Option<usize>,
+) -> (Vec<Built>, Tally) {
+    let cases: Vec<Case> = builds
+        .iter()
+        .flat_map(|&(label, _, _, f)| {
+            [random, sorted].map(|data| Case {
+                label,
+                f,
+                data,
+                sums,
+            })
+        })
+        .collect();
+    let window = Window::open(core);
+    let times = time_interleaved(&mut Probe::new(), &cases, want);
+    let load = window.close();
+    let built = builds
+        .iter()
+        .enumerate()
+        .map(|(k, &(label, flag, shape, _))| {
+            let (r, s) = (&times[2 * k], &times[2 * k + 1]);
+            Built {
+                label,
+                flag,
+                shape,
+                random: r.summary().expect("rounds >= 1"),
+                sorted: s.summary().expect("rounds >= 1"),
+                tally: rounds::tally([r, s]).with_load(load),
+            }
+        })
+        .collect();
+    (built, rounds::tally(&times).with_load(load))
+}
+
 /// `n` seeded random values in 0..256, or "not enough memory".
 pub fn random_values(n: usize, seed: u64) -> Result<Vec<i32>, String> {
     let mut r = ring::rng(seed);

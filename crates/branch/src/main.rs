@@ -31,6 +31,7 @@
 
 mod bench;
 mod report;
+mod same;
 
 use bench::{Order, Orders, Pattern, PatternTimes, Regularity};
 use branch::shape::{self, Shape, Verdict};
@@ -255,6 +256,10 @@ fn main() {
         "x",
     );
 
+    // == 2b. The same source, only the compiler's choices differ.
+    exp.section("2b. the same source, built two ways: only the compiler's choices differ");
+    same_source((&random, &sorted, &sums), &want, core, &mut exp);
+
     // == 3. The cost of one misprediction.
     exp.section("3. the cost of one misprediction (derived from the real branch)");
     let cc = exp.core_clock();
@@ -289,6 +294,53 @@ fn main() {
     read_out(&reading);
     exp.disturbance(measure::schema::branch::patterns::BLOCK, &found.tally);
     exp.finish();
+}
+
+/// Section 2b: `same/sum.rs` built twice (see `build.rs`), each build's shape read back
+/// from this binary, both timed side by side over the random and sorted values; or, where
+/// the builds are missing, why.
+fn same_source(
+    data: (&[i32], &[i32], &[i64]),
+    want: &measure::rounds::Want,
+    core: Option<usize>,
+    exp: &mut measure::run::Experiment,
+) {
+    if same::BUILDS.is_empty() {
+        read_out(&[format!(
+            "skipped: this binary does not hold the two builds ({}).",
+            same::WHY_NOT
+        )]);
+        return;
+    }
+    say(
+        "the appendix's first row is one C source built plainly (GCC made a conditional move) \
+         and with if-conversion switched off (a branch); sections 1 and 2 instead keep a real \
+         branch with black_box(()) in the source. Here the source does not change: same/sum.rs \
+         is compiled twice by this rustc at -C opt-level=3 (loop vectorisation off in both), the \
+         second time telling LLVM's x86 backend to turn every conditional move into a branch. \
+         Each build, as read back from this binary:",
+        "  ",
+    );
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"));
+    let builds: Vec<_> = same::BUILDS
+        .iter()
+        .map(|&(label, sym, flag, f)| {
+            let v = match &exe {
+                Ok(p) => shape::check(p, sym).map_err(|e| e.to_string()),
+                Err(e) => Err(e.clone()),
+            };
+            let text = match &v {
+                Ok(v) => format!("{}: {}", v.shape, v.sentence()),
+                Err(e) => format!("could not check ({e})"),
+            };
+            say(&format!("{label} ({sym}): {text}"), "  ");
+            (label, flag, v.ok().map(|v| v.shape), f)
+        })
+        .collect();
+    let (built, tally) = bench::time_builds(data, &builds, want, core);
+    report::print_builds(&built);
+    read_out(&same::verdict(&built, &tally));
+    exp.disturbance(measure::schema::branch::same_source::BLOCK, &tally);
 }
 
 /// Prints a section's reading: "how to read this run:" and one `*` line per sentence.

@@ -84,6 +84,43 @@ pub fn print_orders(found: &Orders, expect: i64) {
     b.print();
 }
 
+/// Section 2b's table: each build of the one source over random and sorted data, and its
+/// `same_source` block.
+pub fn print_builds(built: &[crate::bench::Built]) {
+    println!(
+        "\n  {:<26} {:>22} {:>22} {:>14}",
+        "ns per element", "random order", "sorted order", "random/sorted"
+    );
+    let mut b = Block::new(
+        measure::schema::branch::same_source::BLOCK,
+        measure::schema::branch::same_source::COLUMNS,
+    );
+    for o in built {
+        let (r, s) = (&o.random, &o.sorted);
+        let ratio = r.median / s.median;
+        println!(
+            "  {:<26} {:>22} {:>22} {:>12.2} x",
+            o.label,
+            r.median_range(),
+            s.median_range(),
+            ratio
+        );
+        let mut row = vec![
+            o.label.into(),
+            o.shape.map_or("unchecked", Shape::word).into(),
+        ];
+        row.extend(median_min_max(Some(r)));
+        row.extend(median_min_max(Some(s)));
+        row.extend([
+            ratio.into(),
+            o.tally.rounds.into(),
+            o.tally.disturbed.into(),
+        ]);
+        b.row(row);
+    }
+    b.print();
+}
+
 /// The cost of one misprediction, with the range the rounds' extremes allow.
 #[derive(Clone, Copy)]
 pub struct Miss {

@@ -1,7 +1,5 @@
 //! Runs the built experiment and reads what it prints.
 
-use std::process::Command;
-
 const BIN: &str = env!("CARGO_BIN_EXE_branch");
 
 #[test]
@@ -44,7 +42,11 @@ fn a_quick_run_prints_every_block_with_sane_numbers() {
     assert!((m.nums("miss_rate").unwrap()[0].unwrap() - 0.5).abs() < 0.01);
     // Every timed row carries its rounds: at least the 21 clean ones asked of a quick run, for
     // each of the row's cases (random and sorted; one pattern).
-    for (block, least) in [("variants", 42.0), ("mispredict", 42.0), ("patterns", 21.0)] {
+    let mut timed = vec![("variants", 42.0), ("mispredict", 42.0), ("patterns", 21.0)];
+    if cfg!(target_arch = "x86_64") {
+        timed.push(("same_source", 42.0));
+    }
+    for (block, least) in timed {
         let b = f.block(block).unwrap();
         let (r, d) = (
             b.nums("rounds").unwrap(),
@@ -55,10 +57,18 @@ fn a_quick_run_prints_every_block_with_sane_numbers() {
         }
     }
     let d = f.block("disturbance").unwrap();
-    assert_eq!(
-        d.texts("result").unwrap(),
-        ["variants", "mispredict", "patterns"]
-    );
+    let results = d.texts("result").unwrap();
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(
+            results,
+            ["variants", "same_source", "mispredict", "patterns"]
+        );
+        // Section 2b's two builds: the compiler's conditional move, and the forced branch.
+        let b = f.block("same_source").unwrap();
+        assert_eq!(b.texts("shape").unwrap(), ["cmov", "branch"]);
+    } else {
+        assert_eq!(results, ["variants", "mispredict", "patterns"]);
+    }
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.block("key_figures").is_some());
 }
@@ -66,7 +76,7 @@ fn a_quick_run_prints_every_block_with_sane_numbers() {
 #[test]
 fn the_valgrind_kernel_mode_runs_only_the_kernel() {
     for order in ["random", "sorted"] {
-        let out = Command::new(BIN)
+        let out = measure::testing::command(BIN)
             .args(["--valgrind-kernel", order, "--n", "1000"])
             .output()
             .unwrap();
@@ -92,7 +102,11 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
         ],
     );
     // Each section ends with its reading.
-    assert_eq!(text.matches("how to read this run:").count(), 4, "{text}");
+    assert_eq!(text.matches("how to read this run:").count(), 5, "{text}");
+    assert!(
+        text.contains("2b. the same source, built two ways"),
+        "{text}"
+    );
     let n = measure::testing::report_lines(&text);
     assert!(n <= 120, "{n} report lines");
 }
@@ -117,15 +131,18 @@ fn bad_arguments_get_one_line_and_exit_2() {
 #[test]
 fn too_little_memory_is_one_line_and_exit_2_not_an_abort() {
     // 64 MiB of values do not fit in 50 MB of address space.
-    let e = measure::testing::assert_bad_input_within(
+    let Some(e) = measure::testing::assert_bad_input_within(
         BIN,
         "branch",
         &["--valgrind-kernel", "random", "--n", "16777216"],
         50_000,
-    );
+    ) else {
+        return;
+    };
     assert!(e.contains("not enough memory"), "{e}");
     // Nor do the experiment's five arrays of 16 MiB in 60 MB: refused before anything runs.
-    let e = measure::testing::assert_bad_input_within(BIN, "branch", &["--quick"], 60_000);
+    let e = measure::testing::assert_bad_input_within(BIN, "branch", &["--quick"], 60_000)
+        .expect("no runner");
     assert!(
         e.contains("not enough memory") && e.contains("ulimit -v"),
         "{e}"

@@ -1,6 +1,8 @@
 //! The code shape is the point of this experiment, so it is checked in the built binary:
 //! `nm -S` finds each kernel's address and size, `objdump -d` prints that range, and the
-//! loops are found from the control-flow graph (see `measure::asm`).
+//! loops are found from the control-flow graph (see `measure::asm`). The same tests read an
+//! AArch64 binary (`cargo xtask cross-test`): a conditional jump (`b.lt`) inside the real
+//! branch's loop, a conditional select (`csel`) in the branchless one's.
 
 use branch::shape::{self, Shape};
 use measure::asm;
@@ -60,6 +62,12 @@ fn the_branchless_version_has_no_jump_inside_its_loop() {
         matches!(v.shape, Shape::CondMove | Shape::Arithmetic),
         "{v:?}"
     );
+    // AArch64's conditional select (`csel`) does the choosing inside the loop.
+    #[cfg(target_arch = "aarch64")]
+    assert!(
+        loops.iter().any(|l| !l.cond_selects().is_empty()),
+        "no csel in branch_branchless's loop: {loops:#?}"
+    );
 }
 
 #[test]
@@ -76,4 +84,29 @@ fn the_as_written_version_gets_a_verdict_that_matches_its_loops() {
         assert!(v.sentence().starts_with("the compiler removed this branch"));
     }
     assert_ne!(v.shape, Shape::NoLoop);
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn the_one_source_is_a_conditional_move_in_one_build_and_a_branch_in_the_other() {
+    // build.rs compiles same/sum.rs twice; section 2b times both. The compiler's own choice
+    // is a conditional move with no jump inside the loop; the build told to turn conditional
+    // moves into branches has a conditional jump inside its loop and no conditional move.
+    let select = function("branch_same_select");
+    let v = shape::classify(&select);
+    assert_eq!(v.shape, Shape::CondMove, "{:#?}", select.insns);
+    assert!(select.loops().iter().all(|l| l.forks.is_empty()));
+    let branch = function("branch_same_branch");
+    let v = shape::classify(&branch);
+    assert_eq!(v.shape, Shape::Branch, "{:#?}", branch.insns);
+    assert!(
+        branch.loops().iter().all(|l| l.cond_selects().is_empty()),
+        "a conditional move survived"
+    );
+    for f in [&select, &branch] {
+        assert!(
+            f.loops().iter().all(|l| l.simd_arith().is_empty()),
+            "vectorised"
+        );
+    }
 }

@@ -14,6 +14,8 @@
 //! numbers say. The two sums of trap one are the first functions; the clock probe and the
 //! core-clock estimate live in the shared library (`measure::clock`, `Experiment::core_clock`).
 
+mod clocks;
+
 use measure::clock::{self, CoreClock, now_ns};
 use measure::data::{Block, Value, meta};
 use measure::disturb::{Load, Probe, Tally, Window};
@@ -90,6 +92,18 @@ fn main() {
         ),
         None => "no clock told its resolution; section 3 measures what a reading costs.".into(),
     }]);
+    // Table 105.1: which clocks go backwards (measured) and which jump when set (documented).
+    let clocks = clocks::measure(if quick { 20_000 } else { 100_000 });
+    println!();
+    measure::fmt::say(
+        "the clocks met in C and POSIX (Table 105.1): each read back to back; \"went back\" \
+         is measured here, \"jumps if set\" is what the clock_gettime(2) manual page says:",
+        "  ",
+    );
+    for row in clocks::table(&clocks) {
+        println!("{row}");
+    }
+    how_to_read(&clocks::verdict(&clocks));
 
     // == 3. Cost: what one reading takes, and the smallest step two readings show.
     exp.section("3. the cost of reading the clock (median of batches, min..max)");
@@ -117,6 +131,19 @@ fn main() {
         "  ",
     );
     how_to_read(&cost_verdict(&cost));
+    println!();
+    measure::fmt::say(
+        &format!(
+            "what to measure how (Table 105.3): the method depends on the size; with this \
+             machine's clock ({:.1} ns a reading), the repeats a timed batch needs so that the \
+             reading is under 1% of it:",
+            g.median
+        ),
+        "  ",
+    );
+    for row in clocks::method_by_scale(g.median) {
+        println!("{row}");
+    }
     summary_block(
         measure::schema::clock_probe::clock_cost::BLOCK,
         measure::schema::clock_probe::clock_cost::COLUMNS,
@@ -565,15 +592,12 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
         .unzip();
     let r = TrapThree { samples, disturbed };
     let s = Summary::of(&r.samples).expect("rounds > 0");
-    println!("  {rounds} rounds of a 256 KiB sum:");
-    println!("  minimum          {:>10.0} ns", s.min);
     println!(
-        "  median           {:>10.0} ns   <- the figure every experiment reports",
-        s.median
+        "  {rounds} rounds of a 256 KiB sum; which value to use (Table 105.4), with this run's:"
     );
-    println!("  mean             {:>10.0} ns", s.mean);
-    println!("  99th percentile  {:>10.0} ns", s.p99);
-    println!("  maximum          {:>10.0} ns", s.max);
+    for row in clocks::which_statistic(&s) {
+        println!("{row}");
+    }
     how_to_read(&trap_three_verdict(&r));
     let mut b = Block::new(
         measure::schema::clock_probe::trap_three_samples::BLOCK,

@@ -11,7 +11,7 @@
 use crate::child::{CHILD_FLAG, Report, Workload};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// How children are started.
 #[derive(Debug, Clone)]
@@ -47,7 +47,7 @@ fn write_stderr(msg: &[u8]) {
 impl Launcher {
     /// Runs `workload` in a fresh child whose environment is only `PAD` of `pad` bytes.
     pub fn run(&self, workload: Workload, pad: usize) -> Result<Outcome, String> {
-        let mut cmd = Command::new(&self.exe);
+        let mut cmd = measure::emulation::command(&self.exe);
         cmd.arg(CHILD_FLAG)
             .arg(workload.name())
             .arg(self.reps.to_string())

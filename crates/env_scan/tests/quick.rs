@@ -4,7 +4,6 @@
 //! them what they claim to be. Nothing here asserts anything about timing.
 
 use measure::data::{DataFile, parse};
-use std::process::Command;
 use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_env_scan");
@@ -12,7 +11,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_env_scan");
 fn quick() -> &'static DataFile {
     static OUT: OnceLock<DataFile> = OnceLock::new();
     OUT.get_or_init(|| {
-        let out = Command::new(BIN).arg("--quick").output().expect("runs");
+        let out = measure::testing::command(BIN)
+            .arg("--quick")
+            .output()
+            .expect("runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -241,7 +243,7 @@ fn with_aslr_left_on_the_verification_says_no() {
         println!("skipped: ASLR is off system-wide here ({system:?}), so it cannot be seen on");
         return;
     }
-    let out = Command::new(BIN)
+    let out = measure::testing::command(BIN)
         .args(["--aslr-on", "--step", "4080", "--reps", "1"])
         .output()
         .expect("runs");
@@ -266,7 +268,7 @@ fn bad_input_is_one_line_and_status_2() {
         measure::testing::assert_bad_input(BIN, "env_scan", args);
     }
     measure::testing::assert_not_utf8_refused(BIN, "env_scan");
-    let out = Command::new(BIN)
+    let out = measure::testing::command(BIN)
         .args(["--env-scan-child", "nosuch", "1", "-"])
         .output()
         .expect("runs");

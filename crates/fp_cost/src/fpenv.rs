@@ -161,4 +161,18 @@ mod tests {
         );
         assert_eq!(read(), Some(sw.before));
     }
+
+    /// AArch64: the switch sets FPCR's FZ (bit 24) and nothing else, and the restore clears
+    /// it again, read back from the register both times (run under qemu-aarch64 by `cargo
+    /// xtask cross-test`).
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn fpcr_fz_is_set_alone_and_restored() {
+        assert_eq!(register(), Some("FPCR"));
+        assert_eq!(FLUSH_BITS, 1 << 24);
+        let ((), sw) = with_flush(|| ()).expect("FPCR is known");
+        assert_eq!(sw.during ^ sw.before, 1 << 24, "only FZ changed: {sw:?}");
+        assert_eq!(sw.after, sw.before, "{sw:?}");
+        assert_eq!(read(), Some(sw.before));
+    }
 }

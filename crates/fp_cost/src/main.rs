@@ -12,9 +12,10 @@
 //! 2. float against double: with four scalar accumulators (the appendix's loop), with one
 //!    (strict order), and with the reordering granted as lanes the compiler vectorises;
 //! 3. what each operation costs: first the appendix's own table (one operation per element,
-//!    the operation chosen inside the loop, in GCC's code for it, a multiply = 1.0x), the same
-//!    code with the multiply's block at other addresses, then each operation in its own loop
-//!    as latency (one chain) and throughput (independent chains), in ns and cycles;
+//!    the operation chosen inside the loop, in GCC's code for it with the multiply's block in
+//!    one line of code, a multiply = 1.0x), then each operation in its own loop as latency
+//!    (one chain) and throughput (independent chains), in ns and cycles, then (3c) the same
+//!    code with the multiply's block at other addresses, GCC's layout among them;
 //! 4. the appendix's failed first try, on purpose: the per-element table again on arrays far
 //!    beyond the last-level cache, where memory, not arithmetic, sets the pace.
 //!
@@ -212,11 +213,18 @@ fn operations(
     let text = format!(
         "3a. the appendix's table: one operation per element over the same two arrays, into \
          four accumulators, the operation chosen inside the loop by the C program's switch, in \
-         the code GCC makes of it{} (in this binary: {}); ns per element:",
+         the code GCC makes of it{} (in this binary: {}); ns per element, the ratio's range \
+         over the rounds beside it:",
         if cfg!(target_arch = "x86_64") {
-            ", reproduced instruction for instruction"
+            format!(
+                ", reproduced instruction for instruction, with the multiply's block moved to \
+                 the start of a 64-byte line of code, where its {} bytes fit in one (GCC put it \
+                 at byte {} across two: see 3c)",
+                switch::MULTIPLY_BLOCK_BYTES,
+                switch::GCC_PLACEMENT
+            )
         } else {
-            " (here: a Rust loop in the compiler's own layout)"
+            " (here: a Rust loop in the compiler's own layout)".to_string()
         },
         shapes.of("fp_per_element")
     );
@@ -226,23 +234,6 @@ fn operations(
     let pe = timing::per_element(N, &plan.want, scan, plan.core);
     let mut block = report::per_element_block();
     report::per_element_table(&pe, None, "l1", &mut block);
-    let text = if scan {
-        format!(
-            "the same code with case 0's block (the multiply) at each multiple of 8 bytes past \
-             the start of a 64-byte line of code; GCC put it at {} (*) in the C program built on \
-             the reference machine, and so does 3a:",
-            switch::GCC_PLACEMENT
-        )
-    } else {
-        "the placement of the multiply's block: skipped (GCC's code for this loop is \
-         reproduced on x86-64 only; here the loop is the compiler's own)"
-            .to_string()
-    };
-    println!();
-    fmt::say(&text, "  ");
-    if scan {
-        report::placements(&pe);
-    }
 
     let o = timing::operations(timing::BATCH_NS, &plan.want, plan.core);
     let text = format!(
@@ -258,8 +249,8 @@ fn operations(
         "  (the sqrt and sin chains add 1 each step; the add's latency, {:.3} ns, is subtracted)",
         o.add_latency
     );
-
     how_to_read(&verdict::operations(&pe, &o));
+    where_the_code_sits(&pe);
     exp.disturbance(measure::schema::fp_cost::per_element::BLOCK, &pe.tally);
     if !pe.placements.is_empty() {
         exp.disturbance(measure::schema::fp_cost::placement::BLOCK, &pe.tally);
@@ -272,7 +263,10 @@ fn operations(
     exp.key_figure(key::PER_ELEMENT_SIN_OVER_MUL, sin_pe, "x");
     if let Some((slowest, fastest)) = verdict::placement_range(&pe) {
         exp.key_figure("placement_max_over_min", slowest / fastest, "x");
-        exp.key_figure("placement_gcc_over_best", pe.ops[0].median / fastest, "x");
+        if let Some(gcc) = verdict::placed(&pe, switch::GCC_PLACEMENT) {
+            exp.key_figure("placement_gcc_over_best", gcc / fastest, "x");
+            exp.key_figure("placement_gcc_over_baseline", gcc / pe.ops[0].median, "x");
+        }
     }
     for (n, t) in ["mul", "add", "div", "sqrt", "sin"].iter().zip(&o.ops) {
         exp.key_figure(&format!("{n}_latency"), t.alone, "ns");
@@ -285,6 +279,28 @@ fn operations(
     );
     exp.key_figure(key::DIV_OVER_MUL_THROUGHPUT, div_t, "x");
     (pe, block)
+}
+
+/// Section 3c: the multiply of 3a's loop with its block at each multiple of 8 bytes past a
+/// line, GCC's layout (the C program's) among them, and what that does to the C program's
+/// column. Timed with 3a's rounds; x86-64 only.
+fn where_the_code_sits(pe: &PerElement) {
+    println!();
+    if pe.placements.is_empty() {
+        fmt::say(
+            "3c. where the code sits: skipped (GCC's code for this loop is reproduced on x86-64 \
+             only; here the loop is the compiler's own)",
+            "  ",
+        );
+        return;
+    }
+    let text = "3c. where the code sits: not the operations, but the address of the same instructions. \
+         3a's multiply again, timed in the same rounds, with its block at each multiple of 8 \
+         bytes past the start of a 64-byte line of code (= 3a's, * GCC's layout of the C \
+         program, where the block spans two lines); ns per element:";
+    fmt::say(text, "  ");
+    report::placements(pe);
+    how_to_read(&verdict::placement(pe));
 }
 
 /// Section 4: the per-element table again, over arrays of `mib` MiB each (far beyond the

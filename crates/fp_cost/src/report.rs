@@ -4,7 +4,7 @@
 use crate::fpenv;
 use crate::kernels::{OPS, PER_ELEMENT};
 use crate::shape::Shapes;
-use crate::switch::GCC_PLACEMENT;
+use crate::switch::{BASELINE_PLACEMENT, GCC_PLACEMENT};
 use crate::timing::{DOTS, Denormals, Operations, PerElement, Widths};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
@@ -210,9 +210,10 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
     b.print();
 }
 
-/// The appendix's per-element table: ns per element and the ratio to the multiply; with
-/// `beside`, a last column with the same ratio from that other table (the in-L1 one).
-/// Adds the rows to `block` under `array`.
+/// The appendix's per-element table: ns per element and the ratio to the multiply with the
+/// spread of its round-by-round values (a row whose rounds split shows both groups and
+/// "split"); with `beside`, a last column with the same ratio from that other table (the
+/// in-L1 one). Adds the rows to `block` under `array`.
 pub fn per_element_table(
     p: &PerElement,
     beside: Option<&PerElement>,
@@ -225,18 +226,30 @@ pub fn per_element_table(
         ""
     };
     println!(
-        "  {:<18} {:>24}  {:>11}{tail}",
-        "operation", "ns per element", "vs multiply"
+        "  {:<18} {:>24}  {:>11} {:<13}{tail}",
+        "operation", "ns per element", "vs multiply", "round by round"
     );
+    let mul_split = p.split(0).is_some();
     for (k, (name, expr)) in PER_ELEMENT.iter().enumerate() {
         let vs = p.vs_multiply(k);
         let other = beside.map_or(String::new(), |o| format!("  {:>11.1}x", o.vs_multiply(k)));
-        println!(
-            "  {:<18} {:>24}  {:>10.1}x{other}",
-            format!("{name} {expr}"),
-            cell(&p.ops[k]),
-            vs
+        let (ns, ratio) = match p.split(k) {
+            Some(sp) => (
+                format!("split {:.3} | {:.3}", sp.low.median, sp.high.median),
+                "split".to_string(),
+            ),
+            None if mul_split => (cell(&p.ops[k]), "split".to_string()),
+            None => (cell(&p.ops[k]), format!("{vs:.1}x")),
+        };
+        let spread = match p.ratio_spread(k) {
+            Some(r) if k > 0 && !mul_split => format!("{:.1}..{:.1}", r.min, r.max),
+            _ => String::new(),
+        };
+        let line = format!(
+            "  {:<18} {ns:>24}  {ratio:>11} {spread:<13}{other}",
+            format!("{name} {expr}")
         );
+        println!("{}", line.trim_end());
         let mut r: Vec<Value> = vec![
             (*name).into(),
             (*expr).into(),
@@ -251,8 +264,8 @@ pub fn per_element_table(
     }
 }
 
-/// The multiply with case 0's block at each placement: a line of medians for people (GCC's
-/// placement marked), and the `placement` block.
+/// The multiply with case 0's block at each placement: a line of medians for people (3a's
+/// placement and GCC's marked), and the `placement` block.
 pub fn placements(p: &PerElement) {
     let mut head = format!("  {:<16}", "bytes past line");
     let mut row = format!("  {:<16}", "multiply, ns");
@@ -262,14 +275,12 @@ pub fn placements(p: &PerElement) {
     );
     for ((at, t), tally) in p.placements.iter().zip(&p.placement_tallies) {
         let gcc = *at == GCC_PLACEMENT;
-        head.push_str(&format!(
-            "{:>9}",
-            if gcc {
-                format!("*{at}")
-            } else {
-                at.to_string()
-            }
-        ));
+        let mark = match *at {
+            GCC_PLACEMENT => "*",
+            BASELINE_PLACEMENT => "=",
+            _ => "",
+        };
+        head.push_str(&format!("{:>9}", format!("{mark}{at}")));
         row.push_str(&format!("{:>9.3}", t.median));
         let mut r: Vec<Value> = vec![(*at as u64).into(), measure::fmt::yes_no(gcc).into()];
         r.extend(median_min_max(Some(t)));

@@ -13,14 +13,22 @@
 //! On x86-64 this file reproduces GCC's code for the loop instruction for instruction in one
 //! `asm!` block (the same comparisons, block order, jumps, alignment directives and four
 //! accumulators in registers; `sin` called four times a step with the accumulators saved
-//! around the calls), with case 0's block placed where GCC placed it: [`fp_per_element`].
-//! [`PLACED`] holds the same code with case 0's block at each multiple of 8 bytes past a line,
-//! which shows how much the placement, not the multiply, costs. Elsewhere a plain-Rust loop
-//! with the choice inside stands in for all of them.
+//! around the calls). Section 3a's loop, [`fp_per_element`], has case 0's block at the start
+//! of a line ([`BASELINE_PLACEMENT`]), the one placement where it fits in one line, so that
+//! its multiply, the table's baseline, pays nothing for where it sits; every other block is
+//! where GCC put it. [`fp_per_element_at_24`] is GCC's own layout, the C program's.
+//! [`PLACED`] holds the same code with case 0's block at each multiple of 8 bytes past a line
+//! (section 3c), which shows how much the placement, not the multiply, costs. Elsewhere a
+//! plain-Rust loop with the choice inside stands in for all of them.
 
-/// Where case 0's block starts, in bytes past a 64-byte line, in [`fp_per_element`]: where
-/// GCC 12.2 `-O2` put it in the C program built on the reference machine.
+/// Where case 0's block starts, in bytes past a 64-byte line, in GCC 12.2 `-O2`'s build of
+/// the C program on the reference machine: [`fp_per_element_at_24`].
 pub const GCC_PLACEMENT: usize = 24;
+
+/// Where case 0's block starts in [`fp_per_element`], section 3a's loop: at the start of a
+/// line, where its [`MULTIPLY_BLOCK_BYTES`] fit in one (checked in the built binary by
+/// `tests/shape.rs`).
+pub const BASELINE_PLACEMENT: usize = 0;
 
 /// Case 0's block in bytes, its closing jump included (checked in the built binary by
 /// `tests/shape.rs`): at a placement above `64 - MULTIPLY_BLOCK_BYTES` it spans two lines.
@@ -44,7 +52,7 @@ extern "C" fn c_sin(x: f64) -> f64 {
 /// expression of `(a pointer, b pointer, elements, passes, op, case 0's placement)`: the
 /// same instructions in the same registers (so the same bytes), the blocks in the same order
 /// and at the same places in their 64-byte lines as in the C program built on the reference
-/// machine, except case 0's block, at `placement` bytes past its line. Labels (GCC's in
+/// machine, except case 0's block, at `placement` bytes past its line (GCC's: 24). Labels (GCC's in
 /// brackets, with their offset in a line): 20 a new pass [.L42, 0x30]; 21 cases 0 and 1
 /// [.L96, 0x00]; 22 the step's end [.L49]; 23 the step's start and the comparison tree, then
 /// case 3, sqrt [.L62, 0x0c]; 24 sqrt's step end [.L61]; 25 the pass's end [.L95]; 26 case 2,
@@ -266,15 +274,17 @@ macro_rules! placed {
 
 placed! {
     /// One step of the appendix's table, in the code GCC makes of the C program, with case
-    /// 0's block where GCC placed it ([`GCC_PLACEMENT`]): over `a` and `b` (their common
-    /// length rounded down to four elements), `reps` passes, operation `op` (an index of
-    /// [`crate::kernels::PER_ELEMENT`]; 4 and above is `sin`, the C `default:` case) into four
-    /// accumulators, summed `(s0 + s1) + (s2 + s3)`. Panics when `reps` needs more than 32
-    /// bits.
-    fp_per_element = "24";
-    fp_per_element_at_0 = "0";
+    /// 0's block at the start of a 64-byte line ([`BASELINE_PLACEMENT`]), where it fits in one
+    /// line: over `a` and `b` (their common length rounded down to four elements), `reps`
+    /// passes, operation `op` (an index of [`crate::kernels::PER_ELEMENT`]; 4 and above is
+    /// `sin`, the C `default:` case) into four accumulators, summed `(s0 + s1) + (s2 + s3)`.
+    /// Panics when `reps` needs more than 32 bits.
+    fp_per_element = "0";
     fp_per_element_at_8 = "8";
     fp_per_element_at_16 = "16";
+    /// The same, with case 0's block where GCC 12.2 put it in the C program
+    /// ([`GCC_PLACEMENT`]), spanning two lines: the C program's own layout.
+    fp_per_element_at_24 = "24";
     fp_per_element_at_32 = "32";
     fp_per_element_at_40 = "40";
     fp_per_element_at_48 = "48";
@@ -282,12 +292,13 @@ placed! {
 }
 
 /// The same loop with case 0's block at each multiple of 8 bytes past a 64-byte line:
-/// `(placement, loop)`, [`fp_per_element`] among them at [`GCC_PLACEMENT`].
+/// `(placement, loop)`, [`fp_per_element`] among them at [`BASELINE_PLACEMENT`] and GCC's
+/// layout at [`GCC_PLACEMENT`].
 pub const PLACED: [(usize, Loop); 8] = [
-    (0, fp_per_element_at_0),
+    (0, fp_per_element),
     (8, fp_per_element_at_8),
     (16, fp_per_element_at_16),
-    (24, fp_per_element),
+    (24, fp_per_element_at_24),
     (32, fp_per_element_at_32),
     (40, fp_per_element_at_40),
     (48, fp_per_element_at_48),
@@ -296,8 +307,14 @@ pub const PLACED: [(usize, Loop); 8] = [
 
 /// The loop in plain Rust, for targets without the x86-64 code: the choice stays inside the
 /// loop (an opaque copy of `op` each step), every operation one scalar instruction. Built on
-/// every target, so its tests run here too.
+/// every target, so its tests run here too. Where it is the loop, it keeps a stable symbol of
+/// its own, so that `tests/shape.rs` reads it back.
 #[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    inline(never),
+    unsafe(export_name = "fp_per_element_portable")
+)]
 fn portable(a: &[f64], b: &[f64], reps: usize, op: usize) -> f64 {
     use measure::keep::{opaque_f64, opaque_i64};
     let (mut s0, mut s1, mut s2, mut s3) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);

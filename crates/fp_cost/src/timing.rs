@@ -14,7 +14,7 @@ use measure::clock;
 use measure::disturb::{Probe, Tally, Window};
 use measure::keep::black_box;
 use measure::rounds::{self, Step, Timed, Want};
-use measure::stats::Summary;
+use measure::stats::{self, Split, Summary};
 
 /// Two arrays of this many `f64`: 32 KiB together.
 pub const N: usize = 2048;
@@ -197,6 +197,9 @@ pub struct PerElement {
     /// The multiply with case 0's block at each placement of [`switch::PLACED`] (bytes past a
     /// 64-byte line), in order; empty when not scanned.
     pub placements: Vec<(usize, Summary)>,
+    /// The values each operation's figures come from (its clean rounds), in the order of
+    /// `ops`.
+    pub op_values: Vec<Vec<f64>>,
     /// The rounds of each operation, in the order of `ops`.
     pub op_tallies: Vec<Tally>,
     /// The rounds of each placement, in the order of `placements`.
@@ -211,17 +214,36 @@ impl PerElement {
         self.ops[k].median / self.ops[0].median
     }
 
+    /// The spread of operation `k`'s ratio to the multiply, round by round: the `j`-th
+    /// clean round of each over the other (the variants take turns, so those rounds ran close
+    /// together); `None` with fewer than one round each.
+    pub fn ratio_spread(&self, k: usize) -> Option<Summary> {
+        let ratios: Vec<f64> = self.op_values[k]
+            .iter()
+            .zip(&self.op_values[0])
+            .map(|(x, m)| x / m)
+            .collect();
+        Summary::of(&ratios)
+    }
+
+    /// Whether operation `k`'s rounds fell into two groups ([`stats::split`]): then a median
+    /// describes neither.
+    pub fn split(&self, k: usize) -> Option<Split> {
+        stats::split(&self.op_values[k], stats::SPLIT_GAP, stats::SPLIT_MIN_SHARE)
+    }
+
     /// The bytes of the two arrays together.
     pub fn bytes(&self) -> u64 {
         (2 * self.len * std::mem::size_of::<f64>()) as u64
     }
 }
 
-/// Times [`switch::fp_per_element`] for every operation of [`PER_ELEMENT`], interleaved,
+/// Times [`switch::fp_per_element`] (the multiply's block in one line of code) for every
+/// operation of [`PER_ELEMENT`], interleaved,
 /// over `a[i] = 1 + i * 1e-6` and `b[i] = 1.000001` (the appendix's values), `len` elements
 /// each. A timed batch repeats the pass as often as [`BATCH_NS`] takes (at least once, over arrays
 /// that long), each call its own count. With `scan`, each round also times the multiply at
-/// every other placement of [`switch::PLACED`], and the rounds come in two passes in opposite
+/// every other placement of [`switch::PLACED`] (GCC's among them), and the rounds come in two passes in opposite
 /// orders. Every call must return bit for bit the plainly written sum.
 pub fn per_element(len: usize, want: &Want, scan: bool, core: Option<usize>) -> PerElement {
     let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
@@ -233,7 +255,7 @@ pub fn per_element(len: usize, want: &Want, scan: bool, core: Option<usize>) -> 
         .collect();
     let others: Vec<(usize, switch::Loop)> = switch::PLACED
         .into_iter()
-        .filter(|&(at, _)| scan && at != switch::GCC_PLACEMENT)
+        .filter(|&(at, _)| scan && at != switch::BASELINE_PLACEMENT)
         .collect();
     calls.extend(others.iter().map(|&(_, f)| (f, 0)));
     // Each call's passes per batch, and the sum it must return.
@@ -266,12 +288,13 @@ pub fn per_element(len: usize, want: &Want, scan: bool, core: Option<usize>) -> 
         .map(|(j, &(at, _))| (at, r.summary(n + j), r.tally_of(n + j)))
         .collect();
     if scan {
-        placements.push((switch::GCC_PLACEMENT, r.summary(0), r.tally_of(0)));
+        placements.push((switch::BASELINE_PLACEMENT, r.summary(0), r.tally_of(0)));
         placements.sort_by_key(|&(at, _, _)| at);
     }
     PerElement {
         len,
         ops: (0..n).map(|k| r.summary(k)).collect(),
+        op_values: (0..n).map(|k| r.timed[k].used()).collect(),
         op_tallies: (0..n).map(|k| r.tally_of(k)).collect(),
         placement_tallies: placements.iter().map(|p| p.2).collect(),
         placements: placements.into_iter().map(|(at, s, _)| (at, s)).collect(),
@@ -328,6 +351,7 @@ pub fn per_element_sliced(len: usize, want: &Want, core: Option<usize>) -> PerEl
     PerElement {
         len,
         ops: (0..n).map(|k| r.summary(k)).collect(),
+        op_values: (0..n).map(|k| r.timed[k].used()).collect(),
         op_tallies: (0..n).map(|k| r.tally_of(k)).collect(),
         placements: vec![],
         placement_tallies: vec![],

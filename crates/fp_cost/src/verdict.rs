@@ -125,7 +125,8 @@ fn both(a: &Tally, b: &Tally) -> Tally {
     t
 }
 
-/// Section 3: the per-element table (3a), its placement scan, and latency and throughput (3b).
+/// Section 3: the per-element table (3a), whose multiply's block sits in one line of code,
+/// with its splits, and latency and throughput (3b).
 pub fn operations(pe: &PerElement, o: &Operations) -> Vec<String> {
     let mul_t = o.ops[0].throughput.median;
     let mul_l = o.ops[0].chain.median;
@@ -139,9 +140,7 @@ pub fn operations(pe: &PerElement, o: &Operations) -> Vec<String> {
          how often one finishes when they are independent (divide {div_t:.1}x).",
         pe.vs_multiply(3)
     )];
-    if !pe.placements.is_empty() {
-        say.push(placement_verdict(pe));
-    }
+    say.extend(splits(pe));
     let pe_mul = pe.ops[0].median;
     if pe_mul > (1.0 + SAME_WITHIN) * mul_t {
         say.push(format!(
@@ -161,6 +160,20 @@ pub fn operations(pe: &PerElement, o: &Operations) -> Vec<String> {
     marked(&both(&pe.tally, &o.tally), false, say)
 }
 
+/// One sentence per operation of 3a whose clean rounds fell into two groups, with both.
+fn splits(pe: &PerElement) -> Vec<String> {
+    (0..pe.ops.len())
+        .filter_map(|k| {
+            let sp = pe.split(k)?;
+            Some(format!(
+                "{}'s rounds split: {} at {:.3} ns, {} at {:.3} ns ({:.2}x apart), so its \
+                 median describes neither and its 'vs multiply' reads \"split\".",
+                PER_ELEMENT[k].0, sp.low.n, sp.low.median, sp.high.n, sp.high.median, sp.gap
+            ))
+        })
+        .collect()
+}
+
 /// The slowest and the fastest median multiply over the placements, if they were timed.
 pub fn placement_range(pe: &PerElement) -> Option<(f64, f64)> {
     let medians = pe.placements.iter().map(|(_, t)| t.median);
@@ -169,10 +182,29 @@ pub fn placement_range(pe: &PerElement) -> Option<(f64, f64)> {
     (!pe.placements.is_empty()).then_some((slowest, fastest))
 }
 
+/// The median multiply at `at` bytes past a line, if that placement was timed.
+pub fn placed(pe: &PerElement, at: usize) -> Option<f64> {
+    pe.placements
+        .iter()
+        .find(|(p, _)| *p == at)
+        .map(|(_, t)| t.median)
+}
+
+/// Section 3c: what moving case 0's block showed, and what GCC's layout, the C program's,
+/// does to its "vs multiply" column. Empty when the placements were not timed.
+pub fn placement(pe: &PerElement) -> Vec<String> {
+    if pe.placements.is_empty() {
+        return vec![];
+    }
+    let mut say = vec![placement_verdict(pe)];
+    say.extend(c_column(pe));
+    marked(&pe.tally, false, say)
+}
+
 /// What moving case 0's block showed: whether the same instructions cost more at one
-/// address than another (by more than [`PLACE_MOVES`]), whether the slow placements are the
-/// ones where the block spans two 64-byte lines, and what GCC's placement does to the table's
-/// baseline. Every clause is checked against the run's medians before it is said.
+/// address than another (by more than [`PLACE_MOVES`]), and whether the slow placements are
+/// the ones where the block spans two 64-byte lines. Every clause is checked against the
+/// run's medians before it is said.
 fn placement_verdict(pe: &PerElement) -> String {
     let Some((slowest, fastest)) = placement_range(pe) else {
         return String::new();
@@ -215,23 +247,34 @@ fn placement_verdict(pe: &PerElement) -> String {
             switch::MULTIPLY_BLOCK_BYTES
         ));
     }
-    let gcc = pe.ops[0].median;
-    if gcc / fastest > 1.0 + PLACE_MOVES {
-        say.push_str(&format!(
-            " At GCC's placement the multiply takes {:.2}x its best time, so the 'vs multiply' \
-             column, like the C program's, divides by a baseline that carries its placement \
-             (against the best-placed multiply, divide is {:.1}x).",
-            gcc / fastest,
-            pe.ops[2].median / fastest
-        ));
-    } else {
-        say.push_str(&format!(
-            " GCC's placement is within {:.0}% of the fastest, so the 'vs multiply' column is \
-             not inflated by it.",
-            PLACE_MOVES * 100.0
-        ));
-    }
     say
+}
+
+/// The C program's column explained: GCC put its multiply's block at [`switch::GCC_PLACEMENT`],
+/// so its "vs multiply" divides by the multiply timed there; 3a's operations over that
+/// multiply give the column as the C program's layout would.
+fn c_column(pe: &PerElement) -> Option<String> {
+    let gcc = placed(pe, switch::GCC_PLACEMENT)?;
+    let base = pe.ops[0].median;
+    let r = |k: usize| pe.ops[k].median / gcc;
+    let moved = (gcc / base - 1.0).abs() > PLACE_MOVES;
+    Some(format!(
+        "The C program (cargo xtask appendix-c) is GCC's layout, its multiply's block at byte \
+         {}: there the multiply took {:.2}x 3a's, {}. Its 'vs multiply' column divides by that \
+         multiply, so with this layout 3a would read divide {:.1}x, sqrt {:.1}x, sin {:.1}x \
+         (against divide {:.1}x in 3a): compare the C program's numbers with these.",
+        switch::GCC_PLACEMENT,
+        gcc / base,
+        if moved {
+            "so the C program's ratios carry where its code sits"
+        } else {
+            "within the noise, so here its ratios are not moved by where its code sits"
+        },
+        r(2),
+        r(3),
+        r(4),
+        pe.vs_multiply(2)
+    ))
 }
 
 /// Section 4: what the per-element table over arrays far beyond the cache measured, against
@@ -316,13 +359,15 @@ mod tests {
     use super::*;
     use measure::stats::Summary;
 
-    /// A per-element table whose multiply (GCC's placement) takes `medians[3]` ns and whose
-    /// placements 0, 8, .., 56 take `medians`.
+    /// A per-element table whose multiply (3a's, placement 0) takes `medians[0]` ns and
+    /// whose placements 0, 8, .., 56 take `medians`.
     fn table(medians: [f64; 8]) -> PerElement {
         let s = |m: f64| Summary::of(&[m]).unwrap();
+        let ops = [medians[0], 0.3, 1.3, 2.3, 8.3];
         PerElement {
             len: 1024,
-            ops: [medians[3], 0.3, 1.3, 2.3, 8.3].map(s).to_vec(),
+            ops: ops.map(s).to_vec(),
+            op_values: ops.map(|m| vec![m; 5]).to_vec(),
             placements: (0..8).map(|i| (i * 8, s(medians[i]))).collect(),
             op_tallies: vec![Tally::default(); 5],
             placement_tallies: vec![Tally::default(); 8],
@@ -338,14 +383,20 @@ mod tests {
             v.contains("1.26x") && v.contains("spans two 64-byte lines is more"),
             "{v}"
         );
-        assert!(v.contains("carries its placement"), "{v}");
+        let c = c_column(&table([0.27, 0.34, 0.34, 0.34, 0.34, 0.34, 0.34, 0.34])).unwrap();
+        assert!(c.contains("1.26x 3a's") && c.contains("carry where"), "{c}");
+        assert!(
+            c.contains("divide 3.8x") && c.contains("divide 4.8x in 3a"),
+            "{c}"
+        );
         // A slow placement that does not follow the spanning: no reason given.
-        let v = placement_verdict(&table([0.34, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27, 0.27]));
+        let t = table([0.34, 0.27, 0.27, 0.34, 0.27, 0.27, 0.27, 0.27]);
+        let v = placement_verdict(&t);
         assert!(
             v.contains("does not follow") && !v.contains("likely"),
             "{v}"
         );
-        assert!(v.contains("not inflated"), "{v}");
+        assert!(c_column(&t).unwrap().contains("not moved"));
         // All within 10%: no difference claimed.
         let v = placement_verdict(&table([0.34, 0.35, 0.34, 0.34, 0.36, 0.34, 0.34, 0.34]));
         assert!(v.contains("no clear difference"), "{v}");
@@ -387,6 +438,7 @@ mod marks {
         PerElement {
             len: 2048,
             ops: m.map(s).to_vec(),
+            op_values: m.map(|x| vec![x * 0.98, x, x * 1.02]).to_vec(),
             placements: vec![],
             op_tallies: vec![tally(disturbed); 5],
             placement_tallies: vec![],
@@ -470,6 +522,17 @@ mod marks {
             r[3][0].starts_with("multiply, add and divide within"),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn a_split_row_is_named_with_both_groups() {
+        let mut pe = per_element([0.3, 0.25, 1.3, 2.3, 8.3], false);
+        pe.op_values[0] = [0.28; 6].into_iter().chain([0.44; 6]).collect();
+        let say = splits(&pe);
+        assert_eq!(say.len(), 1, "{say:?}");
+        assert!(say[0].starts_with("multiply's rounds split: 6 at 0.280 ns, 6 at 0.440"));
+        pe.op_values[0] = vec![0.28, 0.29, 0.30, 0.28, 0.31, 0.29];
+        assert!(splits(&pe).is_empty());
     }
 
     #[test]

@@ -73,7 +73,9 @@ fn a_quick_run_prints_every_block() {
     assert_eq!(&shape[4..], ["vectorised"; 2]);
     // Four accumulators overlap four chains of additions: faster than one, in both widths.
     let ns = w.nums("median_ns").unwrap();
-    assert!(ns[0].unwrap() < ns[2].unwrap() && ns[1].unwrap() < ns[3].unwrap());
+    if !measure::testing::emulated("four accumulators against one") {
+        assert!(ns[0].unwrap() < ns[2].unwrap() && ns[1].unwrap() < ns[3].unwrap());
+    }
 
     // The appendix's per-element table, in its order, multiply = 1.0x; in quick mode only L1.
     let pe = f.block("per_element").unwrap();
@@ -84,8 +86,12 @@ fn a_quick_run_prints_every_block() {
     assert!(pe.texts("array").unwrap().iter().all(|a| a == "l1"));
     let vs = pe.nums("vs_multiply").unwrap();
     assert_eq!(vs[0], Some(1.0));
-    // Robust physical facts: a division and a sin cost more than a multiply, per element too.
-    assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
+    // Robust physical facts: a division and a sin cost more than a multiply, per element too
+    // (on the machine: under an emulator every operation is a call into its soft float).
+    let on_machine = !measure::testing::emulated("the operations' relative costs");
+    if on_machine {
+        assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
+    }
 
     // The multiply at every placement of its block, GCC's among them, timed as 3a's multiply
     // (x86-64 only: elsewhere the scan is skipped and no block written).
@@ -104,7 +110,8 @@ fn a_quick_run_prints_every_block() {
         assert_eq!(gcc.iter().filter(|g| *g == "yes").count(), 1);
         assert_eq!(gcc[3], "yes");
         let pe_ns = pe.nums("median_ns").unwrap();
-        assert_eq!(pl.nums("median_ns").unwrap()[3], pe_ns[0]);
+        // 3a's multiply is the one whose block starts a line (placement 0).
+        assert_eq!(pl.nums("median_ns").unwrap()[0], pe_ns[0]);
     }
 
     let ops = f.block("ops").unwrap();
@@ -126,8 +133,10 @@ fn a_quick_run_prints_every_block() {
     );
     // A robust physical fact: sin, a library call of dozens of instructions, takes longer than
     // one multiply, both as a chain and with independent chains.
-    assert!(chain[4].unwrap() > chain[0].unwrap());
-    assert!(tput[4].unwrap() > tput[0].unwrap());
+    if on_machine {
+        assert!(chain[4].unwrap() > chain[0].unwrap());
+        assert!(tput[4].unwrap() > tput[0].unwrap());
+    }
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.meta("cpu_family").is_some());
     assert!(
@@ -142,10 +151,15 @@ fn the_report_reads_on_a_terminal() {
         let _g = one_at_a_time();
         measure::testing::assert_report(BIN, &["--quick"], HEADINGS)
     };
-    // Every section ends with what its numbers say.
-    assert_eq!(text.matches("How to read this run:").count(), 3);
+    // Every section ends with what its numbers say, and so does 3c where it runs (x86-64); an
+    // emulated run says none.
+    if !measure::testing::says_emulated(&text) {
+        let readings = if cfg!(target_arch = "x86_64") { 4 } else { 3 };
+        assert_eq!(text.matches("How to read this run:").count(), readings);
+    }
     assert!(text.contains("3a. the appendix's table"));
     assert!(text.contains("3b. each operation in its own loop"));
+    assert!(text.contains("3c. where the code sits"));
 }
 
 /// Issue 13 (1c): with the arrays far beyond the last-level cache, memory sets the pace, so
@@ -179,10 +193,12 @@ fn beyond_the_cache_multiply_and_divide_come_closer() {
         .fold(f64::INFINITY, f64::min);
     let in_l1 = row("l1", 2) / best_mul.min(row("l1", 0));
     let big = row("big", 2) / row("big", 0);
-    assert!(
-        big < in_l1,
-        "divide / multiply per element: {big:.2}x beyond the cache, {in_l1:.2}x in L1"
-    );
+    if !measure::testing::emulated("divide against multiply beyond the cache") {
+        assert!(
+            big < in_l1,
+            "divide / multiply per element: {big:.2}x beyond the cache, {in_l1:.2}x in L1"
+        );
+    }
     assert!(f.meta("big_array_verdict").is_some());
     assert_eq!(f.meta_num("big_array_bytes"), Some((128u64 << 20) as f64));
 }

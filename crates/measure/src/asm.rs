@@ -12,6 +12,11 @@
 //! functions (`#[inline(never)]`). x86-64 (AT&T syntax, objdump's default) and AArch64
 //! listings are understood; on anything else the predicates simply find nothing.
 //!
+//! The tools are the binary's own architecture's: for an AArch64 binary the cross tools
+//! `aarch64-linux-gnu-nm` and `aarch64-linux-gnu-objdump` (Debian's
+//! `binutils-aarch64-linux-gnu`; a native Arm machine has them too) before the plain ones,
+//! which on an x86-64 machine "can't disassemble for architecture UNKNOWN" (see [`tools`]).
+//!
 //! Nothing here measures. When `nm` or `objdump` is missing, [`AsmError::ToolMissing`] says
 //! so, and the caller prints "could not check" instead of a verdict.
 
@@ -33,7 +38,7 @@ pub enum AsmError {
 impl fmt::Display for AsmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AsmError::ToolMissing(t) => write!(f, "{t} not found (install binutils)"),
+            AsmError::ToolMissing(t) => write!(f, "{t} not found (install {})", package(t)),
             AsmError::NoSymbol(s) => write!(
                 f,
                 "no symbol {s:?} in the binary (inlined, renamed or stripped?)"
@@ -138,6 +143,40 @@ impl Insn {
             || matches!(m, "mov" | "dup" | "ins" | "umov" | "smov" | "fmov" | "movi");
         !moves && has_arrangement(ops)
     }
+}
+
+impl Insn {
+    /// A load into a vector register: x86 (AT&T) a memory operand that is not the last with
+    /// an `xmm`/`ymm`/`zmm` register; AArch64 `ld…` (`ldr q0`, `ldp q0, q1`, `ld1 {v0.2d}`)
+    /// into a `q` register, a vector arrangement or an SVE `z` register.
+    pub fn is_vector_load(&self) -> bool {
+        self.vector_memory() == Some(false)
+    }
+
+    /// A store from a vector register (the forms of [`Insn::is_vector_load`], `st…` on
+    /// AArch64, the memory operand last on x86).
+    pub fn is_vector_store(&self) -> bool {
+        self.vector_memory() == Some(true)
+    }
+
+    /// For a vector memory access, whether it stores (`Some(true)`) or loads.
+    fn vector_memory(&self) -> Option<bool> {
+        let (m, ops) = (self.mnemonic.as_str(), self.operands.as_str());
+        if ops.contains('%') {
+            let mem = ops.contains('(') && !m.starts_with("lea") && !m.starts_with("nop");
+            let vector = ["%xmm", "%ymm", "%zmm"].iter().any(|r| ops.contains(r));
+            return (mem && vector).then(|| ops.trim_end().ends_with(')'));
+        }
+        let (load, store) = (m.starts_with("ld"), m.starts_with("st"));
+        let vector = has_arrangement(ops) || has_q_register(ops);
+        ((load || store) && ops.contains('[') && vector).then_some(store)
+    }
+}
+
+/// Whether AArch64 operand text names a 128-bit `q` register (`q0`, `q31`).
+fn has_q_register(ops: &str) -> bool {
+    ops.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| w.len() > 1 && w.starts_with('q') && w[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether AArch64 operand text names a vector arrangement of at least two lanes.
@@ -247,6 +286,73 @@ pub fn parse_nm(text: &str, name: &str) -> Option<(u64, u64)> {
     })
 }
 
+/// The package that holds binutils tool `tool`: `binutils`, or `binutils-aarch64-linux-gnu`
+/// for `aarch64-linux-gnu-objdump`.
+pub fn package(tool: &str) -> String {
+    match tool.rsplit_once("-linux-gnu-") {
+        Some((arch, _)) => format!("binutils-{arch}-linux-gnu"),
+        None => "binutils".into(),
+    }
+}
+
+/// The architecture of the ELF file `binary`, from its header's `e_machine`: `x86_64`,
+/// `aarch64`, or `None` for anything else (or a file that cannot be read).
+pub fn elf_arch(binary: &Path) -> Option<&'static str> {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    std::fs::File::open(binary)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .ok()?;
+    if &head[..4] != b"\x7fELF" {
+        return None;
+    }
+    let machine = if head[5] == 2 {
+        u16::from_be_bytes([head[18], head[19]])
+    } else {
+        u16::from_le_bytes([head[18], head[19]])
+    };
+    match machine {
+        62 => Some("x86_64"),
+        183 => Some("aarch64"),
+        _ => None,
+    }
+}
+
+/// The binutils tool `tool` (`nm`, `objdump`) to try for `binary`, in order: for an AArch64
+/// binary the cross tool first, then the plain one (a native Arm machine without the cross
+/// package); for anything else the plain tool.
+pub fn tools(binary: &Path, tool: &str) -> Vec<String> {
+    match elf_arch(binary) {
+        Some("aarch64") => vec![format!("aarch64-linux-gnu-{tool}"), tool.to_string()],
+        _ => vec![tool.to_string()],
+    }
+}
+
+/// Runs the first of `tools` that is installed. When the first (the binary's own cross tool)
+/// is missing and a fallback fails, the error names both: the fallback most likely cannot
+/// read that architecture.
+fn run_tools(tools: &[String], args: &[String]) -> Result<String, AsmError> {
+    let mut missing: Option<&String> = None;
+    for t in tools {
+        match run_tool(t, args) {
+            Err(AsmError::ToolMissing(_)) => {
+                missing.get_or_insert(t);
+            }
+            Err(AsmError::Failed(m)) if let Some(first) = missing => {
+                return Err(AsmError::Failed(format!(
+                    "{m}; {first}, which reads this binary's architecture, is not installed \
+                     (install {})",
+                    package(first)
+                )));
+            }
+            other => return other,
+        }
+    }
+    Err(AsmError::ToolMissing(
+        missing.or(tools.first()).cloned().unwrap_or_default(),
+    ))
+}
+
 fn run_tool(tool: &str, args: &[String]) -> Result<String, AsmError> {
     let out = Command::new(tool).args(args).output().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -268,8 +374,8 @@ fn run_tool(tool: &str, args: &[String]) -> Result<String, AsmError> {
 
 /// The address and size of symbol `name` in `binary`, from `nm -S`.
 pub fn symbol(binary: &Path, name: &str) -> Result<(u64, u64), AsmError> {
-    let text = run_tool(
-        "nm",
+    let text = run_tools(
+        &tools(binary, "nm"),
         &[
             "-S".into(),
             "--defined-only".into(),
@@ -281,8 +387,8 @@ pub fn symbol(binary: &Path, name: &str) -> Result<(u64, u64), AsmError> {
 
 /// `objdump -d` over `size` bytes of `binary` from `start`.
 fn objdump_range(binary: &Path, start: u64, size: u64) -> Result<String, AsmError> {
-    run_tool(
-        "objdump",
+    run_tools(
+        &tools(binary, "objdump"),
         &[
             "-d".into(),
             "--no-show-raw-insn".into(),
@@ -602,6 +708,70 @@ mod tests {
         assert!(!k("add    %rcx,%rax").is_cond_select());
         assert!(k("call   1234 <sin>").is_call());
         assert!(k("retq").ends_flow());
+    }
+
+    #[test]
+    fn vector_loads_and_stores() {
+        let k = |s: &str| parse_objdump_line(&format!("  10:\t{s}")).unwrap();
+        for load in [
+            "ldr\tq0, [x0, #16]",
+            "ldp\tq0, q1, [x8], #32",
+            "ld1\t{v0.2d}, [x0]",
+            "ldur\tq2, [x1, #-16]",
+            "movdqa (%rdi,%rax,8),%xmm0",
+            "vmovdqu64 0x40(%rdi),%zmm1",
+        ] {
+            assert!(
+                k(load).is_vector_load() && !k(load).is_vector_store(),
+                "{load}"
+            );
+        }
+        for store in [
+            "str\tq0, [x0], #16",
+            "stp\tq0, q1, [x8, #32]",
+            "st1\t{v0.2d, v1.2d}, [x0]",
+            "movups %xmm0,(%rdi)",
+        ] {
+            assert!(
+                k(store).is_vector_store() && !k(store).is_vector_load(),
+                "{store}"
+            );
+        }
+        for neither in [
+            "ldr\tx0, [x1]",
+            "ldr\td0, [x1]",
+            "add\tv0.2d, v0.2d, v1.2d",
+            "mov    (%rdi),%rax",
+            "paddq  %xmm1,%xmm0",
+            "lea    (%rdi,%rax,8),%rcx",
+        ] {
+            assert!(
+                !k(neither).is_vector_load() && !k(neither).is_vector_store(),
+                "{neither}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tools_are_the_binarys_own_architectures() {
+        assert_eq!(package("objdump"), "binutils");
+        assert_eq!(
+            package("aarch64-linux-gnu-objdump"),
+            "binutils-aarch64-linux-gnu"
+        );
+        let exe = std::env::current_exe().unwrap();
+        assert_eq!(elf_arch(&exe), Some(std::env::consts::ARCH));
+        let want = if cfg!(target_arch = "aarch64") {
+            vec!["aarch64-linux-gnu-nm".to_string(), "nm".into()]
+        } else {
+            vec!["nm".to_string()]
+        };
+        assert_eq!(tools(&exe, "nm"), want);
+        assert_eq!(elf_arch(Path::new("/no/such/file")), None);
+        assert_eq!(
+            AsmError::ToolMissing("aarch64-linux-gnu-nm".into()).to_string(),
+            "aarch64-linux-gnu-nm not found (install binutils-aarch64-linux-gnu)"
+        );
     }
 
     /// A loop with an `if` inside: the data jump is a fork, the counter test an exit.

@@ -51,6 +51,47 @@ pub fn claimed_resolution_ns(id: libc::clockid_t) -> Option<u64> {
     (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// The AArch64 generic timer's virtual counter, `CNTVCT_EL0`: the counter Linux reads in the
+/// vDSO for `CLOCK_MONOTONIC` there. `CNTFRQ_EL0` holds the frequency it claims (24 MHz to
+/// 1 GHz on real cores; 62.5 MHz under qemu), so one tick is the finest step the clock can
+/// show however small a resolution `clock_getres` claims. Elsewhere every answer is `None`.
+pub mod counter {
+    /// The counter's claimed frequency in Hz (`CNTFRQ_EL0`); `None` off AArch64, or 0.
+    pub fn frequency_hz() -> Option<u64> {
+        #[cfg(target_arch = "aarch64")]
+        {
+            let f: u64;
+            // SAFETY: Linux lets EL0 read CNTFRQ_EL0; a register read, no memory touched.
+            unsafe { std::arch::asm!("mrs {}, cntfrq_el0", out(reg) f, options(nomem, nostack)) };
+            (f > 0).then_some(f)
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        None
+    }
+
+    /// The counter now (`CNTVCT_EL0`, after an `isb` so it is not read ahead of the code
+    /// before it); `None` off AArch64.
+    pub fn ticks() -> Option<u64> {
+        #[cfg(target_arch = "aarch64")]
+        {
+            let t: u64;
+            // SAFETY: Linux lets EL0 read CNTVCT_EL0; `isb` only orders the read.
+            unsafe {
+                std::arch::asm!("isb", "mrs {}, cntvct_el0", out(reg) t, options(nomem, nostack))
+            };
+            Some(t)
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        None
+    }
+
+    /// One tick in nanoseconds, rounded to the nearest: 1e9 / [`frequency_hz`] (42 ns at
+    /// 24 MHz, 16 ns at 62.5 MHz, 1 ns at 1 GHz).
+    pub fn tick_ns() -> Option<u64> {
+        frequency_hz().map(|f| (1_000_000_000 + f / 2) / f)
+    }
+}
+
 /// What [`on_core`] saw of one piece of work.
 #[derive(Debug, Clone, Copy)]
 pub struct OnCore<T> {
@@ -92,7 +133,8 @@ pub fn on_core<T>(f: impl FnOnce() -> T) -> OnCore<T> {
 /// What the clocks claim and what they cost, measured.
 #[derive(Debug, Clone)]
 pub struct ClockReport {
-    /// `(clock name, claimed resolution in ns)` for MONOTONIC, REALTIME, PROCESS_CPUTIME_ID.
+    /// `(clock name, claimed resolution in ns)` for MONOTONIC, REALTIME, PROCESS_CPUTIME_ID,
+    /// and on AArch64 the tick of the counter under them ([`counter`], `CNTVCT_EL0`).
     pub claimed: Vec<(&'static str, Option<u64>)>,
     /// Median cost of one `clock_gettime(CLOCK_MONOTONIC)` in ns (over batches).
     pub gettime_cost_ns: Summary,
@@ -108,7 +150,7 @@ pub struct ClockReport {
 /// Measures the clock: claimed resolutions, the cost of a reading (batches of `per_batch`
 /// readings, `batches` times, interleaving the two kinds), and the smallest visible step.
 pub fn probe(batches: usize, per_batch: usize) -> ClockReport {
-    let claimed = vec![
+    let mut claimed = vec![
         (
             "CLOCK_MONOTONIC",
             claimed_resolution_ns(libc::CLOCK_MONOTONIC),
@@ -122,6 +164,9 @@ pub fn probe(batches: usize, per_batch: usize) -> ClockReport {
             claimed_resolution_ns(libc::CLOCK_PROCESS_CPUTIME_ID),
         ),
     ];
+    if let Some(tick) = counter::tick_ns() {
+        claimed.push(("CNTVCT_EL0", Some(tick)));
+    }
     let want = crate::rounds::Want::new(batches);
     let batches = reading_costs(&mut crate::disturb::Probe::new(), &want, per_batch);
     ClockReport {
@@ -290,6 +335,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_counter_is_aarch64s_alone() {
+        let on_arm = cfg!(target_arch = "aarch64");
+        assert_eq!(counter::frequency_hz().is_some(), on_arm);
+        assert_eq!(counter::ticks().is_some(), on_arm);
+        let named = probe(1, 10)
+            .claimed
+            .iter()
+            .any(|(name, _)| name.starts_with("CNTVCT_EL0"));
+        assert_eq!(named, on_arm);
+    }
+
+    /// `CNTFRQ_EL0` read, and checked: over 50 ms of `CLOCK_MONOTONIC` the counter advances
+    /// by the frequency it claims (within 2%, the best of three tries, so that a preemption
+    /// between two readings cannot fail it).
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn the_counter_runs_at_the_frequency_it_claims() {
+        let f = counter::frequency_hz().expect("CNTFRQ_EL0 is set") as f64;
+        assert!((1e6..=5e9).contains(&f), "{f} Hz");
+        let tick = counter::tick_ns().unwrap() as f64;
+        assert!((tick - 1e9 / f).abs() <= 0.5, "{tick} ns a tick at {f} Hz");
+        let off = (0..3)
+            .map(|_| {
+                let (t0, c0) = (now_ns(), counter::ticks().unwrap());
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                let (t1, c1) = (now_ns(), counter::ticks().unwrap());
+                let rate = (c1 - c0) as f64 / ((t1 - t0) as f64 * 1e-9);
+                (rate / f - 1.0).abs()
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            off < 0.02,
+            "the counter runs {:.1}% off its frequency",
+            off * 100.0
+        );
+    }
+
+    #[test]
     fn thread_cpu_time_grows_with_work_and_not_beyond_wall_time() {
         let (c0, t0) = (thread_cpu_ns().expect("readable on Linux"), now_ns());
         let mut x = 0u64;
@@ -329,7 +412,9 @@ mod tests {
     #[test]
     fn probe_reports_plausible_costs() {
         let r = probe(5, 2000);
-        assert_eq!(r.claimed.len(), 3);
+        // Three clocks, and on AArch64 the counter under them.
+        let asked = if cfg!(target_arch = "aarch64") { 4 } else { 3 };
+        assert_eq!(r.claimed.len(), asked);
         assert!(r.gettime_cost_ns.median > 0.0 && r.gettime_cost_ns.median < 100_000.0);
         assert!(r.min_step_ns > 0.0);
     }

@@ -108,8 +108,13 @@ pub fn say(text: &str, indent: &str) {
 }
 
 /// Prints a `* ` statement (a conclusion, as the appendix's C programs print them), wrapped
-/// with the continuation lines indented under its first word.
+/// with the continuation lines indented under its first word. In an emulated run
+/// ([`crate::emulation`]) it prints [`NO_VERDICT`](crate::emulation::NO_VERDICT) instead, once
+/// a section: no time there is the machine's.
 pub fn conclude(text: &str) {
+    if crate::emulation::withhold_verdict() {
+        return;
+    }
     println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
 }
 
@@ -120,8 +125,17 @@ pub fn field(name: &str, value: &str) -> String {
 }
 
 /// The closing paragraph of a report section: "How to read this run:" and the sentences,
-/// computed from the section's numbers, wrapped to [`WIDTH`] under a two-space indent.
+/// computed from the section's numbers, wrapped to [`WIDTH`] under a two-space indent; in an
+/// emulated run ([`crate::emulation`]), [`NO_VERDICT`](crate::emulation::NO_VERDICT) instead.
 pub fn how_to_read(sentences: &[String]) -> String {
+    how_to_read_as(sentences, crate::emulation::emulated())
+}
+
+/// [`how_to_read`] for a run that is emulated or not.
+pub fn how_to_read_as(sentences: &[String], emulated: bool) -> String {
+    if emulated {
+        return format!("  {}", crate::emulation::NO_VERDICT);
+    }
     wrap_to(
         &format!("How to read this run: {}", sentences.join(" ")),
         "  ",
@@ -187,13 +201,19 @@ mod tests {
 
     #[test]
     fn a_section_closes_with_how_to_read_it() {
-        let t = how_to_read(&["One.".to_string(), "Two ".repeat(40)]);
+        let say = ["One.".to_string(), "Two ".repeat(40)];
+        let t = how_to_read_as(&say, false);
         assert!(t.starts_with("  How to read this run: One. Two"));
         assert!(
             t.lines()
                 .all(|l| l.starts_with("  ") && l.chars().count() <= WIDTH)
         );
         assert!(t.lines().count() > 1);
+        // Emulated, no sentence is printed: one line says why.
+        assert_eq!(
+            how_to_read_as(&say, true),
+            "  (emulated: no verdict about speed)"
+        );
     }
 
     #[test]

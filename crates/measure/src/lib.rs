@@ -12,7 +12,7 @@
 //! | [`pin`] | pinning a thread to a core with `core_affinity`, and reading back where it runs |
 //! | [`team`] | a team of pinned worker threads released together and timed to the last finish, what each saw of its core; the cores in spread order (sysfs topology) |
 //! | [`disturb`] | evidence of disturbance round by round (involuntary switches, run-queue wait, time off the CPU), the load around a block (`/proc/stat`: the core, its steal, the other cores), and the one rule for "provisional" and "contention" (`Tally`) |
-//! | [`emulation`] | whether the process runs under an emulator (qemu-user), where no time is the machine's |
+//! | [`emulation`] | whether the process runs under an emulator (qemu-user), where no time is the machine's: the sign, the `MM_EMULATED` override, verdicts withheld; the target's configured runner |
 //! | [`facts`] | machine facts with provenance (sysfs, then CPUID, then `sysconf`), one file per source under `facts/`; the load average |
 //! | [`ring`] | seeded xoshiro random numbers, shuffles and the single-cycle Sattolo permutation |
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
@@ -25,11 +25,11 @@
 //! | [`show`] | printing several reports do alike: a section's "How to read this run", a prepared region's line, the series and median/min/max blocks |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
-//! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`) and finding its loops |
+//! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`, the binary's own architecture's) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`rounds`] | timed rounds judged by their evidence: interleaved variants, a warm-up after a disturbed round, more rounds until enough are clean (within a budget), summaries of the clean ones |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning, the core clock before and after |
-//! | [`testing`] | for integration tests: run a built experiment and parse it; check bad input is refused; read a kernel's machine code |
+//! | [`testing`] | for integration tests: run a built experiment (through the target's runner) and parse it; check bad input is refused; read a kernel's machine code |
 //!
 //! The library measures nothing on its own except where a function says so
 //! ([`clock::probe`], [`clock::estimate_core_clock`], and [`run::Experiment::finish`], which

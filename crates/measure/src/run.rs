@@ -62,6 +62,9 @@ impl Experiment {
         debug_assertions: bool,
     ) -> Experiment {
         let args = cli::parse(name, about, opts);
+        let emulated = crate::emulation::detect()
+            .unwrap_or_else(|e| cli::fail(name, e))
+            .clone();
         part::open();
         println!(
             "{}",
@@ -72,6 +75,9 @@ impl Experiment {
                 crate::fmt::WIDTH
             )
         );
+        if emulated.emulated {
+            println!("{}", opening_line(&emulated.sign));
+        }
         if !is_optimised(OPT_LEVEL, debug_assertions) {
             let msg = format!(
                 "!!! WARNING: built without full optimisation (opt-level {OPT_LEVEL}, debug assertions {}).\n\
@@ -87,6 +93,10 @@ impl Experiment {
             format!("opt-level {OPT_LEVEL} profile {PROFILE} debug_assertions {debug_assertions}"),
         );
         meta("quick", if args.quick { "yes" } else { "no" });
+        meta(
+            crate::schema::run::META_EMULATED,
+            crate::fmt::yes_no(emulated.emulated),
+        );
         let facts = MachineFacts::read();
         println!("\n== the machine (every value with its source) ==");
         for l in facts.describe() {
@@ -184,8 +194,10 @@ impl Experiment {
         }
     }
 
-    /// Prints a section heading.
+    /// Prints a section heading (and, in an emulated run, lets the section say once that it
+    /// withholds its verdicts).
     pub fn section(&self, title: &str) {
+        crate::emulation::new_section();
         println!("\n== {title} ==");
     }
 
@@ -284,6 +296,17 @@ pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
     ]
 }
 
+/// The line an emulated report opens with: [`OPENING`](crate::emulation::OPENING) and the
+/// sign it rests on, wrapped to the report's width.
+fn opening_line(sign: &str) -> String {
+    crate::fmt::wrap_to(
+        &format!("{} ({sign})", crate::emulation::OPENING),
+        "",
+        "  ",
+        crate::fmt::WIDTH,
+    )
+}
+
 /// The before-and-after line, wrapped to the report's width when the clock moved.
 fn clock_line(r: &RunClock) -> String {
     crate::fmt::field("core clock", &r.describe())
@@ -342,6 +365,14 @@ mod tests {
         );
         let words = moved.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words.contains("the clock moved during the run"), "{moved}");
+    }
+
+    #[test]
+    fn an_emulated_report_opens_by_saying_so() {
+        let l = opening_line("/proc/cpuinfo describes an x86_64 CPU, not aarch64 (qemu-user)");
+        assert!(l.starts_with("emulated: times are not the machine's (/proc/cpuinfo"));
+        assert!(l.lines().all(|l| l.chars().count() <= crate::fmt::WIDTH));
+        assert!(!l.starts_with('#'));
     }
 
     #[test]

@@ -163,6 +163,9 @@ pub mod run {
     /// Whether the main thread was pinned (verified), and to which core.
     pub const META_PINNED: &str = "pinned";
     pub const META_PINNED_CORE: &str = "pinned_core";
+    /// Whether the run was emulated (`yes`/`no`, [`crate::emulation`]): `run-all` will not
+    /// save an emulated run as a results folder without `--label`.
+    pub const META_EMULATED: &str = "emulated";
 }
 
 group!(
@@ -497,6 +500,20 @@ pub mod branch {
 
     block!(variants = "variants" {
         VARIANT = "variant" [text],
+        SHAPE = "shape" [text],
+        RANDOM_NS = "random_ns",
+        RANDOM_MIN_NS = "random_min_ns",
+        RANDOM_MAX_NS = "random_max_ns",
+        SORTED_NS = "sorted_ns",
+        SORTED_MIN_NS = "sorted_min_ns",
+        SORTED_MAX_NS = "sorted_max_ns",
+        RANDOM_OVER_SORTED = "random_over_sorted",
+        ..evidence,
+    });
+
+    // Section 2b: one source built two ways (`build` is the setting that differs).
+    block!(same_source = "same_source" {
+        BUILD = "build" [text],
         SHAPE = "shape" [text],
         RANDOM_NS = "random_ns",
         RANDOM_MIN_NS = "random_min_ns",

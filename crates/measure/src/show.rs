@@ -12,11 +12,16 @@ use crate::mem::{Prepared, show_backing};
 use crate::stats::Summary;
 
 /// Prints a section's closing "How to read this run:" paragraph ([`crate::fmt::how_to_read`]);
-/// nothing when there is nothing to say.
+/// nothing when there is nothing to say. In an emulated run ([`crate::emulation`]) it prints
+/// [`NO_VERDICT`](crate::emulation::NO_VERDICT) instead, unless the section said it already.
 pub fn how_to_read(sentences: &[String]) {
-    if !sentences.is_empty() {
-        println!("{}", crate::fmt::how_to_read(sentences));
+    if sentences.is_empty() {
+        return;
     }
+    if crate::emulation::withhold_verdict() {
+        return;
+    }
+    println!("{}", crate::fmt::how_to_read(sentences));
 }
 
 /// The sentences of a reading drawn from the rounds `tally` counts, marked as the evidence

@@ -1,8 +1,29 @@
 //! Helpers for the experiments' integration tests, which run the built binary
 //! (`env!("CARGO_BIN_EXE_<name>")`) and read what it printed.
+//!
+//! Every binary is started through [`command`]: through the runner cargo was given for the
+//! target the test was built for (`CARGO_TARGET_<TRIPLE>_RUNNER`, such as `qemu-aarch64 -L
+//! /usr/aarch64-linux-gnu` in `cargo xtask cross-test`), as cargo starts the test itself, so
+//! the same tests run on the machine and under an emulator.
 
 use crate::data::{self, DataFile};
 use std::process::Command;
+
+/// A command that starts the built program `bin` the way cargo starts this test: through the
+/// configured runner of this build's target ([`crate::emulation::runner`]), if any.
+pub fn command(bin: &str) -> Command {
+    crate::emulation::prefixed(&crate::emulation::runner(), bin)
+}
+
+/// Whether this test runs emulated ([`crate::emulation::emulated`]): timing checks and
+/// verdicts are then left out, and the test says so on stderr once per call.
+pub fn emulated(what: &str) -> bool {
+    let e = crate::emulation::emulated();
+    if e {
+        eprintln!("emulated: {what} not checked (times are not the machine's)");
+    }
+    e
+}
 
 /// Runs `bin` with `args`, requires exit status 0, and returns its stdout and the parsed
 /// `#DATA`. Panics with the program's stderr (or the parse error) otherwise.
@@ -16,7 +37,7 @@ pub fn run_and_parse(bin: &str, args: &[&str]) -> (String, DataFile) {
 /// Runs `bin` with `args`, requires exit status 0 (else panics with its stderr), and returns
 /// its stdout.
 fn run_ok(bin: &str, args: &[&str]) -> String {
-    let out = Command::new(bin)
+    let out = command(bin)
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
@@ -32,26 +53,50 @@ fn run_ok(bin: &str, args: &[&str]) -> String {
 /// Asserts that `bin args` is refused the way bad input must be: exit status 2 and exactly
 /// one line on stderr, starting with `<program>: error:`, and no panic.
 pub fn assert_bad_input(bin: &str, program: &str, args: &[&str]) {
-    let out = Command::new(bin)
+    let out = command(bin)
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {bin}: {e}"));
     check_bad_input(&out, program, args);
 }
 
-/// [`assert_bad_input`] for a run under `ulimit -v kib` (started as `sh -c "ulimit -v KIB;
-/// exec BIN ARGS"`): a plan that does not fit the address space is refused with one line and
-/// exit status 2, not an out-of-memory abort. Returns the line.
-pub fn assert_bad_input_within(bin: &str, program: &str, args: &[&str], kib: u64) -> String {
-    let out = Command::new("sh")
-        .arg("-c")
+/// `bin` under `ulimit -v kib` (started as `sh -c "ulimit -v KIB && exec BIN ARGS"`): the
+/// program gets at most `kib` KiB of address space. Add the program's arguments.
+///
+/// `None` (with a line on stderr) where a runner is configured: the limit would bind the
+/// emulator, whose own code buffer alone takes 128 MiB (qemu-aarch64: "allocate 134217728
+/// bytes for jit buffer: Cannot allocate memory"), not the program.
+pub fn command_within(bin: &str, kib: u64) -> Option<Command> {
+    if !crate::emulation::runner().is_empty() {
+        eprintln!(
+            "skipped: a run under ulimit -v {kib} (the limit would bind the runner, {}, not \
+             the program)",
+            crate::emulation::runner_variable(crate::emulation::TARGET)
+        );
+        return None;
+    }
+    let mut c = Command::new("sh");
+    c.arg("-c")
         .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
-        .arg(bin)
+        .arg(bin);
+    Some(c)
+}
+
+/// [`assert_bad_input`] for a run under `ulimit -v kib` ([`command_within`]): a plan that does
+/// not fit the address space is refused with one line and exit status 2, not an out-of-memory
+/// abort. Returns the line; `None` where [`command_within`] skips the run.
+pub fn assert_bad_input_within(
+    bin: &str,
+    program: &str,
+    args: &[&str],
+    kib: u64,
+) -> Option<String> {
+    let out = command_within(bin, kib)?
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run sh for {bin}: {e}"));
     check_bad_input(&out, program, args);
-    String::from_utf8_lossy(&out.stderr).trim_end().to_string()
+    Some(String::from_utf8_lossy(&out.stderr).trim_end().to_string())
 }
 
 fn check_bad_input(out: &std::process::Output, program: &str, args: &[&str]) {
@@ -129,13 +174,16 @@ pub fn assert_quiet_on_closed_pipe(bin: &str, args: &[&str], after_one_line: boo
 
 /// The machine code of the `#[unsafe(no_mangle)]` function `symbol` in the built binary
 /// `bin`, read by [`asm::disassemble`](crate::asm::disassemble), for the tests that check a
-/// kernel's shape. Panics where it cannot be read: a missing `nm` or `objdump` is named (the
-/// check needs binutils and is not skipped), as is a missing symbol.
+/// kernel's shape, with the tools of the binary's architecture ([`crate::asm::tools`]). Panics
+/// where it cannot be read: a missing `nm` or `objdump` is named (the check needs binutils and
+/// is not skipped), as is a missing symbol.
 pub fn function(bin: &str, symbol: &str) -> crate::asm::Function {
     match crate::asm::disassemble(std::path::Path::new(bin), symbol) {
         Ok(f) => f,
         Err(crate::asm::AsmError::ToolMissing(t)) => panic!(
-            "{t} is needed to check the code shape of {symbol}: install binutils (the check cannot be skipped)"
+            "{t} is needed to check the code shape of {symbol}: install {} (the check cannot \
+             be skipped)",
+            crate::asm::package(&t)
         ),
         Err(e) => panic!("{symbol}: {e}"),
     }
@@ -154,8 +202,16 @@ pub fn assert_report(bin: &str, args: &[&str], headings: &[&str]) -> String {
 }
 
 /// The report rules of [`assert_report`] on a captured report; `Err` says which was broken.
+///
+/// A report that opens by saying it ran emulated ([`crate::emulation::OPENING`]) must print no
+/// verdict about speed: no "How to read this run:" and no `  * ` conclusion, and the
+/// heading "How to read this run:" is looked for as [`crate::emulation::NO_VERDICT`].
 pub fn check_report(text: &str, headings: &[&str]) -> Result<(), String> {
+    let emulated = says_emulated(text);
     for (i, l) in text.lines().enumerate() {
+        if emulated && (l.contains(HOW_TO_READ) || l.starts_with("  * ")) {
+            return Err(format!("line {}: a verdict in an emulated run: {l}", i + 1));
+        }
         if l.starts_with('#') {
             return Err(format!("line {} starts with '#': {l}", i + 1));
         }
@@ -170,12 +226,28 @@ pub fn check_report(text: &str, headings: &[&str]) -> Result<(), String> {
             "the report does not end with the data line: {last:?}"
         ));
     }
-    for h in headings {
+    for &h in headings {
+        let h = if emulated && h == HOW_TO_READ {
+            crate::emulation::NO_VERDICT
+        } else {
+            h
+        };
         if !text.contains(h) {
             return Err(format!("heading {h:?} is missing"));
         }
     }
     Ok(())
+}
+
+/// The words that open a section's verdict paragraph ([`crate::fmt::how_to_read`]).
+const HOW_TO_READ: &str = "How to read this run:";
+
+/// Whether a report opens by saying that it ran emulated: a line of its title paragraph (up
+/// to the first blank line) starts with [`crate::emulation::OPENING`].
+pub fn says_emulated(text: &str) -> bool {
+    text.lines()
+        .take_while(|l| !l.is_empty())
+        .any(|l| l.starts_with(crate::emulation::OPENING))
 }
 
 /// Lines of a report (as [`assert_report`] returns it), without the data line.
@@ -212,6 +284,36 @@ mod tests {
         );
         assert!(
             check_report(ok, &["== y =="])
+                .unwrap_err()
+                .contains("missing")
+        );
+    }
+
+    #[test]
+    fn an_emulated_report_may_print_no_verdict() {
+        let emu = "== x: y ==\nemulated: times are not the machine's (MM_EMULATED=1)\n\
+                   == 1. a ==\n  (emulated: no verdict about speed)\n\
+                   [data: 1 #DATA blocks, 0 #META lines hidden]\n";
+        assert!(says_emulated(emu));
+        assert!(!says_emulated("== x ==\n  fine\n"));
+        assert_eq!(
+            check_report(emu, &["== 1. a ==", "How to read this run:"]),
+            Ok(())
+        );
+        let verdict = emu.replace("(emulated: no verdict about speed)", "* 3x faster");
+        assert!(
+            check_report(&verdict, &[])
+                .unwrap_err()
+                .contains("a verdict")
+        );
+        let how = emu.replace(
+            "(emulated: no verdict about speed)",
+            "How to read this run: x",
+        );
+        assert!(check_report(&how, &[]).unwrap_err().contains("a verdict"));
+        let none = emu.replace("  (emulated: no verdict about speed)\n", "");
+        assert!(
+            check_report(&none, &["How to read this run:"])
                 .unwrap_err()
                 .contains("missing")
         );

@@ -22,7 +22,7 @@ use crate::kernel::{self, N, PASS_SUM};
 use measure::disturb::{Evidence, Probe};
 use measure::mem::{HugeAdvice, Region};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Set (to a [`ChildSpec`]) in a fresh process's environment.
 pub const CHILD_ENV: &str = "SINK_BENCH_CHILD";
@@ -306,7 +306,7 @@ pub fn first_execution(spec: ChildSpec, args: &[String]) -> ! {
             "the first execution could not make its start: {e}"
         )),
     };
-    let status = Command::new(own_exe())
+    let status = measure::emulation::command(own_exe())
         .args(args)
         .env(FIRST_ENV, first.line())
         .status()
@@ -336,7 +336,7 @@ fn fail_1(message: &str) -> ! {
 
 /// Starts one fresh process of `exe` and returns its result, or why there is none.
 pub fn run_child(exe: &Path, spec: ChildSpec) -> Result<ChildResult, String> {
-    let out = Command::new(exe)
+    let out = measure::emulation::command(exe)
         .env(CHILD_ENV, spec.to_env())
         .env_remove(FIRST_ENV)
         .stdin(Stdio::null())

@@ -6,7 +6,7 @@ use measure::testing::{assert_report, report_lines};
 use sink_bench::asm;
 use sink_bench::kernel::PASS_SUM;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const BIN: &str = env!("CARGO_BIN_EXE_sink_bench");
 
@@ -23,7 +23,7 @@ const ENV: [&str; 8] = [
 ];
 
 fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
+    let mut c = measure::testing::command(BIN);
     c.args(args);
     for v in ENV {
         c.env_remove(v);
@@ -84,7 +84,9 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
     }
     // Each verdict once: the report has no RESULT lines any more.
     assert!(!text.contains("RESULT"), "{text}");
-    assert_eq!(text.matches("removed the loop").count(), 1, "{text}");
+    if !measure::testing::says_emulated(&text) {
+        assert_eq!(text.matches("removed the loop").count(), 1, "{text}");
+    }
 }
 
 #[test]
@@ -265,8 +267,10 @@ fn the_timing_functions_have_the_shape_the_seed_claims() {
             "no loop between the clock reads:\n{}",
             listing(v)
         );
+        // x86-64 unrolls the chain by 8, AArch64 by 2.
+        let unrolled = if cfg!(target_arch = "aarch64") { 2 } else { 4 };
         assert!(
-            s.chain_run >= 4,
+            s.chain_run >= unrolled,
             "no chain of dependent adds:\n{}",
             listing(v)
         );

@@ -122,12 +122,10 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
 fn too_little_memory_skips_a_section_with_a_line_and_goes_on() {
     // 100 MB of address space holds section 1's regions and section 3's, not section 2's two
     // regions of 64 MiB: that section says why it was skipped, and the run ends normally.
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 100000 && exec \"$0\" --quick --no-data")
-        .arg(BIN)
-        .output()
-        .unwrap();
+    let Some(mut c) = measure::testing::command_within(BIN, 100_000) else {
+        return;
+    };
+    let out = c.args(["--quick", "--no-data"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -36,7 +36,7 @@ fn is_figures(b: &Block) -> bool {
 }
 
 /// `(figure, value, unit)` from the figure blocks, in file order.
-fn figure_rows(f: &DataFile) -> Vec<(String, f64, String)> {
+pub(crate) fn figure_rows(f: &DataFile) -> Vec<(String, f64, String)> {
     let mut out = Vec::new();
     for b in f.bare_blocks().filter(|b| is_figures(b)) {
         for r in &b.rows {

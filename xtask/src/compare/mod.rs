@@ -22,7 +22,7 @@
 //! nothing written. A malformed file inside a folder is reported by file and line, and the
 //! folder's other experiments still count.
 
-mod appendix;
+pub(crate) mod appendix;
 pub mod csv;
 mod effects;
 mod figures;

@@ -69,6 +69,10 @@ pub fn command(o: &flags::RunAll) -> Result<()> {
         }
     };
     let record = run_each(&plan, &bins);
+    if let Err(e) = refuse_emulated(o.label.as_deref(), &record) {
+        let _ = fs::remove_dir_all(&plan.tmp);
+        return Err(e);
+    }
     keep::carry_over(&plan, &record);
     let summary = publish::publish(&plan, &record).inspect_err(|_| {
         // A failed publish (a full disk, say) gives the temporary folder's space back now,
@@ -87,6 +91,24 @@ pub fn command(o: &flags::RunAll) -> Result<()> {
         Ok(())
     } else {
         Err(failed(format!("failed: {}", failed_names.join(", "))))
+    }
+}
+
+/// An emulated run (an output saying `#META emulated yes`) is no machine's results: it is
+/// saved only under a label given on purpose. Refused with one line, exit status 2, and nothing
+/// saved.
+fn refuse_emulated(label: Option<&str>, record: &RunRecord) -> Result<()> {
+    let key = measure::schema::run::META_EMULATED;
+    let emulated: Vec<&str> = (record.outcomes.iter())
+        .filter(|o| o.saved.as_ref().is_some_and(|f| f.meta(key) == Some("yes")))
+        .map(|o| o.name.as_str())
+        .collect();
+    match (label, emulated.first()) {
+        (None, Some(first)) => Err(bad(format!(
+            "{first} ran emulated (#META emulated yes): its times are not this machine's; \
+             nothing was saved (give --label NAME to save the run under that name)"
+        ))),
+        _ => Ok(()),
     }
 }
 

@@ -1,0 +1,369 @@
+//! # labkit: what every lab exercise shares
+//!
+//! Each exercise under `labs/` is a small crate: a `baseline` nobody edits, the student's
+//! `src/solution.rs`, and a binary that the checker (`cargo xtask lab check NAME`) builds and
+//! runs. The binary does three things, all with the code here:
+//!
+//! 1. [`agree`]: the student's version must compute what the baseline computes, on inputs
+//!    drawn from `measure::ring`'s seeded xoshiro; a difference stops the run;
+//! 2. [`paired`]: the two versions are timed in interleaved rounds (A B, B A, ...), each
+//!    round one call of each, with `measure::rounds`' discipline: each round bracketed by
+//!    `measure::disturb` evidence, a warm-up first and after a disturbed round, more rounds
+//!    until enough are clean; the block's `Tally` says whether the result is provisional;
+//! 3. [`Report::print`]: everything as `#META` lines and one `#DATA` block, which the
+//!    checker parses and judges (`xtask/src/lab.rs`). The binary itself gives no verdict.
+
+use measure::data::{Block, Value, meta};
+use measure::disturb::{Probe, Tally, Window};
+use measure::ring::{self, Rng};
+use measure::rounds::{Step, Want};
+
+/// What a lab measures and what it asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The exercise's name, its folder under `labs/`.
+    pub name: &'static str,
+    /// What the ratio is: `speedup` (baseline time over the solution's) or `scaling` (the
+    /// student's benchmark at ten times the input over at the input).
+    pub measure: &'static str,
+    /// The ratio the median must reach.
+    pub target: f64,
+    /// The one hint shown with NOT YET.
+    pub hint: &'static str,
+    /// Cores the exercise runs on at once: with more than one, other work on any core
+    /// (contention) makes the result provisional too.
+    pub cores: usize,
+}
+
+/// How many seeded inputs the correctness check tries.
+pub const TRIES: u64 = 8;
+
+/// Compares `solution` with `baseline` on [`TRIES`] inputs made by `input` from seeds
+/// 1, 2, ...; `same` decides whether two outputs agree. `Err` names the first seed on which
+/// they differ.
+pub fn agree<I, O: std::fmt::Debug>(
+    input: impl Fn(&mut Rng) -> I,
+    baseline: impl Fn(&I) -> O,
+    solution: impl Fn(&I) -> O,
+    same: impl Fn(&O, &O) -> bool,
+) -> Result<(), String> {
+    for seed in 1..=TRIES {
+        let x = input(&mut ring::rng(seed));
+        let (want, got) = (baseline(&x), solution(&x));
+        if !same(&want, &got) {
+            return Err(format!(
+                "on the input of seed {seed} the solution gives {} where the baseline gives {}",
+                short(&got),
+                short(&want)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A value's debug form, cut to 60 characters for a one-line message.
+fn short(v: &impl std::fmt::Debug) -> String {
+    let s = format!("{v:?}");
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s,
+    }
+}
+
+/// One round: one call of each variant (its figure, nanoseconds), and whether anything else
+/// took the core from this thread during it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Round {
+    pub a_ns: f64,
+    pub b_ns: f64,
+    pub disturbed: bool,
+}
+
+/// Rounds of two variants and the evidence around them.
+#[derive(Debug, Clone, Default)]
+pub struct Paired {
+    pub rounds: Vec<Round>,
+    pub tally: Tally,
+}
+
+/// Clean rounds a lab wants.
+pub const ROUNDS: usize = 11;
+
+/// The checker's round loop, the one place its rounds are taken: `measure::rounds` with
+/// [`ROUNDS`] clean rounds wanted, each round one call of `a` and one of `b` (each returns
+/// its figure in nanoseconds), the order alternating from round to round so that drift hits
+/// both alike. `core` is the core this thread is pinned to, for the load around the block.
+///
+/// With `threads` above one the calls run worker threads while this thread waits, so this
+/// thread's own evidence says nothing; a round then counts as disturbed when any thread of
+/// the process was switched out involuntarily during it ([`process_switches`]), and the
+/// block's load (other work on every core) decides the rest.
+pub fn paired(
+    core: Option<usize>,
+    threads: usize,
+    mut a: impl FnMut() -> f64,
+    mut b: impl FnMut() -> f64,
+) -> Paired {
+    let window = Window::open(core);
+    let mut probe = Probe::new();
+    let mut figures = Vec::new();
+    let mut switched = Vec::new();
+    let timed = measure::rounds::run(&mut probe, &Want::new(ROUNDS), |step| match step {
+        Step::Warm(_) => a() + b(),
+        Step::Time(_) => {
+            let before = process_switches();
+            let (fa, fb) = if figures.len() % 2 == 0 {
+                let fa = a();
+                (fa, b())
+            } else {
+                let fb = b();
+                (a(), fb)
+            };
+            switched.push(before.zip(process_switches()).is_none_or(|(x, y)| y > x));
+            figures.push((fa, fb));
+            fa / fb
+        }
+    });
+    let mut tally = timed.tally();
+    let disturbed: Vec<bool> = if threads > 1 {
+        tally.disturbed = switched.iter().filter(|&&d| d).count();
+        tally.disturbed_used = if tally.disturbed == tally.rounds {
+            tally.rounds
+        } else {
+            0
+        };
+        tally.lost_ns = 0;
+        switched
+    } else {
+        timed.evidence.iter().map(|e| e.disturbed()).collect()
+    };
+    let rounds = figures
+        .iter()
+        .zip(disturbed)
+        .map(|(&(a_ns, b_ns), disturbed)| Round {
+            a_ns,
+            b_ns,
+            disturbed,
+        })
+        .collect();
+    Paired {
+        rounds,
+        tally: tally.with_load(window.close()),
+    }
+}
+
+/// Involuntary context switches of every thread of this process so far, ended ones included
+/// (`getrusage(RUSAGE_SELF)`); `None` where it cannot be read.
+pub fn process_switches() -> Option<u64> {
+    // SAFETY: rusage is plain old data that getrusage fills.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0).then_some(u.ru_nivcsw as u64)
+}
+
+/// The wall time of one call of `f`, in nanoseconds, its result kept alive.
+pub fn wall_ns<T>(f: impl FnOnce() -> T) -> f64 {
+    let (ns, r) = measure::clock::time_ns(f);
+    measure::black_box(r);
+    ns
+}
+
+/// The fastest `a` over the fastest `b` of `rounds` (clean rounds only, when any is clean):
+/// for a precondition (is there an effect at all?), which other work on the machine can
+/// only blur by adding time, never by taking it away.
+pub fn best_ratio(rounds: &[Round]) -> f64 {
+    let clean: Vec<&Round> = rounds.iter().filter(|r| !r.disturbed).collect();
+    let use_: Vec<&Round> = if clean.is_empty() {
+        rounds.iter().collect()
+    } else {
+        clean
+    };
+    let best = |f: fn(&Round) -> f64| use_.iter().map(|r| f(r)).fold(f64::INFINITY, f64::min);
+    best(|r| r.a_ns) / best(|r| r.b_ns)
+}
+
+/// Pins the calling thread to the core single-threaded experiments use (`MM_CORE`, else the
+/// highest allowed core): the core when the pinning was verified, and how it went, for a
+/// `#META pinning` line.
+pub fn pin_main() -> (Option<usize>, String) {
+    match measure::pin::default_core() {
+        Ok(Some(core)) => {
+            let p = measure::pin::pin_current_thread(core);
+            (p.verified().then_some(core), p.to_string())
+        }
+        Ok(None) => (None, "no core could be chosen: not pinned".into()),
+        Err(e) => (None, format!("not pinned: {e}")),
+    }
+}
+
+/// Everything one run of a lab binary found, for the checker.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub spec: Spec,
+    /// The correctness check's outcome; on `Err` no round is timed.
+    pub correct: Result<(), String>,
+    /// What `a` and `b` of the rounds are, in words.
+    pub a: &'static str,
+    pub b: &'static str,
+    pub timing: Paired,
+    /// Further `#META` facts (pinning, the code's shape, a precondition).
+    pub facts: Vec<(&'static str, String)>,
+}
+
+impl Report {
+    /// A report with no rounds yet.
+    pub fn new(spec: Spec, a: &'static str, b: &'static str) -> Report {
+        Report {
+            spec,
+            correct: Ok(()),
+            a,
+            b,
+            timing: Paired::default(),
+            facts: Vec::new(),
+        }
+    }
+
+    /// Adds one `#META` fact.
+    pub fn fact(&mut self, key: &'static str, value: impl std::fmt::Display) {
+        self.facts.push((key, value.to_string()));
+    }
+
+    /// Prints the report in the `#DATA` format on stdout.
+    pub fn print(&self) {
+        let s = &self.spec;
+        meta("lab", s.name);
+        meta("measure", s.measure);
+        meta("target", s.target);
+        meta("hint", s.hint);
+        meta("a", self.a);
+        meta("b", self.b);
+        meta("build", measure::run::OPT_LEVEL);
+        match &self.correct {
+            Ok(()) => meta("correct", "yes"),
+            Err(why) => {
+                meta("correct", "no");
+                meta("wrong", why);
+            }
+        }
+        for (k, v) in &self.facts {
+            meta(k, v);
+        }
+        let t = &self.timing.tally;
+        if t.rounds > 0 {
+            let contended = s.cores > 1 && t.contended();
+            meta(
+                "provisional",
+                measure::fmt::yes_no(t.provisional() || contended),
+            );
+            let mut why = t.describe();
+            if let Some(c) = t.contention() {
+                why = format!("{why}; {c}");
+            }
+            meta("disturbance", why);
+        }
+        let mut b = Block::new(
+            "rounds",
+            &["round", "a_ns", "b_ns", "ratio", "disturbed:text"],
+        );
+        for (i, r) in self.timing.rounds.iter().enumerate() {
+            b.row(vec![
+                Value::from(i as u64 + 1),
+                Value::from(r.a_ns),
+                Value::from(r.b_ns),
+                Value::from(r.a_ns / r.b_ns),
+                Value::from(if r.disturbed { "yes" } else { "no" }),
+            ]);
+        }
+        b.print();
+    }
+}
+
+/// The usual run of a speedup lab: the correctness check on small seeded inputs and on
+/// `big`, then [`paired`] rounds of baseline (a) against solution (b) on `big`.
+pub fn run_speedup<I, O: std::fmt::Debug>(
+    spec: Spec,
+    core: Option<usize>,
+    small: impl Fn(&mut Rng) -> I,
+    big: &I,
+    baseline: impl Fn(&I) -> O,
+    solution: impl Fn(&I) -> O,
+    same: impl Fn(&O, &O) -> bool,
+) -> Report {
+    let mut r = Report::new(spec, "baseline", "solution");
+    r.correct = agree(small, &baseline, &solution, &same);
+    if r.correct.is_ok() && !same(&baseline(big), &solution(big)) {
+        r.correct =
+            Err("the solution's result differs from the baseline's on the timed input".into());
+    }
+    if r.correct.is_ok() {
+        r.timing = paired(
+            core,
+            spec.cores,
+            || wall_ns(|| baseline(measure::black_box(big))),
+            || wall_ns(|| solution(measure::black_box(big))),
+        );
+    }
+    r
+}
+
+/// Parses a lab binary's command line: it takes no options but `--help`.
+pub fn args(spec: &Spec, about: &str) {
+    let _ = measure::cli::parse(&format!("lab_{}", spec.name), about, &[]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agree_refuses_a_changed_result_and_names_the_seed() {
+        let input = |r: &mut Rng| ring::below(r, 1000) as u64;
+        assert!(agree(input, |x| x * 2, |x| x + x, |a, b| a == b).is_ok());
+        let e = agree(
+            input,
+            |x| x * 2,
+            |x| x * 2 + u64::from(*x > 500),
+            |a, b| a == b,
+        )
+        .unwrap_err();
+        assert!(e.contains("seed"), "{e}");
+    }
+
+    #[test]
+    fn the_best_ratio_ignores_disturbed_rounds() {
+        let r = |a_ns, b_ns, disturbed| Round {
+            a_ns,
+            b_ns,
+            disturbed,
+        };
+        let rounds = [
+            r(30.0, 10.0, false),
+            r(20.0, 10.0, false),
+            r(1.0, 10.0, true),
+        ];
+        assert_eq!(best_ratio(&rounds), 2.0);
+    }
+
+    #[test]
+    fn paired_rounds_alternate_and_keep_both_figures() {
+        let order = std::cell::RefCell::new(Vec::new());
+        let p = paired(
+            None,
+            1,
+            || {
+                order.borrow_mut().push('a');
+                2.0
+            },
+            || {
+                order.borrow_mut().push('b');
+                1.0
+            },
+        );
+        assert!(p.rounds.len() >= ROUNDS);
+        assert!(p.rounds.iter().all(|r| r.a_ns / r.b_ns == 2.0));
+        let s: String = order.into_inner().into_iter().collect();
+        // A warm-up of both first; then rounds in both orders (a disturbed round adds a
+        // warm-up, so the exact sequence depends on the machine).
+        assert!(s.starts_with("abab") && s.contains("ba"), "{s}");
+        assert_eq!(p.tally.rounds, p.rounds.len());
+    }
+}

@@ -8,7 +8,8 @@
 //!   call nothing (no `memcpy`, no `memset`).
 //! - **explicit**: the same work written with `core::arch` intrinsics at the widest vector
 //!   width the CPU reports at run time ([`Width::detect`]: AVX-512F, AVX2 or SSE2 on x86-64,
-//!   NEON on AArch64, plain 8-byte words elsewhere), four vectors per step.
+//!   NEON on AArch64, plain 8-byte words elsewhere): the read eight vectors per step into
+//!   eight sums, the write and the copy four vectors per step.
 //! - **stream**: the explicit write and copy with non-temporal stores (`_mm*_stream_si*`,
 //!   `movntdq`), which send each line to memory without first reading it into the caches.
 //!   x86-64 only; elsewhere the rows are skipped.
@@ -135,8 +136,11 @@ impl Width {
 }
 
 /// Working sets (and each half of a copy) are whole multiples of this many bytes, so every
-/// kernel's four-vector step divides them.
-pub const BLOCK: usize = 256;
+/// kernel's step divides them (the read's eight 64-byte vectors at most).
+pub const BLOCK: usize = 512;
+/// The explicit read's independent sums: eight vectors loaded per step, each into its own sum,
+/// so that no add waits for another and two loads can issue every cycle.
+pub const READ_SUMS: usize = 8;
 /// The alignment the kernels require (a non-temporal 64-byte store needs it).
 pub const ALIGN: usize = 64;
 
@@ -380,17 +384,20 @@ fn ready_pair(present: bool, d: &[u64], s: &[u64]) {
 
 /// Writes the kernels of one vector width, each under its own symbol, and their table
 /// (`$table`, an [`Explicit`]), so the widths cannot drift apart: four independent vectors
-/// per step (256 bytes with AVX-512), loads into four sums, plain stores, and where the width
+/// per step (256 bytes with AVX-512) for the write and the copy, eight into eight sums for the
+/// read, plain stores, and where the width
 /// has them (`stream:`) non-temporal stores followed by one `sfence` so that they are done
 /// (visible in memory order) before the kernel returns.
 macro_rules! width {
     (
         feature: $feat:literal, present: $present:expr, vec: $v:ty, words: $w:expr,
-        zero: $zero:expr, splat: $splat:ident, load: $load:ident, add: $add:ident,
+        zero: $zero:expr, splat: $splat:ident, load: $load:ident, aload: $aload:ident, add: $add:ident,
         store: $store:ident, symbols: $read:ident $write:ident $copy:ident, table: $table:ident
         $(, stream: $stream:ident, nt_symbols: $write_nt:ident $copy_nt:ident)?
     ) => {
-        /// Sums `n` words (a multiple of four vectors) `laps` times.
+        /// Sums `n` words (a multiple of eight vectors) `laps` times: eight loads a step into
+        /// eight independent sums, by a moving pointer, with aligned loads (so that even SSE2
+        /// folds each into its add), so that a step is eight loads (each folded into its add), one pointer add, one compare and one branch.
         ///
         /// # Safety
         /// The CPU must support the feature; `p` must point to `n` readable words.
@@ -398,22 +405,22 @@ macro_rules! width {
         #[unsafe(no_mangle)]
         #[target_feature(enable = $feat)]
         pub unsafe fn $read(p: *const u64, n: usize, laps: u64) -> u64 {
-            let mut a: [$v; 4] = [$zero; 4];
+            let mut a: [$v; super::READ_SUMS] = [$zero; super::READ_SUMS];
             for _ in 0..laps {
-                let p = black_box(p);
-                let mut i = 0;
-                while i < n {
-                    // SAFETY: i + 4 vectors <= n, inside the caller's words.
-                    unsafe {
-                        a[0] = $add(a[0], $load(p.add(i).cast()));
-                        a[1] = $add(a[1], $load(p.add(i + $w).cast()));
-                        a[2] = $add(a[2], $load(p.add(i + 2 * $w).cast()));
-                        a[3] = $add(a[3], $load(p.add(i + 3 * $w).cast()));
+                let mut q = black_box(p);
+                // SAFETY: one past the caller's words.
+                let end = unsafe { q.add(n) };
+                while q < end {
+                    for (k, s) in a.iter_mut().enumerate() {
+                        // SAFETY: n is a multiple of READ_SUMS vectors: q + k vectors < end; `ready`
+                        // checked the alignment the aligned load needs.
+                        *s = $add(*s, unsafe { $aload(q.add(k * $w).cast()) });
                     }
-                    i += 4 * $w;
+                    // SAFETY: at most `end`, one past the words.
+                    q = unsafe { q.add(super::READ_SUMS * $w) };
                 }
             }
-            let s = $add($add(a[0], a[1]), $add(a[2], a[3]));
+            let s = a.iter().fold($zero, |x, &y| $add(x, y));
             // SAFETY: a vector is exactly this many words.
             let words: [u64; $w] = unsafe { std::mem::transmute(s) };
             words.iter().fold(0u64, |x, &y| x.wrapping_add(y))
@@ -541,21 +548,21 @@ pub mod x86 {
 
     width! {
         feature: "avx512f", present: has!("avx512f"), vec: __m512i, words: 8,
-        zero: _mm512_setzero_si512(), splat: _mm512_set1_epi64, load: _mm512_loadu_si512,
+        zero: _mm512_setzero_si512(), splat: _mm512_set1_epi64, load: _mm512_loadu_si512, aload: _mm512_load_si512,
         add: _mm512_add_epi64, store: _mm512_storeu_si512,
         symbols: bw_read_avx512 bw_write_avx512 bw_copy_avx512, table: AVX512,
         stream: _mm512_stream_si512, nt_symbols: bw_write_nt_avx512 bw_copy_nt_avx512
     }
     width! {
         feature: "avx2", present: has!("avx2"), vec: __m256i, words: 4,
-        zero: _mm256_setzero_si256(), splat: _mm256_set1_epi64x, load: _mm256_loadu_si256,
+        zero: _mm256_setzero_si256(), splat: _mm256_set1_epi64x, load: _mm256_loadu_si256, aload: _mm256_load_si256,
         add: _mm256_add_epi64, store: _mm256_storeu_si256,
         symbols: bw_read_avx2 bw_write_avx2 bw_copy_avx2, table: AVX2,
         stream: _mm256_stream_si256, nt_symbols: bw_write_nt_avx2 bw_copy_nt_avx2
     }
     width! {
         feature: "sse2", present: has!("sse2"), vec: __m128i, words: 2,
-        zero: _mm_setzero_si128(), splat: _mm_set1_epi64x, load: _mm_loadu_si128,
+        zero: _mm_setzero_si128(), splat: _mm_set1_epi64x, load: _mm_loadu_si128, aload: _mm_load_si128,
         add: _mm_add_epi64, store: _mm_storeu_si128,
         symbols: bw_read_sse2 bw_write_sse2 bw_copy_sse2, table: SSE2,
         stream: _mm_stream_si128, nt_symbols: bw_write_nt_sse2 bw_copy_nt_sse2
@@ -575,7 +582,7 @@ pub mod arm {
 
     width! {
         feature: "neon", present: has!("neon"), vec: uint64x2_t, words: 2,
-        zero: vdupq_n_u64(0), splat: vdupq_n_u64, load: vld1q_u64, add: vaddq_u64,
+        zero: vdupq_n_u64(0), splat: vdupq_n_u64, load: vld1q_u64, aload: vld1q_u64, add: vaddq_u64,
         store: vst1q_u64, symbols: bw_read_neon bw_write_neon bw_copy_neon, table: NEON
     }
 }

@@ -305,6 +305,11 @@ fn main() {
         threads: one.zip(all),
         sweep: sweep_tally,
         threads_tally,
+        read_insns_per_load: kernels
+            .iter()
+            .zip(&shapes)
+            .find(|(k, _)| k.op == kernels::Op::Read && k.form == kernels::Form::Explicit)
+            .and_then(|(_, s)| s.insns_per_access),
         stream_gain: nt_gain,
         loaded: loaded.map(|v| {
             (

@@ -125,6 +125,7 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             s.access_bytes.into(),
             s.streams.into(),
             s.word().into(),
+            s.insns_per_access.into(),
         ]);
     }
     block.print();

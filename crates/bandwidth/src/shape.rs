@@ -15,6 +15,9 @@ pub struct Shape {
     pub calls: Vec<String>,
     /// Why the code could not be read, if it could not.
     pub unchecked: Option<String>,
+    /// Instructions per memory access in the innermost loop that accesses memory (the loop
+    /// the time is spent in): what the core must issue besides the loads and stores.
+    pub insns_per_access: Option<f64>,
 }
 
 impl Shape {
@@ -45,6 +48,9 @@ impl Shape {
         };
         if !self.calls.is_empty() {
             t.push_str(&format!(", calls {}", self.calls.join(", ")));
+        }
+        if let Some(x) = self.insns_per_access {
+            t.push_str(&format!(" ({x:.2} instructions an access)"));
         }
         t
     }
@@ -97,6 +103,7 @@ pub fn read_back(symbol: &str) -> Shape {
         streams: false,
         calls: Vec::new(),
         unchecked: Some(e),
+        insns_per_access: None,
     };
     let exe = match std::env::current_exe() {
         Ok(p) => p,
@@ -106,12 +113,32 @@ pub fn read_back(symbol: &str) -> Shape {
         Ok(f) => f,
         Err(e) => return unchecked(e.to_string()),
     };
-    of_loops(
-        &f.loops()
-            .iter()
-            .flat_map(|l| l.insns.clone())
-            .collect::<Vec<_>>(),
-    )
+    let loops = f.loops();
+    Shape {
+        insns_per_access: insns_per_access(&loops),
+        ..of_loops(
+            &loops
+                .iter()
+                .flat_map(|l| l.insns.clone())
+                .collect::<Vec<_>>(),
+        )
+    }
+}
+
+/// Instructions per memory access of the densest loop: the unrolled body the time is spent
+/// in, not a remainder loop, the lap loop around it, or the empty-buffer path.
+pub fn insns_per_access(loops: &[asm::Loop]) -> Option<f64> {
+    loops
+        .iter()
+        .map(|l| {
+            (
+                l.insns.len(),
+                l.insns.iter().filter_map(access_bytes).count(),
+            )
+        })
+        .filter(|&(_, m)| m > 0)
+        .map(|(n, m)| n as f64 / m as f64)
+        .min_by(f64::total_cmp)
 }
 
 /// The shape of the instructions of a function's loops.
@@ -136,6 +163,7 @@ pub fn of_loops(insns: &[Insn]) -> Shape {
         streams: insns.iter().any(is_stream),
         calls,
         unchecked: None,
+        insns_per_access: None,
     }
 }
 

@@ -21,14 +21,19 @@ pub struct Seen {
     pub sweep: Tally,
     /// The rounds of section 5, with the load around them.
     pub threads_tally: Tally,
+    /// Instructions per load in the explicit read's loop, read from this binary.
+    pub read_insns_per_load: Option<f64>,
     /// Streaming write over ordinary write at the largest set.
     pub stream_gain: Option<f64>,
     /// Idle ns and loaded ns (from the rounds that count), and loaded/idle when supported.
     pub loaded: Option<(Option<f64>, Option<f64>, Option<f64>)>,
 }
 
-/// The L1 limit is "reached" within this share (the issue's goal: within 10%).
+/// A clock estimate that puts the L1 read more than this share above the limit is wrong.
 const GOAL: f64 = 0.10;
+/// The L1 read "reaches" the limit within this share (issue 25: at least 95%, where
+/// hand-scheduled kernels such as likwid-bench's get).
+const READ_GOAL: f64 = 0.05;
 
 /// One representative working set per level. For a cache: of the sizes that fit in it with
 /// room to spare (at most half of it) and do not fit the level below, the one where `rate`
@@ -110,22 +115,26 @@ pub fn print(
         }
         (Some(l), Some(rb), Some(wb)) => {
             let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
-            let met = pr >= 1.0 - GOAL;
+            let met = pr >= 1.0 - READ_GOAL;
             verdict(
                 ("l1_limit", "L1 against the core's limit (section 1)"),
                 (&seen.sweep, false),
                 &format!(
                     "reading reaches {rb:.1} bytes a cycle, \
                  {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
-                 Reading within {:.0}% of the limit: {}.",
+                 Reading within {:.0}% of the limit: {}.{}",
                     pr * 100.0,
                     l.load_bytes(),
                     per_cycle(l.loads, "load"),
                     pw * 100.0,
                     l.store_bytes(),
                     per_cycle(l.stores, "store"),
-                    GOAL * 100.0,
-                    if met { "yes" } else { "no, not in this run" }
+                    READ_GOAL * 100.0,
+                    if met { "yes" } else { "no, not in this run" },
+                    seen.read_insns_per_load.map_or(String::new(), |x| format!(
+                        " The read's loop issues {x:.2} instructions a load (read from this \
+                         binary)."
+                    ))
                 ),
             );
             exp.key_figure("l1_read_of_limit", pr * 100.0, "%");

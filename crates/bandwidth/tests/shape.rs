@@ -204,3 +204,36 @@ fn the_neon_kernels_use_16_byte_vectors() {
         "bw_copy_neon loads no NEON vector: {copy:#?}"
     );
 }
+
+/// The explicit reads are hand-scheduled for the core's load limit: the innermost loop holds
+/// eight vector loads (eight independent sums) and little else, at most 1.5 instructions a
+/// load (the four-load loop it replaced needed 1.75).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_explicit_reads_issue_eight_loads_a_step_and_little_else() {
+    for (sym, reg) in [
+        ("bw_read_avx512", "%zmm"),
+        ("bw_read_avx2", "%ymm"),
+        ("bw_read_sse2", "%xmm"),
+    ] {
+        let loops = function(sym).loops();
+        let loads_of = |l: &measure::asm::Loop| {
+            l.insns
+                .iter()
+                .filter(|i| touches_memory(i) && !is_store(i) && i.operands.contains(reg))
+                .count()
+        };
+        let inner = loops
+            .iter()
+            .max_by_key(|l| loads_of(l))
+            .unwrap_or_else(|| panic!("{sym} has no loop"));
+        let loads = loads_of(inner);
+        assert_eq!(loads, 8, "{sym}: {:#?}", inner.insns);
+        assert!(
+            inner.insns.len() as f64 / loads as f64 <= 1.5,
+            "{sym}: {} instructions for {loads} loads: {:#?}",
+            inner.insns.len(),
+            inner.insns
+        );
+    }
+}

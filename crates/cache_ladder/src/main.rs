@@ -13,15 +13,18 @@
 //! limit) beside the appendix's index chase; cycles beside nanoseconds; the same chase on huge
 //! pages, with the backing verified; every size measured in two passes in different orders,
 //! with their agreement checked; and the cache boundaries read from the curve itself, because
-//! the sizes a machine reports are not always the sizes a program gets.
+//! the sizes a machine reports are not always the sizes a program gets. And memory-level
+//! parallelism (section 6): 1 to 16 independent chains at once in L2, L3 and memory, the loads
+//! in flight and the bandwidth they imply.
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `ladder.rs` measures one working set (the regions, the rings, the interleaved rounds),
 //! `report.rs` prints the two tables and the boundaries, `knees.rs` reads the boundaries off
-//! the curve.
+//! the curve, `mlp.rs` measures and reads the parallel chains.
 
 mod knees;
 mod ladder;
+mod mlp;
 mod read;
 mod report;
 
@@ -140,7 +143,84 @@ fn main() {
         .iter()
         .for_each(|s| conclude(s));
     exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &curve);
+    let largest_set = mem.max as usize;
+    drop(mem);
+
+    // == 6. Beyond the appendix: several chains at once.
+    mlp_section(&mut exp, &reported, (largest_set, largest), core);
     exp.finish();
+}
+
+/// Section 6: 1, 2, 4, 8 and 16 independent chains over a ring in L2, in L3 (half of each
+/// reported size) and in memory (the ladder's largest set), with the misses in flight and
+/// the bandwidth they imply.
+fn mlp_section(
+    exp: &mut Experiment,
+    reported: &[(String, u64)],
+    (largest_set, largest): (usize, Option<u64>),
+    core: Option<usize>,
+) {
+    exp.section("6. memory-level parallelism: independent chains at once (beyond the appendix)");
+    let mut sets: Vec<(String, usize)> = reported
+        .iter()
+        .filter(|(n, _)| n == "L2" || n == "L3")
+        .map(|(n, b)| (n.clone(), (*b / 2) as usize))
+        .collect();
+    sets.dedup_by_key(|s| s.1);
+    // Memory: beyond the largest cache by 2x (quick) or 4x, and at least the ladder's largest.
+    let quick = exp.args.quick;
+    let beyond = largest.map(|c| c as usize * if quick { 2 } else { 4 });
+    let set = beyond.map_or(largest_set, |b| b.max(largest_set));
+    match mem::guard(set as u64) {
+        Ok(()) if beyond.is_some() => sets.push(("memory".into(), set)),
+        Ok(()) => sets.push(("largest set".into(), set)),
+        Err(e) => say(
+            &format!("memory ({}): skipped: {e}", bytes(set as u64)),
+            "  ",
+        ),
+    }
+    let clean = if quick { 5 } else { 11 };
+    say(
+        &format!(
+            "chains {:?} over one random ring per set, one slot a line, warmed by a whole lap; \
+             {clean} clean rounds each of ~0.3 ms, interleaved; up to {} extra rounds / {} ms \
+             when rounds are disturbed.",
+            measure::chase::PARALLEL,
+            mlp::EXTRA_ROUNDS,
+            mlp::BUDGET_NS / 1_000_000
+        ),
+        "  ",
+    );
+    let window = Window::open(core);
+    let mut levels = Vec::new();
+    for (name, b) in &sets {
+        match mlp::measure_level(name, *b, clean) {
+            Ok(l) => levels.push(l),
+            Err(e) => say(
+                &format!("{name} ({}): skipped: {e}", bytes(*b as u64)),
+                "  ",
+            ),
+        }
+    }
+    if levels.is_empty() {
+        return;
+    }
+    let tally = levels
+        .iter()
+        .flat_map(|l| &l.points)
+        .fold(Tally::default(), |t, p| t.merge(&p.tally))
+        .with_load(window.close());
+    let m = mlp::Mlp { levels, tally };
+    report::mlp_table(&m);
+    println!("\n  how to read this run:");
+    mlp::reading(&m).iter().for_each(|s| conclude(s));
+    m.block().print();
+    exp.disturbance(measure::schema::cache_ladder::mlp::BLOCK, &m.tally);
+    if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
+        let most = mem.points.last().expect("points");
+        exp.key_figure("mlp_memory_in_flight", mem.in_flight(most), "loads");
+        exp.key_figure("mlp_memory_implied_gbs", mlp::implied_gbs(most), "GB/s");
+    }
 }
 
 /// Section 4: every size in two passes (forward, then shuffled), each round judged; prints the

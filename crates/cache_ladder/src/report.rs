@@ -451,3 +451,35 @@ pub fn boundaries(
         points: pts.len(),
     }
 }
+
+/// Section 6's table: per level and chain count, the time per step and per load, the loads
+/// in flight and the bandwidth implied (the clean rounds' medians).
+pub fn mlp_table(m: &crate::mlp::Mlp) {
+    let huge: Vec<String> = m
+        .levels
+        .iter()
+        .map(|l| {
+            let share = l.huge.map_or("unknown".into(), |h| format!("{h:.0}%"));
+            format!("{} {share}", l.name)
+        })
+        .collect();
+    println!("  on huge pages (verified): {}", huge.join(", "));
+    println!(
+        "\n  {:<8} {:>9} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "level", "set", "chains", "ns/step", "ns/load", "in flight", "GB/s"
+    );
+    for l in &m.levels {
+        for p in &l.points {
+            println!(
+                "  {:<8} {:>9} {:>7} {:>10.2} {:>10.2} {:>10.1} {:>10.1}",
+                l.name,
+                measure::fmt::bytes(l.bytes as u64),
+                p.chains,
+                p.step.median,
+                p.step.median / p.chains as f64,
+                l.in_flight(p),
+                crate::mlp::implied_gbs(p)
+            );
+        }
+    }
+}

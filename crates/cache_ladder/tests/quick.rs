@@ -112,14 +112,16 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
             "== 4. time for one read, by working set",
             "== 5. boundaries read from the curve, beside the reported sizes ==",
             "how to read this run:",
+            "== 6. memory-level parallelism",
         ],
     );
-    // Sections 4 and 5 each end with their reading; the tables keep their columns together.
-    assert_eq!(text.matches("how to read this run:").count(), 2, "{text}");
+    // Sections 4, 5 and 6 each end with their reading; the tables keep their columns together.
+    assert_eq!(text.matches("how to read this run:").count(), 3, "{text}");
     assert!(text.contains("index chase") && text.contains("on huge pages"));
     assert!(text.contains("sequential") && text.contains("round spread"));
     let n = measure::testing::report_lines(&text);
-    assert!(n <= 120, "{n} report lines");
+    // 120 for the appendix's sections, 45 for section 6 (three sets of five chain counts).
+    assert!(n <= 165, "{n} report lines");
 }
 
 #[test]
@@ -234,4 +236,44 @@ fn the_appendix_sweep_is_one_scalar_add_per_word() {
         "the scalar sweep has packed arithmetic: {:?}",
         f.insns
     );
+}
+
+/// The parallel chase: the loop of `measure_chase_parN` holds N chase loads per step (the
+/// compiler may unroll whole steps), `mov (%reg),%reg` (or `0x0(%reg)`): a plain pointer
+/// load, no index, per chain and step (cursors spilled to the stack are
+/// reloaded and stored with offsets from `%rsp`, which are not chase loads).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn each_parallel_chase_step_is_n_independent_loads() {
+    for n in measure::chase::PARALLEL {
+        let sym = format!("measure_chase_par{n}");
+        let f = measure::testing::function(BIN, &sym);
+        let loops = f.loops();
+        let body = loops
+            .iter()
+            .min_by_key(|l| l.insns.len())
+            .unwrap_or_else(|| panic!("{sym} has no loop"));
+        let chase: Vec<_> = body
+            .insns
+            .iter()
+            .filter(|i| i.mnemonic.starts_with("mov"))
+            .filter_map(|i| {
+                let ops = i.operands.trim_start_matches("0x0");
+                let inner = ops.strip_prefix('(')?;
+                let (reg, dest) = inner.split_once("),")?;
+                (!reg.contains(',') && reg != "%rsp").then(|| (reg.to_string(), dest.to_string()))
+            })
+            .collect();
+        assert!(
+            !chase.is_empty() && chase.len().is_multiple_of(n),
+            "{sym}: {} chase loads: {:#?}",
+            chase.len(),
+            body.insns
+        );
+        // Each loads into a register (the chain's next address), never into memory.
+        assert!(
+            chase.iter().all(|(_, d)| d.starts_with('%')),
+            "{sym}: {chase:?}"
+        );
+    }
 }

@@ -379,10 +379,128 @@ impl Plan {
     }
 }
 
+/// The numbers of chains [`Ring::chase_parallel`] walks at once (memory-level parallelism, as
+/// multichase's `parallelN` and lmbench's `par_mem`).
+pub const PARALLEL: [usize; 5] = [1, 2, 4, 8, 16];
+
+/// Writes one parallel-chase kernel per chain count, each under its own stable symbol.
+macro_rules! parallel_chase {
+    ($($name:ident = $n:literal),* $(,)?) => {$(
+        #[doc = concat!("Follows ", stringify!($n), " address chains at once, `steps` steps \
+            each: every step is ", stringify!($n), " loads, each depending only on its own \
+            chain's last load, so the core can have that many misses in flight. The cursors \
+            are updated in place.")]
+        ///
+        /// # Safety
+        /// Every cursor must be a slot of an address ring ([`Ring::build`] with
+        /// [`Link::Address`]), as for [`measure_chase_address`].
+        #[inline(never)]
+        #[unsafe(no_mangle)]
+        pub unsafe fn $name(cursors: &mut [*const u64; $n], steps: u64) {
+            let mut c = *cursors;
+            for _ in 0..steps {
+                for p in c.iter_mut() {
+                    // SAFETY: the caller guarantees every reachable word holds a slot address.
+                    *p = unsafe { **p } as *const u64;
+                }
+            }
+            *cursors = c;
+        }
+    )*};
+}
+
+parallel_chase!(
+    measure_chase_par1 = 1,
+    measure_chase_par2 = 2,
+    measure_chase_par4 = 4,
+    measure_chase_par8 = 8,
+    measure_chase_par16 = 16,
+);
+
+impl Ring<'_> {
+    /// `n` cursors spread evenly along arc `arc` of `arcs` equal arcs of one lap (slot
+    /// positions): the starts of `n` chains that never meet while they walk in step (each
+    /// keeps the same distance behind the one ahead), and that follow no other arc's chains
+    /// closely (which would find the lines those had just brought into the caches).
+    pub fn spread(&self, n: usize, arc: usize, arcs: usize) -> Vec<usize> {
+        assert!(arc < arcs, "arc {arc} of {arcs}");
+        let lap = self.lap();
+        let len = lap.len() / arcs;
+        (0..n).map(|k| lap[arc * len + k * len / n]).collect()
+    }
+
+    /// Walks the chains whose cursors (word positions of slots) are given, `steps` steps
+    /// each, all at once, with the kernel for their count (one of [`PARALLEL`]), and leaves
+    /// the cursors where the chains stopped. Panics (a programming error) on an index ring,
+    /// another count, or a cursor outside the buffer.
+    pub fn chase_parallel(&self, cursors: &mut [usize], steps: u64) {
+        assert_eq!(
+            self.link,
+            Link::Address,
+            "parallel chains walk an address ring"
+        );
+        assert!(
+            cursors.iter().all(|&c| c < self.buf.len()),
+            "a cursor outside the ring"
+        );
+        let base = self.buf.as_ptr();
+        // SAFETY: every cursor is inside the buffer (checked) and, as the caller's slots of
+        // this address ring, links only to slots of it; the buffer stays borrowed.
+        let ptrs: Vec<*const u64> = cursors.iter().map(|&c| unsafe { base.add(c) }).collect();
+        macro_rules! run {
+            ($f:ident, $n:literal) => {{
+                let mut a: [*const u64; $n] = ptrs.try_into().expect("the count was matched");
+                // SAFETY: as above.
+                unsafe { $f(&mut a, steps) };
+                a.to_vec()
+            }};
+        }
+        let end = match cursors.len() {
+            1 => run!(measure_chase_par1, 1),
+            2 => run!(measure_chase_par2, 2),
+            4 => run!(measure_chase_par4, 4),
+            8 => run!(measure_chase_par8, 8),
+            16 => run!(measure_chase_par16, 16),
+            n => panic!("no parallel chase of {n} chains (see PARALLEL)"),
+        };
+        for (c, p) in cursors.iter_mut().zip(end) {
+            *c = (p as usize - base as usize) / 8;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ring::{DEFAULT_SEED, sattolo};
+
+    #[test]
+    fn parallel_chains_walk_the_lap_from_their_spread_starts() {
+        let n = 1000;
+        let next = sattolo(n, DEFAULT_SEED);
+        let mut buf = vec![0u64; n];
+        let r = Ring::build(&mut buf, Link::Address, &next, |k| k);
+        let lap = r.lap();
+        let at = |p: usize| lap.iter().position(|&q| q == p).unwrap();
+        for (arc, chains) in PARALLEL.into_iter().enumerate() {
+            let mut c = r.spread(chains, arc, PARALLEL.len());
+            let starts: Vec<usize> = c.iter().map(|&p| at(p)).collect();
+            assert_eq!(
+                starts[0],
+                arc * 200,
+                "arc {arc} of 5 starts {arc}/5 of the lap on"
+            );
+            assert!(
+                starts
+                    .iter()
+                    .all(|&s| s >= arc * 200 && s < (arc + 1) * 200)
+            );
+            r.chase_parallel(&mut c, 37);
+            for (k, &p) in c.iter().enumerate() {
+                assert_eq!(at(p), (starts[k] + 37) % n, "chain {k} of {chains}");
+            }
+        }
+    }
 
     /// Checks the ring property for one layout and both link kinds: one lap from slot 0 visits
     /// every slot's position exactly once and the next step returns to slot 0.

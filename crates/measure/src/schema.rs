@@ -231,6 +231,22 @@ pub mod cache_ladder {
         AGREES = "agrees" [text],
     });
 
+    // Memory-level parallelism: 1..16 independent chains at once over one ring per level.
+    block!(mlp = "mlp" {
+        LEVEL = "level" [text],
+        KIB = "kib",
+        CHAINS = "chains",
+        STEP_NS = "step_ns",
+        STEP_MIN_NS = "step_min_ns",
+        STEP_MAX_NS = "step_max_ns",
+        NS_PER_LOAD = "ns_per_load",
+        IN_FLIGHT = "in_flight",
+        IMPLIED_GBS = "implied_gbs",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
+    });
+
     keys! {
         FIRST_INDEX_NS = "first_index_ns",
         LARGEST_INDEX_NS = "largest_index_ns",
@@ -302,6 +318,20 @@ pub mod stride {
         PASS = "pass" [text],
         APPENDIX_NS = "appendix_ns",
         FRESH_NS = "fresh_ns",
+        // The timed rounds behind the row, and how many of them were disturbed.
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
+    });
+
+    // The fresh-lines walk at the line size and at 256 bytes (multichase's default stride):
+    // one new line per access both, so the ratio is what the prefetchers no longer hide.
+    block!(prefetch = "prefetch" {
+        STRIDE_BYTES = "stride_bytes",
+        FRESH_NS = "fresh_ns",
+        FRESH_MIN_NS = "fresh_min_ns",
+        FRESH_MAX_NS = "fresh_max_ns",
+        OVER_LINE = "over_line",
+        ACCESSES_PER_PAGE = "accesses_per_page",
         // The timed rounds behind the row, and how many of them were disturbed.
         ROUNDS = "rounds",
         DISTURBED_ROUNDS = "disturbed_rounds",
@@ -620,6 +650,8 @@ pub mod bandwidth {
         ACCESS_BYTES = "access_bytes",
         NON_TEMPORAL = "non_temporal" [text],
         SHAPE = "shape" [text],
+        // Instructions per memory access in the kernel's innermost loop, read from the binary.
+        INSNS_PER_ACCESS = "insns_per_access",
     });
 
     block!(bandwidth = "bandwidth" {
@@ -1069,8 +1101,8 @@ mod tests {
 
     /// Every block declared with `block!`: experiment, block, columns.
     const ALL: &[(&str, &str, &[&str])] = blocks! {
-        cache_ladder: latency, knees;
-        stride: layout, stride, stride_passes;
+        cache_ladder: latency, knees, mlp;
+        stride: layout, stride, stride_passes, prefetch;
         tlb_walk: first_touch, pages, huge_pages, huge_verdict;
         clock_probe: clock_resolution, clock_cost, trap_one, times_ten, trap_two,
             trap_three_samples, trap_three_summary;

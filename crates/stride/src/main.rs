@@ -23,6 +23,7 @@
 
 mod layout;
 mod layout_report;
+mod prefetch;
 mod report;
 mod timing;
 mod walk;
@@ -171,6 +172,7 @@ fn main() {
     report::stride_reading(&walks, &exp.facts).render();
     exp.disturbance(measure::schema::stride::stride::BLOCK, &walks.tally);
     stride_key_figures(&mut exp, &walks.rows, line);
+    prefetch_part(&mut exp, &walks, page);
 
     // == 4. The same data, laid out differently.
     layout_section(&mut exp, line, layout_rounds, core);
@@ -223,6 +225,27 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
     if let Some(r) = rows.last() {
         exp.key_figure("stride_4096_wrapping", r.wrap.median, "ns");
         exp.key_figure("stride_4096_fresh_lines", r.fresh.median, "ns");
+    }
+}
+
+/// Beyond the appendix: the fresh-lines walk at the line size against 256 bytes, where the
+/// prefetchers help less (multichase's default stride): a reading, a block and a key figure.
+fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
+    match prefetch::Prefetch::of(walks, page) {
+        Ok(p) => {
+            println!(
+                "\n  prefetchers seen from the outside ({} against {} bytes, fresh lines):",
+                p.line,
+                prefetch::WIDE
+            );
+            for s in prefetch::reading(&p) {
+                conclude(&s);
+            }
+            p.block().print();
+            exp.disturbance(measure::schema::stride::prefetch::BLOCK, &p.tally);
+            exp.key_figure("stride_256_over_line_fresh", p.ratio(), "x");
+        }
+        Err(e) => say(&format!("prefetchers from the outside: skipped: {e}"), "  "),
     }
 }
 

@@ -193,7 +193,8 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
         "{text}"
     );
     let n = measure::testing::report_lines(&text);
-    assert!(n <= 120, "{n} report lines");
+    // 120 for the appendix's sections, and 8 for the prefetchers' reading beyond it.
+    assert!(n <= 128, "{n} report lines");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! cache_ladder's figure, the book's Figure 105.2: time for one read by working set, on a
-//! power-of-two size axis and a log time axis.
+//! cache_ladder's figures. `cache_ladder-latency.svg` is the book's Figure 105.2: time for one
+//! read by working set, on a power-of-two size axis and a log time axis. `cache_ladder-mlp.svg`
+//! (section 6, beyond the appendix) is the time per load by independent chains, per set.
 //!
 //! Drawn: the random index chase (the appendix's method, hollow squares), the pointer chase
 //! (one load per step, filled dots), the same chase on huge pages, and the sequential sweeps,
@@ -189,7 +190,66 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             ],
         });
     }
-    Ok(vec![Figure::new("cache_ladder-latency.svg", c.render()?)])
+    let mut figs = vec![Figure::new("cache_ladder-latency.svg", c.render()?)];
+    if let Some(m) = mlp_chart(run, saved)? {
+        figs.push(Figure::new("cache_ladder-mlp.svg", m.render()?));
+    }
+    Ok(figs)
+}
+
+/// Memory-level parallelism (section 6): time per load by the number of independent chains,
+/// one line per working set, with min..max whiskers; the bracket gives, for the last set (the
+/// memory), the loads in flight with the most chains. A run without the `mlp` block has none.
+fn mlp_chart(run: &measure::data::DataFile, saved: &Saved) -> Result<Option<LineChart>, DrawError> {
+    use measure::schema::cache_ladder::mlp as m;
+    let Some(b) = run.block(m::BLOCK) else {
+        return Ok(None);
+    };
+    let level = b.texts(m::LEVEL).ok_or("mlp has no level column")?;
+    let chains = need_nums(b, m::CHAINS)?;
+    let (step, lo, hi) = (
+        need_nums(b, m::STEP_NS)?,
+        opt_nums(b, m::STEP_MIN_NS),
+        opt_nums(b, m::STEP_MAX_NS),
+    );
+    let flight = opt_nums(b, m::IN_FLIGHT);
+    let mut c = LineChart::new(
+        &format!(
+            "Memory-level parallelism: time per load by independent chains ({})",
+            saved.label
+        ),
+        AxisSpec::log2("independent chains walked at once", Units::Plain),
+        AxisSpec::log10("time per load (ns, log scale)"),
+    );
+    let mut names: Vec<&String> = level.iter().collect();
+    names.dedup();
+    for (k, name) in names.iter().enumerate() {
+        let rows: Vec<usize> = (0..level.len()).filter(|&i| &level[i] == *name).collect();
+        let pts: Vec<Pt> = rows
+            .iter()
+            .filter_map(|&i| {
+                let n = chains[i]?;
+                let per = |v: Option<f64>| v.map(|v| v / n);
+                Some(Pt::spread(n, step[i]? / n, per(lo[i]), per(hi[i])))
+            })
+            .collect();
+        c.series_if_any(name, pts.clone(), Style::measured(k, Marker::Dot));
+        if k + 1 == names.len()
+            && let (Some(first), Some(last), Some(&i)) = (pts.first(), pts.last(), rows.last())
+            && let Some(f) = flight[i]
+        {
+            c.brackets.push(Bracket {
+                x: last.x,
+                y0: first.y,
+                y1: last.y,
+                text: vec![
+                    format!("{name}, {} chains:", last.x),
+                    format!("{:.1} loads in flight", f),
+                ],
+            });
+        }
+    }
+    Ok(Some(c))
 }
 
 #[cfg(test)]
@@ -247,6 +307,27 @@ mod tests {
             .replace(" 0.3 0.2 60 yes", " yes");
         let svg = &draw(&Saved::test("cache_ladder", &text)).unwrap()[0].svg;
         assert!(!svg.contains("vectorised") && !svg.contains("sequential"));
+    }
+
+    #[test]
+    fn the_mlp_block_draws_its_own_figure_with_the_loads_in_flight() {
+        let mlp = "#DATA-BEGIN mlp
+#COLUMNS level:text kib chains step_ns step_min_ns step_max_ns in_flight
+#DATA L2 512 1 4.0 3.9 4.1 1.0
+#DATA L2 512 16 6.0 5.9 6.1 10.7
+#DATA memory 131072 1 100 99 101 1.0
+#DATA memory 131072 16 160 150 170 10.0
+#DATA-END
+";
+        let s = Saved::test("cache_ladder", &format!("{RUN}{mlp}"));
+        let figs = draw(&s).unwrap();
+        assert_eq!(figs.len(), 2);
+        let svg = &figs[1].svg;
+        assert_eq!(figs[1].file, "cache_ladder-mlp.svg");
+        assert!(svg.contains("10.0 loads in flight"), "from the memory row");
+        assert!(svg.contains("memory") && svg.contains("L2"));
+        // Without the block, only Figure 105.2.
+        assert_eq!(draw(&Saved::test("cache_ladder", RUN)).unwrap().len(), 1);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //!   axis) for the appendix's wrapping walk and for the walk that starts each lap on fresh
 //!   lines, each with min..max whiskers; the line size the run recorded as a solid grey
 //!   vertical; points whose passes disagreed ringed; the appendix's own numbers dashed when
-//!   saved; and the key ratio, a line-sized stride against stride 1, as a bracket.
+//!   saved; the key ratio, a line-sized stride against stride 1, as a bracket; and a second
+//!   bracket for the prefetchers: the fresh-lines walk at 256 bytes (multichase's default)
+//!   against the line-sized stride.
 //! - `stride-lines.svg`: how many distinct lines each walk really visited, against the number
 //!   of lines in the buffer, so the wrap of the wide strides is seen, not only read.
 //! - `stride-layout.svg`: array of structs against struct of arrays (and the same sum in L1),
@@ -104,6 +106,7 @@ fn cost_chart(
     if let Some(r) = reference {
         c.series.push(r.series()?);
     }
+    c.brackets.extend(prefetch_bracket(run));
     let line = run
         .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
@@ -132,6 +135,34 @@ fn cost_chart(
         }
     }
     Ok(c)
+}
+
+/// The prefetchers seen from the outside: the fresh-lines walk at 256 bytes against the
+/// line-sized stride, from the `prefetch` block (a run without it has no bracket).
+fn prefetch_bracket(run: &DataFile) -> Option<Bracket> {
+    let b = run.block(sc::prefetch::BLOCK)?;
+    let stride = b.nums(sc::prefetch::STRIDE_BYTES)?;
+    let ns = b.nums(sc::prefetch::FRESH_NS)?;
+    let (Some(Some(line)), Some(Some(wide)), Some(Some(y0)), Some(Some(y1))) =
+        (stride.first(), stride.last(), ns.first(), ns.last())
+    else {
+        return None;
+    };
+    let r = div(*y1, *y0)?;
+    Some(Bracket {
+        x: *wide,
+        y0: *y0,
+        y1: *y1,
+        text: vec![
+            format!("fresh lines, {} / {} bytes:", num(*wide), num(*line)),
+            format!(
+                "{} / {} ns = {} (prefetchers)",
+                num(*y1),
+                num(*y0),
+                ratio(r)
+            ),
+        ],
+    })
 }
 
 fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineChart>, DrawError> {

@@ -3,8 +3,9 @@
 //!
 //! Up to eight machines each get a colour and a legend entry; the appendix's numbers (the
 //! book's, or its C programs') are dashed. With more than eight, every machine is a thin grey
-//! line, the median over the measured runs is black and the baseline keeps its colour, so that
-//! a class of thirty stays readable. The key ratio of each figure is written under it.
+//! line, the median over the measured runs is black and short-dashed above the baseline (which
+//! keeps its colour), and the runs far from the median are coloured and named, so that a class
+//! of thirty stays readable. The key ratio of each figure is written under it.
 //!
 //! Drawn with the single-run figures' charts ([`crate::figures::chart`]): the same axes
 //! (every decade labelled, power-of-two sizes as 4K 64K 1M), the legend below the plot, the
@@ -171,6 +172,65 @@ fn median_line(ms: &[Machine], series: &[Series]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// How far from the class median an outlier is: in median absolute deviations.
+pub const OUTLIER_MADS: f64 = 3.0;
+/// The outliers' colours: the palette's without the baseline's blue, its yellow and black.
+const OUTLIER_COLORS: [RGBColor; 6] = [
+    PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5], PALETTE[8],
+];
+
+/// The measured runs whose main series lies far from the median line: each run's typical
+/// distance (the median over shared x of log(y / median)) beyond [`OUTLIER_MADS`] median
+/// absolute deviations of the runs' distances.
+fn far_series(ms: &[Machine], series: &[Series], med: &[(f64, f64)]) -> Vec<usize> {
+    let runs: Vec<(usize, f64)> = series
+        .iter()
+        .filter(|s| !s.secondary && ms[s.machine].kind == Kind::Run)
+        .filter_map(|s| {
+            let d: Vec<f64> = s
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let m = med.iter().find(|q| q.0 == p.0)?.1;
+                    (m > 0.0 && p.1 > 0.0).then(|| (p.1 / m).ln())
+                })
+                .collect();
+            Some((s.machine, median(&d)?))
+        })
+        .collect();
+    let d: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    measure::stats::far_from_median(&d, OUTLIER_MADS)
+        .into_iter()
+        .map(|i| runs[i].0)
+        .collect()
+}
+
+/// An outlier's series: a colour of its own (by its `rank` among the figure's outliers),
+/// named in the legend.
+fn outlier_style(ms: &[Machine], base: usize, rank: usize, s: &Series) -> Drawn {
+    let note = if s.machine == base {
+        "baseline, outlier"
+    } else {
+        "outlier"
+    };
+    let style = Style {
+        color: OUTLIER_COLORS[rank % OUTLIER_COLORS.len()],
+        line: Some(dash(&ms[s.machine])),
+        width: if s.secondary { 1 } else { 2 },
+        marker: (!s.secondary).then_some(Marker::Dot),
+        size: 3,
+    };
+    let points = s.points.iter().map(|&(x, y)| Pt::new(x, y)).collect();
+    Drawn::new(
+        format!(
+            "{} ({note}, over 3 MADs from the median)",
+            clip(&s.label, 40)
+        ),
+        points,
+        style,
+    )
+}
+
 fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
     let e = EFFECTS.iter().find(|e| e.name == name)?;
     let cells: Vec<effects::Cell> = ms.iter().map(e.cell).collect();
@@ -236,35 +296,36 @@ fn draw(
         .iter()
         .filter(|&&i| i != base && ms[i].kind == Kind::Run)
         .count();
-    for s in &order {
+    let med = if many {
+        median_line(ms, &series)
+    } else {
+        Vec::new()
+    };
+    let odd = far_series(ms, &series, &med);
+    for s in order.iter().filter(|s| !odd.contains(&s.machine)) {
         c.series.push(style(ms, base, others, s));
     }
-    if many {
-        let med = median_line(ms, &series);
+    if !med.is_empty() {
         let runs = with_data
             .iter()
             .filter(|&&i| ms[i].kind == Kind::Run)
             .count();
-        if !med.is_empty() {
-            let at = c
-                .series
-                .len()
-                .saturating_sub(order.iter().filter(|s| s.machine == base).count());
-            c.series.insert(
-                at,
-                Drawn::new(
-                    format!("median over the {runs} measured runs"),
-                    med.into_iter().map(|(x, y)| Pt::new(x, y)).collect(),
-                    Style {
-                        color: BLACK_C,
-                        line: Some(Dash::Solid),
-                        width: 3,
-                        marker: None,
-                        size: 3,
-                    },
-                ),
-            );
-        }
+        // Above the baseline, short-dashed and thinner: where the two coincide, both show.
+        c.series.push(Drawn::new(
+            format!("median over the {runs} measured runs (short dashes)"),
+            med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
+            Style {
+                color: BLACK_C,
+                line: Some(Dash::Short),
+                width: 2,
+                marker: None,
+                size: 3,
+            },
+        ));
+    }
+    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
+        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
+        c.series.push(outlier_style(ms, base, rank, s));
     }
     c.verticals = verticals;
     let dropped = undrawable(&c.x, &c.y, &c.series);

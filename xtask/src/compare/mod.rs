@@ -7,7 +7,8 @@
 //! into `--out` (default: `compare/` under the temporary directory):
 //!
 //! - `compare.md`: the machines, the headline effects, every key figure side by side with its
-//!   ratio to the baseline, the figures, and every missing part ([`md`]);
+//!   ratio to the baseline, the figures, and every missing part ([`md`]; beyond six machines,
+//!   machines are rows and the class is summarised: [`class`]);
 //! - `compare.csv`: every number of every machine as one tidy long table ([`csv`]);
 //! - `compare-*.svg`: one overlay figure per appendix figure, and bandwidth by working set
 //!   ([`figures`], drawn with the single-run figures' charts);
@@ -23,6 +24,7 @@
 //! folder's other experiments still count.
 
 mod appendix;
+mod class;
 pub mod csv;
 mod effects;
 mod figures;

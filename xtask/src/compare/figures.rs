@@ -327,6 +327,22 @@ fn draw(
         let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
         c.series.push(outlier_style(ms, base, rank, s));
     }
+    if c.x.is_category() {
+        // Categories are not a sequence: dots, never lines joining them.
+        // The median a cross, so that the baseline's dot shows under it.
+        for d in &mut c.series {
+            d.style.line = None;
+            if let Some(l) = d.label.strip_suffix(" (short dashes)") {
+                d.label = format!("{l} (crosses)");
+                d.style.marker = Some(Marker::Cross);
+                d.style.size = 5;
+            } else if d.style.marker.is_none() {
+                d.label = d.label.replace(" (dashed)", "");
+                d.style.marker = Some(Marker::Dot);
+                d.style.size = 2;
+            }
+        }
+    }
     c.verticals = verticals;
     let dropped = undrawable(&c.x, &c.y, &c.series);
     if let Some(e) = spec.effect.and_then(|e| effect_note(ms, base, e)) {
@@ -679,8 +695,15 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             ),
         },
     );
+    // One method on the axis: the appendix's loop (its table, or the book's numbers); a run
+    // saved without the table has only independent operations, another measure: left out and
+    // counted.
     let with_table: Vec<usize> = tables.iter().map(|t| t.machine).collect();
-    series.retain(|s| !with_table.contains(&s.machine));
+    let other_method = series
+        .iter()
+        .filter(|s| ms[s.machine].kind == Kind::Run && !with_table.contains(&s.machine))
+        .count();
+    series.retain(|s| ms[s.machine].kind == Kind::Appendix && !with_table.contains(&s.machine));
     series.extend(tables);
     series.sort_by_key(|s| s.machine);
     // The key ratio: divide against multiply, on each machine's own series.
@@ -691,27 +714,21 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let shown: Vec<String> = series
         .iter()
         .filter(|s| ms.len() <= MANY || s.machine == base)
-        .filter_map(|s| {
-            // A run without the table gives another measure: said, so that its ratio is not
-            // read against the others' as a difference between machines.
-            let other = ms[s.machine].kind == Kind::Run && !with_table.contains(&s.machine);
-            Some(format!(
-                "{}{} {}x",
-                ms[s.machine].label,
-                if other {
-                    " (independent operations)"
-                } else {
-                    ""
-                },
-                sig3(ratio(s, 2.0)?)
-            ))
-        })
+        .filter_map(|s| Some(format!("{} {}x", ms[s.machine].label, sig3(ratio(s, 2.0)?))))
         .collect();
-    let notes = if shown.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!("divide over multiply: {}.", shown.join("; "))]
-    };
+    let mut notes = Vec::new();
+    if !shown.is_empty() {
+        notes.push(format!(
+            "divide over multiply, per element: {}.",
+            shown.join("; ")
+        ));
+    }
+    if other_method > 0 {
+        notes.push(format!(
+            "{other_method} run(s) saved without the per-element table are not drawn: their \
+             independent operations measure another thing (throughput)."
+        ));
+    }
     let spec = Spec {
         file: "compare-fp.svg",
         title: format!(
@@ -719,7 +736,7 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             ms.len()
         ),
         subtitle: "one operation per element of two arrays in L1, four accumulators (the \
-                   appendix's loop); a run saved without that table: independent operations"
+                   appendix's loop), on every machine drawn"
             .into(),
         x: category_axis("operation", &cats),
         y: AxisSpec::log10("ns per operation (log)"),

@@ -15,7 +15,7 @@ use super::clip;
 use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
 use crate::figures::chart::{
-    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Drawn, Style, Units,
+    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Scale, Series as Drawn, Style, Units,
     Vertical, VerticalKind, kib_label,
 };
 use measure::schema;
@@ -169,6 +169,37 @@ fn median_line(ms: &[Machine], series: &[Series]) -> Vec<(f64, f64)> {
             }
             Some((x, median(&ys)?))
         })
+        .collect()
+}
+
+/// The smallest ratio between neighbouring x values above 1 (infinite with fewer than two).
+fn finest_step(points: &[Pt]) -> f64 {
+    points
+        .windows(2)
+        .map(|w| w[1].x / w[0].x)
+        .filter(|r| *r > 1.0 && r.is_finite())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A series cut where its x steps by more than one and a half times the figure's finest step
+/// (on a log axis: a size it skipped), each piece under the same legend entry.
+fn split_at_gaps(d: Drawn, step: f64) -> Vec<Drawn> {
+    let ratio = |w: &[Pt]| w[1].x / w[0].x;
+    if d.style.line.is_none() || !step.is_finite() {
+        return vec![d];
+    }
+    let mut pieces: Vec<Vec<Pt>> = vec![Vec::new()];
+    for (k, p) in d.points.iter().enumerate() {
+        if k > 0 && ratio(&d.points[k - 1..=k]) > 1.5 * step {
+            pieces.push(Vec::new());
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(*p);
+        }
+    }
+    pieces
+        .into_iter()
+        .map(|pts| Drawn::new(d.label.clone(), pts, d.style))
         .collect()
 }
 
@@ -327,6 +358,18 @@ fn draw(
         let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
         c.series.push(outlier_style(ms, base, rank, s));
     }
+    if c.x.scale != Scale::Linear {
+        // Gaps are gaps: a line is not drawn across sizes a machine never measured.
+        let step = c
+            .series
+            .iter()
+            .map(|d| finest_step(&d.points))
+            .fold(f64::INFINITY, f64::min);
+        c.series = std::mem::take(&mut c.series)
+            .into_iter()
+            .flat_map(|d| split_at_gaps(d, step))
+            .collect();
+    }
     if c.x.is_category() {
         // Categories are not a sequence: dots, never lines joining them.
         // The median a cross, so that the baseline's dot shows under it.
@@ -405,42 +448,42 @@ fn line_verticals(ms: &[Machine]) -> Vec<Vertical> {
         .collect()
 }
 
-fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Overlay>, String> {
+fn latency(ms: &[Machine], base: usize, pointer_chase: bool) -> Result<Option<Overlay>, String> {
     let ladder = |m: &Machine, ys: &[&str]| {
         curve(m, cl::EXPERIMENT, cl::latency::BLOCK, cl::latency::KIB, ys)
     };
+    // Like with like: every machine's index chase (the appendix's method, and the one the
+    // effect under the figure reads); a run with only a pointer chase is left out and counted.
     let mut series = Vec::new();
+    let mut pointer_only = 0;
     for (i, m) in ms.iter().enumerate() {
-        // The appendix's numbers are its index chase; a run draws its pointer chase.
-        let main: &[&str] = match m.kind {
-            Kind::Appendix => &[cl::latency::INDEX_NS],
-            Kind::Run => &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
-        };
-        let Some((col, p)) = ladder(m, main) else {
-            continue;
-        };
-        let chase = if col == cl::latency::POINTER_NS {
-            "pointer"
-        } else {
-            "index"
-        };
-        series.push(Series {
-            machine: i,
-            label: format!("{} ({chase} chase)", m.label),
-            points: p,
-            secondary: false,
-        });
-        if index_chase
-            && col == cl::latency::POINTER_NS
-            && let Some((_, q)) = ladder(m, &[cl::latency::INDEX_NS])
+        match ladder(m, &[cl::latency::INDEX_NS]) {
+            Some((_, p)) => series.push(Series {
+                machine: i,
+                label: format!("{} (index chase)", m.label),
+                points: p,
+                secondary: false,
+            }),
+            None if ladder(m, &[cl::latency::POINTER_NS]).is_some() => pointer_only += 1,
+            None => {}
+        }
+        if pointer_chase
+            && m.kind == Kind::Run
+            && let Some((_, q)) = ladder(m, &[cl::latency::POINTER_NS])
         {
             series.push(Series {
                 machine: i,
-                label: format!("{} (index chase)", m.label),
+                label: format!("{} (pointer chase, thin)", m.label),
                 points: q,
                 secondary: true,
             });
         }
+    }
+    let mut notes = Vec::new();
+    if pointer_only > 0 {
+        notes.push(format!(
+            "{pointer_only} run(s) with only a pointer chase are not drawn: another method."
+        ));
     }
     let x = AxisSpec::log2("working set (bytes)", Units::KiB);
     let spec = Spec {
@@ -449,20 +492,41 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             "Figure 105.2, {} machines: time per random read by working set",
             ms.len()
         ),
-        subtitle: "a dependent chain of loads through a random ring; solid: runs of this project, \
-                   dashed: the appendix's numbers"
+        subtitle: "the index chase (the appendix's method) on every machine: dependent reads \
+                   through a random ring; solid: runs of this project, dashed: the appendix's"
             .into(),
         x,
         y: AxisSpec::log10("ns per read (log)"),
         effect: Some("L1 to memory (latency ladder)"),
-        notes: Vec::new(),
+        notes,
     };
-    draw(ms, base, spec, series, cache_verticals(ms, base))
+    let mut spec = spec;
+    spec.notes.extend(cache_note(ms));
+    draw(ms, base, spec, series, cache_verticals(ms))
 }
 
-/// The baseline's reported cache sizes, as verticals.
-fn cache_verticals(ms: &[Machine], base: usize) -> Vec<Vertical> {
-    ms[base]
+/// The reported cache sizes, as verticals, where every machine that reports them reports the
+/// same (each machine's, or none: one machine's lines would mislead about the others).
+fn cache_verticals(ms: &[Machine]) -> Vec<Vertical> {
+    let with: Vec<&Machine> = ms
+        .iter()
+        .filter(|m| !m.facts.cache_kib.is_empty())
+        .collect();
+    let Some(first) = with.first() else {
+        return Vec::new();
+    };
+    if with
+        .iter()
+        .any(|m| m.facts.cache_kib != first.facts.cache_kib)
+    {
+        return Vec::new();
+    }
+    let whose = if with.len() == 1 {
+        clip(&first.label, 40)
+    } else {
+        format!("all {} machines that report them", with.len())
+    };
+    first
         .facts
         .cache_kib
         .iter()
@@ -470,9 +534,23 @@ fn cache_verticals(ms: &[Machine], base: usize) -> Vec<Vertical> {
             x: *kib,
             label: format!("{name} {}", kib_label(*kib)),
             kind: VerticalKind::Reported,
-            legend: format!("cache sizes reported by {}", clip(&ms[base].label, 40)),
+            legend: format!("cache sizes reported by {whose}"),
         })
         .collect()
+}
+
+/// Said under a figure when the machines' cache sizes differ (and so are not drawn).
+fn cache_note(ms: &[Machine]) -> Option<String> {
+    let with: Vec<&Machine> = ms
+        .iter()
+        .filter(|m| !m.facts.cache_kib.is_empty())
+        .collect();
+    let differ = with
+        .iter()
+        .any(|m| m.facts.cache_kib != with[0].facts.cache_kib);
+    differ.then(|| {
+        "Cache sizes not drawn: the machines report different ones (each in compare.md).".into()
+    })
 }
 
 /// The rows of bandwidth's `bandwidth` block that the overlay draws: the read kernel in its
@@ -529,7 +607,9 @@ fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             Vec::new()
         },
     };
-    draw(ms, base, spec, series, cache_verticals(ms, base))
+    let mut spec = spec;
+    spec.notes.extend(cache_note(ms));
+    draw(ms, base, spec, series, cache_verticals(ms))
 }
 
 /// One series per machine that has the curve `read` gives, labelled with the machine.
@@ -895,9 +975,9 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 /// Every overlay figure that has data. An error is a bug in drawing, not bad input.
-pub fn draw_all(ms: &[Machine], base: usize, index_chase: bool) -> Result<Vec<Overlay>, String> {
+pub fn draw_all(ms: &[Machine], base: usize, pointer_chase: bool) -> Result<Vec<Overlay>, String> {
     let figs = [
-        latency(ms, base, index_chase)?,
+        latency(ms, base, pointer_chase)?,
         stride(ms, base)?,
         tlb(ms, base)?,
         branch(ms, base)?,
@@ -907,4 +987,31 @@ pub fn draw_all(ms: &[Machine], base: usize, index_chase: bool) -> Result<Vec<Ov
         bandwidth(ms, base)?,
     ];
     Ok(figs.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_cut_where_sizes_were_skipped() {
+        let pts: Vec<Pt> = [4.0, 8.0, 16.0, 128.0, 256.0]
+            .iter()
+            .map(|&x| Pt::new(x, 1.0))
+            .collect();
+        let style = Style {
+            color: BLACK_C,
+            line: Some(Dash::Solid),
+            width: 1,
+            marker: None,
+            size: 3,
+        };
+        let pieces = split_at_gaps(Drawn::new("m", pts.clone(), style), 2.0);
+        let lens: Vec<usize> = pieces.iter().map(|d| d.points.len()).collect();
+        assert_eq!(lens, vec![3, 2]);
+        assert!(pieces.iter().all(|d| d.label == "m"));
+        // Two points 8x apart on a figure of doublings: two pieces of one point.
+        let two = vec![Pt::new(8.0, 1.0), Pt::new(64.0, 2.0)];
+        assert_eq!(split_at_gaps(Drawn::new("p", two, style), 2.0).len(), 2);
+    }
 }

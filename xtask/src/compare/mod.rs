@@ -1,4 +1,4 @@
-//! `cargo xtask compare DIR... [--out DIR] [--baseline LABEL] [--index-chase]`: any number of
+//! `cargo xtask compare DIR... [--out DIR] [--baseline LABEL] [--pointer-chase]`: any number of
 //! results folders, compared on one figure and in one table.
 //!
 //! Measuring stays one machine at a time; what scales is the comparison. Each results folder
@@ -111,7 +111,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
     // Everything is made in memory first; then written.
     let rows = csv::rows(&machines);
     let csv_text = csv::render(&rows);
-    let figs = figures::draw_all(&machines, base, o.index_chase)?;
+    let figs = figures::draw_all(&machines, base, o.pointer_chase)?;
     let md_text = md::render(&machines, base, &figs, rows.len());
     let inline: Vec<(String, String)> = figs
         .iter()

@@ -57,7 +57,7 @@ pub struct Compare {
     pub dirs: Vec<PathBuf>,
     pub out: PathBuf,
     pub baseline: Option<String>,
-    pub index_chase: bool,
+    pub pointer_chase: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -191,9 +191,9 @@ const SUBS: &[Sub] = &[
                 "the machine ratios are against (default: the first)",
             ),
             opt(
-                "--index-chase",
+                "--pointer-chase",
                 None,
-                "also draw each run's index chase on the latency figure",
+                "also draw each run's pointer chase (thin) on the latency figure",
             ),
         ],
     },
@@ -400,7 +400,7 @@ pub fn parse(argv: &[String]) -> Result<Command> {
                 dirs: words.iter().map(PathBuf::from).collect(),
                 out: path("--out").unwrap_or_else(|| std::env::temp_dir().join("compare")),
                 baseline: text("--baseline"),
-                index_chase: a.flag("--index-chase"),
+                pointer_chase: a.flag("--pointer-chase"),
             })
         }
         "figures" => Command::Figures(Figures {
@@ -563,14 +563,14 @@ mod tests {
                 "y",
                 "--baseline",
                 "y",
-                "--index-chase"
+                "--pointer-chase"
             ])
             .unwrap(),
             Command::Compare(Compare {
                 dirs: vec!["x".into(), "y".into()],
                 out: "/tmp/o".into(),
                 baseline: Some("y".into()),
-                index_chase: true,
+                pointer_chase: true,
             })
         );
         assert_eq!(
@@ -631,7 +631,10 @@ mod tests {
             (&["compare"], "got 0"),
             (&["compare", "x", "y", "--bogus"], "unknown argument"),
             (&["compare", "x", "y", "--out"], "needs a value"),
-            (&["compare", "x", "y", "--index-chase=1"], "takes no value"),
+            (
+                &["compare", "x", "y", "--pointer-chase=1"],
+                "takes no value",
+            ),
             (&["run-all", "--timeout", "0"], "between 1 and 86400"),
             (&["run-all", "--timeout=soon"], "whole number"),
             (&["run-all", "--out", ""], "--out is empty"),

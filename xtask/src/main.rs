@@ -3,7 +3,7 @@
 //! ```text
 //! cargo xtask run-all [--quick] [--only a,b] [--label NAME] [--out DIR] [--timeout SECONDS]
 //! cargo xtask figures [--from DIR --out DIR]
-//! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--index-chase]
+//! cargo xtask compare DIR DIR... [--out DIR] [--baseline LABEL] [--pointer-chase]
 //! cargo xtask appendix-c [--seed FILE] [--label NAME] [--out DIR]
 //! cargo xtask verify [--n COUNT] [--bin PATH]
 //! cargo xtask handouts [--check] [--from DIR]

@@ -290,6 +290,22 @@ fn only_rerun_keeps_foreign_files_and_completes_the_summary() {
         summary.contains("1 of 10 experiments ran now (stride)"),
         "{summary}"
     );
+    assert!(
+        summary.contains("; 9 row(s) kept from earlier runs, each with its own date and commit."),
+        "{summary}"
+    );
+    // The terminal gets a short recap, not the summary: no `#` line, within 100 columns.
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .all(|l| l.chars().count() <= 100 && !l.starts_with('#')),
+        "{out}"
+    );
+    assert!(
+        out.contains("run-all (quick): 1 of 10 experiments ran"),
+        "{out}"
+    );
+    assert!(out.contains("index.html"), "{out}");
     // Kept rows carry their key figures, read back from the saved outputs.
     assert!(
         summary.contains("| cache_ladder | kept from an earlier run |"),
@@ -865,4 +881,22 @@ fn a_zombies_temporary_folder_is_cleaned() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!tmp.exists(), "{}", listing(&d));
     zombie.wait().unwrap();
+}
+
+#[test]
+fn a_fresh_folder_says_not_run_and_claims_nothing_kept() {
+    let d = scratch("fresh-only");
+    let bins = fake_bins(&d, &[]);
+    let o = quick_run(&d, "stride", &bins);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = fs::read_to_string(d.join("lab").join("summary.md")).unwrap();
+    assert!(summary.contains("; 9 row(s) not run."), "{summary}");
+    assert!(!summary.contains("kept from earlier runs"), "{summary}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.lines()
+            .all(|l| l.chars().count() <= 100 && !l.starts_with('#')),
+        "{out}"
+    );
+    let _ = fs::remove_dir_all(&d);
 }

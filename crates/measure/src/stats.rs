@@ -80,6 +80,32 @@ pub fn median(samples: &[f64]) -> Option<f64> {
     Summary::of(samples).map(|s| s.median)
 }
 
+/// The indices of `samples` farther than `k` median absolute deviations from their median
+/// (how a class's odd machine is found). Needs at least five samples; with a deviation of
+/// zero (most samples equal), any sample that differs is far.
+pub fn far_from_median(samples: &[f64], k: f64) -> Vec<usize> {
+    if samples.len() < 5 {
+        return Vec::new();
+    }
+    let Some(m) = median(samples) else {
+        return Vec::new();
+    };
+    let dev: Vec<f64> = samples.iter().map(|x| (x - m).abs()).collect();
+    let Some(mad) = median(&dev) else {
+        return Vec::new();
+    };
+    (0..samples.len())
+        .filter(|&i| {
+            let limit = if mad > 0.0 {
+                k * mad
+            } else {
+                1e-9 * m.abs().max(1e-300)
+            };
+            dev[i] > limit
+        })
+        .collect()
+}
+
 /// The samples sorted ascending, with the single largest left out when there are three or
 /// more: one sample hit by an interruption is tolerated, two are not. NaNs sort last.
 pub fn sorted_but_largest(samples: &[f64]) -> Vec<f64> {
@@ -176,6 +202,19 @@ pub fn correlation(a: &[f64], b: &[f64]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn far_from_median_finds_the_planted_one_only() {
+        let mut v: Vec<f64> = (0..30).map(|i| 100.0 + (i % 7) as f64).collect();
+        assert!(super::far_from_median(&v, 3.0).is_empty());
+        v.push(300.0);
+        assert_eq!(super::far_from_median(&v, 3.0), vec![30]);
+        assert!(super::far_from_median(&[1.0, 2.0, 90.0], 3.0).is_empty());
+        assert_eq!(
+            super::far_from_median(&[5.0, 5.0, 5.0, 5.0, 6.0], 3.0),
+            vec![4]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -3,8 +3,9 @@
 //!
 //! Up to eight machines each get a colour and a legend entry; the appendix's numbers (the
 //! book's, or its C programs') are dashed. With more than eight, every machine is a thin grey
-//! line, the median over the measured runs is black and the baseline keeps its colour, so that
-//! a class of thirty stays readable. The key ratio of each figure is written under it.
+//! line, the median over the measured runs is black and short-dashed above the baseline (which
+//! keeps its colour), and the runs far from the median are coloured and named, so that a class
+//! of thirty stays readable. The key ratio of each figure is written under it.
 //!
 //! Drawn with the single-run figures' charts ([`crate::figures::chart`]): the same axes
 //! (every decade labelled, power-of-two sizes as 4K 64K 1M), the legend below the plot, the
@@ -14,7 +15,7 @@ use super::clip;
 use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
 use crate::figures::chart::{
-    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Series as Drawn, Style, Units,
+    AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Scale, Series as Drawn, Style, Units,
     Vertical, VerticalKind, kib_label,
 };
 use measure::schema;
@@ -171,6 +172,96 @@ fn median_line(ms: &[Machine], series: &[Series]) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The smallest ratio between neighbouring x values above 1 (infinite with fewer than two).
+fn finest_step(points: &[Pt]) -> f64 {
+    points
+        .windows(2)
+        .map(|w| w[1].x / w[0].x)
+        .filter(|r| *r > 1.0 && r.is_finite())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A series cut where its x steps by more than one and a half times the figure's finest step
+/// (on a log axis: a size it skipped), each piece under the same legend entry.
+fn split_at_gaps(d: Drawn, step: f64) -> Vec<Drawn> {
+    let ratio = |w: &[Pt]| w[1].x / w[0].x;
+    if d.style.line.is_none() || !step.is_finite() {
+        return vec![d];
+    }
+    let mut pieces: Vec<Vec<Pt>> = vec![Vec::new()];
+    for (k, p) in d.points.iter().enumerate() {
+        if k > 0 && ratio(&d.points[k - 1..=k]) > 1.5 * step {
+            pieces.push(Vec::new());
+        }
+        if let Some(last) = pieces.last_mut() {
+            last.push(*p);
+        }
+    }
+    pieces
+        .into_iter()
+        .map(|pts| Drawn::new(d.label.clone(), pts, d.style))
+        .collect()
+}
+
+/// How far from the class median an outlier is: in median absolute deviations.
+pub const OUTLIER_MADS: f64 = 3.0;
+/// The outliers' colours: the palette's without the baseline's blue, its yellow and black.
+const OUTLIER_COLORS: [RGBColor; 6] = [
+    PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5], PALETTE[8],
+];
+
+/// The measured runs whose main series lies far from the median line: each run's typical
+/// distance (the median over shared x of log(y / median)) beyond [`OUTLIER_MADS`] median
+/// absolute deviations of the runs' distances.
+fn far_series(ms: &[Machine], series: &[Series], med: &[(f64, f64)]) -> Vec<usize> {
+    let runs: Vec<(usize, f64)> = series
+        .iter()
+        .filter(|s| !s.secondary && ms[s.machine].kind == Kind::Run)
+        .filter_map(|s| {
+            let d: Vec<f64> = s
+                .points
+                .iter()
+                .filter_map(|p| {
+                    let m = med.iter().find(|q| q.0 == p.0)?.1;
+                    (m > 0.0 && p.1 > 0.0).then(|| (p.1 / m).ln())
+                })
+                .collect();
+            Some((s.machine, median(&d)?))
+        })
+        .collect();
+    let d: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    measure::stats::far_from_median(&d, OUTLIER_MADS)
+        .into_iter()
+        .map(|i| runs[i].0)
+        .collect()
+}
+
+/// An outlier's series: a colour of its own (by its `rank` among the figure's outliers),
+/// named in the legend.
+fn outlier_style(ms: &[Machine], base: usize, rank: usize, s: &Series) -> Drawn {
+    let note = if s.machine == base {
+        "baseline, outlier"
+    } else {
+        "outlier"
+    };
+    let style = Style {
+        color: OUTLIER_COLORS[rank % OUTLIER_COLORS.len()],
+        line: Some(dash(&ms[s.machine])),
+        width: if s.secondary { 1 } else { 2 },
+        marker: (!s.secondary).then_some(Marker::Dot),
+        size: 3,
+    };
+    let points = s.points.iter().map(|&(x, y)| Pt::new(x, y)).collect();
+    Drawn::new(
+        format!(
+            "{} ({note}, over 3 MADs from the median)",
+            clip(&s.label, 40)
+        ),
+        points,
+        style,
+    )
+}
+
 fn effect_note(ms: &[Machine], base: usize, name: &str) -> Option<String> {
     let e = EFFECTS.iter().find(|e| e.name == name)?;
     let cells: Vec<effects::Cell> = ms.iter().map(e.cell).collect();
@@ -236,34 +327,63 @@ fn draw(
         .iter()
         .filter(|&&i| i != base && ms[i].kind == Kind::Run)
         .count();
-    for s in &order {
+    let med = if many {
+        median_line(ms, &series)
+    } else {
+        Vec::new()
+    };
+    let odd = far_series(ms, &series, &med);
+    for s in order.iter().filter(|s| !odd.contains(&s.machine)) {
         c.series.push(style(ms, base, others, s));
     }
-    if many {
-        let med = median_line(ms, &series);
+    if !med.is_empty() {
         let runs = with_data
             .iter()
             .filter(|&&i| ms[i].kind == Kind::Run)
             .count();
-        if !med.is_empty() {
-            let at = c
-                .series
-                .len()
-                .saturating_sub(order.iter().filter(|s| s.machine == base).count());
-            c.series.insert(
-                at,
-                Drawn::new(
-                    format!("median over the {runs} measured runs"),
-                    med.into_iter().map(|(x, y)| Pt::new(x, y)).collect(),
-                    Style {
-                        color: BLACK_C,
-                        line: Some(Dash::Solid),
-                        width: 3,
-                        marker: None,
-                        size: 3,
-                    },
-                ),
-            );
+        // Above the baseline, short-dashed and thinner: where the two coincide, both show.
+        c.series.push(Drawn::new(
+            format!("median over the {runs} measured runs (short dashes)"),
+            med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
+            Style {
+                color: BLACK_C,
+                line: Some(Dash::Short),
+                width: 2,
+                marker: None,
+                size: 3,
+            },
+        ));
+    }
+    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
+        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
+        c.series.push(outlier_style(ms, base, rank, s));
+    }
+    if c.x.scale != Scale::Linear {
+        // Gaps are gaps: a line is not drawn across sizes a machine never measured.
+        let step = c
+            .series
+            .iter()
+            .map(|d| finest_step(&d.points))
+            .fold(f64::INFINITY, f64::min);
+        c.series = std::mem::take(&mut c.series)
+            .into_iter()
+            .flat_map(|d| split_at_gaps(d, step))
+            .collect();
+    }
+    if c.x.is_category() {
+        // Categories are not a sequence: dots, never lines joining them.
+        // The median a cross, so that the baseline's dot shows under it.
+        for d in &mut c.series {
+            d.style.line = None;
+            if let Some(l) = d.label.strip_suffix(" (short dashes)") {
+                d.label = format!("{l} (crosses)");
+                d.style.marker = Some(Marker::Cross);
+                d.style.size = 5;
+            } else if d.style.marker.is_none() {
+                d.label = d.label.replace(" (dashed)", "");
+                d.style.marker = Some(Marker::Dot);
+                d.style.size = 2;
+            }
         }
     }
     c.verticals = verticals;
@@ -328,42 +448,42 @@ fn line_verticals(ms: &[Machine]) -> Vec<Vertical> {
         .collect()
 }
 
-fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Overlay>, String> {
+fn latency(ms: &[Machine], base: usize, pointer_chase: bool) -> Result<Option<Overlay>, String> {
     let ladder = |m: &Machine, ys: &[&str]| {
         curve(m, cl::EXPERIMENT, cl::latency::BLOCK, cl::latency::KIB, ys)
     };
+    // Like with like: every machine's index chase (the appendix's method, and the one the
+    // effect under the figure reads); a run with only a pointer chase is left out and counted.
     let mut series = Vec::new();
+    let mut pointer_only = 0;
     for (i, m) in ms.iter().enumerate() {
-        // The appendix's numbers are its index chase; a run draws its pointer chase.
-        let main: &[&str] = match m.kind {
-            Kind::Appendix => &[cl::latency::INDEX_NS],
-            Kind::Run => &[cl::latency::POINTER_NS, cl::latency::INDEX_NS],
-        };
-        let Some((col, p)) = ladder(m, main) else {
-            continue;
-        };
-        let chase = if col == cl::latency::POINTER_NS {
-            "pointer"
-        } else {
-            "index"
-        };
-        series.push(Series {
-            machine: i,
-            label: format!("{} ({chase} chase)", m.label),
-            points: p,
-            secondary: false,
-        });
-        if index_chase
-            && col == cl::latency::POINTER_NS
-            && let Some((_, q)) = ladder(m, &[cl::latency::INDEX_NS])
+        match ladder(m, &[cl::latency::INDEX_NS]) {
+            Some((_, p)) => series.push(Series {
+                machine: i,
+                label: format!("{} (index chase)", m.label),
+                points: p,
+                secondary: false,
+            }),
+            None if ladder(m, &[cl::latency::POINTER_NS]).is_some() => pointer_only += 1,
+            None => {}
+        }
+        if pointer_chase
+            && m.kind == Kind::Run
+            && let Some((_, q)) = ladder(m, &[cl::latency::POINTER_NS])
         {
             series.push(Series {
                 machine: i,
-                label: format!("{} (index chase)", m.label),
+                label: format!("{} (pointer chase, thin)", m.label),
                 points: q,
                 secondary: true,
             });
         }
+    }
+    let mut notes = Vec::new();
+    if pointer_only > 0 {
+        notes.push(format!(
+            "{pointer_only} run(s) with only a pointer chase are not drawn: another method."
+        ));
     }
     let x = AxisSpec::log2("working set (bytes)", Units::KiB);
     let spec = Spec {
@@ -372,20 +492,41 @@ fn latency(ms: &[Machine], base: usize, index_chase: bool) -> Result<Option<Over
             "Figure 105.2, {} machines: time per random read by working set",
             ms.len()
         ),
-        subtitle: "a dependent chain of loads through a random ring; solid: runs of this project, \
-                   dashed: the appendix's numbers"
+        subtitle: "the index chase (the appendix's method) on every machine: dependent reads \
+                   through a random ring; solid: runs of this project, dashed: the appendix's"
             .into(),
         x,
         y: AxisSpec::log10("ns per read (log)"),
         effect: Some("L1 to memory (latency ladder)"),
-        notes: Vec::new(),
+        notes,
     };
-    draw(ms, base, spec, series, cache_verticals(ms, base))
+    let mut spec = spec;
+    spec.notes.extend(cache_note(ms));
+    draw(ms, base, spec, series, cache_verticals(ms))
 }
 
-/// The baseline's reported cache sizes, as verticals.
-fn cache_verticals(ms: &[Machine], base: usize) -> Vec<Vertical> {
-    ms[base]
+/// The reported cache sizes, as verticals, where every machine that reports them reports the
+/// same (each machine's, or none: one machine's lines would mislead about the others).
+fn cache_verticals(ms: &[Machine]) -> Vec<Vertical> {
+    let with: Vec<&Machine> = ms
+        .iter()
+        .filter(|m| !m.facts.cache_kib.is_empty())
+        .collect();
+    let Some(first) = with.first() else {
+        return Vec::new();
+    };
+    if with
+        .iter()
+        .any(|m| m.facts.cache_kib != first.facts.cache_kib)
+    {
+        return Vec::new();
+    }
+    let whose = if with.len() == 1 {
+        clip(&first.label, 40)
+    } else {
+        format!("all {} machines that report them", with.len())
+    };
+    first
         .facts
         .cache_kib
         .iter()
@@ -393,9 +534,23 @@ fn cache_verticals(ms: &[Machine], base: usize) -> Vec<Vertical> {
             x: *kib,
             label: format!("{name} {}", kib_label(*kib)),
             kind: VerticalKind::Reported,
-            legend: format!("cache sizes reported by {}", clip(&ms[base].label, 40)),
+            legend: format!("cache sizes reported by {whose}"),
         })
         .collect()
+}
+
+/// Said under a figure when the machines' cache sizes differ (and so are not drawn).
+fn cache_note(ms: &[Machine]) -> Option<String> {
+    let with: Vec<&Machine> = ms
+        .iter()
+        .filter(|m| !m.facts.cache_kib.is_empty())
+        .collect();
+    let differ = with
+        .iter()
+        .any(|m| m.facts.cache_kib != with[0].facts.cache_kib);
+    differ.then(|| {
+        "Cache sizes not drawn: the machines report different ones (each in compare.md).".into()
+    })
 }
 
 /// The rows of bandwidth's `bandwidth` block that the overlay draws: the read kernel in its
@@ -452,7 +607,9 @@ fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             Vec::new()
         },
     };
-    draw(ms, base, spec, series, cache_verticals(ms, base))
+    let mut spec = spec;
+    spec.notes.extend(cache_note(ms));
+    draw(ms, base, spec, series, cache_verticals(ms))
 }
 
 /// One series per machine that has the curve `read` gives, labelled with the machine.
@@ -618,8 +775,15 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             ),
         },
     );
+    // One method on the axis: the appendix's loop (its table, or the book's numbers); a run
+    // saved without the table has only independent operations, another measure: left out and
+    // counted.
     let with_table: Vec<usize> = tables.iter().map(|t| t.machine).collect();
-    series.retain(|s| !with_table.contains(&s.machine));
+    let other_method = series
+        .iter()
+        .filter(|s| ms[s.machine].kind == Kind::Run && !with_table.contains(&s.machine))
+        .count();
+    series.retain(|s| ms[s.machine].kind == Kind::Appendix && !with_table.contains(&s.machine));
     series.extend(tables);
     series.sort_by_key(|s| s.machine);
     // The key ratio: divide against multiply, on each machine's own series.
@@ -630,27 +794,21 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let shown: Vec<String> = series
         .iter()
         .filter(|s| ms.len() <= MANY || s.machine == base)
-        .filter_map(|s| {
-            // A run without the table gives another measure: said, so that its ratio is not
-            // read against the others' as a difference between machines.
-            let other = ms[s.machine].kind == Kind::Run && !with_table.contains(&s.machine);
-            Some(format!(
-                "{}{} {}x",
-                ms[s.machine].label,
-                if other {
-                    " (independent operations)"
-                } else {
-                    ""
-                },
-                sig3(ratio(s, 2.0)?)
-            ))
-        })
+        .filter_map(|s| Some(format!("{} {}x", ms[s.machine].label, sig3(ratio(s, 2.0)?))))
         .collect();
-    let notes = if shown.is_empty() {
-        Vec::new()
-    } else {
-        vec![format!("divide over multiply: {}.", shown.join("; "))]
-    };
+    let mut notes = Vec::new();
+    if !shown.is_empty() {
+        notes.push(format!(
+            "divide over multiply, per element: {}.",
+            shown.join("; ")
+        ));
+    }
+    if other_method > 0 {
+        notes.push(format!(
+            "{other_method} run(s) saved without the per-element table are not drawn: their \
+             independent operations measure another thing (throughput)."
+        ));
+    }
     let spec = Spec {
         file: "compare-fp.svg",
         title: format!(
@@ -658,7 +816,7 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
             ms.len()
         ),
         subtitle: "one operation per element of two arrays in L1, four accumulators (the \
-                   appendix's loop); a run saved without that table: independent operations"
+                   appendix's loop), on every machine drawn"
             .into(),
         x: category_axis("operation", &cats),
         y: AxisSpec::log10("ns per operation (log)"),
@@ -817,9 +975,9 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 }
 
 /// Every overlay figure that has data. An error is a bug in drawing, not bad input.
-pub fn draw_all(ms: &[Machine], base: usize, index_chase: bool) -> Result<Vec<Overlay>, String> {
+pub fn draw_all(ms: &[Machine], base: usize, pointer_chase: bool) -> Result<Vec<Overlay>, String> {
     let figs = [
-        latency(ms, base, index_chase)?,
+        latency(ms, base, pointer_chase)?,
         stride(ms, base)?,
         tlb(ms, base)?,
         branch(ms, base)?,
@@ -829,4 +987,31 @@ pub fn draw_all(ms: &[Machine], base: usize, index_chase: bool) -> Result<Vec<Ov
         bandwidth(ms, base)?,
     ];
     Ok(figs.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_cut_where_sizes_were_skipped() {
+        let pts: Vec<Pt> = [4.0, 8.0, 16.0, 128.0, 256.0]
+            .iter()
+            .map(|&x| Pt::new(x, 1.0))
+            .collect();
+        let style = Style {
+            color: BLACK_C,
+            line: Some(Dash::Solid),
+            width: 1,
+            marker: None,
+            size: 3,
+        };
+        let pieces = split_at_gaps(Drawn::new("m", pts.clone(), style), 2.0);
+        let lens: Vec<usize> = pieces.iter().map(|d| d.points.len()).collect();
+        assert_eq!(lens, vec![3, 2]);
+        assert!(pieces.iter().all(|d| d.label == "m"));
+        // Two points 8x apart on a figure of doublings: two pieces of one point.
+        let two = vec![Pt::new(8.0, 1.0), Pt::new(64.0, 2.0)];
+        assert_eq!(split_at_gaps(Drawn::new("p", two, style), 2.0).len(), 2);
+    }
 }

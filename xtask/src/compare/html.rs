@@ -119,6 +119,17 @@ fn is_separator(line: &str) -> bool {
     t.starts_with('|') && t.contains('-') && t.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
 }
 
+/// A heading's anchor, as a Markdown link to it is written: "Missing and odd parts" is
+/// `missing-and-odd-parts`.
+pub fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// `![alt](src)` alone on a line.
 fn image(line: &str) -> Option<(&str, &str)> {
     let t = line.trim().strip_prefix("![")?;
@@ -162,7 +173,13 @@ pub fn markdown(md: &str, img: &dyn Fn(&str, &str) -> String) -> String {
         let hashes = t.chars().take_while(|c| *c == '#').count();
         if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
             flush(&mut para, &mut out);
-            let _ = writeln!(out, "<h{hashes}>{}</h{hashes}>", inline(t[hashes..].trim()));
+            let text = t[hashes..].trim();
+            let _ = writeln!(
+                out,
+                "<h{hashes} id=\"{}\">{}</h{hashes}>",
+                anchor(text),
+                inline(text)
+            );
             i += 1;
             continue;
         }
@@ -315,7 +332,7 @@ mod tests {
         let html = markdown(md, &|alt, src| {
             format!("<img alt=\"{alt}\" src=\"{src}\">\n")
         });
-        assert!(html.contains("<h1>Title</h1>"));
+        assert!(html.contains("<h1 id=\"title\">Title</h1>"));
         assert!(html.contains("<code>code</code>"));
         assert!(html.contains("<strong>bold</strong>"));
         assert!(html.contains("<a href=\"x.csv\">a link</a>"));

@@ -333,7 +333,7 @@ fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
     } else {
         "mixed full and quick".into()
     };
-    let (date, commit) = summary_date_commit(dir);
+    let (date, commit) = saved_stamps(&order).unwrap_or_else(|| summary_date_commit(dir));
     Facts {
         cpu,
         arch: get("arch").unwrap_or_else(unknown),
@@ -356,6 +356,35 @@ fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
         commit: commit.unwrap_or_else(unknown),
         load,
     }
+}
+
+/// The date and commit each experiment's file was saved with (`#META saved_utc` and
+/// `#META saved_commit`): one, or the first..last date and every commit; `None` where no file
+/// has the stamps (an older run, or the appendix's).
+fn saved_stamps(files: &[&DataFile]) -> Option<(Option<String>, Option<String>)> {
+    let mut dates: Vec<&str> = files.iter().filter_map(|f| f.meta("saved_utc")).collect();
+    let mut commits: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.meta("saved_commit"))
+        .collect();
+    if dates.is_empty() && commits.is_empty() {
+        return None;
+    }
+    dates.sort_unstable();
+    dates.dedup();
+    commits.sort_unstable();
+    commits.dedup();
+    let date = match dates.as_slice() {
+        [] => None,
+        [d] => Some(d.to_string()),
+        // "2026-11-30 23:13..23:15 UTC" within one day.
+        [a, .., b] => match (a.strip_suffix(" UTC"), b.get(..11), b.get(11..)) {
+            (Some(a), Some(day), Some(time)) if a.starts_with(day) => Some(format!("{a}..{time}")),
+            _ => Some(format!("{a}..{b}")),
+        },
+    };
+    let commit = (!commits.is_empty()).then(|| commits.join(", "));
+    Some((date, commit))
 }
 
 /// The date and commit from `summary.md`'s "A full run of <date>, commit <hash>." line.
@@ -384,6 +413,23 @@ fn summary_date_commit(dir: &Path) -> (Option<String>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_date_and_commit_come_from_the_saved_stamps() {
+        let f = |utc: &str| {
+            let t = format!("#META saved_utc {utc}\n#META saved_commit 0ee996e\n");
+            measure::data::parse(&t).unwrap()
+        };
+        let (a, b) = (f("2026-11-30 23:13 UTC"), f("2026-11-30 23:15 UTC"));
+        assert_eq!(
+            saved_stamps(&[&a, &b, &a]),
+            Some((
+                Some("2026-11-30 23:13..23:15 UTC".to_string()),
+                Some("0ee996e".to_string())
+            ))
+        );
+        assert_eq!(saved_stamps(&[]), None);
+    }
 
     #[test]
     fn sizes_read_as_people_write_them() {

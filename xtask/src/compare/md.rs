@@ -1,6 +1,7 @@
 //! `compare.md`: the machines, the effects, every key figure side by side, the figures, and
 //! what is missing.
 
+use super::class;
 use super::effects::{EFFECTS, sig3};
 use super::figures::Overlay;
 use super::keyfig::{self, KeyFig};
@@ -81,14 +82,31 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
         ms[base].label
     );
 
+    let class = ms.len() > class::COLUMNS;
+    let _ = writeln!(
+        s,
+        "Contents: [Figures](#figures){} · [Machines](#machines) · [Effects](#effects) · \
+         [Key figures](#key-figures) · [Missing and odd parts](#missing-and-odd-parts) · \
+         [Data](#data).\n",
+        if class {
+            " · [Outliers](#outliers)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(s, "## Figures\n");
+    if figs.is_empty() {
+        let _ = writeln!(s, "No machine has numbers for any overlay figure.\n");
+    }
+    for f in figs {
+        let _ = writeln!(s, "### {}\n", f.title);
+        let _ = writeln!(s, "![{}]({})\n", f.title, f.file);
+    }
+    if class {
+        class::outlier_section(&mut s, ms, base);
+    }
+
     let _ = writeln!(s, "## Machines\n");
-    let mut header = vec!["fact".to_string()];
-    header.extend(ms.iter().map(|m| m.label.clone()));
-    let fact = |name: &str, get: &dyn Fn(&Machine) -> String| -> Vec<String> {
-        let mut r = vec![name.to_string()];
-        r.extend(ms.iter().map(get));
-        r
-    };
     // The appendix's folders have no run: "-" rather than "unknown".
     let run_fact = |v: &str, m: &Machine| {
         if m.kind == Kind::Appendix && v == "unknown" {
@@ -96,6 +114,96 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
         } else {
             v.to_string()
         }
+    };
+    if class {
+        class::machines(&mut s, ms, base, &run_fact);
+        let _ = writeln!(s, "## Effects\n");
+        class::effects(&mut s, ms, base);
+        effects_how(&mut s);
+        let _ = writeln!(s, "## Key figures\n");
+        let _ = writeln!(
+            s,
+            "Each experiment's headline numbers over the {} machines: the median, the lowest \
+             and highest with the machine, the baseline's, and the machines far from the median. \
+             Every machine's own are in `compare.csv`.\n",
+            ms.len()
+        );
+        class::key_figures(&mut s, ms, base);
+    } else {
+        columns(&mut s, ms, base, &run_fact);
+    }
+    tail(&mut s, ms, csv_rows);
+    fold(&s)
+}
+
+/// Prose and list items wrapped at 100 columns (a Markdown paragraph reads the same wrapped);
+/// tables, code, headings and images kept whole.
+fn fold(md: &str) -> String {
+    let mut out = String::new();
+    let mut code = false;
+    for l in md.lines() {
+        if l.starts_with("```") {
+            code = !code;
+        }
+        let keep = code
+            || l.chars().count() <= 100
+            || l.starts_with('|')
+            || l.starts_with('#')
+            || l.starts_with("![");
+        if keep {
+            out.push_str(l);
+            out.push('\n');
+            continue;
+        }
+        let (first, rest) = if l.starts_with("- ") {
+            ("- ", "  ")
+        } else {
+            ("", "")
+        };
+        let body = l.strip_prefix(first).unwrap_or(l);
+        for w in super::wrap(body, 100, first, rest) {
+            out.push_str(&w);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Up to eight names, then how many more.
+fn names(v: &[&str]) -> String {
+    if v.len() <= 8 {
+        v.join(", ")
+    } else {
+        format!("{} and {} more", v[..8].join(", "), v.len() - 8)
+    }
+}
+
+fn effects_how(s: &mut String) {
+    let _ = writeln!(s, "How each is read:\n");
+    for e in EFFECTS {
+        let _ = writeln!(
+            s,
+            "- **{}**: {}.",
+            e.name,
+            e.how().split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+    }
+    s.push('\n');
+}
+
+/// Machines as columns (a few machines).
+fn columns(
+    s: &mut String,
+    ms: &[Machine],
+    base: usize,
+    run_fact: &dyn Fn(&str, &Machine) -> String,
+) {
+    let mut header = vec!["fact".to_string()];
+    header.extend(ms.iter().map(|m| m.label.clone()));
+    let fact = |name: &str, get: &dyn Fn(&Machine) -> String| -> Vec<String> {
+        let mut r = vec![name.to_string()];
+        r.extend(ms.iter().map(get));
+        r
     };
     let rows = vec![
         fact("folder", &|m| format!("`{}`", m.dir.display())),
@@ -112,7 +220,7 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
         fact("commit", &|m| run_fact(&m.facts.commit, m)),
         fact("load before (1 min)", &|m| run_fact(&m.facts.load, m)),
     ];
-    table(&mut s, &header, 99, &rows);
+    table(s, &header, 99, &rows);
 
     let _ = writeln!(s, "## Effects\n");
     let _ = writeln!(
@@ -130,17 +238,8 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
             r
         })
         .collect();
-    table(&mut s, &header, 99, &rows);
-    let _ = writeln!(s, "How each is read:\n");
-    for e in EFFECTS {
-        let _ = writeln!(
-            s,
-            "- **{}**: {}.",
-            e.name,
-            e.how().split_whitespace().collect::<Vec<_>>().join(" ")
-        );
-    }
-    s.push('\n');
+    table(s, &header, 99, &rows);
+    effects_how(s);
 
     let _ = writeln!(s, "## Key figures\n");
     let _ = writeln!(
@@ -179,19 +278,13 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
                 r
             })
             .collect();
-        table(&mut s, &header, 2, &rows);
+        table(s, &header, 2, &rows);
     }
-    marks_note(&mut s, ms);
+    marks_note(s, ms);
+}
 
-    let _ = writeln!(s, "## Figures\n");
-    if figs.is_empty() {
-        let _ = writeln!(s, "No machine has numbers for any overlay figure.\n");
-    }
-    for f in figs {
-        let _ = writeln!(s, "### {}\n", f.title);
-        let _ = writeln!(s, "![{}]({})\n", f.title, f.file);
-    }
-
+/// What is missing, and the data.
+fn tail(s: &mut String, ms: &[Machine], csv_rows: usize) {
     let _ = writeln!(s, "## Missing and odd parts\n");
     let missing = missing_parts(ms);
     if missing.is_empty() {
@@ -218,7 +311,6 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
         "```python\nimport pandas as pd\ndf = pd.read_csv(\"compare.csv\")\n```\n\n```sql\n\
          SELECT * FROM read_csv_auto('compare.csv') WHERE experiment = 'cache_ladder';\n```"
     );
-    s
 }
 
 /// The mark of key figure `name` of `exp` on machine `m` (none where nothing was recorded).
@@ -310,7 +402,7 @@ pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
                     .collect();
                 out.push(format!(
                     "`{exp}.{b}`: no such block in {}.",
-                    lacking.join(", ")
+                    names(&lacking)
                 ));
             }
             if have.len() < 2 {
@@ -336,7 +428,7 @@ pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
                 if holders.len() < have.len() {
                     out.push(format!(
                         "`{exp}.{b}`: column `{c}` only in {}; compared on the {shared} columns all have.",
-                        holders.join(", ")
+                        names(&holders)
                     ));
                 }
             }

@@ -1,4 +1,4 @@
-//! `cargo xtask compare DIR... [--out DIR] [--baseline LABEL] [--index-chase]`: any number of
+//! `cargo xtask compare DIR... [--out DIR] [--baseline LABEL] [--pointer-chase]`: any number of
 //! results folders, compared on one figure and in one table.
 //!
 //! Measuring stays one machine at a time; what scales is the comparison. Each results folder
@@ -7,7 +7,8 @@
 //! into `--out` (default: `compare/` under the temporary directory):
 //!
 //! - `compare.md`: the machines, the headline effects, every key figure side by side with its
-//!   ratio to the baseline, the figures, and every missing part ([`md`]);
+//!   ratio to the baseline, the figures, and every missing part ([`md`]; beyond six machines,
+//!   machines are rows and the class is summarised: [`class`]);
 //! - `compare.csv`: every number of every machine as one tidy long table ([`csv`]);
 //! - `compare-*.svg`: one overlay figure per appendix figure, and bandwidth by working set
 //!   ([`figures`], drawn with the single-run figures' charts);
@@ -23,6 +24,7 @@
 //! folder's other experiments still count.
 
 pub(crate) mod appendix;
+mod class;
 pub mod csv;
 mod effects;
 mod figures;
@@ -109,7 +111,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
     // Everything is made in memory first; then written.
     let rows = csv::rows(&machines);
     let csv_text = csv::render(&rows);
-    let figs = figures::draw_all(&machines, base, o.index_chase)?;
+    let figs = figures::draw_all(&machines, base, o.pointer_chase)?;
     let md_text = md::render(&machines, base, &figs, rows.len());
     let inline: Vec<(String, String)> = figs
         .iter()

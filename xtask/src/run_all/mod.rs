@@ -74,12 +74,13 @@ pub fn command(o: &flags::RunAll) -> Result<()> {
         return Err(e);
     }
     keep::carry_over(&plan, &record);
-    let summary = publish::publish(&plan, &record).inspect_err(|_| {
+    publish::publish(&plan, &record).inspect_err(|_| {
         // A failed publish (a full disk, say) gives the temporary folder's space back now,
         // not at the next run; the previous results are whole.
         let _ = fs::remove_dir_all(&plan.tmp);
     })?;
-    print!("{summary}");
+    // A short recap; the full summary is in summary.md.
+    print!("{}", publish::recap(&plan, &record));
     eprintln!("run-all: results in {}", plan.dest.display());
     let failed_names: Vec<&str> = record
         .outcomes

@@ -119,3 +119,58 @@ fn sink_bench_summary(plan: &Plan, record: &RunRecord, saved: &Saved) {
         );
     }
 }
+
+/// What the terminal shows at the end of a run (the full summary stays in `summary.md`): what
+/// ran, what failed, which results are provisional or measured under contention, and where
+/// the page is. At most 100 columns, no `#` line.
+pub fn recap(plan: &Plan, record: &RunRecord) -> String {
+    let mode = if plan.quick { "quick" } else { "full" };
+    let names = |f: &dyn Fn(&super::one::Outcome) -> bool| -> Vec<&str> {
+        record
+            .outcomes
+            .iter()
+            .filter(|o| f(o))
+            .map(|o| o.name.as_str())
+            .collect()
+    };
+    let mark = |o: &super::one::Outcome| {
+        o.saved
+            .as_ref()
+            .and_then(crate::marks::read)
+            .map(|e| e.overall())
+            .unwrap_or_default()
+    };
+    let mut text = vec![format!(
+        "run-all ({mode}): {} of {} experiments ran, {:.0} s.",
+        record.outcomes.len(),
+        crate::project::EXPERIMENTS.len(),
+        record.wall_s
+    )];
+    let mut list = |what: &str, v: Vec<&str>| {
+        if !v.is_empty() {
+            text.push(format!("{what}: {}.", v.join(", ")));
+        }
+    };
+    list("ran", names(&|o| o.ok));
+    list("failed (see summary.md)", names(&|o| !o.ok));
+    list(
+        "provisional (disturbed rounds; rerun on a quiet machine)",
+        names(&|o| mark(o).provisional),
+    );
+    list(
+        "measured under contention (other cores busy)",
+        names(&|o| mark(o).contended),
+    );
+    text.push(format!(
+        "The page: {}; the full summary: summary.md beside it.",
+        plan.dest.join("index.html").display()
+    ));
+    let mut out = String::new();
+    for t in text {
+        for l in measure::fmt::wrap_to(&t, "", "  ", 100).lines() {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}

@@ -136,14 +136,29 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
             record.wall_s
         )
     } else {
+        // The other rows: kept from earlier runs (each with its date and commit), or not run.
+        let kept = rows
+            .iter()
+            .filter(|r| r.now.is_none() && r.saved.is_some())
+            .count();
+        let absent = EXPERIMENTS.len().saturating_sub(ran.len() + kept);
+        let mut others = Vec::new();
+        if kept > 0 {
+            others.push(format!(
+                "{kept} row(s) kept from earlier runs, each with its own date and commit"
+            ));
+        }
+        if absent > 0 {
+            others.push(format!("{absent} row(s) not run"));
+        }
         format!(
             "A rerun of part of the folder, in {mode} mode, started {}, commit {commit}: {} of \
-             {} experiments ran now ({}); the other rows were kept from earlier runs, each with \
-             its own date and commit.",
+             {} experiments ran now ({}); {}.",
             record.started_utc,
             ran.len(),
             EXPERIMENTS.len(),
-            ran.join(", ")
+            ran.join(", "),
+            others.join("; ")
         )
     };
     if mixed {

@@ -36,7 +36,7 @@ pub fn named_blocks(f: &DataFile) -> Vec<(String, &Block)> {
 }
 
 /// The results folder the book's figures (`book-figures/`) are drawn from.
-pub const BOOK_RESULTS: &str = "results/amd-epyc-zen4-2c";
+pub const BOOK_RESULTS: &str = "results/amd-epyc-zen5-2c";
 
 /// The workspace root (xtask lives one level below it).
 pub fn root() -> PathBuf {

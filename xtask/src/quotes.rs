@@ -90,7 +90,7 @@ const fn wall(text: &'static str) -> Quote {
 }
 
 /// The reference run's summary: its experiments table has a "wall time" column.
-const SUMMARY: &str = "results/amd-epyc-zen4-2c/summary.md";
+const SUMMARY: &str = "results/amd-epyc-zen5-2c/summary.md";
 
 /// The quotes that disagree with their files, one line each (none when all agree).
 pub fn check() -> Vec<String> {

@@ -114,7 +114,7 @@ fn check_bad_input(out: &std::process::Output, program: &str, args: &[&str]) {
 /// bad input ([`assert_bad_input`]'s exit status 2 and one line), not a panic.
 pub fn assert_not_utf8_refused(bin: &str, program: &str) {
     use std::os::unix::ffi::OsStrExt;
-    let out = Command::new(bin)
+    let out = command(bin)
         .arg("--quick")
         .arg(std::ffi::OsStr::from_bytes(b"--x=\xff"))
         .output()
@@ -129,6 +129,11 @@ pub fn assert_not_utf8_refused(bin: &str, program: &str) {
 /// line (`head -1`; only for a run that prints for longer than the test takes to close the
 /// pipe). Quietly, as Unix tools end: killed by SIGPIPE with nothing on stderr.
 pub fn assert_quiet_on_closed_pipe(bin: &str, args: &[&str], after_one_line: bool) {
+    // Under qemu-user the emulator, not the program, meets the closed pipe and reports the
+    // signal itself on stderr: the program's own ending cannot be seen from here.
+    if emulated("the ending on a closed pipe") {
+        return;
+    }
     use std::io::BufRead;
     use std::os::unix::process::ExitStatusExt;
     use std::process::Stdio;

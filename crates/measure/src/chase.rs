@@ -630,7 +630,10 @@ mod tests {
         let rounds: usize = t.iter().map(|x| x.values.len()).sum();
         assert!((rounds..=3 * rounds).contains(&primed.len()), "{primed:?}");
         assert!(primed.iter().all(|p| p.1));
-        assert_eq!(primed[..2], [(Link::Index, true), (Link::Address, true)]);
+        // The rings are warmed in turn; a disturbed warm-up repeats its own ring first.
+        let mut order: Vec<Link> = primed.iter().map(|p| p.0).collect();
+        order.dedup();
+        assert_eq!(order[..2], [Link::Index, Link::Address], "{primed:?}");
         assert!(plan.judged(&mut probe, &mut [], 1, |_, _| ()).is_empty());
     }
 

@@ -162,6 +162,7 @@ impl Report {
             lost_ns: self.lost_ns,
             wall_ns: self.wall_ns,
             load: None,
+            segments: false,
         }
     }
 

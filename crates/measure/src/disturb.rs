@@ -372,6 +372,8 @@ pub struct Tally {
     pub lost_ns: u64,
     pub wall_ns: u64,
     pub load: Option<Load>,
+    /// The rounds counted are segments of longer rounds ([`crate::segments`]).
+    pub segments: bool,
 }
 
 impl Tally {
@@ -391,6 +393,7 @@ impl Tally {
         self.lost_ns += other.lost_ns;
         self.wall_ns += other.wall_ns;
         self.load = self.load.or(other.load);
+        self.segments |= other.segments;
         self
     }
 
@@ -432,8 +435,9 @@ impl Tally {
         if let Some(s) = l.steal.filter(|s| *s > 0.005) {
             why.push(format!("{:.0}% steal", s * 100.0));
         }
+        let unit = if self.segments { "segments" } else { "rounds" };
         let mut out = format!(
-            "{} of {} rounds were disturbed",
+            "{} of {} {unit} were disturbed",
             self.disturbed, self.rounds
         );
         if !why.is_empty() {

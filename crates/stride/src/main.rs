@@ -166,7 +166,7 @@ fn main() {
     drop(region);
     let walks = report::Walks::of(rows, load, (line, len, accesses));
 
-    report::print_cost_table(&walks.rows, line, &cc, accesses, probe.min_step_ns);
+    report::print_cost_table(&walks.rows, line, &cc, probe.min_step_ns);
     report::print_visit_table(&walks.rows, line, &exp.facts);
     report::stride_blocks(&walks.rows, line, &cc);
     report::stride_reading(&walks, &exp.facts).render();

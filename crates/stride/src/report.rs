@@ -9,7 +9,6 @@ use measure::disturb::{Load, Tally};
 use measure::facts::{Fact, MachineFacts};
 use measure::fmt::{bytes, conclude, field, grouped, say};
 use measure::mem::backing_meta;
-use measure::rounds::Want;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
 use measure::show;
 use measure::stats::Summary;
@@ -94,20 +93,23 @@ pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
 }
 
 /// The passes over the strides and how each point is timed (`want`: the rounds asked).
-pub fn passes(orders: &[Order], want: &Want) {
+pub fn passes(orders: &[Order], want: &measure::segments::Want) {
     let names: Vec<&str> = orders.iter().map(|o| o.name()).collect();
     meta("passes", names.join(","));
     say(
         &format!(
-            "{} passes over the strides ({}), {} clean rounds per walk and stride after a \
-             discarded warm-up; the appendix's walk and the fresh-lines walk alternate. A round \
-             is one whole walk; up to {} extra rounds / {:.0} ms per stride and pass when rounds \
-             are disturbed.",
+            "{} passes over the strides ({}), {} rounds per walk and stride after a discarded \
+             warm-up; the appendix's walk and the fresh-lines walk alternate. A round is one \
+             whole walk, timed in segments of about {:.1} ms, each judged by its own evidence: a \
+             disturbed segment is replaced by the same segment of the other rounds; up to {} \
+             extra rounds / {:.0} ms per stride and pass until every segment has {} clean ones.",
             orders.len(),
             names.join(", then "),
-            want.clean,
-            want.max_rounds - want.clean,
-            want.budget_ns as f64 / 1e6
+            want.reps,
+            crate::timing::SEGMENT_NS / 1e6,
+            want.max_reps - want.reps,
+            want.budget_ns as f64 / 1e6,
+            want.usable
         ),
         "  ",
     );
@@ -123,9 +125,11 @@ pub struct Row {
     pub agree: bool,
     pub plan: Plan,
     pub fresh_plan: Plan,
-    /// Both walks' rounds over all passes: how many, how many disturbed.
+    /// Both walks' segments over all passes: how many, how many disturbed.
     pub tally: Tally,
     pub passes: Vec<PassRow>,
+    /// The shortest segment timed, in nanoseconds.
+    pub shortest_ns: f64,
 }
 
 /// One stride in one pass: both walks' medians (of the clean rounds) and their rounds.
@@ -138,13 +142,7 @@ pub struct PassRow {
 
 /// The cost table: each stride's time per access, with the lines it touches and the bytes it
 /// fetches in vain (ours and the appendix's), and whether the passes agreed.
-pub fn print_cost_table(
-    rows: &[Row],
-    line: Option<u64>,
-    cc: &CoreClock,
-    accesses: usize,
-    clock_step_ns: f64,
-) {
+pub fn print_cost_table(rows: &[Row], line: Option<u64>, cc: &CoreClock, clock_step_ns: f64) {
     println!(
         "\n  {:<7} {:<27} {:>7} {:>7} {:>10} {:^16}  passes",
         "stride", "each, ns (min .. max)", "factor", "cycles", "lines per", "bytes in vain"
@@ -176,13 +174,12 @@ pub fn print_cost_table(
     }
     let shortest = rows
         .iter()
-        .flat_map(|r| [r.wrap.min, r.fresh.min])
-        .fold(f64::INFINITY, f64::min)
-        * accesses as f64;
+        .map(|r| r.shortest_ns)
+        .fold(f64::INFINITY, f64::min);
     say(
         &format!(
             "each access reads one byte; min .. max over the clean rounds of all passes; ! the passes \
-             disagree by over {:.0}%; the shortest batch lasted {:.0} us (the clock's step is \
+             disagree by over {:.0}%; the shortest timed segment lasted {:.0} us (the clock's step is \
              {:.3}% of it).",
             DEFAULT_TOLERANCE * 100.0,
             shortest / 1000.0,
@@ -606,6 +603,7 @@ mod tests {
                     plan: walk::plan(len, stride, 20_000, 0, Some(64), 4096),
                     fresh_plan: walk::plan(len, stride, 20_000, 64, Some(64), 4096),
                     passes: Vec::new(),
+                    shortest_ns: 200_000.0,
                 }
             })
             .collect();

@@ -11,6 +11,7 @@ use measure::keep::black_box;
 use measure::mem::Region;
 use measure::rounds::{self, Step, Timed, Want};
 use measure::scan::{self, DEFAULT_TOLERANCE, Order};
+use measure::segments::{self, Segmented, Step as SegStep};
 use measure::stats::Summary;
 
 /// The first `len` bytes of the region, borrowed from it (so they cannot outlive the
@@ -44,60 +45,65 @@ pub fn plans(
         .collect()
 }
 
-/// How the walks' rounds are taken: `clean` clean rounds per walk, stride and pass; a round
-/// is one whole walk of the fixed count (cutting it short would change what it visits), so a
-/// disturbed one is replaced, up to [`WALK_EXTRA_ROUNDS`] more, within [`WALK_BUDGET_NS`].
-pub fn walk_want(clean: usize) -> Want {
-    Want {
-        clean,
-        max_rounds: clean + WALK_EXTRA_ROUNDS,
-        budget_ns: WALK_BUDGET_NS,
-        warm_every: false,
-    }
+/// How the walks' rounds are taken: `reps` repetitions per walk, stride and pass. A walk
+/// of the fixed count lasts up to tens of milliseconds (cutting it short would change what
+/// it visits), longer than a scheduler slice, so it is timed in segments of about
+/// [`SEGMENT_NS`] ([`measure::segments`]): a disturbed segment is rebuilt from the same
+/// segment of the other repetitions, and up to [`WALK_EXTRA_ROUNDS`] more repetitions are
+/// taken, within [`WALK_BUDGET_NS`], until every segment has clean samples.
+pub fn walk_want(reps: usize) -> segments::Want {
+    segments::Want::new(reps, WALK_EXTRA_ROUNDS, WALK_BUDGET_NS)
 }
 
-/// The most extra rounds per walk, stride and pass when rounds are disturbed.
-pub const WALK_EXTRA_ROUNDS: usize = 2;
-/// The time given to those extra rounds, per stride and pass.
-pub const WALK_BUDGET_NS: u64 = 20_000_000;
+/// The most extra repetitions per walk, stride and pass when segments are disturbed.
+pub const WALK_EXTRA_ROUNDS: usize = 4;
+/// The time given to those extra repetitions, per stride and pass.
+pub const WALK_BUDGET_NS: u64 = 40_000_000;
+/// The length a walk's segment aims at: well inside a scheduler slice.
+pub const SEGMENT_NS: f64 = 200_000.0;
 
 /// Walks every stride once per pass (in the pass's order), and pools each stride's rounds
 /// over the passes into one [`Row`], with the passes' agreement. The pooled figures come
-/// from the clean rounds ([`Timed::summary`]).
+/// from the rounds rebuilt from clean segments.
 pub fn sweep(
     buf: &[u8],
     strides: &[usize],
     plans: &[(Plan, Plan)],
     orders: &[Order],
     walk: (usize, usize),
-    want: &Want,
+    want: &segments::Want,
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
-    let mut probe = Probe::new();
+    let probe = Probe::new();
     let result = scan::run(&idx, orders, |&i, _pass| {
-        measure_point(&mut probe, want, buf, strides[i], walk, &plans[i])
+        measure_point(&probe, want, buf, strides[i], walk, &plans[i])
     });
     result
         .points
         .iter()
         .map(|pt| {
             let i = pt.param;
-            let pool = |f: fn(&Point) -> &Timed| {
-                let mut all = Timed::default();
+            let pool = |f: fn(&Point) -> &Walked| {
+                let mut all = Walked {
+                    shortest_ns: f64::INFINITY,
+                    ..Walked::default()
+                };
                 for p in &pt.passes {
                     all.values.extend_from_slice(&f(p).values);
-                    all.evidence.extend_from_slice(&f(p).evidence);
+                    all.tally = all.tally.merge(&f(p).tally);
+                    all.shortest_ns = all.shortest_ns.min(f(p).shortest_ns);
                 }
                 all
             };
             let (wrap, fresh) = (pool(|p| &p.wrap), pool(|p| &p.fresh));
-            let a_wrap = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.wrap.used()));
-            let a_fresh = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.fresh.used()));
+            let a_wrap = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.wrap.values));
+            let a_fresh = pt.agreement(DEFAULT_TOLERANCE, |m| median(&m.fresh.values));
             Row {
                 stride: strides[i] as u64,
-                wrap: wrap.summary().expect("rounds > 0"),
-                fresh: fresh.summary().expect("rounds > 0"),
-                tally: rounds::tally([&wrap, &fresh]),
+                wrap: Summary::of(&wrap.values).expect("rounds > 0"),
+                fresh: Summary::of(&fresh.values).expect("rounds > 0"),
+                tally: wrap.tally.merge(&fresh.tally),
+                shortest_ns: wrap.shortest_ns.min(fresh.shortest_ns),
                 wrap_spread: a_wrap.spread,
                 fresh_spread: a_fresh.spread,
                 agree: a_wrap.agree && a_fresh.agree,
@@ -109,9 +115,9 @@ pub fn sweep(
                     .zip(&result.orders)
                     .map(|(p, o)| PassRow {
                         order: o.name(),
-                        wrap_ns: median(&p.wrap.used()),
-                        fresh_ns: median(&p.fresh.used()),
-                        tally: rounds::tally([&p.wrap, &p.fresh]),
+                        wrap_ns: median(&p.wrap.values),
+                        fresh_ns: median(&p.fresh.values),
+                        tally: p.wrap.tally.merge(&p.fresh.tally),
                     })
                     .collect(),
             }
@@ -119,55 +125,85 @@ pub fn sweep(
         .collect()
 }
 
-/// One stride in one pass: ns per access of every round, for both walks, with evidence.
-struct Point {
-    wrap: Timed,
-    fresh: Timed,
+/// One walk's rounds: nanoseconds per access of every repetition, rebuilt from clean
+/// segments, and the segments counted.
+#[derive(Debug, Clone, Default)]
+struct Walked {
+    values: Vec<f64>,
+    tally: Tally,
+    shortest_ns: f64,
 }
 
-/// Times interleaved rounds of both walks at `stride` (`walk` = accesses, shift), each after
-/// a discarded warm-up when cold, checking every round's sum against the plan.
+impl Walked {
+    fn of(s: &Segmented, accesses: usize) -> Walked {
+        Walked {
+            values: s.per_unit(accesses as f64),
+            tally: s.tally(),
+            shortest_ns: s.ns.iter().flatten().copied().fold(f64::INFINITY, f64::min),
+        }
+    }
+}
+
+/// One stride in one pass: both walks.
+struct Point {
+    wrap: Walked,
+    fresh: Walked,
+}
+
+/// Times interleaved repetitions of both walks at `stride` (`walk` = accesses, shift), in
+/// segments, each walk after a discarded warm-up when cold, checking every repetition's sum
+/// against the plan.
 fn measure_point(
-    probe: &mut Probe,
-    want: &Want,
+    probe: &Probe,
+    want: &segments::Want,
     buf: &[u8],
     stride: usize,
     (accesses, shift): (usize, usize),
     plans: &(Plan, Plan),
 ) -> Point {
     let warm = (accesses / 8).max(1);
-    let mut t = rounds::interleaved(probe, want, 2, |step| match step {
-        Step::Warm(0) => {
-            black_box(stride_walk_wrap(black_box(buf), stride, warm));
+    let kernel = |i: usize, from: usize, n: usize| {
+        if i == 0 {
+            stride_walk_wrap(black_box(buf), black_box(stride), from, n)
+        } else {
+            stride_walk_fresh(
+                black_box(buf),
+                black_box(stride),
+                (from, n),
+                black_box(shift),
+            )
+        }
+    };
+    // The warm-up, timed once, sizes the segments: a walk is about 8 warm-ups long.
+    let parts: Vec<usize> = (0..2)
+        .map(|i| {
+            let (t, s) = clock::time_ns(|| kernel(i, 0, warm));
+            black_box(s);
+            segments::parts_for(t * (accesses / warm) as f64, SEGMENT_NS, accesses as u64)
+        })
+        .collect();
+    let sums = [plans.0.sum, plans.1.sum];
+    let mut acc = [0u64; 2];
+    let t = segments::interleaved(probe, want, &parts, |step| match step {
+        SegStep::Warm(i) => {
+            black_box(kernel(i, 0, warm));
             0.0
         }
-        Step::Warm(_) => {
-            black_box(stride_walk_fresh(black_box(buf), stride, warm, shift));
-            0.0
-        }
-        Step::Time(0) => {
-            let (t, s) = clock::time_ns(|| {
-                stride_walk_wrap(black_box(buf), black_box(stride), black_box(accesses))
-            });
-            verify("the appendix walk", stride, black_box(s), plans.0.sum);
-            t / accesses as f64
-        }
-        Step::Time(_) => {
-            let (t, s) = clock::time_ns(|| {
-                stride_walk_fresh(
-                    black_box(buf),
-                    black_box(stride),
-                    black_box(accesses),
-                    black_box(shift),
-                )
-            });
-            verify("the fresh-lines walk", stride, black_box(s), plans.1.sum);
-            t / accesses as f64
+        SegStep::Time(i, k) => {
+            let r = segments::range(accesses as u64, parts[i], k);
+            let (t, s) = clock::time_ns(|| kernel(i, r.start as usize, (r.end - r.start) as usize));
+            acc[i] = if k == 0 { s } else { acc[i] + s };
+            if k + 1 == parts[i] {
+                let what = ["the appendix walk", "the fresh-lines walk"][i];
+                verify(what, stride, black_box(acc[i]), sums[i]);
+            }
+            t
         }
     });
-    let fresh = t.pop().expect("two walks");
-    let wrap = t.pop().expect("two walks");
-    Point { wrap, fresh }
+    Point {
+        wrap: Walked::of(&t[0], accesses),
+        fresh: Walked::of(&t[1], accesses),
+    }
 }
 
 /// A wrong sum means the loop did not read what it should: no number may be printed.

@@ -29,20 +29,28 @@ pub fn fill(buf: &mut [u8]) {
     }
 }
 
-/// The appendix's walk: `accesses` one-byte reads `stride` bytes apart, wrapping at the end
-/// of `buf` (whose length must be a power of two). Returns the sum of the bytes read.
+/// The appendix's walk: one-byte reads `stride` bytes apart, wrapping at the end of `buf`
+/// (whose length must be a power of two); accesses `from .. from + count` of it, so that a
+/// walk can be timed in segments. Returns the sum of the bytes read.
 #[inline(never)]
 #[unsafe(no_mangle)]
-pub fn stride_walk_wrap(buf: &[u8], stride: usize, accesses: usize) -> u64 {
+pub fn stride_walk_wrap(buf: &[u8], stride: usize, from: usize, count: usize) -> u64 {
     assert!(
         buf.len().is_power_of_two(),
         "the buffer length must be a power of two"
     );
     let mask = buf.len() - 1;
-    let mut p = 0usize;
+    steps(buf, from.wrapping_mul(stride) & mask, stride, count)
+}
+
+/// The appendix's inner loop, the one both walks run: `count` one-byte reads from `p` on,
+/// `stride` bytes apart, wrapping at the end of `buf` (a power of two long; `p` inside it).
+#[inline(always)]
+fn steps(buf: &[u8], mut p: usize, stride: usize, count: usize) -> u64 {
+    let mask = buf.len() - 1;
     let mut acc = 0u64;
-    for _ in 0..accesses {
-        // SAFETY: p starts at 0 and is always masked by len - 1, so p < len.
+    for _ in 0..count {
+        // SAFETY: p starts inside the buffer and is always masked by len - 1, so p < len.
         acc += u64::from(unsafe { *buf.get_unchecked(p) });
         p = (p + stride) & mask;
     }
@@ -56,23 +64,26 @@ pub fn stride_walk_wrap(buf: &[u8], stride: usize, accesses: usize) -> u64 {
 ///
 /// The laps are an outer loop, so the inner loop is the appendix's loop instruction for
 /// instruction: the two walks differ in where they go, not in the work per access.
+/// Accesses `from .. from + count` of the walk, as [`stride_walk_wrap`] does.
 #[inline(never)]
 #[unsafe(no_mangle)]
-pub fn stride_walk_fresh(buf: &[u8], stride: usize, accesses: usize, shift: usize) -> u64 {
+pub fn stride_walk_fresh(
+    buf: &[u8],
+    stride: usize,
+    (from, count): (usize, usize),
+    shift: usize,
+) -> u64 {
     assert!(buf.len().is_power_of_two() && stride.is_power_of_two() && stride <= buf.len());
-    let mask = buf.len() - 1;
     let per_lap = buf.len() / stride;
     let lap_mask = stride - 1;
-    let (mut left, mut off, mut acc) = (accesses, 0usize, 0u64);
+    let mut off = (from / per_lap).wrapping_mul(shift) & lap_mask;
+    let (mut at, mut left, mut acc) = (from % per_lap, count, 0u64);
     while left > 0 {
-        let n = left.min(per_lap);
-        let mut p = off;
-        for _ in 0..n {
-            // SAFETY: p is masked by len - 1 (len a power of two), so p < len.
-            acc += u64::from(unsafe { *buf.get_unchecked(p) });
-            p = (p + stride) & mask;
-        }
+        let n = left.min(per_lap - at);
+        // at < per_lap and off < stride, so the lap starts inside the buffer.
+        acc += steps(buf, at * stride + off, stride, n);
         left -= n;
+        at = 0;
         off = (off + shift) & lap_mask;
     }
     acc
@@ -213,12 +224,42 @@ mod tests {
         for stride in (0..=12).map(|k| 1usize << k) {
             for accesses in [1, 7, 1000, 50_000] {
                 let wrap = plan(len, stride, accesses, 0, Some(64), 4096);
-                assert_eq!(stride_walk_wrap(&buf, stride, accesses), wrap.sum);
+                assert_eq!(stride_walk_wrap(&buf, stride, 0, accesses), wrap.sum);
                 let fresh = plan(len, stride, accesses, 64, Some(64), 4096);
-                assert_eq!(stride_walk_fresh(&buf, stride, accesses, 64), fresh.sum);
+                assert_eq!(
+                    stride_walk_fresh(&buf, stride, (0, accesses), 64),
+                    fresh.sum
+                );
                 if stride <= 64 {
                     assert_eq!(wrap, fresh, "no shift below the line size");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_walk_in_segments_reads_what_the_whole_walk_reads() {
+        let len = 1 << 14;
+        let buf = buffer(len);
+        for stride in [1, 64, 512, 4096] {
+            let accesses = 50_000;
+            let (wrap, fresh) = (
+                plan(len, stride, accesses, 0, Some(64), 4096),
+                plan(len, stride, accesses, 64, Some(64), 4096),
+            );
+            for parts in [1, 3, 7, 40] {
+                let cut = |k: usize| k * accesses / parts;
+                let (mut w, mut f) = (0, 0);
+                for k in 0..parts {
+                    let (a, n) = (cut(k), cut(k + 1) - cut(k));
+                    w += stride_walk_wrap(&buf, stride, a, n);
+                    f += stride_walk_fresh(&buf, stride, (a, n), 64);
+                }
+                assert_eq!(
+                    (w, f),
+                    (wrap.sum, fresh.sum),
+                    "stride {stride}, {parts} parts"
+                );
             }
         }
     }

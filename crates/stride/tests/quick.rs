@@ -257,8 +257,18 @@ fn the_walks_load_one_byte_per_access_with_the_same_inner_loop() {
             assert_eq!(ands, loads.len(), "{name}: one mask per access");
         }
     }
-    // The fresh walk differs only in where its laps start: the same inner loops.
-    assert_eq!(shape(&wrap), shape(&fresh));
+    // The fresh walk differs only in where its laps start: the same inner loops, the same
+    // instructions (the compiler may enter a loop at another point of the same cycle).
+    let sorted = |ls: &[asm::Loop]| -> Vec<Vec<String>> {
+        shape(ls)
+            .into_iter()
+            .map(|mut l| {
+                l.sort();
+                l
+            })
+            .collect()
+    };
+    assert_eq!(sorted(&wrap), sorted(&fresh));
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -450,7 +450,13 @@ impl Tally {
     /// were disturbed (...); the clean rounds give: "`, or nothing when it is not provisional.
     pub fn mark(&self) -> Option<String> {
         self.provisional().then(|| {
-            let basis = if self.disturbed_used > 0 && self.disturbed_used == self.rounds {
+            let basis = if self.segments {
+                if self.disturbed_used > 0 {
+                    "where a segment was never clean its disturbed time stands in; the rest give"
+                } else {
+                    "the rounds rebuilt from clean segments give"
+                }
+            } else if self.disturbed_used > 0 && self.disturbed_used == self.rounds {
                 "no round was clean, so these are disturbed rounds"
             } else if self.disturbed_used > 0 {
                 "where a figure had no clean round its disturbed rounds stand in; the rest give"

@@ -114,8 +114,19 @@ impl Region {
 
     /// Writes one byte per `page` bytes so every page is attached (first touch done).
     pub fn touch(&mut self, page: usize) {
+        self.touch_pages(page, 0..self.len.div_ceil(page.max(1)));
+    }
+
+    /// Writes one byte at the start of pages `pages` (of `page` bytes) of the region, those
+    /// that lie inside it.
+    pub fn touch_pages(&mut self, page: usize, pages: std::ops::Range<usize>) {
         let p = self.ptr.as_ptr();
-        for off in (0..self.len).step_by(page.max(1)) {
+        let page = page.max(1);
+        for i in pages {
+            let off = i.saturating_mul(page);
+            if off >= self.len {
+                break;
+            }
             // SAFETY: off < len, inside the mapping.
             unsafe { p.add(off).write_volatile(1) };
         }

@@ -30,10 +30,11 @@ use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::{WIDTH, bytes as human_bytes, conclude, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::ring;
-use measure::rounds::{self, Step, Timed, Want};
+use measure::rounds;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use measure::schema::tlb_walk::key;
+use measure::segments::{self, Step as SegStep};
 use measure::show::region_line;
 use report::{HugeWalk, Pair, Row};
 use walk::{Geometry, Layout};
@@ -349,61 +350,53 @@ fn huge_pages(
 }
 
 /// Section 3: a fresh region touched once per page, then again; a fresh region per round.
-/// A round cannot be cut short (its first touch of the whole region is the quantity), so the
-/// rounds keep their length and are judged by their evidence.
+/// A round cannot be cut short (its first touch of the whole region is the quantity) and
+/// lasts tens of milliseconds, so it is timed in segments of a few hundred pages
+/// ([`measure::segments`]), each judged by its evidence.
 fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp: &mut Experiment) {
     if let Err(e) = mem::guard(bytes as u64) {
         say(&format!("skipped: {e}"), "  ");
         return;
     }
-    let (mut again, mut backing, mut failed) = (Vec::new(), None, None);
-    let mut probe = Probe::new();
+    let pages = bytes / page;
+    let (mut region, mut backing, mut failed) = (None::<Region>, None, None);
+    let parts = touch_parts(page, pages);
+    let probe = Probe::new();
     let window = Window::open(core);
-    // Up to twice the rounds when some are disturbed, within 100 ms of extra rounds.
-    let want = Want {
-        max_rounds: 2 * clean,
-        ..Want::new(clean).budget(100_000_000)
-    };
-    let first = rounds::run(&mut probe, &want, |step| {
-        let Step::Time(_) = step else {
+    // Up to twice the rounds when segments are disturbed, within 100 ms of extra rounds.
+    let want = segments::Want::new(clean, clean, 100_000_000);
+    let t = segments::interleaved(&probe, &want, &parts, |step| {
+        let SegStep::Time(i, k) = step else {
             return 0.0; // a fresh region has nothing to warm up
         };
-        let mut r = match Region::new(bytes) {
-            Ok(r) => r,
-            Err(e) => {
-                failed.get_or_insert(e);
-                return f64::NAN;
-            }
-        };
-        // 4 KiB pages, so that every page is its own fault as in the appendix's plain mmap.
-        if let Err(e) = r.advise(HugeAdvice::NoHuge) {
-            println!("  (MADV_NOHUGEPAGE {e}: the kernel's default pages were used)");
+        if i == 0 && k == 0 {
+            region = fresh_region(bytes, &mut failed);
         }
-        let pages = (r.len() / page) as f64;
-        let (t1, ()) = clock::time_ns(|| r.touch(page));
-        let (t2, ()) = clock::time_ns(|| r.touch(page));
-        again.push(t2 / pages);
-        backing = r.huge_backing();
-        t1 / pages
+        let Some(r) = region.as_mut() else {
+            return f64::NAN;
+        };
+        let range = segments::range(pages as u64, parts[i], k);
+        let (t, ()) =
+            clock::time_ns(|| r.touch_pages(page, range.start as usize..range.end as usize));
+        if i == 1 && k + 1 == parts[1] {
+            backing = r.huge_backing();
+        }
+        t
     });
     let load = window.close();
     if let Some(e) = failed {
         say(&format!("skipped: {e}"), "  ");
         return;
     }
-    // Touching again ran inside the same rounds: the same evidence judges it.
-    let again = Timed {
-        values: again,
-        evidence: first.evidence.clone(),
-    };
-    let tally = first.tally().with_load(load);
-    let (Some(f), Some(a)) = (first.summary(), again.summary()) else {
+    let (first, again) = (&t[0], &t[1]);
+    let tally = first.tally().merge(&again.tally()).with_load(load);
+    let (Some(f), Some(a)) = (first.summary(pages as f64), again.summary(pages as f64)) else {
         return;
     };
     println!(
         "  {} touched one byte per page, {} fresh regions ({}% on huge pages, verified in smaps):",
         human_bytes(bytes as u64),
-        first.values.len(),
+        first.ns.len(),
         backing_meta(backing)
     );
     println!(
@@ -424,7 +417,7 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
         measure::schema::tlb_walk::first_touch::BLOCK,
         measure::schema::tlb_walk::first_touch::COLUMNS,
     );
-    for (name, s, t) in [("first", f, &first), ("again", a, &again)] {
+    for (name, s, t) in [("first", f, first), ("again", a, again)] {
         b.row(vec![
             name.into(),
             s.median.into(),
@@ -440,4 +433,37 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
     exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
     exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");
     exp.key_figure(key::FIRST_TOUCH_FACTOR, factor, "x");
+}
+
+/// A fresh region of `bytes` asked for 4 KiB pages, so that every page is its own fault as in
+/// the appendix's plain mmap; `None`, with the error kept in `failed`, if it cannot be mapped.
+fn fresh_region(bytes: usize, failed: &mut Option<String>) -> Option<Region> {
+    match Region::new(bytes) {
+        Ok(r) => {
+            if let Err(e) = r.advise(HugeAdvice::NoHuge) {
+                println!("  (MADV_NOHUGEPAGE {e}: the kernel's default pages were used)");
+            }
+            Some(r)
+        }
+        Err(e) => {
+            failed.get_or_insert(e.to_string());
+            None
+        }
+    }
+}
+
+/// Segments for the first touch and the second touch of `pages` pages, from a trial on 256
+/// fresh pages (so that each segment lasts about 0.2 ms).
+fn touch_parts(page: usize, pages: usize) -> Vec<usize> {
+    let trial = 256.min(pages.max(1));
+    let Ok(mut r) = Region::new(trial * page) else {
+        return vec![1, 1];
+    };
+    let _ = r.advise(HugeAdvice::NoHuge);
+    let (t1, ()) = clock::time_ns(|| r.touch(page));
+    let (t2, ()) = clock::time_ns(|| r.touch(page));
+    [t1, t2]
+        .iter()
+        .map(|t| segments::parts_for(t / trial as f64 * pages as f64, 200_000.0, pages as u64))
+        .collect()
 }

@@ -1,16 +1,17 @@
 //! `cargo xtask noise [--only A,B] [--out DIR] [--quick]`: are the experiments right on a busy
 //! machine, or do they say so? (issue 21)
 //!
-//! Each chosen experiment runs three ways, one after the other: **quiet**; beside a **busy
-//! loop** pinned to the experiment's own core (the highest allowed one, or `MM_CORE`); and
-//! beside a **memory streamer** pinned to another core, which competes for the last cache
-//! level and memory. The disturbers are this program's own child processes (`xtask
+//! Each chosen experiment runs four ways, one after the other: **quiet**; beside a **busy
+//! loop** pinned to the experiment's own core (the highest allowed one, or `MM_CORE`); beside
+//! a **memory streamer** pinned to another core, which competes for the last cache level and
+//! memory; and **quiet again**, which shows how far a figure moves between two quiet runs (the
+//! floor under any claim about the other two). The disturbers are this program's own child processes (`xtask
 //! noise-busy CORE`, `xtask noise-stream CORE MIB`), started before the run and killed by pid
 //! after it; each also ends by itself when its parent is gone. The runs use run-all's build
 //! and run mechanics ([`crate::run_all::build`], [`crate::run_all::run_one`]).
 //!
-//! It writes `noise.md` and `noise.csv`: per key figure, the quiet value, each disturbed value,
-//! their ratio, and whether the report marked it (from that run's `disturbance` block, for the
+//! It writes `noise.md` and `noise.csv`: per key figure, the quiet value, each other value,
+//! their ratio to the quiet one (a correlation, unit `r`, is compared by its difference), and whether the report marked it (from that run's `disturbance` block, for the
 //! result the key figure comes from: [`crate::marks`]). Each run's raw output is kept in
 //! `noise/<way>/<experiment>.txt` beside them. On a machine with one CPU the streamer way is
 //! skipped, with one line.
@@ -27,23 +28,35 @@ use std::time::Duration;
 
 /// A figure within this share of the quiet value has not moved.
 pub const WITHIN: f64 = 0.10;
+/// A correlation (unit `r`, from -1 to 1) has not moved when it changed by at most this
+/// much: the ratio of two coefficients near zero says nothing.
+pub const WITHIN_R: f64 = 0.10;
 
-/// The three ways an experiment is run.
+/// Whether a key figure comes from two threads or more (a result of the whole machine, which
+/// a busy loop on one core must change): false_sharing's, and bandwidth's all-core read.
+pub fn multi_threaded(experiment: &str, figure: &str) -> bool {
+    experiment == "false_sharing" || figure.starts_with("all_cores")
+}
+
+/// The four ways an experiment is run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Way {
     Quiet,
     Busy,
     Stream,
+    /// Quiet a second time: how far figures move between two quiet runs (the floor).
+    Again,
 }
 
 impl Way {
-    pub const ALL: [Way; 3] = [Way::Quiet, Way::Busy, Way::Stream];
+    pub const ALL: [Way; 4] = [Way::Quiet, Way::Busy, Way::Stream, Way::Again];
     /// The folder name of its raw outputs and the prefix of its CSV columns.
     pub fn id(self) -> &'static str {
         match self {
             Way::Quiet => "quiet",
             Way::Busy => "busy",
             Way::Stream => "stream",
+            Way::Again => "again",
         }
     }
 }
@@ -80,6 +93,9 @@ impl Setup {
     pub fn describe(&self, way: Way) -> std::result::Result<String, String> {
         match (way, self.core, self.other) {
             (Way::Quiet, _, _) => Ok("quiet: nothing started beside it".into()),
+            (Way::Again, _, _) => Ok("quiet again: nothing started beside it, a second time \
+                 (how far the figures move between two quiet runs)"
+                .into()),
             (Way::Busy, Some(c), _) => Ok(format!("busy loop: a spinning process on core {c}")),
             (Way::Busy, None, _) => Err("busy loop: skipped (no allowed core is known)".into()),
             (Way::Stream, _, Some(o)) => Ok(format!(
@@ -126,7 +142,7 @@ impl Drop for Disturber {
 /// The disturber of `way`, started; `Ok(None)` for the quiet way.
 fn disturb(way: Way, s: &Setup) -> std::result::Result<Option<Disturber>, String> {
     let args: Vec<String> = match way {
-        Way::Quiet => return Ok(None),
+        Way::Quiet | Way::Again => return Ok(None),
         Way::Busy => vec!["noise-busy".into(), s.core.unwrap_or(0).to_string()],
         Way::Stream => vec![
             "noise-stream".into(),
@@ -178,7 +194,7 @@ pub fn stream(core: usize, mib: usize) -> Result<()> {
     Ok(())
 }
 
-/// One experiment's three runs: each the saved output, or why there is none.
+/// One experiment's four runs: each the saved output, or why there is none.
 pub struct Runs {
     pub name: String,
     pub ways: Vec<(Way, std::result::Result<DataFile, String>)>,
@@ -286,15 +302,15 @@ fn run_way(
     o.saved.ok_or(o.status)
 }
 
-/// One key figure, three ways: its value and mark in each (`None`: no value / not recorded).
+/// One key figure, four ways: its value and mark in each (`None`: no value / not recorded).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FigRow {
     pub experiment: String,
     pub figure: String,
     pub unit: String,
-    /// Quiet, busy, stream.
-    pub values: [Option<f64>; 3],
-    pub marks: [Option<Mark>; 3],
+    /// Quiet, busy, stream, quiet again.
+    pub values: [Option<f64>; 4],
+    pub marks: [Option<Mark>; 4],
 }
 
 impl FigRow {
@@ -303,9 +319,18 @@ impl FigRow {
         let (q, v) = (self.values[0]?, self.values[way as usize]?);
         (q != 0.0 && q.is_finite() && v.is_finite()).then(|| v / q)
     }
-    /// Whether `way` moved the figure by more than [`WITHIN`].
+    /// Whether `way` moved the figure by more than [`WITHIN`] (a correlation: by more than
+    /// [`WITHIN_R`]).
     pub fn moved(&self, way: Way) -> Option<bool> {
+        if self.unit == "r" {
+            let (q, v) = (self.values[0]?, self.values[way as usize]?);
+            return (q.is_finite() && v.is_finite()).then(|| (v - q).abs() > WITHIN_R);
+        }
         self.ratio(way).map(|r| (r - 1.0).abs() > WITHIN)
+    }
+
+    pub fn multi_threaded(&self) -> bool {
+        multi_threaded(&self.experiment, &self.figure)
     }
 }
 
@@ -322,8 +347,8 @@ pub fn figure_rows(runs: &[Runs]) -> Vec<FigRow> {
                 experiment: r.name.clone(),
                 figure: k.name.clone(),
                 unit: k.unit.clone(),
-                values: [None; 3],
-                marks: [None; 3],
+                values: [None; 4],
+                marks: [None; 4],
             };
             for w in Way::ALL {
                 if let Some(f) = r.get(w) {
@@ -357,19 +382,22 @@ fn ratio_cell(r: Option<f64>) -> String {
 /// The verdicts, computed from the rows: one line per way.
 pub fn verdicts(rows: &[FigRow], s: &Setup) -> Vec<String> {
     let mut out = Vec::new();
-    let quiet_marked = rows.iter().filter(|r| r.marks[0].is_some_and(Mark::any));
+    let quiet_marked = rows.iter().filter(|r| {
+        r.marks[0].is_some_and(Mark::any) || r.marks[Way::Again as usize].is_some_and(Mark::any)
+    });
     let q = quiet_marked.count();
     let quiet = if q == 0 {
         format!("quiet: no mark on any of {} key figures", rows.len())
     } else {
         format!(
-            "quiet: {q} of {} key figures marked (the quiet run was not quiet)",
+            "quiet: {q} of {} key figures marked in one of the two quiet runs (it was not quiet)",
             rows.len()
         )
     };
     out.push(quiet + &not_recorded(rows, Way::Quiet) + ".");
-    for way in [Way::Busy, Way::Stream] {
+    for way in [Way::Again, Way::Busy, Way::Stream] {
         let what = match s.describe(way) {
+            Ok(_) if way == Way::Again => "quiet again (the floor)",
             Ok(_) if way == Way::Busy => "beside the busy loop on the same core",
             Ok(_) => "beside the memory streamer on another core",
             Err(skipped) => {
@@ -406,6 +434,17 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
         both.len(),
         WITHIN * 100.0
     );
+    let single: Vec<&&FigRow> = both.iter().filter(|r| !r.multi_threaded()).collect();
+    if single.len() < both.len() {
+        let held = single
+            .iter()
+            .filter(|r| r.moved(way) == Some(false))
+            .count();
+        s.push_str(&format!(
+            " ({held} of the {} from single-threaded runs)",
+            single.len()
+        ));
+    }
     if !moved.is_empty() {
         s.push_str(&format!(
             "; of the {} that moved more, {marked} were marked (provisional or contention; \
@@ -441,7 +480,7 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         .find_map(|r| Way::ALL.iter().find_map(|&w| r.get(w)));
     let _ = writeln!(
         m,
-        "Each experiment ran three ways, one after the other ({} runs), started {}, commit {}:\n",
+        "Each experiment ran four ways, one after the other ({} runs), started {}, commit {}:\n",
         if plan.quick { "quick" } else { "full" },
         first.and_then(|f| f.meta("saved_utc")).unwrap_or("unknown"),
         first
@@ -461,17 +500,27 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         "\n## Key figures\n\n\"marked\" is what that run's report said about the result the \
          figure comes from: provisional (its rounds were disturbed), contention (other cores \
          shared the last cache level and memory with it), no, or not recorded (an experiment \
-         that does not record the evidence).\n\n| experiment | figure | unit | quiet | busy loop | \
-         ratio | marked | streamer | ratio | marked |\n|---|---|---|---:|---:|---:|---|---:|---:|---|"
+         that does not record the evidence). A correlation (unit r) has moved when it changed \
+         by more than {WITHIN_R}; the figures of runs with two threads or more are marked \
+         (2+ threads).\n\n| experiment | figure | unit | quiet | again | ratio | busy loop | \
+         ratio | marked | streamer | ratio | marked |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|"
     );
     for r in rows {
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.experiment,
             r.figure,
+            if r.multi_threaded() {
+                " (2+ threads)"
+            } else {
+                ""
+            },
             r.unit,
             marks_if(r.marks[0], value_cell(r.values[0])),
+            marks_if(r.marks[3], value_cell(r.values[3])),
+            ratio_cell(r.ratio(Way::Again)),
             value_cell(r.values[1]),
             ratio_cell(r.ratio(Way::Busy)),
             mark_cell(r.marks[1]),
@@ -482,7 +531,7 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
     }
     let _ = writeln!(
         m,
-        "\n## Runs\n\n| experiment | quiet | busy loop | streamer |\n|---|---|---|---|"
+        "\n## Runs\n\n| experiment | quiet | busy loop | streamer | quiet again |\n|---|---|---|---|---|"
     );
     for r in runs {
         let cell = |w: Way| match r.ways.iter().find(|(x, _)| *x == w) {
@@ -492,11 +541,12 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         };
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             r.name,
             cell(Way::Quiet),
             cell(Way::Busy),
-            cell(Way::Stream)
+            cell(Way::Stream),
+            cell(Way::Again)
         );
     }
     m
@@ -506,13 +556,13 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
 fn by_experiment(m: &mut String, runs: &[Runs], rows: &[FigRow]) {
     let _ = writeln!(
         m,
-        "\n| experiment | busy loop: within {0:.0}% | moved, marked | streamer: within {0:.0}% | \
-         moved, marked |\n|---|---:|---:|---:|---:|",
+        "\n| experiment | quiet again: within {0:.0}% | busy loop: within {0:.0}% | moved, marked \
+         | streamer: within {0:.0}% | moved, marked |\n|---|---:|---:|---:|---:|---:|",
         WITHIN * 100.0
     );
     for r in runs {
         let mine: Vec<&FigRow> = rows.iter().filter(|x| x.experiment == r.name).collect();
-        let cells = [Way::Busy, Way::Stream].map(|w| {
+        let cells = [Way::Busy, Way::Stream, Way::Again].map(|w| {
             let both = mine.iter().filter(|x| x.moved(w).is_some()).count();
             let moved: Vec<&&FigRow> = mine.iter().filter(|x| x.moved(w) == Some(true)).collect();
             let marked = moved
@@ -526,8 +576,8 @@ fn by_experiment(m: &mut String, runs: &[Runs], rows: &[FigRow]) {
         });
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} |",
-            r.name, cells[0].0, cells[0].1, cells[1].0, cells[1].1
+            "| {} | {} | {} | {} | {} | {} |",
+            r.name, cells[2].0, cells[0].0, cells[0].1, cells[1].0, cells[1].1
         );
     }
 }
@@ -539,7 +589,8 @@ fn marks_if(m: Option<Mark>, v: String) -> String {
 
 /// The CSV columns of `noise.csv`.
 pub const CSV_HEADER: &str = "experiment,figure,unit,quiet,quiet_marked,busy,busy_ratio,\
-                              busy_marked,stream,stream_ratio,stream_marked";
+                              busy_marked,stream,stream_ratio,stream_marked,again,again_ratio,\
+                              again_marked,threads";
 
 /// `noise.csv`: one line per key figure; empty cells where there is no value.
 pub fn noise_csv(rows: &[FigRow]) -> String {
@@ -559,6 +610,10 @@ pub fn noise_csv(rows: &[FigRow]) -> String {
             num(r.values[2]),
             num(r.ratio(Way::Stream)),
             field(&mark_cell(r.marks[2])),
+            num(r.values[3]),
+            num(r.ratio(Way::Again)),
+            field(&mark_cell(r.marks[3])),
+            if r.multi_threaded() { "2+" } else { "1" }.into(),
         ];
         s.push_str(&cells.join(","));
         s.push('\n');
@@ -613,6 +668,13 @@ mod tests {
                     Way::Stream,
                     Ok(run(&[("first_index_ns", 1.5), ("x", 9.0)], None)),
                 ),
+                (
+                    Way::Again,
+                    Ok(run(
+                        &[("first_index_ns", 1.05), ("x", 4.0)],
+                        Some((false, false)),
+                    )),
+                ),
             ],
         }];
         let rows = figure_rows(&runs);
@@ -620,16 +682,21 @@ mod tests {
         assert_eq!(rows[0].ratio(Way::Busy), Some(2.0));
         let v = verdicts(&rows, &setup(Some(0)));
         assert_eq!(v[0], "quiet: no mark on any of 2 key figures.");
-        assert!(v[1].contains("1 of 2 key figures within 10%"), "{}", v[1]);
         assert!(
-            v[1].contains("of the 1 that moved more, 1 were marked"),
+            v[1].starts_with("quiet again (the floor): 1 of 2 key figures within 10%"),
             "{}",
             v[1]
         );
-        // The streamer run recorded no evidence: not marked, and named as such.
-        assert!(v[2].contains("moved but not marked: cache_ladder first_index_ns, cache_ladder x"));
+        assert!(v[2].contains("1 of 2 key figures within 10%"), "{}", v[2]);
         assert!(
-            v[2].ends_with(
+            v[2].contains("of the 1 that moved more, 1 were marked"),
+            "{}",
+            v[2]
+        );
+        // The streamer run recorded no evidence: not marked, and named as such.
+        assert!(v[3].contains("moved but not marked: cache_ladder first_index_ns, cache_ladder x"));
+        assert!(
+            v[3].ends_with(
                 "(2 of the figures from runs that recorded no evidence of disturbance)."
             )
         );
@@ -637,7 +704,7 @@ mod tests {
         assert!(csv.starts_with(CSV_HEADER));
         assert!(
             csv.contains(
-                "cache_ladder,first_index_ns,ns,1,no,2,2,provisional,1.5,1.5,not recorded"
+                "cache_ladder,first_index_ns,ns,1,no,2,2,provisional,1.5,1.5,not recorded,1.05,1.05,no,1"
             ),
             "{csv}"
         );
@@ -661,24 +728,57 @@ mod tests {
         }];
         let v = verdicts(&figure_rows(&runs), &setup(Some(0)));
         assert!(
-            v[1].contains("0 of 0 key figures"),
+            v[2].contains("0 of 0 key figures"),
             "a failed run compares nothing: {}",
-            v[1]
+            v[2]
         );
         assert!(
-            v[2].contains("of the 1 that moved more, 1 were marked")
-                && v[2].contains("1 named as contention"),
+            v[3].contains("of the 1 that moved more, 1 were marked")
+                && v[3].contains("1 named as contention"),
             "{}",
-            v[2]
+            v[3]
+        );
+    }
+
+    #[test]
+    fn correlations_move_by_difference_and_two_thread_figures_are_counted_apart() {
+        let row = |exp: &str, fig: &str, unit: &str, q: f64, b: f64| FigRow {
+            experiment: exp.into(),
+            figure: fig.into(),
+            unit: unit.into(),
+            values: [Some(q), Some(b), None, None],
+            marks: [None; 4],
+        };
+        // -0.05 to -0.02 is a ratio of 0.4 but no change in a correlation; 0.0 to 0.3 is.
+        assert_eq!(
+            row("e", "c", "r", -0.05, -0.02).moved(Way::Busy),
+            Some(false)
+        );
+        assert_eq!(row("e", "c", "r", 0.0, 0.3).moved(Way::Busy), Some(true));
+        assert_eq!(row("e", "c", "x", 1.0, 1.2).moved(Way::Busy), Some(true));
+        let rows = [
+            row("false_sharing", "atomic_2t", "ns", 7.0, 9.0),
+            row("bandwidth", "all_cores_read_gbs", "GB/s", 40.0, 28.0),
+            row("bandwidth", "l1_read_gbs", "GB/s", 480.0, 481.0),
+        ];
+        assert!(rows[0].multi_threaded() && rows[1].multi_threaded());
+        assert!(!rows[2].multi_threaded());
+        let v = way_verdict(&rows, Way::Busy, "busy");
+        assert!(
+            v.starts_with(
+                "busy: 1 of 3 key figures within 10% of the quiet run's (1 of the 1 from \
+                 single-threaded runs)"
+            ),
+            "{v}"
         );
     }
 
     #[test]
     fn one_cpu_skips_the_streamer_with_one_line() {
         let v = verdicts(&[], &setup(None));
-        assert_eq!(v.len(), 3);
+        assert_eq!(v.len(), 4);
         assert!(
-            v[2].starts_with("memory streamer: skipped (one CPU"),
+            v[3].starts_with("memory streamer: skipped (one CPU"),
             "{v:?}"
         );
         assert!(setup(None).describe(Way::Stream).is_err());

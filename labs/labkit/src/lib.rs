@@ -114,7 +114,7 @@ pub fn paired(
     let mut figures = Vec::new();
     let mut unwatched = 0;
     let mut pair = |n: usize| {
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let fa = a();
             (fa, b())
         } else {

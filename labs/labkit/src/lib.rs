@@ -14,7 +14,7 @@
 //!    checker parses and judges (`xtask/src/lab/judge.rs`). The binary itself gives no verdict.
 
 use measure::data::{Block, Value, meta};
-use measure::disturb::{Evidence, Mark, Probe, Tally, Window};
+use measure::disturb::{Evidence, Probe, Tally, Window};
 use measure::ring::{self, Rng};
 use measure::rounds::{Step, Want};
 use std::sync::Mutex;
@@ -177,20 +177,24 @@ pub fn paired(
 /// call of this function.
 static WORKERS: Mutex<Vec<Evidence>> = Mutex::new(Vec::new());
 
+/// A worker that waited longer than this for its core before it began was held back by
+/// another task (a time slice is milliseconds); a shorter wait is the start of a thread (in a
+/// VM, waking an idle virtual CPU takes up to a few hundred microseconds on a quiet machine).
+pub const START_WAIT_NS: u64 = 1_000_000;
+
 /// Runs one worker thread's share of a timed call, on a thread made for the call, and keeps
-/// what happened to that thread for the round the call belongs to: from the thread's start
-/// (a new thread's counters start at zero, so a wait for its core before it began counts
-/// too) to the end of `work`.
+/// what happened to that thread for the round the call belongs to: its evidence during
+/// `work`, and a wait for its core before it began (a new thread's counters start at zero)
+/// when that wait was over [`START_WAIT_NS`].
 pub fn on_worker<T>(work: impl FnOnce() -> T) -> T {
     let probe = Probe::new();
     let first = probe.mark();
-    let born = Mark {
-        waited_ns: first.waited_ns.map(|_| 0),
-        switches: first.switches.map(|_| 0),
-        ..first
-    };
     let out = work();
-    let e = Evidence::between(&born, &probe.mark());
+    let mut e = Evidence::between(&first, &probe.mark());
+    let before = first.waited_ns.unwrap_or(0);
+    if before > START_WAIT_NS {
+        e.waited_ns = Some(e.waited_ns.unwrap_or(0) + before);
+    }
     WORKERS.lock().unwrap_or_else(|p| p.into_inner()).push(e);
     out
 }

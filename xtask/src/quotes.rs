@@ -1,6 +1,7 @@
-//! Numbers typed by hand into prose, outside the generated sections, each tied to the saved
-//! file it quotes and checked by `cargo xtask handouts` (with or without `--check`): the text
-//! as written must hold the number the file has, to the digits shown.
+//! Numbers typed by hand into prose (or into a table the code writes), outside the generated
+//! sections, each tied to the saved file it quotes and checked by `cargo xtask handouts` (with
+//! or without `--check`): the text as written must hold the number the file has, to the
+//! digits shown.
 
 use crate::project::root;
 use std::path::Path;
@@ -79,10 +80,28 @@ pub const QUOTES: &[Quote] = &[
         "results/appendix-book/fp_cost.txt",
         "denormal_over_normal",
     ),
+    // The book column of Table 105.26 in every summary.md, from the book's printed output.
+    q(
+        "xtask/src/run_all/summary.rs",
+        "\"{}x a perfect split (8 bytes)\"",
+        "results/appendix-book/false_sharing.txt",
+        "vs_split_8b",
+    ),
+    q(
+        "xtask/src/run_all/summary.rs",
+        "\"{}x\",",
+        "results/appendix-book/fp_cost.txt",
+        "denormal_over_normal",
+    ),
     wall("env_scan took {} s"),
     wall("cache_ladder {} s"),
     wall("false_sharing {} s"),
+    wall("env_scan, the longest, takes {} s"),
+    q("README.md", "{} s in all for a full", SUMMARY, TOTAL),
 ];
+
+/// The figure name of a summary's total time ("66 s in all" in its first lines).
+const TOTAL: &str = "total time";
 
 /// A wall time quoted in the README from the reference run's summary table.
 const fn wall(text: &'static str) -> Quote {
@@ -105,9 +124,13 @@ fn one(root: &Path, q: &Quote) -> Result<(), String> {
     let src =
         std::fs::read_to_string(root.join(q.source)).map_err(|e| format!("{}: {e}", q.source))?;
     let shown = if q.source.ends_with(".md") {
-        let experiment = q.text.split_whitespace().next().unwrap_or("");
-        summary_wall(&src, experiment)
-            .ok_or_else(|| format!("{}: no wall time for {experiment}", q.source))?
+        let experiment = q.text.split([' ', ',']).next().unwrap_or("");
+        let found = if q.figure == TOTAL {
+            summary_total(&src)
+        } else {
+            summary_wall(&src, experiment)
+        };
+        found.ok_or_else(|| format!("{}: no {} for {experiment}", q.source, q.figure))?
     } else {
         let f = measure::data::parse(&src).map_err(|e| format!("{}: {e}", q.source))?;
         let v = crate::compare::appendix::figure_rows(&f)
@@ -128,6 +151,14 @@ fn one(root: &Path, q: &Quote) -> Result<(), String> {
             q.file, q.figure, q.source
         ))
     }
+}
+
+/// A summary's total time, as written before " s in all".
+fn summary_total(summary: &str) -> Option<String> {
+    let at = summary.find(" s in all")?;
+    let before = &summary[..at];
+    let start = before.rfind(' ').map_or(0, |i| i + 1);
+    Some(before[start..].to_string())
 }
 
 /// The wall time (the number, as written) of `experiment` in a summary's experiments table.
@@ -159,6 +190,9 @@ mod tests {
         let t = "| experiment | status | wall time |\n|---|---|---:|\n| stride | ok | 3.3 s |\n";
         assert_eq!(summary_wall(t, "stride").as_deref(), Some("3.3"));
         assert_eq!(summary_wall(t, "branch"), None);
+        let head = "A full run of all 10 experiments, started then, 66 s in all. Raw";
+        assert_eq!(summary_total(head).as_deref(), Some("66"));
+        assert_eq!(summary_total("no total here"), None);
     }
 
     #[test]

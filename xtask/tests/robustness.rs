@@ -900,3 +900,33 @@ fn a_fresh_folder_says_not_run_and_claims_nothing_kept() {
     );
     let _ = fs::remove_dir_all(&d);
 }
+
+/// A generated line that cannot be wrapped under 100 columns (here a quoted verdict made one
+/// long word) fails `handouts --check`, naming the template and the line.
+#[test]
+fn handouts_check_refuses_a_generated_line_over_100_columns() {
+    let d = scratch("wide");
+    let lab = copy_reference(&d);
+    let p = lab.join("false_sharing.txt");
+    let text = fs::read_to_string(&p).unwrap();
+    let wide = format!("#META fs_verdict {}", "x".repeat(120));
+    let text: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("#META fs_verdict ") {
+                wide.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    fs::write(&p, text.join("\n") + "\n").unwrap();
+    let o = xtask(
+        &["handouts", "--check", "--from", lab.to_str().unwrap()],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("over 100 columns"), "{err}");
+    assert!(err.contains("false_sharing.md"), "{err}");
+}

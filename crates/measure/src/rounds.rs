@@ -160,6 +160,20 @@ pub fn interleaved(
     n: usize,
     mut step: impl FnMut(Step) -> f64,
 ) -> Vec<Timed> {
+    judged(want, n, |s| match s {
+        Step::Warm(_) => (step(s), Evidence::default()),
+        Step::Time(_) => {
+            let a = probe.mark();
+            let v = step(s);
+            (v, Evidence::between(&a, &probe.mark()))
+        }
+    })
+}
+
+/// [`interleaved`] where the caller brings each timed round's evidence along with its figure
+/// (the evidence of a warm-up is ignored): for rounds whose work runs on other threads, each
+/// with its own [`Probe`], judged by the most disturbed of them (`measure::team::worst`).
+pub fn judged(want: &Want, n: usize, mut step: impl FnMut(Step) -> (f64, Evidence)) -> Vec<Timed> {
     let mut out = vec![Timed::default(); n];
     let mut cold = vec![true; n];
     let mut extra_since: Option<u64> = None;
@@ -182,9 +196,7 @@ pub fn interleaved(
             if cold[i] || want.warm_every {
                 step(Step::Warm(i));
             }
-            let a = probe.mark();
-            let v = step(Step::Time(i));
-            let e = Evidence::between(&a, &probe.mark());
+            let (v, e) = step(Step::Time(i));
             cold[i] = e.disturbed();
             out[i].push(v, e);
         }

@@ -4,7 +4,7 @@
 // Check it with `cargo xtask lab check false_sharing --solution
 // docs/instructor/solutions/false_sharing.rs`.
 
-use crate::{THREADS, pin_worker};
+use crate::{THREADS, worker};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One counter on a line of its own.
@@ -29,10 +29,11 @@ pub fn count(data: &[u64]) -> Vec<u64> {
         for (t, chunk) in data.chunks(part).enumerate() {
             let counter = &counters.c[t].0;
             s.spawn(move || {
-                pin_worker(t);
-                for &x in chunk {
-                    counter.fetch_add(x, Ordering::Relaxed);
-                }
+                worker(t, || {
+                    for &x in chunk {
+                        counter.fetch_add(x, Ordering::Relaxed);
+                    }
+                })
             });
         }
     });

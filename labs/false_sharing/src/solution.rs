@@ -2,7 +2,7 @@
 // `baseline::count` computes, with the same threads each adding into its own counter.
 // Check it with `cargo xtask lab check false_sharing`.
 
-use crate::{THREADS, pin_worker};
+use crate::{THREADS, worker};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The counters, one per thread, side by side.
@@ -23,10 +23,11 @@ pub fn count(data: &[u64]) -> Vec<u64> {
         for (t, chunk) in data.chunks(part).enumerate() {
             let counter = &counters.c[t];
             s.spawn(move || {
-                pin_worker(t);
-                for &x in chunk {
-                    counter.fetch_add(x, Ordering::Relaxed);
-                }
+                worker(t, || {
+                    for &x in chunk {
+                        counter.fetch_add(x, Ordering::Relaxed);
+                    }
+                })
             });
         }
     });

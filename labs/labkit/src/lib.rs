@@ -11,12 +11,13 @@
 //!    `measure::disturb` evidence, a warm-up first and after a disturbed round, more rounds
 //!    until enough are clean; the block's `Tally` says whether the result is provisional;
 //! 3. [`Report::print`]: everything as `#META` lines and one `#DATA` block, which the
-//!    checker parses and judges (`xtask/src/lab.rs`). The binary itself gives no verdict.
+//!    checker parses and judges (`xtask/src/lab/judge.rs`). The binary itself gives no verdict.
 
 use measure::data::{Block, Value, meta};
-use measure::disturb::{Probe, Tally, Window};
+use measure::disturb::{Evidence, Probe, Tally, Window};
 use measure::ring::{self, Rng};
 use measure::rounds::{Step, Want};
+use std::sync::Mutex;
 
 /// What a lab measures and what it asks for.
 #[derive(Debug, Clone, Copy)]
@@ -30,8 +31,8 @@ pub struct Spec {
     pub target: f64,
     /// The one hint shown with NOT YET.
     pub hint: &'static str,
-    /// Cores the exercise runs on at once: with more than one, other work on any core
-    /// (contention) makes the result provisional too.
+    /// Cores the exercise runs on at once: with more than one, each round is judged by the
+    /// evidence of its worker threads ([`on_worker`]).
     pub cores: usize,
 }
 
@@ -84,6 +85,9 @@ pub struct Round {
 pub struct Paired {
     pub rounds: Vec<Round>,
     pub tally: Tally,
+    /// Rounds whose worker threads left no evidence (their work did not go through
+    /// [`on_worker`]): counted as disturbed.
+    pub unwatched: usize,
 }
 
 /// Clean rounds a lab wants.
@@ -95,9 +99,10 @@ pub const ROUNDS: usize = 11;
 /// both alike. `core` is the core this thread is pinned to, for the load around the block.
 ///
 /// With `threads` above one the calls run worker threads while this thread waits, so this
-/// thread's own evidence says nothing; a round then counts as disturbed when any thread of
-/// the process was switched out involuntarily during it ([`process_switches`]), and the
-/// block's load (other work on every core) decides the rest.
+/// thread's own evidence says nothing: each worker runs its share through [`on_worker`],
+/// and a round is judged by its most disturbed worker ([`measure::team::worst`]), with the
+/// small allowance every round of the project has, as the experiments judge a team's round.
+/// A call whose workers left no evidence makes its round count as disturbed.
 pub fn paired(
     core: Option<usize>,
     threads: usize,
@@ -107,57 +112,114 @@ pub fn paired(
     let window = Window::open(core);
     let mut probe = Probe::new();
     let mut figures = Vec::new();
-    let mut switched = Vec::new();
-    let timed = measure::rounds::run(&mut probe, &Want::new(ROUNDS), |step| match step {
-        Step::Warm(_) => a() + b(),
-        Step::Time(_) => {
-            let before = process_switches();
-            let (fa, fb) = if figures.len() % 2 == 0 {
-                let fa = a();
-                (fa, b())
-            } else {
-                let fb = b();
-                (a(), fb)
-            };
-            switched.push(before.zip(process_switches()).is_none_or(|(x, y)| y > x));
-            figures.push((fa, fb));
-            fa / fb
-        }
-    });
-    let mut tally = timed.tally();
-    let disturbed: Vec<bool> = if threads > 1 {
-        tally.disturbed = switched.iter().filter(|&&d| d).count();
-        tally.disturbed_used = if tally.disturbed == tally.rounds {
-            tally.rounds
+    let mut unwatched = 0;
+    let mut pair = |n: usize| {
+        if n.is_multiple_of(2) {
+            let fa = a();
+            (fa, b())
         } else {
-            0
-        };
-        tally.lost_ns = 0;
-        switched
-    } else {
-        timed.evidence.iter().map(|e| e.disturbed()).collect()
+            let fb = b();
+            (a(), fb)
+        }
     };
+    let want = Want::new(ROUNDS);
+    let timed = if threads > 1 {
+        measure::rounds::judged(&want, 1, |step| match step {
+            Step::Warm(_) => (pair(0).0, Evidence::default()),
+            Step::Time(_) => {
+                take_workers();
+                let t0 = measure::clock::now_ns();
+                let (fa, fb) = pair(figures.len());
+                let wall_ns = measure::clock::now_ns().saturating_sub(t0);
+                let e = round_evidence(take_workers(), 2 * threads);
+                unwatched += usize::from(e.is_none());
+                figures.push((fa, fb));
+                (fa / fb, e.unwrap_or_else(|| lost_all(wall_ns)))
+            }
+        })
+        .pop()
+        .expect("one variant")
+    } else {
+        measure::rounds::run(&mut probe, &want, |step| match step {
+            Step::Warm(_) => {
+                let (fa, fb) = pair(0);
+                fa + fb
+            }
+            Step::Time(_) => {
+                let (fa, fb) = pair(figures.len());
+                figures.push((fa, fb));
+                fa / fb
+            }
+        })
+    };
+    let mut load = window.close();
+    if threads > 1 {
+        // This thread sleeps while the workers run: its own wait says nothing about theirs.
+        load.on_core = None;
+    }
     let rounds = figures
         .iter()
-        .zip(disturbed)
-        .map(|(&(a_ns, b_ns), disturbed)| Round {
+        .zip(&timed.evidence)
+        .map(|(&(a_ns, b_ns), e)| Round {
             a_ns,
             b_ns,
-            disturbed,
+            disturbed: e.disturbed(),
         })
         .collect();
     Paired {
         rounds,
-        tally: tally.with_load(window.close()),
+        tally: timed.tally().with_load(load),
+        unwatched,
     }
 }
 
-/// Involuntary context switches of every thread of this process so far, ended ones included
-/// (`getrusage(RUSAGE_SELF)`); `None` where it cannot be read.
-pub fn process_switches() -> Option<u64> {
-    // SAFETY: rusage is plain old data that getrusage fills.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0).then_some(u.ru_nivcsw as u64)
+/// The evidence the worker threads of one call left through [`on_worker`] since the last
+/// call of this function.
+static WORKERS: Mutex<Vec<Evidence>> = Mutex::new(Vec::new());
+
+/// A worker that waited longer than this for its core before it began was held back by
+/// another task (a time slice is milliseconds); a shorter wait is the start of a thread (in a
+/// VM, waking an idle virtual CPU takes up to a few hundred microseconds on a quiet machine).
+pub const START_WAIT_NS: u64 = 1_000_000;
+
+/// Runs one worker thread's share of a timed call, on a thread made for the call, and keeps
+/// what happened to that thread for the round the call belongs to: its evidence during
+/// `work`, and a wait for its core before it began (a new thread's counters start at zero)
+/// when that wait was over [`START_WAIT_NS`].
+pub fn on_worker<T>(work: impl FnOnce() -> T) -> T {
+    let probe = Probe::new();
+    let first = probe.mark();
+    let out = work();
+    let mut e = Evidence::between(&first, &probe.mark());
+    let before = first.waited_ns.unwrap_or(0);
+    if before > START_WAIT_NS {
+        e.waited_ns = Some(e.waited_ns.unwrap_or(0) + before);
+    }
+    WORKERS.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+    out
+}
+
+fn take_workers() -> Vec<Evidence> {
+    std::mem::take(&mut *WORKERS.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// The evidence of a round whose two calls ran `workers` worker threads in all: the most
+/// disturbed worker's ([`measure::team::worst`]), or `None` when fewer workers than that
+/// left evidence.
+pub fn round_evidence(seen: Vec<Evidence>, workers: usize) -> Option<Evidence> {
+    if seen.len() < workers {
+        return None;
+    }
+    measure::team::worst(seen)
+}
+
+/// The evidence of a round nothing was known of: all its time counted as lost.
+fn lost_all(wall_ns: u64) -> Evidence {
+    Evidence {
+        wall_ns,
+        off_cpu_ns: wall_ns,
+        ..Evidence::default()
+    }
 }
 
 /// The wall time of one call of `f`, in nanoseconds, its result kept alive.
@@ -249,12 +311,15 @@ impl Report {
         }
         let t = &self.timing.tally;
         if t.rounds > 0 {
-            let contended = s.cores > 1 && t.contended();
-            meta(
-                "provisional",
-                measure::fmt::yes_no(t.provisional() || contended),
-            );
+            meta("provisional", measure::fmt::yes_no(t.provisional()));
             let mut why = t.describe();
+            if self.timing.unwatched > 0 {
+                why = format!(
+                    "{why}; {} rounds left no evidence from their worker threads (run each \
+                     thread's work through the lab's `worker`), so they count as disturbed",
+                    self.timing.unwatched
+                );
+            }
             if let Some(c) = t.contention() {
                 why = format!("{why}; {c}");
             }
@@ -341,6 +406,22 @@ mod tests {
             r(1.0, 10.0, true),
         ];
         assert_eq!(best_ratio(&rounds), 2.0);
+    }
+
+    #[test]
+    fn a_round_is_as_disturbed_as_its_worst_worker_and_unknown_without_all_of_them() {
+        let e = |waited_ns| Evidence {
+            wall_ns: 1_000_000,
+            waited_ns: Some(waited_ns),
+            ..Evidence::default()
+        };
+        // 5 us of waiting is within the allowance (20 us or 2%); 500 us is not.
+        let quiet = round_evidence(vec![e(5_000); 4], 4).unwrap();
+        assert!(!quiet.disturbed());
+        let one_bad = round_evidence(vec![e(5_000), e(500_000), e(5_000), e(5_000)], 4);
+        assert!(one_bad.unwrap().disturbed());
+        assert_eq!(round_evidence(vec![e(5_000); 3], 4), None);
+        assert!(lost_all(1_000_000).disturbed());
     }
 
     #[test]

@@ -181,9 +181,14 @@ fn screen(j: &Judgement, solution: &str, saved: &std::result::Result<PathBuf, St
         "scaling" => "x10 scaling",
         _ => "speedup",
     };
+    let which = if j.disturbed == j.rounds {
+        "rounds, none clean"
+    } else {
+        "clean rounds"
+    };
     let ratio = j.ratio.map_or("not measured".into(), |s| {
         format!(
-            "{:.2}x (median of {} clean rounds; {:.2}x..{:.2}x)",
+            "{:.2}x (median of {} {which}; {:.2}x..{:.2}x)",
             s.median, s.n, s.min, s.max
         )
     });

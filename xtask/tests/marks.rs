@@ -358,6 +358,13 @@ fn noise_on_the_real_clock_probe() {
     }
     // Beside a busy loop on its own core, every round waits for the core: always marked.
     assert!(row[7].contains("provisional"), "busy: marked: {row:?}");
+    // Every figure the busy loop moved by more than 10% is marked where it is read.
+    for line in csv.lines().skip(1) {
+        let f = csv_fields(line);
+        if f[6].parse::<f64>().is_ok_and(|r| !(0.9..=1.1).contains(&r)) {
+            assert!(f[7].contains("provisional"), "moved, so marked: {f:?}");
+        }
+    }
     // Quiet: no mark unless that run's own evidence says so (a test binary running beside it
     // on a shared machine may disturb it; a mark without evidence may never appear).
     let quiet = fs::read_to_string(d.join("noise/quiet/clock_probe.txt")).unwrap();

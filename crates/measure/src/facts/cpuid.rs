@@ -126,6 +126,12 @@ pub fn family_name(vendor: &str, eax: u32) -> String {
         {
             " (Zen 4)"
         }
+        // Milan (00h-0Fh), Vermeer (20h-2Fh), Rembrandt and Cezanne (40h-5Fh).
+        ("AuthenticAMD", 0x19)
+            if model < 0x10 || (0x20..0x30).contains(&model) || (0x40..0x60).contains(&model) =>
+        {
+            " (Zen 3)"
+        }
         ("AuthenticAMD", 0x19) => " (Zen 3 or Zen 4)",
         ("AuthenticAMD", 0x1a) => " (Zen 5)",
         ("GenuineIntel", 6) => " (Intel Core / Xeon family 6)",
@@ -174,7 +180,12 @@ mod tests {
         );
         assert_eq!(
             family_name("AuthenticAMD", 0x00A0_0F11),
-            "AuthenticAMD family 0x19 model 0x1 (Zen 3 or Zen 4)"
+            "AuthenticAMD family 0x19 model 0x1 (Zen 3)"
+        );
+        // A model no table here names stays a choice.
+        assert_eq!(
+            family_name("AuthenticAMD", 0x00A3_0F11),
+            "AuthenticAMD family 0x19 model 0x31 (Zen 3 or Zen 4)"
         );
         assert_eq!(
             family_name("GenuineIntel", 0x000B_06A2),

@@ -16,6 +16,7 @@ mod keep;
 mod one;
 mod publish;
 mod summary;
+mod table;
 mod watch;
 
 use crate::error::{Result, bad, failed};

@@ -517,23 +517,30 @@ fn cell(folder: &Folder, exp: &str, read: Option<Read>, absent: &str) -> String 
     }
 }
 
+/// What the table sets beside our column, in words.
+fn beside(src: &Sources) -> String {
+    let mut beside = vec!["the book's values for the author's x86 machine"];
+    if src.phone.is_some() {
+        beside.push("the book's ARM phone column");
+    }
+    if src.c.is_some() {
+        beside.push("the appendix's own C programs run on this machine (`cargo xtask appendix-c`)");
+    }
+    let last = beside.pop().unwrap_or_default();
+    if beside.is_empty() {
+        last.to_string()
+    } else {
+        format!("{} and {last}", beside.join(", "))
+    }
+}
+
 /// Table 105.26 with its notes, as markdown.
 pub fn write(s: &mut String, src: &Sources) {
     let _ = writeln!(
         s,
         "## Table 105.26 on this machine\n\nThe appendix's table of everything it measured, \
-         from this folder's saved outputs (medians), beside the book's values for the author's \
-         x86 machine{}{}.\n",
-        if src.phone.is_some() {
-            ", the book's ARM phone column"
-        } else {
-            ""
-        },
-        if src.c.is_some() {
-            " and the appendix's own C programs run on this machine (`cargo xtask appendix-c`)"
-        } else {
-            ""
-        }
+         from this folder's saved outputs (medians), beside {}.\n",
+        beside(src)
     );
     let mut head = "| what | this machine | the book (x86) |".to_string();
     let mut rule = "|---|---:|---:|".to_string();
@@ -719,6 +726,10 @@ mod tests {
         assert_eq!(r[1], "-");
         assert_eq!(r[3], "2.00 ns, 4.00x stride 1");
         assert!(s.contains("does not hold"), "{s}");
+        assert!(
+            s.contains("x86 machine and the appendix's own C programs"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -408,6 +408,34 @@ mod tests {
     }
 
     #[test]
+    fn each_guidance_table_of_the_appendix_is_in_its_handout() {
+        let guidance = [
+            ("cache_ladder", "105.8"),
+            ("stride", "105.11"),
+            ("tlb_walk", "105.14"),
+            ("branch", "105.17"),
+            ("false_sharing", "105.20"),
+            ("fp_cost", "105.25"),
+        ];
+        for (exp, table) in guidance {
+            let p = root().join("crates").join(exp).join("expect.md");
+            let t = fs::read_to_string(&p).unwrap();
+            let section = t
+                .split("### What this means for your code")
+                .nth(1)
+                .unwrap_or_else(|| panic!("{}: no guidance section", p.display()));
+            assert!(
+                section.contains(&format!("Table {table})")),
+                "{exp}: not {table}"
+            );
+            // One item per row of the table, a bullet each (a table row would pass 100 columns).
+            let rows = section.lines().filter(|l| l.starts_with("- **")).count();
+            assert!(rows >= 3, "{exp}: at least three rows, got {rows}");
+            assert!(section.contains("{{"), "{exp}: no number from the run");
+        }
+    }
+
+    #[test]
     fn placeholders() {
         let t = "L1 {{kf:l1}}, {{num:ratio}} times, at {{meta:clock_ghz_estimate}} GHz; \
                  {{cell:stride:appendix_ns:stride_bytes=64}} and {{cell:stride:appendix_ns:where=b}}\n";

@@ -82,13 +82,13 @@ pub const QUOTES: &[Quote] = &[
     ),
     // The book column of Table 105.26 in every summary.md, from the book's printed output.
     q(
-        "xtask/src/run_all/summary.rs",
+        "xtask/src/run_all/table.rs",
         "\"{}x a perfect split (8 bytes)\"",
         "results/appendix-book/false_sharing.txt",
         "vs_split_8b",
     ),
     q(
-        "xtask/src/run_all/summary.rs",
+        "xtask/src/run_all/table.rs",
         "\"{}x\",",
         "results/appendix-book/fp_cost.txt",
         "denormal_over_normal",

@@ -220,11 +220,12 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
         m.file.meta(measure::schema::run::META_PINNED_CORE),
     ) {
         ("yes", Some(_)) => format!(
-            "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified)",
+            "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified; \
+             --pin, a departure from the seed, which pins nothing)",
             m.count(measure::schema::run::META_PINNED_CORE)?,
             m.count("fresh_pinned_verified")?
         ),
-        _ => "none: the kernel placed every process".to_string(),
+        _ => "none, as the seed: the kernel placed every process".to_string(),
     };
     notes.push(("pinning", pinning));
     notes.push((
@@ -243,8 +244,13 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
         notes.push((
             "other work",
             format!(
-                "{:.2} cores used by other processes during the run",
-                m.num(measure::schema::run::META_OTHER_CPU_CORES)?
+                "{:.2} cores used by other processes during the run{}",
+                m.num(measure::schema::run::META_OTHER_CPU_CORES)?,
+                if m.file.meta("load_warning") == Some("yes") {
+                    "; **the 1-minute load average was above 1**: the spreads include other work"
+                } else {
+                    ""
+                }
             ),
         ));
     }
@@ -442,7 +448,9 @@ mod tests {
         );
         assert!(md.contains("- **load before**: 0.10 0.20 0.30"), "{md}");
         assert!(
-            md.contains("core 1 (30 of 30 fresh pinnings verified)"),
+            md.contains(
+                "core 1 (30 of 30 fresh pinnings verified; --pin, a departure from the seed"
+            ),
             "{md}"
         );
         assert!(md.contains("- **checksum**: 27525120 over 30 passes, expected 27525120: ok"));

@@ -153,7 +153,7 @@ fn a_disturbed_result_is_marked_in_summary_index_figures_and_compare() {
         "{row}"
     );
     assert!(summary.contains("**provisional: 1 of 2 results**; contention: 1"));
-    let table = line_with(&summary, "| random access within L1 (index chase) |");
+    let table = line_with(&summary, "| random access within L1 |");
     assert!(table.contains("provisional: "), "{table}");
     // Other experiments' figures and rows, saved before any evidence, carry no mark.
     assert!(!line_with(&summary, "| stride_1 |").contains("provisional"));

@@ -46,6 +46,8 @@ pub struct Experiment {
     disturbance: Block,
     /// The first [`Experiment::core_clock`] estimate, compared with one taken at the finish.
     clock_before: OnceLock<CoreClock>,
+    /// Warn beside the other-work figure when the 1-minute load average is above this.
+    load_warn_above: Option<f64>,
 }
 
 /// Whether a build with these settings is the optimised one this project needs.
@@ -126,7 +128,14 @@ impl Experiment {
             key_figures,
             disturbance,
             clock_before: OnceLock::new(),
+            load_warn_above: None,
         }
+    }
+
+    /// Asks for a warning beside the other-work figure at the finish when the 1-minute load
+    /// average, before or after the run, is above `limit` (sink_bench's seed warns above 1).
+    pub fn warn_on_load_above(&mut self, limit: f64) {
+        self.load_warn_above = Some(limit);
     }
 
     /// Pins the calling (main) thread to `MM_CORE` or the default core, prints what happened,
@@ -238,7 +247,15 @@ impl Experiment {
                 meta(crate::schema::run::META_OTHER_CPU_CORES, "unknown");
             }
         }
-        report_load("after", facts::load_average());
+        let load_after = facts::load_average();
+        if let Some(w) = self
+            .load_warn_above
+            .and_then(|l| load_warning(self.load_before, load_after, l))
+        {
+            println!("{}", crate::fmt::field("! load", &w));
+            meta("load_warning", "yes");
+        }
+        report_load("after", load_after);
         let wall = self.t0.elapsed().as_secs_f64();
         println!("  wall time      : {wall:.1} s");
         meta(crate::schema::run::META_WALL_S, format!("{wall:.2}"));
@@ -312,6 +329,26 @@ fn clock_line(r: &RunClock) -> String {
     crate::fmt::field("core clock", &r.describe())
 }
 
+/// The warning when the 1-minute load average before or after the run is above `limit`, or
+/// `None` (also when neither is known).
+pub fn load_warning(
+    before: Option<[f64; 3]>,
+    after: Option<[f64; 3]>,
+    limit: f64,
+) -> Option<String> {
+    let high = |l: Option<[f64; 3]>| l.map(|l| l[0]).filter(|&a| a > limit);
+    if high(before).is_none() && high(after).is_none() {
+        return None;
+    }
+    let show = |l: Option<[f64; 3]>| l.map_or("unknown".into(), |l| format!("{:.2}", l[0]));
+    Some(format!(
+        "the 1-minute load average was {} before and {} after, above {limit}: other work ran \
+         on the machine, so the spreads include it; take the full run on a quiet machine",
+        show(before),
+        show(after)
+    ))
+}
+
 /// Prints and records a load average. It is not judged here: a pinned experiment raises the
 /// load by itself. The other work seen beside the run ([`quiet`]) is what is judged.
 fn report_load(when: &str, load: Option<[f64; 3]>) {
@@ -330,6 +367,20 @@ fn report_load(when: &str, load: Option<[f64; 3]>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_load_warning_speaks_only_above_its_limit() {
+        let l = |a: f64| Some([a, 0.0, 0.0]);
+        assert_eq!(load_warning(l(0.9), l(1.0), 1.0), None);
+        assert_eq!(load_warning(None, None, 1.0), None);
+        let w = load_warning(l(0.5), l(1.5), 1.0).unwrap();
+        assert!(w.contains("0.50 before and 1.50 after, above 1"), "{w}");
+        assert!(
+            load_warning(l(7.2), None, 1.0)
+                .unwrap()
+                .contains("7.20 before and unknown")
+        );
+    }
 
     #[test]
     fn optimisation_check() {

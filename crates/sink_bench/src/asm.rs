@@ -416,6 +416,37 @@ impl CodeCheck {
     }
 }
 
+/// The file `cargo xtask run-all` saves the listings in, beside the report.
+pub const LISTING_FILE: &str = "sink_bench.asm.txt";
+
+/// The whole check as text, for [`LISTING_FILE`]: which binary, the verdict, then each timing
+/// function's full listing with its findings under it (the report prints them only with
+/// `--show-asm`).
+pub fn listing_text(binary: &Path, check: &CodeCheck) -> String {
+    let mut out = format!(
+        "sink_bench: the three timing functions, read back from {} (nm -S, objdump -d)\n\
+         shape check: {}\n",
+        binary.display(),
+        check.verdict()
+    );
+    for f in check.failures() {
+        out.push_str(&format!("  ! {f}\n"));
+    }
+    if let CodeCheck::Done(fs) = check {
+        for c in fs {
+            out.push_str(&format!("\n{} : {}\n", c.variant, c.function));
+            for line in &c.listing {
+                out.push_str(&format!("    {line}\n"));
+            }
+            for (ok, what) in &c.findings {
+                let how = if *ok { "yes" } else { "NOT AS CLAIMED" };
+                out.push_str(&format!("    -> {how}: {what}\n"));
+            }
+        }
+    }
+    out
+}
+
 /// How the clock is read: `Some(true)` when glibc can answer from the vDSO without a system
 /// call (a vDSO is mapped and the clock source is one it reads directly), `Some(false)`
 /// when no vDSO is mapped, `None` when it cannot be told; with the clock source's name.

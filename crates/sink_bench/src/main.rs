@@ -78,6 +78,9 @@ fn first_execution() -> ! {
     fresh::first_execution(spec, &argv)
 }
 
+/// The seed's run.sh warns when the 1-minute load average is above this.
+const LOAD_WARN_ABOVE: f64 = 1.0;
+
 /// Extra passes, beyond the ones asked for, are taken only within this time, and only when
 /// passes were disturbed.
 const EXTRA_NS: u64 = 250_000_000;
@@ -88,9 +91,10 @@ fn run(first: ChildResult) {
         .unwrap_or_else(|e| cli::fail("sink_bench", &e));
     report::settings(&set);
 
-    // One thread. Pinned to one core by default, the project's rule; the seed ran unpinned
-    // because its machine had no affinity call, and --no-pin repeats that condition.
+    // One thread, nothing pinned, as the seed ran; --pin departs from it and says so.
+    exp.warn_on_load_above(LOAD_WARN_ABOVE);
     let core = if set.pin {
+        report::pinned_by_option();
         exp.pin_main_thread()
             .filter(|p| p.granted)
             .map(|p| p.requested)

@@ -21,9 +21,9 @@ pub const OPTS: &[Opt] = &[
         help: "settle time of every process before it measures (or SETTLE_MS; 100)",
     },
     Opt {
-        name: "--no-pin",
+        name: "--pin",
         value: None,
-        help: "run unpinned, as the original study had to (default: MM_CORE or last core)",
+        help: "pin every process to MM_CORE or the last core (departs from the seed: unpinned)",
     },
     Opt {
         name: "--show-asm",
@@ -102,7 +102,7 @@ pub fn settings(a: &Args, env: impl Fn(&str) -> Option<String>) -> Result<Settin
         runs: runs as usize,
         settle_ms,
         quick,
-        pin: !a.flag("--no-pin"),
+        pin: a.flag("--pin"),
         show_asm: a.flag("--show-asm"),
     })
 }
@@ -127,7 +127,7 @@ mod tests {
         let s = with(&[], &[]).unwrap();
         assert_eq!(
             (s.reps, s.runs, s.settle_ms, s.quick, s.pin, s.show_asm),
-            (30, 30, 100, false, true, false)
+            (30, 30, 100, false, false, false)
         );
         let q = with(&[], &[("QUICK", "1")]).unwrap();
         assert_eq!((q.reps, q.runs, q.quick), (10, 10, true));
@@ -144,7 +144,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!((s.reps, s.runs, s.settle_ms), (40, 50, 5));
-        assert!(!with(&["--no-pin"], &[]).unwrap().pin);
+        assert!(with(&["--pin"], &[]).unwrap().pin);
+        assert!(with(&["--no-pin"], &[]).is_err(), "unpinned is the default");
     }
 
     #[test]

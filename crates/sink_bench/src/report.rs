@@ -43,13 +43,23 @@ pub fn settings(set: &Settings) {
     meta("settle_ms", set.settle_ms);
 }
 
-/// The pinning line of a run with `--no-pin`.
+/// The pinning line of a default run: one thread, nothing pinned, as the seed ran.
 pub fn unpinned() {
     field(
         "pinning",
-        "off (--no-pin): the kernel places this process and every fresh one",
+        "none, as the seed: one thread, the kernel places this process and every fresh one \
+         (--pin to pin them)",
     );
     meta("pinned", "no");
+}
+
+/// Said before the pinning line of a run with `--pin`.
+pub fn pinned_by_option() {
+    field(
+        "departs",
+        "--pin: every process pinned to one core; the seed pins nothing (one thread, default \
+         placement), so these numbers are not its conditions",
+    );
 }
 
 /// The start this process made: its array, the cold pass, the fill and the settle.

@@ -58,7 +58,7 @@ fn present(f: &data::DataFile, block: &str, col: &str) -> Vec<f64> {
 fn the_report_reads_top_to_bottom_within_the_rules() {
     let text = assert_report(
         BIN,
-        &["--quick", "--show-asm", "--settle-ms", "20"],
+        &["--quick", "--show-asm", "--pin", "--settle-ms", "20"],
         &[
             "== the machine",
             "== the start every process makes",
@@ -71,6 +71,13 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
     );
     // The listings are the long part, and only there with --show-asm.
     assert!(report_lines(&text) > 200, "{} lines", report_lines(&text));
+    // Pinning is an option, and a pinned run says that it departs from the seed.
+    assert!(
+        text.contains(
+            "  departs        : --pin: every process pinned to one core; the seed pins nothing"
+        ),
+        "{text}"
+    );
     // The plain run is the binary's second execution, and says so.
     assert!(text.contains("this is the binary's second"), "{text}");
     // The shape check's verdict in one line, and with --show-asm the listings.
@@ -105,6 +112,13 @@ fn quick_run_piped_parses_every_block() {
         "the second execution measures"
     );
     assert!(!text.contains("WARNING: built without full optimisation"));
+    // The seed's default: one thread, nothing pinned.
+    assert_eq!(f.meta("pinned"), Some("no"), "unpinned by default");
+    assert!(
+        text.contains("  pinning        : none, as the seed"),
+        "{text}"
+    );
+    assert!(!text.contains("departs"), "{text}");
     // Without --show-asm the listings stay out; the one-line verdict does not.
     assert!(!text.contains("<sink_bench_time_sink>:"));
     assert!(text.contains("  shape check    : "));
@@ -300,6 +314,16 @@ fn the_timing_functions_have_the_shape_the_seed_claims() {
         check.verdict().starts_with("as claimed"),
         "{}",
         check.verdict()
+    );
+    // The file run-all saves: the verdict, every function's listing and its findings.
+    let text = asm::listing_text(Path::new(BIN), &check);
+    assert!(text.contains("shape check: as claimed"), "{text}");
+    for f in asm::FUNCTIONS {
+        assert!(text.contains(&format!(": {f}\n")), "{f} missing:\n{text}");
+    }
+    assert!(
+        text.contains("-> yes: ") && !text.contains("NOT AS CLAIMED"),
+        "{text}"
     );
 }
 

@@ -30,7 +30,7 @@ mod effects;
 mod figures;
 mod html;
 mod keyfig;
-mod load;
+pub(crate) mod load;
 mod md;
 
 pub use html::write_run_index;

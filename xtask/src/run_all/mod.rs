@@ -16,6 +16,7 @@ mod keep;
 mod one;
 mod publish;
 mod summary;
+mod table;
 mod watch;
 
 use crate::error::{Result, bad, failed};
@@ -291,6 +292,9 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
         let mut o = one::run_one(bins, exp, plan.quick, core, &plan.tmp, &stamp, plan.timeout);
         if *exp == "branch" && o.ok {
             one::verify_branch(bins, &plan.tmp, &mut o);
+        }
+        if *exp == measure::schema::sink_bench::EXPERIMENT && o.ok {
+            one::save_sink_bench_asm(bins, &plan.tmp, &mut o);
         }
         eprintln!("[{}/{n}] {exp}: {} in {:.1} s", i + 1, o.status, o.wall_s);
         outcomes.push(o);

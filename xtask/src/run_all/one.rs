@@ -241,6 +241,19 @@ pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
     }
 }
 
+/// After a sink_bench run: the three timing functions' machine code, read back from the
+/// binary and checked, saved as `sink_bench.asm.txt` on every run (the report prints the
+/// listings only with `--show-asm`). A file that cannot be written is a note.
+pub fn save_sink_bench_asm(bins: &Path, dir: &Path, o: &mut Outcome) {
+    use sink_bench::asm;
+    let bin = bins.join("sink_bench");
+    let text = asm::listing_text(&bin, &asm::CodeCheck::of(&bin));
+    let p = dir.join(asm::LISTING_FILE);
+    if let Err(e) = fs::write(&p, text) {
+        o.notes.push(format!("cannot write {}: {e}", p.display()));
+    }
+}
+
 /// Writes every block of `f` as `<exp>.<block>.csv` (bare blocks as `block1`, `block2`, ...).
 pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
     for (name, b) in crate::project::named_blocks(f) {
@@ -268,6 +281,29 @@ mod tests {
     }
 
     const LIMIT: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn sink_bench_s_listing_is_saved_even_when_it_cannot_be_read() {
+        let d = std::env::temp_dir().join(format!("run-one-asm-{}", std::process::id()));
+        let (bins, out) = (d.join("bin"), d.join("out"));
+        fs::create_dir_all(&bins).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        // A script has no symbols: the file still comes, and says why there is no listing.
+        fake(&bins, "sink_bench", "exit 0");
+        let mut o = Outcome {
+            name: "sink_bench".into(),
+            status: "ok".into(),
+            ok: true,
+            wall_s: 0.0,
+            notes: Vec::new(),
+            saved: None,
+        };
+        save_sink_bench_asm(&bins, &out, &mut o);
+        let text = fs::read_to_string(out.join("sink_bench.asm.txt")).unwrap();
+        assert!(text.contains("shape check: skipped: "), "{text}");
+        assert!(o.ok && o.notes.is_empty(), "{:?}", o.notes);
+        let _ = fs::remove_dir_all(&d);
+    }
 
     #[test]
     fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {

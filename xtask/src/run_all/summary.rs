@@ -8,9 +8,6 @@ use super::{Plan, RunRecord};
 use crate::figures::Saved;
 use crate::project::EXPERIMENTS;
 use measure::data::DataFile;
-use measure::schema::{
-    branch, cache_ladder, clock_probe, false_sharing, fp_cost, stride, tlb_walk,
-};
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
 
@@ -103,7 +100,7 @@ pub fn summary_md(plan: &Plan, record: &RunRecord, rows: &[Row], figures_note: &
     conditions(&mut s, record, rows);
     experiments(&mut s, rows);
     key_figures(&mut s, rows);
-    table_105_26(&mut s, rows);
+    table_105_26(&mut s, plan, rows);
     let _ = writeln!(s, "## Figures\n\n{figures_note}\n");
     let notes: Vec<String> = record
         .outcomes
@@ -114,6 +111,21 @@ pub fn summary_md(plan: &Plan, record: &RunRecord, rows: &[Row], figures_note: &
         let _ = writeln!(s, "## Notes\n\n{}\n", notes.join("\n"));
     }
     s.trim_end().to_string() + "\n"
+}
+
+/// Table 105.26 from the saved outputs, the book's phone column and this folder's C programs.
+fn table_105_26(s: &mut String, plan: &Plan, rows: &[Row]) {
+    let phone = super::table::appendix(&crate::project::root().join("results/appendix-phone"));
+    let c = super::table::appendix(&plan.dest.join("appendix-c"));
+    let src = super::table::Sources {
+        ours: rows
+            .iter()
+            .filter_map(|r| Some((r.name.to_string(), r.saved?)))
+            .collect(),
+        phone: phone.as_ref().map(super::table::refs),
+        c: c.as_ref().map(super::table::refs),
+    };
+    super::table::write(s, &src);
 }
 
 fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
@@ -330,229 +342,5 @@ fn marks_legend(s: &mut String, rows: &[Row]) {
              sharing the last cache level and memory with it. That is contention, not noise: \
              the figure is right for a shared machine, not for an idle one.\n"
         );
-    }
-}
-
-/// One line of the appendix's Table 105.26: what, from which experiment's key figure (the
-/// first of `figures` that the run has), an optional ratio figure, and the book's value for
-/// the author's x86 machine as printed.
-struct BookRow {
-    what: &'static str,
-    experiment: &'static str,
-    figures: &'static [&'static str],
-    ratio: Option<&'static str>,
-    book: &'static str,
-}
-
-const fn row(
-    what: &'static str,
-    experiment: &'static str,
-    figures: &'static [&'static str],
-    ratio: Option<&'static str>,
-    book: &'static str,
-) -> BookRow {
-    BookRow {
-        what,
-        experiment,
-        figures,
-        ratio,
-        book,
-    }
-}
-
-/// Table 105.26, row by row, with the book's x86 column quoted.
-const TABLE_105_26: &[BookRow] = &[
-    row(
-        "reading the clock once",
-        clock_probe::EXPERIMENT,
-        &[clock_probe::key::CLOCK_READ],
-        None,
-        "about 17 ns",
-    ),
-    row(
-        "random access within L1 (index chase)",
-        cache_ladder::EXPERIMENT,
-        &[cache_ladder::key::FIRST_INDEX_NS],
-        None,
-        "about 1.4 ns",
-    ),
-    row(
-        "main memory (largest working set)",
-        cache_ladder::EXPERIMENT,
-        &[cache_ladder::key::LARGEST_INDEX_NS],
-        Some(cache_ladder::key::LADDER_FACTOR),
-        "about 86 ns, about 60x",
-    ),
-    row(
-        "sweeping in order (largest set)",
-        cache_ladder::EXPERIMENT,
-        &[cache_ladder::key::LARGEST_SEQ_NS],
-        None,
-        "about 0.4 ns",
-    ),
-    row(
-        "smallest stride",
-        stride::EXPERIMENT,
-        &[stride::key::STRIDE_1],
-        None,
-        "about 0.8 ns (8 bytes)",
-    ),
-    row(
-        "stride of the line size",
-        stride::EXPERIMENT,
-        &[stride::key::STRIDE_LINE],
-        Some(stride::key::LINE_OVER_STRIDE_1),
-        "about 3.2 ns, about 4x",
-    ),
-    row(
-        "one field from an array of structs",
-        stride::EXPERIMENT,
-        &[stride::key::AOS_X],
-        Some(stride::key::AOS_OVER_SOA),
-        "about 2.7 ns, 2.3x",
-    ),
-    row(
-        "walking the fewest pages",
-        tlb_walk::EXPERIMENT,
-        &[
-            tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
-            tlb_walk::key::FIRST_PAGES_LINE_NS,
-        ],
-        None,
-        "about 3.5 ns (16 pages)",
-    ),
-    row(
-        "walking the most pages",
-        tlb_walk::EXPERIMENT,
-        &[tlb_walk::key::MOST_PAGES_OFFSET0_NS],
-        Some(tlb_walk::key::PAGES_FACTOR_OFFSET0),
-        "about 90 ns, about 25x (65,536 pages)",
-    ),
-    row(
-        "touching a page the first time",
-        tlb_walk::EXPERIMENT,
-        &[tlb_walk::key::FIRST_TOUCH_NS],
-        Some(tlb_walk::key::FIRST_TOUCH_FACTOR),
-        "around 1,000 ns, about 100x",
-    ),
-    row(
-        "an unpredictable branch vs a predicted one",
-        branch::EXPERIMENT,
-        &[branch::key::REAL_BRANCH_RANDOM_OVER_SORTED],
-        None,
-        "about 5x",
-    ),
-    row(
-        "one misprediction",
-        branch::EXPERIMENT,
-        &[branch::key::MISPREDICT],
-        None,
-        "about 6 ns",
-    ),
-    row(
-        "false sharing (same line vs apart, 2 threads)",
-        false_sharing::EXPERIMENT,
-        &[false_sharing::key::SAME_LINE_VS_APART_2T],
-        None,
-        "1.38x a perfect split (8 bytes)",
-    ),
-    row(
-        "atomic increment, uncontended",
-        false_sharing::EXPERIMENT,
-        &[false_sharing::key::ATOMIC_1T],
-        None,
-        "about 5.2 ns",
-    ),
-    row(
-        "atomic increment, two contending",
-        false_sharing::EXPERIMENT,
-        &[false_sharing::key::ATOMIC_2T],
-        None,
-        "about 19 ns",
-    ),
-    row(
-        "a lock, two contending",
-        false_sharing::EXPERIMENT,
-        &[false_sharing::key::MUTEX_2T],
-        None,
-        "about 70 ns",
-    ),
-    row(
-        "core to core, one way",
-        false_sharing::EXPERIMENT,
-        &[false_sharing::key::C2C_ONE_WAY_MEDIAN],
-        None,
-        "not printed",
-    ),
-    row(
-        "multiplying denormals vs normal numbers",
-        fp_cost::EXPERIMENT,
-        &[fp_cost::key::DENORMAL_OVER_NORMAL],
-        None,
-        "73.2x",
-    ),
-    row(
-        "division vs multiplication",
-        fp_cost::EXPERIMENT,
-        &[
-            fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
-            fp_cost::key::DIV_OVER_MUL_THROUGHPUT,
-        ],
-        None,
-        "3.7x (per element)",
-    ),
-    row(
-        "sin vs multiplication",
-        fp_cost::EXPERIMENT,
-        &[fp_cost::key::PER_ELEMENT_SIN_OVER_MUL],
-        None,
-        "25x (per element)",
-    ),
-];
-
-fn table_105_26(s: &mut String, rows: &[Row]) {
-    let _ = writeln!(
-        s,
-        "## Table 105.26 on this machine\n\nThe appendix's table of everything it measured, \
-         from this folder's saved outputs, beside the book's values for the author's x86 \
-         machine (medians).\n\n| what | this machine | the book (x86) | from |\n|---|---:|---:|---|"
-    );
-    for b in TABLE_105_26 {
-        let row = rows.iter().find(|r| r.name == b.experiment);
-        let f = row.and_then(|r| r.saved);
-        let value = f
-            .and_then(|f| b.figures.iter().find_map(|n| key::find(f, n)))
-            .map(|k| {
-                let ratio = b.ratio.and_then(|r| f.and_then(|f| key::find(f, r)));
-                let mut m = row.map_or_else(Default::default, |r| mark(r, &k.name));
-                let text = match ratio {
-                    Some(r) if r.value.is_some() => {
-                        m = m.or(row.map_or_else(Default::default, |w| mark(w, &r.name)));
-                        format!("{}, {}", k.show(3), r.show(3))
-                    }
-                    _ => k.show(3),
-                };
-                m.on(&text)
-            })
-            .unwrap_or_else(|| "not in this folder".into());
-        let _ = writeln!(
-            s,
-            "| {} | {value} | {} | {} |",
-            b.what, b.book, b.experiment
-        );
-    }
-    let _ = writeln!(s);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_table_row_names_a_known_experiment() {
-        for b in TABLE_105_26 {
-            assert!(EXPERIMENTS.contains(&b.experiment), "{}", b.experiment);
-            assert!(!b.figures.is_empty());
-        }
     }
 }

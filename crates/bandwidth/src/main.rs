@@ -177,7 +177,9 @@ fn main() {
     }
 
     // == 2. Bandwidth by working set, every size in two passes in different orders.
-    exp.section("2. bandwidth by working set (GB/s, median of the clean rounds of both passes)");
+    exp.section(
+        "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
+    );
     let (rows, sweep_tally, segments_ns) =
         by_working_set(&kernels, main_mem.region.as_u64_mut(), &sizes, &plan, core);
     let facts = exp.facts.clone();

@@ -501,8 +501,9 @@ mod tests {
         let out = measure(&mut Probe::new(), &ks, words, bytes, plan);
         assert_eq!(out.kernels.len(), ks.len());
         for (k, t) in ks.iter().zip(&out.kernels) {
-            // Two rounds (repetitions), or up to two more where some were disturbed.
-            assert!((2..=4).contains(&t.gbs.len()), "{}", k.name());
+            // Two rounds (repetitions), or up to two more where some were disturbed; the
+            // figures come from the clean rounds (every repetition, rebuilt).
+            assert!((1..=4).contains(&t.gbs.len()), "{}", k.name());
             assert!(
                 t.gbs.iter().all(|g| *g > 0.0 && g.is_finite()),
                 "{}",
@@ -514,10 +515,16 @@ mod tests {
 
     #[test]
     fn every_kernel_measures_and_checks_itself() {
-        let out = measured(64 << 10, &plan(20_000.0));
+        // Rounds of 2 ms: a lap over 16 KiB is far shorter (even unoptimised or emulated), so
+        // every kernel is timed in whole rounds.
+        let out = measured(16 << 10, &plan(2e6));
         for t in &out.kernels {
-            assert!(!t.tally.segments, "64 KiB laps are short: whole rounds");
-            assert!((2..=4).contains(&t.tally.rounds));
+            assert!(!t.tally.segments, "16 KiB laps are short: whole rounds");
+            assert!(
+                (2..=4).contains(&t.tally.rounds),
+                "{} rounds",
+                t.tally.rounds
+            );
         }
         assert!(out.disturbed() <= 2 * out.kernels.len());
     }
@@ -529,7 +536,7 @@ mod tests {
         // writes and copies are checked over the whole lap (a wrong cut would panic).
         let out = measured(512 << 10, &plan(1_000.0));
         for t in &out.kernels {
-            assert!(t.tally.segments);
+            assert!(t.tally.segments && (2..=4).contains(&t.gbs.len()));
             assert!(t.tally.rounds > t.gbs.len(), "{} segments", t.tally.rounds);
         }
     }

@@ -225,12 +225,11 @@ pub fn rounds(plan: &crate::sweep::Plan) {
     say(
         "rounds",
         &format!(
-            "a warm-up lap, then the timed part: laps for about {:.1} ms in one call, {} clean \
-             rounds per kernel; at a size where some lap lasts over {:.2} ms, {} repetitions, \
-             timed in segments of at most about {:.1} ms (a long lap cut into consecutive \
-             slices; a short round as one), each judged by its evidence, a disturbed one and the \
-             one after it replaced by the same segment of the other repetitions; up to {} extra \
-             rounds (repetitions) / {:.0} ms per size and pass when disturbed",
+            "a warm-up lap, then laps for ~{:.1} ms in one call: {} clean rounds per kernel; \
+             where a lap lasts over {:.2} ms, {} repetitions timed in segments of about \
+             {:.1} ms (a lap in consecutive slices), a disturbed segment and the next replaced \
+             by the same segment of the other repetitions; up to {} extra rounds or repetitions \
+             / {:.0} ms per size and pass when disturbed",
             plan.round_ns / 1e6,
             plan.rounds,
             plan.round_ns / 2e6,

@@ -131,8 +131,7 @@ fn main() {
     say(
         "working sets",
         &format!(
-            "{} .. {}, {} sizes, {}; {} clean rounds ({} where a round is a lap or two); passes \
-             {}, {}; up to {} extra rounds / {:.0} ms per size and pass when rounds are disturbed",
+            "{} .. {}, {} sizes, {}; passes {}, {}",
             size(sizes[0] as u64),
             size(*sizes.last().expect("at least one size") as u64),
             sizes.len(),
@@ -141,14 +140,11 @@ fn main() {
             } else {
                 "two per octave"
             },
-            plan.rounds,
-            plan.long_rounds,
             TWO_PASSES[0].name(),
             TWO_PASSES[1].name(),
-            plan.extra_rounds,
-            plan.budget_ns as f64 / 1e6
         ),
     );
+    report::rounds(&plan);
     meta("max_kib", max / 1024);
     meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
     meta("rounds_per_pass", plan.rounds);
@@ -181,11 +177,14 @@ fn main() {
     }
 
     // == 2. Bandwidth by working set, every size in two passes in different orders.
-    exp.section("2. bandwidth by working set (GB/s, median of the clean rounds of both passes)");
-    let (rows, sweep_tally) =
+    exp.section(
+        "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
+    );
+    let (rows, sweep_tally, segments_ns) =
         by_working_set(&kernels, main_mem.region.as_u64_mut(), &sizes, &plan, core);
     let facts = exp.facts.clone();
     report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
+    report::segmented(&rows, &segments_ns);
     let beyond = reading::beyond_caches(&rows, largest);
     let text = reading::bandwidth(&rows, &kernels, beyond);
     read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
@@ -325,15 +324,15 @@ fn main() {
 }
 
 /// Section 2's measuring: every working set in two passes in different orders, each round
-/// judged by its evidence, inside a window on the pinned `core`. Returns the rows and their
-/// rounds with the load around them.
+/// (or segment) judged by its evidence, inside a window on the pinned `core`. Returns the
+/// rows, their rounds with the load around them, and the times of all clean segments.
 fn by_working_set(
     kernels: &[kernels::Kernel],
     words: &mut [u64],
     sizes: &[usize],
     plan: &sweep::Plan,
     core: Option<usize>,
-) -> (Vec<Row>, Tally) {
+) -> (Vec<Row>, Tally, Vec<f64>) {
     let mut probe = Probe::new();
     let window = Window::open(core);
     let scan = scan::run(sizes, &TWO_PASSES, |&bytes, _| {
@@ -351,7 +350,14 @@ fn by_working_set(
         .iter()
         .fold(Tally::default(), |t, r| t.merge(&r.tally()))
         .with_load(load);
-    (rows, tally)
+    let segments_ns = scan
+        .points
+        .iter()
+        .flat_map(|p| &p.passes)
+        .flat_map(|m| &m.kernels)
+        .flat_map(|t| t.clean_segments_ns.iter().copied())
+        .collect();
+    (rows, tally, segments_ns)
 }
 
 /// The chase of section 6: its memory (`bytes` of it), the core it runs on, that core if

@@ -6,12 +6,11 @@ use crate::boundaries::{Finding, Point};
 use crate::kernels::{Form, Kernel, Op, Width};
 use crate::limit::Limit;
 use crate::shape::Shape;
-use crate::sweep::Cell;
+use crate::sweep::{Cell, Taken};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
 use measure::disturb::Tally;
 use measure::fmt::{bytes as size, median_min_max};
-use measure::rounds::Timed;
 use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
@@ -31,13 +30,13 @@ pub struct Row {
 
 impl Row {
     pub fn of(p: &ScanPoint<usize, crate::sweep::Measured>) -> Row {
-        let k = p.passes[0].gbs.len();
+        let k = p.passes[0].kernels.len();
         Row {
             bytes: p.param,
             cells: (0..k)
                 .map(|i| {
-                    let passes: Vec<&Timed> = p.passes.iter().map(|r| &r.gbs[i]).collect();
-                    Cell::of_timed(&passes).expect("every kernel has rounds in every pass")
+                    let passes: Vec<&Taken> = p.passes.iter().map(|r| &r.kernels[i]).collect();
+                    Cell::of_taken(&passes).expect("every kernel has rounds in every pass")
                 })
                 .collect(),
         }
@@ -219,6 +218,66 @@ pub fn table(
         println!("{line}");
     }
     block.print();
+}
+
+/// Section 1: how a working set's rounds are taken (the plan, before any is).
+pub fn rounds(plan: &crate::sweep::Plan) {
+    say(
+        "rounds",
+        &format!(
+            "a warm-up lap, then laps for ~{:.1} ms in one call: {} clean rounds per kernel; \
+             where a lap lasts over {:.2} ms, {} repetitions timed in segments of about \
+             {:.1} ms (a lap in consecutive slices), a disturbed segment and the next replaced \
+             by the same segment of the other repetitions; up to {} extra rounds or repetitions \
+             / {:.0} ms per size and pass when disturbed",
+            plan.round_ns / 1e6,
+            plan.rounds,
+            plan.round_ns / 2e6,
+            plan.long_rounds,
+            plan.round_ns / 1e6,
+            plan.extra_rounds,
+            plan.budget_ns as f64 / 1e6
+        ),
+    );
+}
+
+/// Section 2: where the laps were timed in segments, how many there were, and how long the
+/// undisturbed ones lasted (`clean_ns`).
+pub fn segmented(rows: &[Row], clean_ns: &[f64]) {
+    let seg: Vec<(usize, Tally)> = rows
+        .iter()
+        .map(|r| (r.bytes, r.tally()))
+        .filter(|(_, t)| t.segments)
+        .collect();
+    let (Some(first), Some(last)) = (seg.first(), seg.last()) else {
+        say(
+            "segments",
+            "none: every kernel's lap fit in half a round at every size",
+        );
+        meta("segmented_sizes", 0);
+        return;
+    };
+    let n: usize = seg.iter().map(|(_, t)| t.rounds).sum();
+    let median = measure::stats::median(clean_ns).map_or(f64::NAN, |m| m / 1e3);
+    let longest = clean_ns.iter().copied().fold(f64::NAN, f64::max) / 1e3;
+    say(
+        "segments",
+        &format!(
+            "{} of {} sizes ({} .. {}) timed in segments: {} of them; the undisturbed ones \
+             lasted {:.0} us (median), {:.0} us at the longest",
+            seg.len(),
+            rows.len(),
+            size(first.0 as u64),
+            size(last.0 as u64),
+            measure::fmt::grouped(n as u64),
+            median,
+            longest
+        ),
+    );
+    meta("segmented_sizes", seg.len());
+    meta("segments", n);
+    meta("segment_median_us", format!("{median:.1}"));
+    meta("segment_longest_us", format!("{longest:.1}"));
 }
 
 /// Section 4: streaming stores against ordinary ones at the smallest and the largest set,

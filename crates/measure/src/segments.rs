@@ -32,6 +32,9 @@ pub struct Want {
     pub max_reps: usize,
     /// ... within this much time for the extra repetitions.
     pub budget_ns: u64,
+    /// Warm up before every repetition, not only the first and after a disturbed segment
+    /// (where the variants evict each other, or a repetition's check needs its warm-up).
+    pub warm_every: bool,
 }
 
 impl Want {
@@ -43,6 +46,15 @@ impl Want {
             usable: if reps < 2 { reps } else { 2 },
             max_reps: reps + extra,
             budget_ns,
+            warm_every: false,
+        }
+    }
+
+    /// The same, warming up before every repetition.
+    pub const fn warm_every(self) -> Want {
+        Want {
+            warm_every: true,
+            ..self
         }
     }
 }
@@ -168,8 +180,9 @@ impl Segmented {
 }
 
 /// Times `n` variants' rounds of `parts[i]` segments each, in turn (A B A B ...), each
-/// segment bracketed by evidence. A variant is warmed up before its first repetition and
-/// before a repetition that follows a disturbed segment. Repetitions go on until every
+/// segment bracketed by evidence. A variant is warmed up before its first repetition, before
+/// a repetition that follows a disturbed segment and, with [`Want::warm_every`], before every
+/// repetition. Repetitions go on until every
 /// variant has `want.reps` of them and every segment `want.usable` usable samples, or a
 /// variant has `want.max_reps`, or the extra repetitions have used `want.budget_ns`.
 pub fn interleaved(
@@ -196,7 +209,7 @@ pub fn interleaved(
             }
         }
         for i in short {
-            if cold[i] {
+            if cold[i] || want.warm_every {
                 step(Step::Warm(i));
             }
             let (ns, ev) = repetition(probe, parts[i], |k| step(Step::Time(i, k)));
@@ -342,5 +355,19 @@ mod tests {
         );
         let one = run(&probe, &Want::new(1, 0, 0), 4, || (), |k| k as f64);
         assert_eq!(one.ns, vec![vec![0.0, 1.0, 2.0, 3.0]]);
+    }
+
+    #[test]
+    fn warm_every_warms_before_every_repetition() {
+        let probe = Probe::new();
+        let mut log = Vec::new();
+        let want = Want::new(2, 0, 0).warm_every();
+        interleaved(&probe, &want, &[2], |st| {
+            log.push(st);
+            1.0
+        });
+        let warm = Step::Warm(0);
+        let (t0, t1) = (Step::Time(0, 0), Step::Time(0, 1));
+        assert_eq!(log, vec![warm, t0, t1, warm, t0, t1]);
     }
 }

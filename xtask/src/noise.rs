@@ -451,6 +451,15 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
              {contention} named as contention)",
             moved.len()
         ));
+        let floor = moved
+            .iter()
+            .filter(|r| r.moved(Way::Again) == Some(true))
+            .count();
+        if way != Way::Again && floor > 0 {
+            s.push_str(&format!(
+                "; {floor} of them also moved that much between the two quiet runs"
+            ));
+        }
     }
     if !unmarked.is_empty() {
         s.push_str(&format!("; moved but not marked: {}", unmarked.join(", ")));
@@ -764,6 +773,14 @@ mod tests {
         assert!(rows[0].multi_threaded() && rows[1].multi_threaded());
         assert!(!rows[2].multi_threaded());
         let v = way_verdict(&rows, Way::Busy, "busy");
+        assert!(!v.contains("between the two quiet runs"), "{v}");
+        let mut floor = rows.clone();
+        floor[0].values[3] = Some(9.0);
+        let v2 = way_verdict(&floor, Way::Busy, "busy");
+        assert!(
+            v2.contains("; 1 of them also moved that much between the two quiet runs"),
+            "{v2}"
+        );
         assert!(
             v.starts_with(
                 "busy: 1 of 3 key figures within 10% of the quiet run's (1 of the 1 from \

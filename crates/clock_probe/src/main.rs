@@ -22,9 +22,10 @@ use measure::disturb::{Load, Probe, Tally, Window};
 use measure::fmt::{grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
-use measure::rounds::{self, Step, Timed, Want};
+use measure::rounds::{self, Step, Want};
 use measure::run::Experiment;
 use measure::schema::clock_probe::key;
+use measure::segments::{self, Segmented, Step as SegStep};
 use measure::show::{how_to_read, marked};
 use measure::stats::{Summary, sorted_but_largest};
 
@@ -454,28 +455,31 @@ fn trap_one_verdict(r: &TrapOne) -> Vec<String> {
     marked(&r.tally, false, say)
 }
 
-/// Trap two's result: the first and the second fill of fresh 4 MiB mappings.
+/// Trap two's result: the first and the second fill of fresh 4 MiB mappings, in segments.
 struct TrapTwo {
-    first: Timed,
-    second: Timed,
+    first: Segmented,
+    second: Segmented,
     /// 4 KiB pages (or the machine's page size) in one mapping.
     pages: usize,
     tally: Tally,
 }
 
 /// Trap two: fill a fresh 4 MiB mapping twice; the first fill pays a page fault per page.
-/// A fill cannot be cut short (first touch is the subject), so each keeps its length and is
-/// judged by its evidence: the page faults are this thread's own kernel time, not
+/// A fill cannot be cut short (first touch is the subject) and the first lasts milliseconds,
+/// so each fill is timed in [`FILL_PARTS`] consecutive segments, each judged by its evidence
+/// ([`measure::segments`]): the page faults are this thread's own kernel time, not
 /// disturbance, while another task taking the core is. Nothing is warmed up: that would
 /// remove what the trap shows.
 fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
     let bytes = NA * 4;
     let (mut region, mut refused, mut failed) = (None::<Region>, false, false);
     let window = Window::open(core);
-    let want = Want::new(buffers).budget(50_000_000);
-    let t = rounds::interleaved(&mut Probe::new(), &want, 2, |step| {
-        let Step::Time(v) = step else { return 0.0 };
-        if v == 0 || region.is_none() {
+    let want = segments::Want::new(buffers, buffers, 50_000_000);
+    let t = segments::interleaved(&Probe::new(), &want, &[FILL_PARTS; 2], |step| {
+        let SegStep::Time(v, k) = step else {
+            return 0.0;
+        };
+        if (v == 0 && k == 0) || region.is_none() {
             region = Region::new(bytes).ok();
             // Small pages, so the first touch costs one fault per 4 KiB page as in the appendix.
             refused |= region
@@ -486,7 +490,10 @@ fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
             failed = true;
             return f64::NAN;
         };
-        fill(r.as_ptr(), bytes, v as u8 + 1)
+        let part = segments::range(bytes as u64, FILL_PARTS, k);
+        // SAFETY: the part lies inside the region's `bytes`.
+        let at = unsafe { r.as_ptr().add(part.start as usize) };
+        fill(at, (part.end - part.start) as usize, v as u8 + 1)
     });
     let load = window.close();
     if failed {
@@ -496,14 +503,14 @@ fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
     if refused {
         println!("  (MADV_NOHUGEPAGE refused: the kernel's default page size was used)");
     }
-    let [first, second]: [Timed; 2] = t.try_into().expect("two variants");
+    let [first, second]: [Segmented; 2] = t.try_into().expect("two variants");
     let r = TrapTwo {
-        tally: rounds::tally([&first, &second]).with_load(load),
+        tally: first.tally().merge(&second.tally()).with_load(load),
         pages: bytes / exp.facts.page_size.unwrap_or(4096) as usize,
         first,
         second,
     };
-    let (f, s) = (summary(&r.first), summary(&r.second));
+    let (f, s) = (fills(&r.first), fills(&r.second));
     println!(
         "  filling the same 4 MiB, first  : {:>10.0} ns  (median of {} fresh buffers)",
         f.median, f.n
@@ -524,6 +531,14 @@ fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
 }
 
 /// Writes `v` over `bytes` at `p` and returns the nanoseconds it took.
+/// Segments of one fill: 4 MiB in 16 parts of 64 pages, a fraction of a millisecond each.
+const FILL_PARTS: usize = 16;
+
+/// The summary of every repetition of a fill, each rebuilt from clean segments.
+fn fills(t: &Segmented) -> Summary {
+    t.summary(1.0).expect("every fill has rounds")
+}
+
 fn fill(p: *mut u8, bytes: usize, v: u8) -> f64 {
     let t0 = now_ns();
     // SAFETY: the caller's region is `bytes` long (rounded up) and writable.
@@ -535,18 +550,13 @@ fn fill(p: *mut u8, bytes: usize, v: u8) -> f64 {
     t
 }
 
-/// The summary of a variant's clean rounds (every round if none was clean).
-fn summary(t: &Timed) -> Summary {
-    t.summary().expect("every variant has rounds")
-}
-
 /// What trap two's numbers say; provisional when another task took the core during the fills.
 fn trap_two_verdict(r: &TrapTwo) -> Vec<String> {
-    let (f, s) = (summary(&r.first), summary(&r.second));
+    let (f, s) = (fills(&r.first), fills(&r.second));
     let factor = f.median / s.median;
     // Every first fill slower than every second fill but the slowest (one interrupted fill is
     // tolerated when there are three or more): the first touch cost something.
-    let second_high = sorted_but_largest(&r.second.used())
+    let second_high = sorted_but_largest(&r.second.rounds_ns())
         .last()
         .copied()
         .unwrap_or(s.max);
@@ -709,12 +719,12 @@ mod tests {
     }
 
     /// Rounds of `values`, every one clean.
-    fn timed(values: &[f64]) -> Timed {
-        let mut t = Timed::default();
-        for &v in values {
-            t.push(v, Evidence::default());
+    /// Repetitions of one segment each, all clean.
+    fn segmented(values: &[f64]) -> Segmented {
+        Segmented {
+            ns: values.iter().map(|v| vec![*v]).collect(),
+            evidence: values.iter().map(|_| vec![Evidence::default()]).collect(),
         }
-        t
     }
 
     /// The readings of sections 3 to 5 from synthetic results.
@@ -740,8 +750,8 @@ mod tests {
             floor: 25.0,
         };
         let two = TrapTwo {
-            first: timed(&[1.7e6, 1.8e6, 1.6e6]),
-            second: timed(&[4.6e4, 4.7e4, 4.5e4]),
+            first: segmented(&[1.7e6, 1.8e6, 1.6e6]),
+            second: segmented(&[4.6e4, 4.7e4, 4.5e4]),
             pages: 1024,
             tally: t,
         };

@@ -351,14 +351,19 @@ pub fn load_between(
     }
 }
 
+/// The CPU time of this process and of its children that have ended and been waited for:
+/// an experiment's own fresh processes (sink_bench's, env_scan's) are its work, not other work.
 fn process_cpu_s() -> f64 {
-    // SAFETY: rusage is plain old data that getrusage fills.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
-        return 0.0;
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(u.ru_utime) + tv(u.ru_stime)
+    let of = |who| {
+        // SAFETY: rusage is plain old data that getrusage fills.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        tv(u.ru_utime) + tv(u.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
 }
 
 /// The rounds behind one result, and the load around them.

@@ -283,7 +283,7 @@ impl Window {
             core,
             times: CpuTimes::read(),
             mark: probe.mark(),
-            process_cpu_s: process_cpu_s(),
+            process_cpu_s: process_cpu_s(core.is_none()),
             probe,
         }
     }
@@ -295,7 +295,7 @@ impl Window {
             self.core,
             (&self.times, &times),
             (&self.mark, &mark),
-            process_cpu_s() - self.process_cpu_s,
+            process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         )
     }
 }
@@ -351,9 +351,11 @@ pub fn load_between(
     }
 }
 
-/// The CPU time of this process and of its children that have ended and been waited for:
-/// an experiment's own fresh processes (sink_bench's, env_scan's) are its work, not other work.
-fn process_cpu_s() -> f64 {
+/// The CPU time of this process and, with `children`, of its children that have ended and
+/// been waited for. An unpinned experiment's fresh processes (sink_bench's) may run on any core
+/// and are its work, not other work; a pinned one's children (env_scan's) run on its own core,
+/// where they are not counted against the other cores in the first place.
+fn process_cpu_s(children: bool) -> f64 {
     let of = |who| {
         // SAFETY: rusage is plain old data that getrusage fills.
         let mut u: libc::rusage = unsafe { std::mem::zeroed() };
@@ -363,7 +365,7 @@ fn process_cpu_s() -> f64 {
         let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
         tv(u.ru_utime) + tv(u.ru_stime)
     };
-    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+    of(libc::RUSAGE_SELF) + if children { of(libc::RUSAGE_CHILDREN) } else { 0.0 }
 }
 
 /// The rounds behind one result, and the load around them.

@@ -365,7 +365,12 @@ fn process_cpu_s(children: bool) -> f64 {
         let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
         tv(u.ru_utime) + tv(u.ru_stime)
     };
-    of(libc::RUSAGE_SELF) + if children { of(libc::RUSAGE_CHILDREN) } else { 0.0 }
+    of(libc::RUSAGE_SELF)
+        + if children {
+            of(libc::RUSAGE_CHILDREN)
+        } else {
+            0.0
+        }
 }
 
 /// The rounds behind one result, and the load around them.

@@ -156,7 +156,12 @@ pub fn describe(f: &DataFile) -> String {
 /// The block each key figure is computed from, where it is known. A key figure not listed
 /// (or whose block recorded no evidence) takes the mark of its whole experiment.
 const KEY_SOURCES: &[(&str, &[&str], &str)] = {
-    use measure::schema::{branch, cache_ladder, clock_probe, fp_cost, stride, tlb_walk};
+    use ::branch::schema as branch;
+    use ::cache_ladder::schema as cache_ladder;
+    use ::clock_probe::schema as clock_probe;
+    use ::fp_cost::schema as fp_cost;
+    use ::stride::schema as stride;
+    use ::tlb_walk::schema as tlb_walk;
     &[
         (
             clock_probe::EXPERIMENT,

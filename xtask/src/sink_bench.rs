@@ -7,9 +7,9 @@
 //! run-all) and returns the Markdown, or one message naming the line at fault. It reads the `#META` lines and the `series_summary` and
 //! `summary_figures` blocks that sink_bench writes into its data part.
 
+use ::sink_bench::schema::{self as sc, series_summary as ss, summary_figures as sf};
 use measure::data::{Block, DataFile, format_num};
 use measure::fmt;
-use measure::schema::sink_bench::{self as sc, series_summary as ss, summary_figures as sf};
 use std::fmt::Write as _;
 
 /// The summary's file name, beside `sink_bench.txt` in a results folder.

@@ -223,9 +223,9 @@ fn synthetic(dir: &Path, i: usize, skip: &[&str], extra: bool) {
         ),
     ));
     // bandwidth: the read kernel in both forms (the overlay draws only the explicit one).
-    let bw = measure::schema::bandwidth::bandwidth::BLOCK;
+    let bw = ::bandwidth::schema::bandwidth::BLOCK;
     let mut b = {
-        use measure::schema::bandwidth::bandwidth::{FORM, GBS, KERNEL, KIB, OP};
+        use ::bandwidth::schema::bandwidth::{FORM, GBS, KERNEL, KIB, OP};
         format!(
             "#META explicit_width avx2\n#DATA-BEGIN {bw}\n\
              #COLUMNS {KIB} {KERNEL}:text {OP}:text {FORM}:text {GBS}\n"

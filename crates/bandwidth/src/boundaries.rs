@@ -12,7 +12,7 @@ use measure::curve;
 
 /// A boundary is read where the fall is at least this factor (declared in the schema, which
 /// the figure's legend also quotes).
-pub use measure::schema::bandwidth::MIN_DROP;
+pub use ::bandwidth::schema::MIN_DROP;
 
 /// One point of a bandwidth curve.
 #[derive(Debug, Clone, Copy, PartialEq)]

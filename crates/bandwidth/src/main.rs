@@ -149,10 +149,7 @@ fn main() {
     meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
     meta("rounds_per_pass", plan.rounds);
     meta("vector_bytes", width.bytes());
-    meta(
-        measure::schema::bandwidth::META_EXPLICIT_WIDTH,
-        width.name(),
-    );
+    meta(::bandwidth::schema::META_EXPLICIT_WIDTH, width.name());
     let widths = |f: Form| {
         kernels
             .iter()
@@ -188,7 +185,7 @@ fn main() {
     let beyond = reading::beyond_caches(&rows, largest);
     let text = reading::bandwidth(&rows, &kernels, beyond);
     read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
-    exp.disturbance(measure::schema::bandwidth::bandwidth::BLOCK, &sweep_tally);
+    exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
@@ -198,7 +195,7 @@ fn main() {
     let (drops, agree, last_drop) = report::boundaries(&found, &reported);
     let text = reading::boundaries(drops, agree, last_drop, &reported, largest, beyond);
     read_out(&show::marked(&sweep_tally, true, vec![text]), "boundaries");
-    exp.disturbance(measure::schema::bandwidth::boundaries::BLOCK, &sweep_tally);
+    exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);
 
     // == 4. Non-temporal stores: where they win, where they lose.
     exp.section(&format!(
@@ -267,7 +264,7 @@ fn main() {
     let all = totals.last().copied();
     let text = reading::scaling(&trows, &totals);
     read_out(&show::marked(&threads_tally, true, vec![text]), "scaling");
-    exp.disturbance(measure::schema::bandwidth::threads::BLOCK, &threads_tally);
+    exp.disturbance(::bandwidth::schema::threads::BLOCK, &threads_tally);
 
     // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
     exp.section("6. latency under load: a pointer chase while the other cores stream");
@@ -319,7 +316,7 @@ fn main() {
         }),
     };
     verdict::print(&mut exp, &rows, &kernels, lim.as_ref(), &cc, &seen);
-    exp.disturbance(measure::schema::bandwidth::levels::BLOCK, &sweep_tally);
+    exp.disturbance(::bandwidth::schema::levels::BLOCK, &sweep_tally);
     exp.finish();
 }
 
@@ -412,7 +409,7 @@ fn under_load(
     );
     let text = report::loaded(&ll, &v, cc, chase.bytes as u64, chase.on, streamers);
     read_out(&show::marked(&tally, true, vec![text]), "loaded");
-    exp.disturbance(measure::schema::bandwidth::loaded_latency::BLOCK, &tally);
+    exp.disturbance(::bandwidth::schema::loaded_latency::BLOCK, &tally);
     v
 }
 

@@ -105,8 +105,8 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
         ),
     );
     let mut block = Block::new(
-        measure::schema::bandwidth::kernels::BLOCK,
-        measure::schema::bandwidth::kernels::COLUMNS,
+        ::bandwidth::schema::kernels::BLOCK,
+        ::bandwidth::schema::kernels::COLUMNS,
     );
     for op in [Op::Read, Op::Write, Op::Copy] {
         let parts: Vec<String> = kernels
@@ -184,8 +184,8 @@ pub fn table(
     println!("{top}");
     println!("{sub}");
     let mut block = Block::new(
-        measure::schema::bandwidth::bandwidth::BLOCK,
-        measure::schema::bandwidth::bandwidth::COLUMNS,
+        ::bandwidth::schema::bandwidth::BLOCK,
+        ::bandwidth::schema::bandwidth::COLUMNS,
     );
     for r in rows {
         let w = where_(r.bytes as u64);
@@ -400,8 +400,8 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
 /// (boundaries found, of them agreeing with a reported size, the last drop's start).
 pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usize, Option<u64>) {
     let mut b = Block::new(
-        measure::schema::bandwidth::boundaries::BLOCK,
-        measure::schema::bandwidth::boundaries::COLUMNS,
+        ::bandwidth::schema::boundaries::BLOCK,
+        ::bandwidth::schema::boundaries::COLUMNS,
     );
     let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
@@ -507,8 +507,8 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
     );
     let mut b = Block::new(
-        measure::schema::bandwidth::threads::BLOCK,
-        measure::schema::bandwidth::threads::COLUMNS,
+        ::bandwidth::schema::threads::BLOCK,
+        ::bandwidth::schema::threads::COLUMNS,
     );
     let one = rows
         .first()
@@ -662,8 +662,8 @@ fn loaded_block(
     chase_bytes: u64,
 ) {
     let mut b = Block::new(
-        measure::schema::bandwidth::loaded_latency::BLOCK,
-        measure::schema::bandwidth::loaded_latency::COLUMNS,
+        ::bandwidth::schema::loaded_latency::BLOCK,
+        ::bandwidth::schema::loaded_latency::COLUMNS,
     );
     let rows = [
         ("idle", &l.idle, &l.idle_share, None, &v.idle_counts),

@@ -192,11 +192,7 @@ fn l1_memory(
         );
         exp.key_figure("l1_read_gbs", a, "GB/s");
         exp.key_figure("memory_read_gbs", m, "GB/s");
-        exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
-            a / m,
-            "x",
-        );
+        exp.key_figure(::bandwidth::schema::key::L1_OVER_MEMORY_READ, a / m, "x");
     } else {
         verdict(
             ("l1_memory", "L1 against memory"),
@@ -205,7 +201,7 @@ fn l1_memory(
              twice the largest reported cache.",
         );
         exp.key_figure(
-            measure::schema::bandwidth::key::L1_OVER_MEMORY_READ,
+            ::bandwidth::schema::key::L1_OVER_MEMORY_READ,
             None::<f64>,
             "x",
         );
@@ -236,8 +232,8 @@ fn levels_table(
         "level", "set", "read GB/s  B/cyc", "write GB/s  B/cyc", "copy GB/s  B/cyc"
     );
     let mut b = Block::new(
-        measure::schema::bandwidth::levels::BLOCK,
-        measure::schema::bandwidth::levels::COLUMNS,
+        ::bandwidth::schema::levels::BLOCK,
+        ::bandwidth::schema::levels::COLUMNS,
     );
     for (name, i) in lv {
         let (gr, gw, gc) = (cell(r, *i), cell(w, *i), cell(c, *i));

@@ -2,4 +2,5 @@
 //! executable, shared with the tests that check the built binary. The experiment itself is
 //! `src/main.rs`.
 
+pub mod schema;
 pub mod shape;

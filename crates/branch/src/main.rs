@@ -209,7 +209,7 @@ fn main() {
         );
     }
     let core = exp.pin_main_thread().map(|p| p.requested);
-    meta(measure::schema::branch::META_N, N);
+    meta(::branch::schema::META_N, N);
     meta("threshold", THRESHOLD);
     meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
     meta("rounds", rounds);
@@ -247,11 +247,11 @@ fn main() {
     let orders = bench::time_orders((&random, &sorted, &sums), &shapes, &want, core);
     report::print_orders(&orders, sums.iter().sum());
     read_out(&orders_verdict(&orders));
-    exp.disturbance(measure::schema::branch::variants::BLOCK, &orders.tally);
+    exp.disturbance(::branch::schema::variants::BLOCK, &orders.tally);
     let o = &orders.orders;
     exp.key_figure("as_written_random_over_sorted", o.as_written.ratio(), "x");
     exp.key_figure(
-        measure::schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
+        ::branch::schema::key::REAL_BRANCH_RANDOM_OVER_SORTED,
         o.real.ratio(),
         "x",
     );
@@ -269,13 +269,9 @@ fn main() {
     }
     report::miss_block(&derived, &cc).print();
     read_out(&miss_verdict(&derived, &cc));
-    exp.disturbance(measure::schema::branch::mispredict::BLOCK, &derived.tally);
+    exp.disturbance(::branch::schema::mispredict::BLOCK, &derived.tally);
     let miss = derived.miss.ok();
-    exp.key_figure(
-        measure::schema::branch::key::MISPREDICT,
-        miss.map(|m| m.ns),
-        "ns",
-    );
+    exp.key_figure(::branch::schema::key::MISPREDICT, miss.map(|m| m.ns), "ns");
     exp.key_figure(
         "mispredict_cycles",
         miss.and_then(|m| cc.cycles(m.ns)),
@@ -292,7 +288,7 @@ fn main() {
     let reading = patterns_verdict(&found);
     meta("verdict_patterns", periodic_word(&found.rows));
     read_out(&reading);
-    exp.disturbance(measure::schema::branch::patterns::BLOCK, &found.tally);
+    exp.disturbance(::branch::schema::patterns::BLOCK, &found.tally);
     exp.finish();
 }
 
@@ -340,7 +336,7 @@ fn same_source(
     let (built, tally) = bench::time_builds(data, &builds, want, core);
     report::print_builds(&built);
     read_out(&same::verdict(&built, &tally));
-    exp.disturbance(measure::schema::branch::same_source::BLOCK, &tally);
+    exp.disturbance(::branch::schema::same_source::BLOCK, &tally);
 }
 
 /// Prints a section's reading: "how to read this run:" and one `*` line per sentence.

@@ -26,8 +26,8 @@ pub fn print_shapes(shapes: &PerVersion<Result<Verdict, String>>) {
 /// The `shape` block: one row per version, `unchecked` where the binary could not be read.
 pub fn shape_block(shapes: &PerVersion<Result<Verdict, String>>) -> Block {
     let mut b = Block::new(
-        measure::schema::branch::shape::BLOCK,
-        measure::schema::branch::shape::COLUMNS,
+        ::branch::schema::shape::BLOCK,
+        ::branch::schema::shape::COLUMNS,
     );
     for (version, v) in shapes.iter() {
         let (verdict, loops, forks): (Value, Value, Value) = match v {
@@ -53,8 +53,8 @@ pub fn print_orders(found: &Orders, expect: i64) {
         "ns per element", "random order", "sorted order", "random/sorted"
     );
     let mut b = Block::new(
-        measure::schema::branch::variants::BLOCK,
-        measure::schema::branch::variants::COLUMNS,
+        ::branch::schema::variants::BLOCK,
+        ::branch::schema::variants::COLUMNS,
     );
     for (v, o) in orders.iter() {
         let (r, s) = (&o.random, &o.sorted);
@@ -92,8 +92,8 @@ pub fn print_builds(built: &[crate::bench::Built]) {
         "ns per element", "random order", "sorted order", "random/sorted"
     );
     let mut b = Block::new(
-        measure::schema::branch::same_source::BLOCK,
-        measure::schema::branch::same_source::COLUMNS,
+        ::branch::schema::same_source::BLOCK,
+        ::branch::schema::same_source::COLUMNS,
     );
     for o in built {
         let (r, s) = (&o.random, &o.sorted);
@@ -174,8 +174,8 @@ pub fn print_miss(found: &MissFound, m: &Miss, cc: &CoreClock) {
 pub fn miss_block(found: &MissFound, cc: &CoreClock) -> Block {
     let (extra, miss_rate, m) = (found.extra, found.miss_rate, found.miss.as_ref().ok());
     let mut b = Block::new(
-        measure::schema::branch::mispredict::BLOCK,
-        measure::schema::branch::mispredict::COLUMNS,
+        ::branch::schema::mispredict::BLOCK,
+        ::branch::schema::mispredict::COLUMNS,
     );
     b.row(vec![
         extra.into(),
@@ -214,8 +214,8 @@ pub fn print_patterns(rows: &[PatternRow]) {
         "pattern", "taken", "ns per element", "vs always"
     );
     let mut b = Block::new(
-        measure::schema::branch::patterns::BLOCK,
-        measure::schema::branch::patterns::COLUMNS,
+        ::branch::schema::patterns::BLOCK,
+        ::branch::schema::patterns::COLUMNS,
     );
     for r in rows {
         let (p, t) = (r.pattern, &r.time);

@@ -91,7 +91,7 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
             Ok(h) => {
                 show("huge region", &h);
                 meta(
-                    measure::schema::cache_ladder::META_HUGE_BACKING_PCT,
+                    ::cache_ladder::schema::META_HUGE_BACKING_PCT,
                     backing_meta(h.backing),
                 );
                 if h.backing.is_some_and(|b| b < 90.0) {
@@ -111,10 +111,7 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
                     &format!("huge region    : skipped: {e}; the huge-page column stays empty"),
                     "  ",
                 );
-                meta(
-                    measure::schema::cache_ladder::META_HUGE_BACKING_PCT,
-                    "skipped",
-                );
+                meta(::cache_ladder::schema::META_HUGE_BACKING_PCT, "skipped");
                 (None, None)
             }
         };

@@ -28,6 +28,7 @@ mod mlp;
 mod read;
 mod report;
 
+use ::cache_ladder::schema::key;
 use ladder::Memory;
 use measure::chase::Plan;
 use measure::cli::{self, Opt};
@@ -38,7 +39,6 @@ use measure::fmt::{bytes, conclude, say};
 use measure::mem::{self, backing_meta};
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
-use measure::schema::cache_ladder::key;
 use report::{Row, Series};
 
 const OPTS: &[Opt] = &[Opt {
@@ -142,7 +142,7 @@ fn main() {
     read::boundaries(&readings, &reported, mem.max, &curve)
         .iter()
         .for_each(|s| conclude(s));
-    exp.disturbance(measure::schema::cache_ladder::knees::BLOCK, &curve);
+    exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
     let largest_set = mem.max as usize;
     drop(mem);
 
@@ -215,7 +215,7 @@ fn mlp_section(
     println!("\n  how to read this run:");
     mlp::reading(&m).iter().for_each(|s| conclude(s));
     m.block().print();
-    exp.disturbance(measure::schema::cache_ladder::mlp::BLOCK, &m.tally);
+    exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
         let most = mem.points.last().expect("points");
         exp.key_figure("mlp_memory_in_flight", mem.in_flight(most), "loads");
@@ -392,7 +392,7 @@ fn record(
             .filter_map(pick)
             .fold(Tally::default(), |t, k| t.merge(&k.tally));
         if t.rounds > 0 {
-            let block = measure::schema::cache_ladder::latency::BLOCK;
+            let block = ::cache_ladder::schema::latency::BLOCK;
             exp.disturbance(&format!("{block}/{name}"), &t.with_load(load));
         }
     }

@@ -6,6 +6,7 @@
 //! flight (N chains' loads per ns over one chain's) and the bandwidth the chains imply
 //! (N lines per step). Measuring lives in [`measure_level`]; the reading is a pure function.
 
+use ::cache_ladder::schema::mlp as sc;
 use measure::chase::{PARALLEL, Ring};
 use measure::clock;
 use measure::data::Block;
@@ -14,7 +15,6 @@ use measure::keep::black_box;
 use measure::mem::Region;
 use measure::ring::{DEFAULT_SEED, sattolo};
 use measure::rounds::{self, Step, Want};
-use measure::schema::cache_ladder::mlp as sc;
 use measure::show;
 use measure::stats::Summary;
 

@@ -6,6 +6,7 @@
 use crate::ROUND_TOLERANCE;
 use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
+use ::cache_ladder::schema;
 use measure::clock::CoreClock;
 use measure::data::{Block, Value, meta};
 use measure::disturb::Tally;
@@ -13,7 +14,6 @@ use measure::fmt::{WIDTH, bytes, say, wrap_to};
 use measure::rounds::Timed;
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
-use measure::schema::cache_ladder as schema;
 use measure::stats::{Summary, sorted_but_largest};
 
 /// One chase kind at one size: the clean rounds of both passes summarised, how well passes

@@ -16,6 +16,7 @@
 
 mod clocks;
 
+use ::clock_probe::schema::key;
 use measure::clock::{self, CoreClock, now_ns};
 use measure::data::{Block, Value, meta};
 use measure::disturb::{Load, Probe, Tally, Window};
@@ -24,7 +25,6 @@ use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
 use measure::rounds::{self, Step, Want};
 use measure::run::Experiment;
-use measure::schema::clock_probe::key;
 use measure::segments::{self, Segmented, Step as SegStep};
 use measure::show::{how_to_read, marked};
 use measure::stats::{Summary, sorted_but_largest};
@@ -74,8 +74,8 @@ fn main() {
     let window = Window::open(core);
     let probe = clock::probe(batches, per_batch);
     let mut res = Block::new(
-        measure::schema::clock_probe::clock_resolution::BLOCK,
-        measure::schema::clock_probe::clock_resolution::COLUMNS,
+        ::clock_probe::schema::clock_resolution::BLOCK,
+        ::clock_probe::schema::clock_resolution::COLUMNS,
     );
     for (name, ns) in &probe.claimed {
         match ns {
@@ -146,15 +146,15 @@ fn main() {
         println!("{row}");
     }
     summary_block(
-        measure::schema::clock_probe::clock_cost::BLOCK,
-        measure::schema::clock_probe::clock_cost::COLUMNS,
+        ::clock_probe::schema::clock_cost::BLOCK,
+        ::clock_probe::schema::clock_cost::COLUMNS,
         &[
             ("clock_gettime", g, cost.tallies[0]),
             ("instant_now", i, cost.tallies[1]),
         ],
     )
     .print();
-    exp.disturbance(measure::schema::clock_probe::clock_cost::BLOCK, &cost.tally);
+    exp.disturbance(::clock_probe::schema::clock_cost::BLOCK, &cost.tally);
     meta("clock_min_step_ns", cost.min_step_ns);
     exp.key_figure(key::CLOCK_READ, g.median, "ns");
     exp.key_figure("clock_step", cost.min_step_ns, "ns");
@@ -352,7 +352,7 @@ fn trap_one(exp: &mut Experiment, floor: f64, clean: usize, core: Option<usize>)
     trap_one_table(&r, sizes);
     how_to_read(&trap_one_verdict(&r));
     trap_one_blocks(&r, sizes);
-    exp.disturbance(measure::schema::clock_probe::times_ten::BLOCK, &r.tally);
+    exp.disturbance(::clock_probe::schema::times_ten::BLOCK, &r.tally);
     exp.key_figure("discarded_vs_used", r.ratio(), "x");
     exp.key_figure("used_times_ten", r.grew()[1], "x");
 }
@@ -387,12 +387,12 @@ fn trap_one_table(r: &TrapOne, sizes: [usize; 2]) {
 /// Trap one's blocks: `trap_one` (N elements) and `times_ten` (both sizes).
 fn trap_one_blocks(r: &TrapOne, sizes: [usize; 2]) {
     let mut t1 = Block::new(
-        measure::schema::clock_probe::trap_one::BLOCK,
-        measure::schema::clock_probe::trap_one::COLUMNS,
+        ::clock_probe::schema::trap_one::BLOCK,
+        ::clock_probe::schema::trap_one::COLUMNS,
     );
     let mut x10 = Block::new(
-        measure::schema::clock_probe::times_ten::BLOCK,
-        measure::schema::clock_probe::times_ten::COLUMNS,
+        ::clock_probe::schema::times_ten::BLOCK,
+        ::clock_probe::schema::times_ten::COLUMNS,
     );
     for (v, name) in ["discarded", "used"].iter().enumerate() {
         let big = &r.s[1][v];
@@ -518,15 +518,15 @@ fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
     println!("                          second : {:>10.0} ns", s.median);
     how_to_read(&trap_two_verdict(&r));
     summary_block(
-        measure::schema::clock_probe::trap_two::BLOCK,
-        measure::schema::clock_probe::trap_two::COLUMNS,
+        ::clock_probe::schema::trap_two::BLOCK,
+        ::clock_probe::schema::trap_two::COLUMNS,
         &[
             ("first", &f, r.first.tally()),
             ("second", &s, r.second.tally()),
         ],
     )
     .print();
-    exp.disturbance(measure::schema::clock_probe::trap_two::BLOCK, &r.tally);
+    exp.disturbance(::clock_probe::schema::trap_two::BLOCK, &r.tally);
     exp.key_figure("first_vs_second_fill", f.median / s.median, "x");
 }
 
@@ -610,8 +610,8 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
     }
     how_to_read(&trap_three_verdict(&r));
     let mut b = Block::new(
-        measure::schema::clock_probe::trap_three_samples::BLOCK,
-        measure::schema::clock_probe::trap_three_samples::COLUMNS,
+        ::clock_probe::schema::trap_three_samples::BLOCK,
+        ::clock_probe::schema::trap_three_samples::COLUMNS,
     );
     for (i, (v, d)) in r.samples.iter().zip(&r.disturbed).enumerate() {
         b.row(vec![
@@ -623,8 +623,8 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
     }
     b.print();
     let mut t3s = Block::new(
-        measure::schema::clock_probe::trap_three_summary::BLOCK,
-        measure::schema::clock_probe::trap_three_summary::COLUMNS,
+        ::clock_probe::schema::trap_three_summary::BLOCK,
+        ::clock_probe::schema::trap_three_summary::COLUMNS,
     );
     for (n, v) in [
         ("min", s.min),

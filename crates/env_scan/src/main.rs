@@ -281,8 +281,8 @@ fn verdicts(
     aslr_verified: bool,
 ) {
     let mut verdict = Block::new(
-        measure::schema::env_scan::verdict::BLOCK,
-        measure::schema::env_scan::verdict::COLUMNS,
+        ::env_scan::schema::verdict::BLOCK,
+        ::env_scan::schema::verdict::COLUMNS,
     );
     for (w, workload) in Workload::ALL.iter().enumerate() {
         let j = s.judge(&devs[w], positions);

@@ -27,8 +27,8 @@ pub struct Mechanism {
 /// `mechanism` block and its `#META` lines.
 pub fn demonstrate(launcher: &Launcher) -> Mechanism {
     let mut mech = Block::new(
-        measure::schema::env_scan::mechanism::BLOCK,
-        measure::schema::env_scan::mechanism::COLUMNS,
+        ::env_scan::schema::mechanism::BLOCK,
+        ::env_scan::schema::mechanism::COLUMNS,
     );
     let mut mech_reports = Vec::new();
     let mut mech_said: BTreeMap<String, usize> = BTreeMap::new();

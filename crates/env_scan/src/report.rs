@@ -222,8 +222,8 @@ fn disturbed_runs(s: &Scanned) {
 /// array lay: the `raw` block.
 pub fn raw(scans: &[Scanned]) {
     let mut raw = Block::new(
-        measure::schema::env_scan::raw::BLOCK,
-        measure::schema::env_scan::raw::COLUMNS,
+        ::env_scan::schema::raw::BLOCK,
+        ::env_scan::schema::raw::COLUMNS,
     );
     for (k, s) in scans.iter().enumerate() {
         for c in s.children() {
@@ -264,7 +264,7 @@ pub fn raw(scans: &[Scanned]) {
 /// Section 3: each pass's median and spread, how many sizes the passes agree on, and the
 /// `deviation` block.
 pub fn deviations(s: &Scanned, devs: &Devs) {
-    use measure::schema::env_scan::deviation as d;
+    use ::env_scan::schema::deviation as d;
     let mut cols = vec![d::PAD_BYTES.to_string(), format!("{}:text", d::WORKLOAD)];
     cols.extend(s.orders.iter().map(|o| d::pass_column(o.name())));
     cols.push(format!("{}:text", d::PASSES_AGREE_10PCT));
@@ -313,8 +313,8 @@ pub fn deviations(s: &Scanned, devs: &Devs) {
 /// row per workload, and its block.
 pub fn correlations(orders: &[Order], devs: &Devs) {
     let mut corr = Block::new(
-        measure::schema::env_scan::correlation::BLOCK,
-        measure::schema::env_scan::correlation::COLUMNS,
+        ::env_scan::schema::correlation::BLOCK,
+        ::env_scan::schema::correlation::COLUMNS,
     );
     let mut head = format!("  {:<8}", "workload");
     for (a, b, _) in analysis::pair_correlations(&devs[0]) {
@@ -344,8 +344,8 @@ pub fn correlations(orders: &[Order], devs: &Devs) {
 /// column per workload and pass.
 pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
     let mut reg = Block::new(
-        measure::schema::env_scan::regions::BLOCK,
-        measure::schema::env_scan::regions::COLUMNS,
+        ::env_scan::schema::regions::BLOCK,
+        ::env_scan::schema::regions::COLUMNS,
     );
     // medians[w][pass][region]
     let medians: Vec<Vec<Vec<Option<f64>>>> = Workload::ALL
@@ -397,12 +397,12 @@ pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
 /// correlation with its time order, their blocks, and the shuffled shares as key figures.
 pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions: &[Vec<usize>]) {
     let mut slow = Block::new(
-        measure::schema::env_scan::slow_share::BLOCK,
-        measure::schema::env_scan::slow_share::COLUMNS,
+        ::env_scan::schema::slow_share::BLOCK,
+        ::env_scan::schema::slow_share::COLUMNS,
     );
     let mut trend = Block::new(
-        measure::schema::env_scan::time_trend::BLOCK,
-        measure::schema::env_scan::time_trend::COLUMNS,
+        ::env_scan::schema::time_trend::BLOCK,
+        ::env_scan::schema::time_trend::COLUMNS,
     );
     for (w, workload) in Workload::ALL.iter().enumerate() {
         for (pass, o) in s.orders.iter().enumerate() {
@@ -452,12 +452,12 @@ pub fn verdict(workload: Workload, said: &[String], kind: analysis::Kind, provis
 /// (the `region_repeats` and `region_moves` blocks), and what that means for one scan.
 pub fn repeats(orders: &[Order], all: &[Repeat]) {
     let mut per = Block::new(
-        measure::schema::env_scan::region_repeats::BLOCK,
-        measure::schema::env_scan::region_repeats::COLUMNS,
+        ::env_scan::schema::region_repeats::BLOCK,
+        ::env_scan::schema::region_repeats::COLUMNS,
     );
     let mut kinds = Block::new(
-        measure::schema::env_scan::repeat_verdicts::BLOCK,
-        measure::schema::env_scan::repeat_verdicts::COLUMNS,
+        ::env_scan::schema::repeat_verdicts::BLOCK,
+        ::env_scan::schema::repeat_verdicts::COLUMNS,
     );
     for (k, r) in all.iter().enumerate() {
         let verdicts: Vec<String> = Workload::ALL
@@ -513,8 +513,8 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
         "workload pass", "median", "largest"
     );
     let mut moves = Block::new(
-        measure::schema::env_scan::region_moves::BLOCK,
-        measure::schema::env_scan::region_moves::COLUMNS,
+        ::env_scan::schema::region_moves::BLOCK,
+        ::env_scan::schema::region_moves::COLUMNS,
     );
     let mut largest: Option<(f64, String)> = None;
     for (w, workload) in Workload::ALL.iter().enumerate() {

@@ -291,12 +291,12 @@ impl Lab {
                 .collect(),
             plan,
             rounds: Block::new(
-                measure::schema::false_sharing::rounds::BLOCK,
-                measure::schema::false_sharing::rounds::COLUMNS,
+                ::false_sharing::schema::rounds::BLOCK,
+                ::false_sharing::schema::rounds::COLUMNS,
             ),
             placement: Block::new(
-                measure::schema::false_sharing::placement::BLOCK,
-                measure::schema::false_sharing::placement::COLUMNS,
+                ::false_sharing::schema::placement::BLOCK,
+                ::false_sharing::schema::placement::COLUMNS,
             ),
         })
     }
@@ -446,7 +446,7 @@ impl Lab {
 #[cfg(test)]
 mod tests {
     use super::Work;
-    use measure::schema::false_sharing::key;
+    use ::false_sharing::schema::key;
 
     /// The key figures named by a run's label are the ones run-all's summary reads.
     #[test]

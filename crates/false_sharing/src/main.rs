@@ -28,12 +28,12 @@ mod c2c;
 mod lab;
 mod report;
 
+use ::false_sharing::schema::key;
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::data::meta;
 use measure::disturb::{Load, Tally, Window};
 use measure::fmt::grouped;
-use measure::schema::false_sharing::key;
 use measure::show::{how_to_read, marked};
 use measure::stats::{self, Summary};
 use report::ns;
@@ -115,7 +115,7 @@ fn main() {
             "\n  This run may use only one core. Nothing between cores can be measured: no false\n  \
              sharing, no contention, no core-to-core latency. Stopping here."
         );
-        meta(measure::schema::false_sharing::META_FS_SKIPPED, "one core");
+        meta(::false_sharing::schema::META_FS_SKIPPED, "one core");
         exp.finish();
         return;
     }
@@ -308,10 +308,7 @@ fn c2c_section(
         println!(
             "  skipped: --no-pin. A latency between two cores needs the two threads on those cores."
         );
-        meta(
-            measure::schema::false_sharing::META_C2C_SKIPPED,
-            "unpinned run",
-        );
+        meta(::false_sharing::schema::META_C2C_SKIPPED, "unpinned run");
         return;
     }
     let plan = c2c::Plan::new(quick);

@@ -48,7 +48,7 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     meta("fs_cores", ids);
     meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
     meta(
-        measure::schema::false_sharing::META_FS_LINE_BYTES,
+        ::false_sharing::schema::META_FS_LINE_BYTES,
         line.value.map_or("unknown".into(), |l| l.to_string()),
     );
 }
@@ -142,8 +142,8 @@ pub struct Baselines(Block);
 impl Default for Baselines {
     fn default() -> Baselines {
         Baselines(Block::new(
-            measure::schema::false_sharing::baseline::BLOCK,
-            measure::schema::false_sharing::baseline::COLUMNS,
+            ::false_sharing::schema::baseline::BLOCK,
+            ::false_sharing::schema::baseline::COLUMNS,
         ))
     }
 }
@@ -294,8 +294,8 @@ pub fn distance(two: &[Measured], line: Option<u64>) -> (Table, Vec<(usize, Summ
         "distance", "ns per increment", "vs perfect split", "line"
     );
     let mut t = Table::new(
-        measure::schema::false_sharing::distance::BLOCK,
-        measure::schema::false_sharing::distance::COLUMNS,
+        ::false_sharing::schema::distance::BLOCK,
+        ::false_sharing::schema::distance::COLUMNS,
     );
     let mut ratios = Vec::new();
     for m in &two[1..] {
@@ -366,8 +366,8 @@ pub fn threads(
         "threads", "one line: ns (vs split)", "separate: ns (vs split)", "factor"
     );
     let mut t = Table::new(
-        measure::schema::false_sharing::threads::BLOCK,
-        measure::schema::false_sharing::threads::COLUMNS,
+        ::false_sharing::schema::threads::BLOCK,
+        ::false_sharing::schema::threads::COLUMNS,
     );
     for &n in counts {
         let team = |gap| find(teams, Work::Slots { threads: n, gap });
@@ -425,8 +425,8 @@ pub fn shared(set: &[Measured], skipped: &[Work], lab: &Lab) -> Table {
         "", "ns per increment", "vs base", "vs 1 thread"
     );
     let mut t = Table::new(
-        measure::schema::false_sharing::shared::BLOCK,
-        measure::schema::false_sharing::shared::COLUMNS,
+        ::false_sharing::schema::shared::BLOCK,
+        ::false_sharing::schema::shared::COLUMNS,
     );
     let mut all: Vec<Work> = set
         .iter()
@@ -532,24 +532,18 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
         );
     }
     meta(
-        measure::schema::false_sharing::META_C2C_CORES,
+        ::false_sharing::schema::META_C2C_CORES,
         team::list(cores.iter().map(|c| c.id)),
     );
-    meta(
-        measure::schema::false_sharing::META_C2C_PAIRS_VISITED,
-        s.visited,
-    );
-    meta(
-        measure::schema::false_sharing::META_C2C_PAIRS_TOTAL,
-        s.total,
-    );
+    meta(::false_sharing::schema::META_C2C_PAIRS_VISITED, s.visited);
+    meta(::false_sharing::schema::META_C2C_PAIRS_TOTAL, s.total);
     meta("c2c_batches", plan.batches);
     meta("c2c_round_trips_per_batch", plan.per_batch);
     meta("c2c_method", Method::Cas.label());
     let by_id = |id: usize| cores.iter().find(|c| c.id == id).copied();
     let mut blk = Block::new(
-        measure::schema::false_sharing::c2c::BLOCK,
-        measure::schema::false_sharing::c2c::COLUMNS,
+        ::false_sharing::schema::c2c::BLOCK,
+        ::false_sharing::schema::c2c::COLUMNS,
     );
     let mut one_way = Vec::new();
     for p in &s.pairs {
@@ -624,8 +618,8 @@ fn matrix(cores: &[Core], one_way: &[OneWay]) {
 /// `c2c_methods` block. Returns each method's one-way median over both directions.
 pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
     let mut blk = Block::new(
-        measure::schema::false_sharing::c2c_methods::BLOCK,
-        measure::schema::false_sharing::c2c_methods::COLUMNS,
+        ::false_sharing::schema::c2c_methods::BLOCK,
+        ::false_sharing::schema::c2c_methods::COLUMNS,
     );
     let mut out = Vec::new();
     let Some(first) = pairs.first() else {
@@ -720,7 +714,7 @@ fn too_few_cores(n: usize, lab: &Lab) -> String {
 }
 
 /// The columns of [`Table::groups`]: one group (all rounds, `high_*` NA) or two.
-const GROUPS: &[&str] = measure::schema::false_sharing::round_groups::COLUMNS;
+const GROUPS: &[&str] = ::false_sharing::schema::round_groups::COLUMNS;
 
 /// Whether a row is suspicious, its disturbed rounds and how its threads were placed.
 fn checks(m: &Measured, suspicious: bool) -> [Value; 3] {

@@ -33,12 +33,12 @@ mod switch;
 mod timing;
 mod verdict;
 
+use ::fp_cost::schema::key;
 use kernels::{CHAINS, OPS};
 use measure::clock::CoreClock;
 use measure::data::{Block, meta};
 use measure::fmt::{self, bytes, grouped};
 use measure::run::Experiment;
-use measure::schema::fp_cost::key;
 use measure::show::how_to_read;
 use shape::Shapes;
 use timing::{N, PerElement};
@@ -174,7 +174,7 @@ fn denormals(exp: &mut Experiment, plan: &Plan, shapes: &Shapes) {
     let say = verdict::denormals(&d);
     meta("denormal_verdict", &say[0]);
     how_to_read(&say);
-    exp.disturbance(measure::schema::fp_cost::denormal::BLOCK, &d.tally);
+    exp.disturbance(::fp_cost::schema::denormal::BLOCK, &d.tally);
     let r = d.ratio_off();
     exp.key_figure(key::DENORMAL_OVER_NORMAL, r, "x");
     exp.key_figure("ftz_denormal_over_normal", d.ratio_on(), "x");
@@ -191,7 +191,7 @@ fn float_and_double(exp: &mut Experiment, plan: &Plan, shapes: &Shapes) {
         .iter()
         .all(|s| shapes.of(s) == "vectorised");
     how_to_read(&verdict::widths(&w, vectorised));
-    exp.disturbance(measure::schema::fp_cost::width::BLOCK, &w.tally);
+    exp.disturbance(::fp_cost::schema::width::BLOCK, &w.tally);
     let (four, strict, lanes) = (
         w.float_gain("four"),
         w.float_gain("strict"),
@@ -251,11 +251,11 @@ fn operations(
     );
     how_to_read(&verdict::operations(&pe, &o));
     where_the_code_sits(&pe);
-    exp.disturbance(measure::schema::fp_cost::per_element::BLOCK, &pe.tally);
+    exp.disturbance(::fp_cost::schema::per_element::BLOCK, &pe.tally);
     if !pe.placements.is_empty() {
-        exp.disturbance(measure::schema::fp_cost::placement::BLOCK, &pe.tally);
+        exp.disturbance(::fp_cost::schema::placement::BLOCK, &pe.tally);
     }
-    exp.disturbance(measure::schema::fp_cost::ops::BLOCK, &o.tally);
+    exp.disturbance(::fp_cost::schema::ops::BLOCK, &o.tally);
     let mul_l = o.ops[0].chain.median;
     let div_t = o.ops[2].throughput.median / o.ops[0].throughput.median;
     let (div_pe, sin_pe) = (pe.vs_multiply(2), pe.vs_multiply(4));

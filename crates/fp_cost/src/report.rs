@@ -27,8 +27,8 @@ fn cell(s: &Summary) -> String {
 /// denormal loop may be either: it is the compiler's choice, and it is reported).
 pub fn shapes(shapes: &Shapes) {
     let mut b = Block::new(
-        measure::schema::fp_cost::shape::BLOCK,
-        measure::schema::fp_cost::shape::COLUMNS,
+        ::fp_cost::schema::shape::BLOCK,
+        ::fp_cost::schema::shape::COLUMNS,
     );
     for s in &shapes.0 {
         b.row(vec![s.symbol.into(), s.word.into()]);
@@ -90,7 +90,7 @@ pub fn flush_switch(d: &Denormals) {
         }
         (Some(_), None) => "flush-to-zero: not run".to_string(),
         (Some(reg), Some(sw)) => {
-            meta(measure::schema::fp_cost::META_FP_CONTROL_REGISTER, reg);
+            meta(::fp_cost::schema::META_FP_CONTROL_REGISTER, reg);
             meta("fp_flush_bits", fpenv::NAMES);
             meta("fp_control_before", format!("{:#x}", sw.before));
             meta("fp_control_during", format!("{:#x}", sw.during));
@@ -140,8 +140,8 @@ pub fn denormal_table(d: &Denormals) {
         d.ratio_on().map_or("-".to_string(), |r| format!("{r:.2}x")),
     );
     let mut b = Block::new(
-        measure::schema::fp_cost::denormal::BLOCK,
-        measure::schema::fp_cost::denormal::COLUMNS,
+        ::fp_cost::schema::denormal::BLOCK,
+        ::fp_cost::schema::denormal::COLUMNS,
     );
     for ((values, mode, s), t) in [
         ("normal", "off", Some(d.normal_off)),
@@ -193,8 +193,8 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
         );
     }
     let mut b = Block::new(
-        measure::schema::fp_cost::width::BLOCK,
-        measure::schema::fp_cost::width::COLUMNS,
+        ::fp_cost::schema::width::BLOCK,
+        ::fp_cost::schema::width::COLUMNS,
     );
     for ((dot, t), tally) in DOTS.iter().zip(&w.times).zip(&w.tallies) {
         let mut r: Vec<Value> = vec![
@@ -270,8 +270,8 @@ pub fn placements(p: &PerElement) {
     let mut head = format!("  {:<16}", "bytes past line");
     let mut row = format!("  {:<16}", "multiply, ns");
     let mut b = Block::new(
-        measure::schema::fp_cost::placement::BLOCK,
-        measure::schema::fp_cost::placement::COLUMNS,
+        ::fp_cost::schema::placement::BLOCK,
+        ::fp_cost::schema::placement::COLUMNS,
     );
     for ((at, t), tally) in p.placements.iter().zip(&p.placement_tallies) {
         let gcc = *at == GCC_PLACEMENT;
@@ -294,8 +294,8 @@ pub fn placements(p: &PerElement) {
 /// The block of [`per_element_table`]'s rows.
 pub fn per_element_block() -> Block {
     Block::new(
-        measure::schema::fp_cost::per_element::BLOCK,
-        measure::schema::fp_cost::per_element::COLUMNS,
+        ::fp_cost::schema::per_element::BLOCK,
+        ::fp_cost::schema::per_element::COLUMNS,
     )
 }
 
@@ -307,8 +307,8 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         "op", "one step", "latency ns", "cyc", "throughput ns", "cyc", "flight"
     );
     let mut b = Block::new(
-        measure::schema::fp_cost::ops::BLOCK,
-        measure::schema::fp_cost::ops::COLUMNS,
+        ::fp_cost::schema::ops::BLOCK,
+        ::fp_cost::schema::ops::COLUMNS,
     );
     for (op, t) in OPS.iter().zip(&o.ops) {
         let shown = match (op.plus_add, t.alone) {

@@ -13,8 +13,8 @@ use measure::rounds::Timed;
 /// and how many of them were disturbed.
 pub fn part1(passes: &[Timed; 3]) {
     let mut block = Block::new(
-        measure::schema::sink_bench::part1_passes::BLOCK,
-        measure::schema::sink_bench::part1_passes::COLUMNS,
+        crate::schema::part1_passes::BLOCK,
+        crate::schema::part1_passes::COLUMNS,
     );
     let longest = passes.iter().map(|t| t.values.len()).max().unwrap_or(0);
     for r in 0..longest {
@@ -37,8 +37,8 @@ fn one(e: &Evidence) -> [Value; 2] {
 /// binary's first execution, which made the same start and was discarded).
 pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
     let mut b = Block::new(
-        measure::schema::sink_bench::warm_in_process::BLOCK,
-        measure::schema::sink_bench::warm_in_process::COLUMNS,
+        crate::schema::warm_in_process::BLOCK,
+        crate::schema::warm_in_process::COLUMNS,
     );
     for (i, (v, e)) in warm_in.values.iter().zip(&warm_in.evidence).enumerate() {
         let mut row: Vec<Value> = vec![i.into(), (*v).into()];
@@ -47,8 +47,8 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
     }
     b.print();
     let mut b = Block::new(
-        measure::schema::sink_bench::fresh_processes::BLOCK,
-        measure::schema::sink_bench::fresh_processes::COLUMNS,
+        crate::schema::fresh_processes::BLOCK,
+        crate::schema::fresh_processes::COLUMNS,
     );
     for (i, k) in kids.iter().enumerate() {
         b.row(vec![
@@ -68,8 +68,8 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
     }
     b.print();
     let mut b = Block::new(
-        measure::schema::sink_bench::fresh_first_discarded::BLOCK,
-        measure::schema::sink_bench::fresh_first_discarded::COLUMNS,
+        crate::schema::fresh_first_discarded::BLOCK,
+        crate::schema::fresh_first_discarded::COLUMNS,
     );
     b.row(vec![
         first.cold_ns.into(),
@@ -83,8 +83,8 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
 /// This process's cold pass: `cold_in_process`.
 pub fn cold(ns: f64, faults: Option<u64>, ev: &Evidence) {
     let mut b = Block::new(
-        measure::schema::sink_bench::cold_in_process::BLOCK,
-        measure::schema::sink_bench::cold_in_process::COLUMNS,
+        crate::schema::cold_in_process::BLOCK,
+        crate::schema::cold_in_process::COLUMNS,
     );
     let mut row: Vec<Value> = vec![ns.into(), faults.into()];
     row.extend(one(ev));
@@ -95,8 +95,8 @@ pub fn cold(ns: f64, faults: Option<u64>, ev: &Evidence) {
 /// Every series' statistics: `series_summary`, one row per series (its key in `series`).
 pub fn series(series: &[&SeriesStats]) {
     let mut b = Block::new(
-        measure::schema::sink_bench::series_summary::BLOCK,
-        measure::schema::sink_bench::series_summary::COLUMNS,
+        crate::schema::series_summary::BLOCK,
+        crate::schema::series_summary::COLUMNS,
     );
     for st in series {
         let s = &st.summary;
@@ -140,8 +140,8 @@ pub struct Figures {
 /// The figures as the `summary_figures` block: `figure`, `value`, `unit`.
 pub fn figures(f: &Figures) {
     let mut b = Block::new(
-        measure::schema::sink_bench::summary_figures::BLOCK,
-        measure::schema::sink_bench::summary_figures::COLUMNS,
+        crate::schema::summary_figures::BLOCK,
+        crate::schema::summary_figures::COLUMNS,
     );
     let rows: [(&str, Option<f64>, &str); 12] = [
         ("clock_step", Some(f.clock_step), "ns"),

@@ -11,5 +11,6 @@ pub mod fresh;
 pub mod kernel;
 pub mod options;
 pub mod report;
+pub mod schema;
 pub mod stats;
 pub mod verdicts;

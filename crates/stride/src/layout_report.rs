@@ -33,8 +33,8 @@ pub fn sizes(n: usize, line: Option<u64>, clean: usize) {
         ),
         "  ",
     );
-    meta(measure::schema::stride::META_ELEMENTS, n);
-    meta(measure::schema::stride::META_STRUCT_BYTES, PARTICLE_BYTES);
+    meta(::stride::schema::META_ELEMENTS, n);
+    meta(::stride::schema::META_STRUCT_BYTES, PARTICLE_BYTES);
 }
 
 /// The checksums every round returned, the table, and the `layout` block (the figures are
@@ -99,8 +99,8 @@ pub fn table(t: &LayoutTimes, line: Option<u64>) {
         "-".into(),
     );
     let mut b = Block::new(
-        measure::schema::stride::layout::BLOCK,
-        measure::schema::stride::layout::COLUMNS,
+        ::stride::schema::layout::BLOCK,
+        ::stride::schema::layout::COLUMNS,
     );
     for (name, timed, x, fetched, used) in [
         ("aos", &t.aos, &aos, aos_fetched.map(|b| b as f64), aos_used),

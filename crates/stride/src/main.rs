@@ -28,6 +28,7 @@ mod report;
 mod timing;
 mod walk;
 
+use ::stride::schema::key;
 use measure::clock;
 use measure::data::meta;
 use measure::disturb::Window;
@@ -35,7 +36,6 @@ use measure::fmt::{bytes, conclude, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
 use measure::scan;
-use measure::schema::stride::key;
 use report::Row;
 
 /// The appendix's buffer: 64 MiB, "larger than the L3".
@@ -170,7 +170,7 @@ fn main() {
     report::print_visit_table(&walks.rows, line, &exp.facts);
     report::stride_blocks(&walks.rows, line, &cc);
     report::stride_reading(&walks, &exp.facts).render();
-    exp.disturbance(measure::schema::stride::stride::BLOCK, &walks.tally);
+    exp.disturbance(::stride::schema::stride::BLOCK, &walks.tally);
     stride_key_figures(&mut exp, &walks.rows, line);
     prefetch_part(&mut exp, &walks, page);
 
@@ -242,7 +242,7 @@ fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
                 conclude(&s);
             }
             p.block().print();
-            exp.disturbance(measure::schema::stride::prefetch::BLOCK, &p.tally);
+            exp.disturbance(::stride::schema::prefetch::BLOCK, &p.tally);
             exp.key_figure("stride_256_over_line_fresh", p.ratio(), "x");
         }
         Err(e) => say(&format!("prefetchers from the outside: skipped: {e}"), "  "),
@@ -269,7 +269,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     for s in layout_report::reading(&t, line) {
         conclude(&s);
     }
-    exp.disturbance(measure::schema::stride::layout::BLOCK, &t.tally);
+    exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);
     let (a, s) = (
         timing::LayoutTimes::summary(&t.aos),
         timing::LayoutTimes::summary(&t.soa),

@@ -5,10 +5,10 @@
 //! Everything here is a pure function of section 3's rows; printing only renders.
 
 use crate::report::{Row, Walks};
+use ::stride::schema::prefetch as sc;
 use measure::data::Block;
 use measure::disturb::Tally;
 use measure::scan::DEFAULT_TOLERANCE;
-use measure::schema::stride::prefetch as sc;
 use measure::show;
 use measure::stats::Summary;
 

@@ -26,7 +26,7 @@ pub fn line(fact: &Fact) {
     };
     println!("{}", field("cache line", &text));
     meta(
-        measure::schema::stride::META_LINE_BYTES,
+        ::stride::schema::META_LINE_BYTES,
         fact.value.map_or("unknown".into(), |l| l.to_string()),
     );
     meta(
@@ -73,10 +73,10 @@ pub fn buffer(
     };
     let text = format!("{} ({why}{rounded}){against}", bytes(len as u64));
     println!("{}", field("buffer", &text));
-    meta(measure::schema::stride::META_BUFFER_BYTES, len);
+    meta(::stride::schema::META_BUFFER_BYTES, len);
     meta("buffer_size", bytes(len as u64));
     meta("buffer_choice", why);
-    meta(measure::schema::stride::META_ACCESSES, accesses);
+    meta(::stride::schema::META_ACCESSES, accesses);
     meta("rounds", rounds);
 }
 
@@ -248,8 +248,8 @@ pub fn print_visit_table(rows: &[Row], line: Option<u64>, facts: &MachineFacts) 
 
 pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
     let mut b = Block::new(
-        measure::schema::stride::stride::BLOCK,
-        measure::schema::stride::stride::COLUMNS,
+        ::stride::schema::stride::BLOCK,
+        ::stride::schema::stride::COLUMNS,
     );
     let base = rows[0].wrap.median;
     for r in rows {
@@ -282,8 +282,8 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
     }
     b.print();
     let mut p = Block::new(
-        measure::schema::stride::stride_passes::BLOCK,
-        measure::schema::stride::stride_passes::COLUMNS,
+        ::stride::schema::stride_passes::BLOCK,
+        ::stride::schema::stride_passes::COLUMNS,
     );
     for r in rows {
         for x in &r.passes {

@@ -23,6 +23,7 @@
 mod report;
 mod walk;
 
+use ::tlb_walk::schema::key;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::{Block, meta};
@@ -33,7 +34,6 @@ use measure::ring;
 use measure::rounds;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
-use measure::schema::tlb_walk::key;
 use measure::segments::{self, Step as SegStep};
 use measure::show::region_line;
 use report::{HugeWalk, Pair, Row};
@@ -85,10 +85,7 @@ fn main() {
     println!("{}", field("page and line", &text));
     meta("page_bytes", page);
     meta("line_bytes", line);
-    meta(
-        measure::schema::tlb_walk::META_LINES_PER_PAGE,
-        lines_per_page,
-    );
+    meta(::tlb_walk::schema::META_LINES_PER_PAGE, lines_per_page);
     let cc = exp.core_clock();
 
     // == 1. How many pages before translation becomes the bottleneck.
@@ -123,7 +120,7 @@ fn main() {
             .iter()
             .for_each(|s| conclude(s));
         report::pages_record(&rows, &mut exp);
-        exp.disturbance(measure::schema::tlb_walk::pages::BLOCK, &tally);
+        exp.disturbance(::tlb_walk::schema::pages::BLOCK, &tally);
     }
 
     // == 2. Huge pages: the same walk on a region backed by 2 MiB pages, verified.
@@ -258,7 +255,7 @@ fn huge_pages(
     core: Option<usize>,
 ) {
     let bytes = pages * page;
-    meta(measure::schema::tlb_walk::META_HUGE_WALK_PAGES, pages);
+    meta(::tlb_walk::schema::META_HUGE_WALK_PAGES, pages);
     let mode = match exp.facts.thp_mode.as_deref() {
         None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
                  the comparison below can only show that"
@@ -346,7 +343,7 @@ fn huge_pages(
         .iter()
         .for_each(|s| conclude(s));
     report::huge_record(&walks, hp, np, exp);
-    exp.disturbance(measure::schema::tlb_walk::huge_pages::BLOCK, &tally);
+    exp.disturbance(::tlb_walk::schema::huge_pages::BLOCK, &tally);
 }
 
 /// Section 3: a fresh region touched once per page, then again; a fresh region per round.
@@ -414,8 +411,8 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
         .iter()
         .for_each(|s| conclude(s));
     let mut b = Block::new(
-        measure::schema::tlb_walk::first_touch::BLOCK,
-        measure::schema::tlb_walk::first_touch::COLUMNS,
+        ::tlb_walk::schema::first_touch::BLOCK,
+        ::tlb_walk::schema::first_touch::COLUMNS,
     );
     for (name, s, t) in [("first", f, first), ("again", a, again)] {
         b.row(vec![
@@ -429,7 +426,7 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
     }
     b.print();
     meta("first_touch_backing_pct", backing_meta(backing));
-    exp.disturbance(measure::schema::tlb_walk::first_touch::BLOCK, &tally);
+    exp.disturbance(::tlb_walk::schema::first_touch::BLOCK, &tally);
     exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
     exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");
     exp.key_figure(key::FIRST_TOUCH_FACTOR, factor, "x");

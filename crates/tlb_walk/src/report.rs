@@ -3,6 +3,7 @@
 
 use crate::walk::{self, Layout};
 use crate::{HONOURED_PCT, REFUSED_PCT, WIN_RATIO};
+use ::tlb_walk::schema::key;
 use measure::clock::CoreClock;
 use measure::data::{Block, meta};
 use measure::disturb::Tally;
@@ -10,7 +11,6 @@ use measure::fmt::bytes as human_bytes;
 use measure::rounds::{self, Timed};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
-use measure::schema::tlb_walk::key;
 use measure::show;
 use measure::stats::{Summary, median};
 
@@ -74,8 +74,8 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock) {
     );
     let (b0, b1) = (rows[0].offset0.median, rows[0].line.median);
     let mut block = Block::new(
-        measure::schema::tlb_walk::pages::BLOCK,
-        measure::schema::tlb_walk::pages::COLUMNS,
+        ::tlb_walk::schema::pages::BLOCK,
+        ::tlb_walk::schema::pages::COLUMNS,
     );
     for r in rows {
         let agree = r.spread0 <= DEFAULT_TOLERANCE && r.spread1 <= DEFAULT_TOLERANCE;
@@ -288,8 +288,8 @@ pub fn huge(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, cc: &CoreClock
         "layout", "4 KiB pages ns", "huge pages ns", "ratio"
     );
     let mut block = Block::new(
-        measure::schema::tlb_walk::huge_pages::BLOCK,
-        measure::schema::tlb_walk::huge_pages::COLUMNS,
+        ::tlb_walk::schema::huge_pages::BLOCK,
+        ::tlb_walk::schema::huge_pages::COLUMNS,
     );
     for w in walks {
         let (sn, sh) = (w.normal.summary(), w.huge.summary());
@@ -381,8 +381,8 @@ pub fn huge_sentences(
 /// Records section 2: each layout's verdict (`#META` and the `huge_verdict` block) and ratio.
 pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &mut Experiment) {
     let mut verdicts = Block::new(
-        measure::schema::tlb_walk::huge_verdict::BLOCK,
-        measure::schema::tlb_walk::huge_verdict::COLUMNS,
+        ::tlb_walk::schema::huge_verdict::BLOCK,
+        ::tlb_walk::schema::huge_verdict::COLUMNS,
     );
     for w in walks {
         let v = w.verdict(hp, np);

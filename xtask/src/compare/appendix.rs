@@ -20,9 +20,9 @@
 //! `vs_split_<N>b` rows, which fill `distance`'s `vs_split_median`. Any other bare block is
 //! kept as it is.
 
+use ::cache_ladder::schema as cl;
 use measure::data::{Block, DataFile, Value};
 use measure::schema;
-use measure::schema::cache_ladder as cl;
 
 /// A `value figure unit` row block: one number, then a text of exactly two words.
 fn is_figures(b: &Block) -> bool {
@@ -129,20 +129,20 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            schema::stride::EXPERIMENT => Some(pairs(
-                schema::stride::stride::BLOCK,
-                schema::stride::stride::STRIDE_BYTES,
-                schema::stride::stride::APPENDIX_NS,
+            ::stride::schema::EXPERIMENT => Some(pairs(
+                ::stride::schema::stride::BLOCK,
+                ::stride::schema::stride::STRIDE_BYTES,
+                ::stride::schema::stride::APPENDIX_NS,
                 rows,
             )),
-            schema::tlb_walk::EXPERIMENT => Some(pairs(
-                schema::tlb_walk::pages::BLOCK,
-                schema::tlb_walk::pages::PAGES,
-                schema::tlb_walk::pages::OFFSET0_NS,
+            ::tlb_walk::schema::EXPERIMENT => Some(pairs(
+                ::tlb_walk::schema::pages::BLOCK,
+                ::tlb_walk::schema::pages::PAGES,
+                ::tlb_walk::schema::pages::OFFSET0_NS,
                 rows,
             )),
-            schema::branch::EXPERIMENT => {
-                use schema::branch::patterns as pat;
+            ::branch::schema::EXPERIMENT => {
+                use ::branch::schema::patterns as pat;
                 let pattern = format!("{}:text", pat::PATTERN);
                 let mut nb = Block::new(pat::BLOCK, &[&pattern, pat::PERIOD, pat::MEDIAN_NS]);
                 for (p, v) in rows {
@@ -159,8 +159,8 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            schema::fp_cost::EXPERIMENT => {
-                use schema::fp_cost::{APPENDIX_LOOP_NS, ops};
+            ::fp_cost::schema::EXPERIMENT => {
+                use ::fp_cost::schema::{APPENDIX_LOOP_NS, ops};
                 let op = format!("{}:text", ops::OP);
                 let mut nb = Block::new(ops::BLOCK, &[&op, APPENDIX_LOOP_NS]);
                 for (k, v) in rows {
@@ -174,7 +174,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
                 }
                 Some(nb)
             }
-            schema::false_sharing::EXPERIMENT => {
+            ::false_sharing::schema::EXPERIMENT => {
                 let mut nb = distance_block();
                 for (d, v) in rows {
                     let split = d.and_then(|d| vs_split(&figures, d));
@@ -190,7 +190,7 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
         }
     }
     // The phone's false sharing: ratios by distance with no nanoseconds.
-    if exp == schema::false_sharing::EXPERIMENT && !used_program {
+    if exp == ::false_sharing::schema::EXPERIMENT && !used_program {
         let mut ds: Vec<f64> = figures
             .iter()
             .filter_map(|(n, _, _)| split_distance(n))
@@ -213,7 +213,9 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     }
     let kf: Vec<&(String, f64, String)> = figures
         .iter()
-        .filter(|(n, _, _)| exp != schema::false_sharing::EXPERIMENT || split_distance(n).is_none())
+        .filter(|(n, _, _)| {
+            exp != ::false_sharing::schema::EXPERIMENT || split_distance(n).is_none()
+        })
         .collect();
     if !kf.is_empty() {
         let mut nb = Block::new(
@@ -273,7 +275,7 @@ fn pairs<'a>(
 /// `vs_split_8b` -> 8.
 /// false_sharing's `distance` block with the columns the appendix's numbers fill.
 fn distance_block() -> Block {
-    use schema::false_sharing::distance as d;
+    use ::false_sharing::schema::distance as d;
     Block::new(
         d::BLOCK,
         &[d::DISTANCE_BYTES, d::NS_MEDIAN, d::VS_SPLIT_MEDIAN],

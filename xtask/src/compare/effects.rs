@@ -6,8 +6,7 @@
 
 use super::keyfig;
 use super::load::Machine;
-use measure::schema;
-use measure::schema::cache_ladder as cl;
+use ::cache_ladder::schema as cl;
 use measure::stats::median;
 
 /// One machine's cell: `shows` is `None` where the effect is a value, not a yes/no.
@@ -119,7 +118,7 @@ pub const EFFECTS: &[Effect] = &[
         how: "the same arithmetic on denormal over normal values",
         yes: Some(DENORMAL_YES),
         cell: |m| {
-            use schema::fp_cost as fp;
+            use ::fp_cost::schema as fp;
             ratio_cell(
                 m,
                 fp::EXPERIMENT,
@@ -154,7 +153,7 @@ pub const EFFECTS: &[Effect] = &[
               read",
         yes: Some(BANDWIDTH_YES),
         cell: |m| {
-            use schema::bandwidth as bw;
+            use ::bandwidth::schema as bw;
             ratio_cell(
                 m,
                 bw::EXPERIMENT,
@@ -258,12 +257,12 @@ fn ladder(m: &Machine) -> Cell {
 pub fn stride_curve(m: &Machine) -> Curve {
     curve(
         m,
-        schema::stride::EXPERIMENT,
-        schema::stride::stride::BLOCK,
-        schema::stride::stride::STRIDE_BYTES,
+        ::stride::schema::EXPERIMENT,
+        ::stride::schema::stride::BLOCK,
+        ::stride::schema::stride::STRIDE_BYTES,
         &[
-            schema::stride::stride::APPENDIX_NS,
-            schema::stride::stride::FRESH_NS,
+            ::stride::schema::stride::APPENDIX_NS,
+            ::stride::schema::stride::FRESH_NS,
         ],
     )
 }
@@ -317,10 +316,10 @@ fn line_from_stride(m: &Machine) -> Cell {
 pub fn tlb_curve(m: &Machine) -> Curve {
     curve(
         m,
-        schema::tlb_walk::EXPERIMENT,
-        schema::tlb_walk::pages::BLOCK,
-        schema::tlb_walk::pages::PAGES,
-        &[schema::tlb_walk::pages::OFFSET0_NS],
+        ::tlb_walk::schema::EXPERIMENT,
+        ::tlb_walk::schema::pages::BLOCK,
+        ::tlb_walk::schema::pages::PAGES,
+        &[::tlb_walk::schema::pages::OFFSET0_NS],
     )
 }
 
@@ -349,13 +348,13 @@ fn tlb(m: &Machine) -> Cell {
 fn mispredict(m: &Machine) -> Cell {
     let ratio = keyfig::value(
         m,
-        schema::branch::EXPERIMENT,
-        schema::branch::key::REAL_BRANCH_RANDOM_OVER_SORTED,
+        ::branch::schema::EXPERIMENT,
+        ::branch::schema::key::REAL_BRANCH_RANDOM_OVER_SORTED,
     );
     let miss = keyfig::value(
         m,
-        schema::branch::EXPERIMENT,
-        schema::branch::key::MISPREDICT,
+        ::branch::schema::EXPERIMENT,
+        ::branch::schema::key::MISPREDICT,
     );
     match (ratio, miss) {
         (None, None) => nm("no branch figures"),
@@ -376,12 +375,12 @@ fn mispredict(m: &Machine) -> Cell {
 fn false_sharing(m: &Machine) -> Cell {
     let Some((col, pts)) = curve(
         m,
-        schema::false_sharing::EXPERIMENT,
-        schema::false_sharing::distance::BLOCK,
-        schema::false_sharing::distance::DISTANCE_BYTES,
+        ::false_sharing::schema::EXPERIMENT,
+        ::false_sharing::schema::distance::BLOCK,
+        ::false_sharing::schema::distance::DISTANCE_BYTES,
         &[
-            schema::false_sharing::distance::VS_SPLIT_MEDIAN,
-            schema::false_sharing::distance::NS_MEDIAN,
+            ::false_sharing::schema::distance::VS_SPLIT_MEDIAN,
+            ::false_sharing::schema::distance::NS_MEDIAN,
         ],
     ) else {
         return nm("no distance table");
@@ -394,7 +393,7 @@ fn false_sharing(m: &Machine) -> Cell {
     match (median(&same), median(&apart)) {
         (Some(s), Some(a)) if a > 0.0 => {
             let r = s / a;
-            let basis = if col == schema::false_sharing::distance::VS_SPLIT_MEDIAN {
+            let basis = if col == ::false_sharing::schema::distance::VS_SPLIT_MEDIAN {
                 "from the ratio to a perfect split"
             } else {
                 "from ns per increment"
@@ -431,7 +430,7 @@ fn ratio_cell(
 }
 
 fn float_lanes(m: &Machine) -> Cell {
-    use schema::fp_cost as fp;
+    use ::fp_cost::schema as fp;
     let strict = keyfig::value(m, fp::EXPERIMENT, fp::key::FLOAT_SPEEDUP_STRICT);
     ratio_cell(
         m,
@@ -446,8 +445,8 @@ fn float_lanes(m: &Machine) -> Cell {
 fn clock(m: &Machine) -> Cell {
     match keyfig::get(
         m,
-        schema::clock_probe::EXPERIMENT,
-        schema::clock_probe::key::CLOCK_READ,
+        ::clock_probe::schema::EXPERIMENT,
+        ::clock_probe::schema::key::CLOCK_READ,
     )
     .and_then(|k| k.ends().map(|e| (e, k.unit)))
     {
@@ -464,7 +463,7 @@ fn clock(m: &Machine) -> Cell {
 }
 
 fn first_touch(m: &Machine) -> Cell {
-    use schema::tlb_walk as tw;
+    use ::tlb_walk::schema as tw;
     let first = keyfig::value(m, tw::EXPERIMENT, tw::key::FIRST_TOUCH_NS);
     let again = keyfig::value(m, tw::EXPERIMENT, tw::key::TOUCH_AGAIN_NS);
     ratio_cell(

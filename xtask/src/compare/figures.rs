@@ -18,8 +18,7 @@ use crate::figures::chart::{
     AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Scale, Series as Drawn, Style, Units,
     Vertical, VerticalKind, kib_label,
 };
-use measure::schema;
-use measure::schema::cache_ladder as cl;
+use ::cache_ladder::schema as cl;
 use measure::stats::median;
 use plotters::style::RGBColor;
 
@@ -559,7 +558,7 @@ const BANDWIDTH_OP: &str = "read";
 const BANDWIDTH_FORM: &str = "explicit";
 
 fn bandwidth(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    use schema::bandwidth as bw;
+    use ::bandwidth::schema as bw;
     let series = ms
         .iter()
         .enumerate()
@@ -718,11 +717,11 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     ];
     let series = by_category(
         ms,
-        schema::branch::EXPERIMENT,
-        schema::branch::patterns::BLOCK,
-        schema::branch::patterns::PATTERN,
+        ::branch::schema::EXPERIMENT,
+        ::branch::schema::patterns::BLOCK,
+        ::branch::schema::patterns::PATTERN,
         &cats,
-        |m| (schema::branch::patterns::MEDIAN_NS, m.label.clone()),
+        |m| (::branch::schema::patterns::MEDIAN_NS, m.label.clone()),
     );
     let spec = Spec {
         file: "compare-branch.svg",
@@ -747,30 +746,30 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let l1_cats: Vec<&str> = l1_cats.iter().map(String::as_str).collect();
     let tables = by_category(
         ms,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::per_element::BLOCK,
-        schema::fp_cost::per_element::CASE,
+        ::fp_cost::schema::EXPERIMENT,
+        ::fp_cost::schema::per_element::BLOCK,
+        ::fp_cost::schema::per_element::CASE,
         &l1_cats,
         |m| {
             (
-                schema::fp_cost::per_element::MEDIAN_NS,
+                ::fp_cost::schema::per_element::MEDIAN_NS,
                 format!("{} (a[i] op b[i], the appendix's loop)", m.label),
             )
         },
     );
     let mut series = by_category(
         ms,
-        schema::fp_cost::EXPERIMENT,
-        schema::fp_cost::ops::BLOCK,
-        schema::fp_cost::ops::OP,
+        ::fp_cost::schema::EXPERIMENT,
+        ::fp_cost::schema::ops::BLOCK,
+        ::fp_cost::schema::ops::OP,
         &cats,
         |m| match m.kind {
             Kind::Run => (
-                schema::fp_cost::ops::THROUGHPUT_NS,
+                ::fp_cost::schema::ops::THROUGHPUT_NS,
                 format!("{} (independent operations)", m.label),
             ),
             Kind::Appendix => (
-                schema::fp_cost::APPENDIX_LOOP_NS,
+                ::fp_cost::schema::APPENDIX_LOOP_NS,
                 format!("{} (a[i] op b[i], 4 accumulators)", m.label),
             ),
         },
@@ -830,10 +829,10 @@ fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String>
     let series = simple(ms, |m| {
         curve(
             m,
-            schema::false_sharing::EXPERIMENT,
-            schema::false_sharing::distance::BLOCK,
-            schema::false_sharing::distance::DISTANCE_BYTES,
-            &[schema::false_sharing::distance::VS_SPLIT_MEDIAN],
+            ::false_sharing::schema::EXPERIMENT,
+            ::false_sharing::schema::distance::BLOCK,
+            ::false_sharing::schema::distance::DISTANCE_BYTES,
+            &[::false_sharing::schema::distance::VS_SPLIT_MEDIAN],
         )
     });
     let x = AxisSpec::log2(
@@ -862,9 +861,9 @@ fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     for (i, m) in ms.iter().enumerate() {
         let Some(v) = m
             .runs
-            .get(schema::false_sharing::EXPERIMENT)
-            .and_then(|f| f.block(schema::false_sharing::c2c::BLOCK))
-            .and_then(|b| b.nums(schema::false_sharing::c2c::ONE_WAY_MEDIAN_NS))
+            .get(::false_sharing::schema::EXPERIMENT)
+            .and_then(|f| f.block(::false_sharing::schema::c2c::BLOCK))
+            .and_then(|b| b.nums(::false_sharing::schema::c2c::ONE_WAY_MEDIAN_NS))
         else {
             continue;
         };

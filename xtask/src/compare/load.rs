@@ -248,13 +248,13 @@ fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
     // clock_probe first (it reads the machine's numbers), then the others in run order.
     let mut order: Vec<&DataFile> = files
         .iter()
-        .filter(|(e, _)| *e == measure::schema::clock_probe::EXPERIMENT)
+        .filter(|(e, _)| *e == ::clock_probe::schema::EXPERIMENT)
         .map(|(_, f)| f)
         .collect();
     order.extend(
         files
             .iter()
-            .filter(|(e, _)| *e != measure::schema::clock_probe::EXPERIMENT)
+            .filter(|(e, _)| *e != ::clock_probe::schema::EXPERIMENT)
             .map(|(_, f)| f),
     );
     let get = |k: &str| order.iter().find_map(|f| f.meta(k)).map(str::to_string);

@@ -17,8 +17,8 @@ use super::chart::{
     color, kib_label, num, ratio,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts, opt_nums};
+use ::bandwidth::schema as sc;
 use measure::data::{Block, DataFile};
-use measure::schema::bandwidth as sc;
 
 /// Palette indices, one per kernel, stable across runs and machines.
 fn kernel_color(kernel: &str) -> usize {
@@ -163,7 +163,7 @@ fn boundaries(run: &DataFile) -> Vec<Vertical> {
                     legend: format!(
                         "boundary read from the explicit read's curve (a fall of {}x or more \
                          an octave)",
-                        measure::schema::bandwidth::MIN_DROP
+                        ::bandwidth::schema::MIN_DROP
                     ),
                 },
             )

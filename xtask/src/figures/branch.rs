@@ -18,8 +18,8 @@ use super::chart::{
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
 };
+use ::branch::schema as sc;
 use measure::data::DataFile;
-use measure::schema::branch as sc;
 use plotters::style::{Color, RGBColor};
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {

@@ -15,7 +15,7 @@ use super::chart::{
     kib_label, ratio,
 };
 use super::{DrawError, Figure, Saved, appendix_reference, need_block, need_nums, opt_nums};
-use measure::schema::cache_ladder::{EXPERIMENT, META_HUGE_BACKING_PCT, knees, latency as l};
+use ::cache_ladder::schema::{EXPERIMENT, META_HUGE_BACKING_PCT, knees, latency as l};
 
 /// Palette indices of the series, kept stable across figures.
 const INDEX: usize = 0;
@@ -201,7 +201,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
 /// one line per working set, with min..max whiskers; the bracket gives, for the last set (the
 /// memory), the loads in flight with the most chains. A run without the `mlp` block has none.
 fn mlp_chart(run: &measure::data::DataFile, saved: &Saved) -> Result<Option<LineChart>, DrawError> {
-    use measure::schema::cache_ladder::mlp as m;
+    use ::cache_ladder::schema::mlp as m;
     let Some(b) = run.block(m::BLOCK) else {
         return Ok(None);
     };

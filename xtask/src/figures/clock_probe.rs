@@ -15,8 +15,8 @@ use super::chart::{
     Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w, time_ns,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
+use ::clock_probe::schema as sc;
 use measure::data::DataFile;
-use measure::schema::clock_probe as sc;
 
 const EXP: &str = sc::EXPERIMENT;
 

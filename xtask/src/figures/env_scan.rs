@@ -14,7 +14,7 @@ use super::chart::{
     AxisSpec, HLine, Heatmap, LineChart, Marker, Palette, Pt, Series, Style, color, num,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
-use measure::schema::env_scan as sc;
+use ::env_scan::schema as sc;
 
 const EXP: &str = sc::EXPERIMENT;
 const PASSES: [&str; 3] = ["forward", "backward", "shuffled"];

@@ -23,8 +23,8 @@ use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
     opt_nums,
 };
+use ::false_sharing::schema as sc;
 use measure::data::{Block, DataFile};
-use measure::schema::false_sharing as sc;
 use plotters::style::{Color, RGBColor};
 
 const EXP: &str = sc::EXPERIMENT;

@@ -17,7 +17,7 @@ use super::chart::{AxisSpec, Bar, BarChart, BarSeries, Dash, HLine, color};
 use super::{
     DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
 };
-use measure::schema::fp_cost as sc;
+use ::fp_cost::schema as sc;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;

@@ -10,8 +10,8 @@ use super::chart::line::HLine;
 use super::chart::strip::{Column, Strip, StripRatio, render_row};
 use super::chart::{AxisSpec, Dash, GREY, Scale, Units, color, div, num, ratio, time_ns};
 use super::{DrawError, Figure, Saved, need_block, need_nums};
+use ::sink_bench::schema as sc;
 use measure::data::DataFile;
-use measure::schema::sink_bench as sc;
 
 const EXP: &str = sc::EXPERIMENT;
 

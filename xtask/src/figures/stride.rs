@@ -20,8 +20,8 @@ use super::{
     DrawError, Figure, Reference, Saved, Spread, appendix_reference, need_block, need_nums,
     need_texts, opt_nums,
 };
+use ::stride::schema as sc;
 use measure::data::{Block, DataFile};
-use measure::schema::stride as sc;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;

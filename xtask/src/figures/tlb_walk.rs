@@ -18,7 +18,7 @@ use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
     opt_nums,
 };
-use measure::schema::tlb_walk as sc;
+use ::tlb_walk::schema as sc;
 
 const OFFSET0: usize = 0;
 const LINE: usize = 1;

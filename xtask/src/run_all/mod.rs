@@ -293,7 +293,7 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
         if *exp == "branch" && o.ok {
             one::verify_branch(bins, &plan.tmp, &mut o);
         }
-        if *exp == measure::schema::sink_bench::EXPERIMENT && o.ok {
+        if *exp == ::sink_bench::schema::EXPERIMENT && o.ok {
             one::save_sink_bench_asm(bins, &plan.tmp, &mut o);
         }
         eprintln!("[{}/{n}] {exp}: {} in {:.1} s", i + 1, o.status, o.wall_s);

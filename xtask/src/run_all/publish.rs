@@ -97,7 +97,7 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
 /// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved output
 /// by [`crate::sink_bench`] (the text only for the line numbers in its messages).
 fn sink_bench_summary(plan: &Plan, record: &RunRecord, saved: &Saved) {
-    use measure::schema::sink_bench::EXPERIMENT;
+    use ::sink_bench::schema::EXPERIMENT;
     if !record.outcomes.iter().any(|o| o.name == EXPERIMENT && o.ok) {
         return;
     }

@@ -10,10 +10,14 @@
 //! folders record none.
 
 use crate::marks::{self, Mark};
+use ::branch::schema as branch;
+use ::cache_ladder::schema as cl;
+use ::clock_probe::schema as clock_probe;
+use ::false_sharing::schema as fs;
+use ::fp_cost::schema as fp_cost;
+use ::stride::schema as stride;
+use ::tlb_walk::schema as tlb_walk;
 use measure::data::DataFile;
-use measure::schema::{
-    branch, cache_ladder as cl, clock_probe, false_sharing as fs, fp_cost, stride, tlb_walk,
-};
 use measure::{fmt, key};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

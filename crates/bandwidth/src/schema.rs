@@ -1,0 +1,100 @@
+//! The names across the data boundary for `bandwidth`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `bandwidth`: bytes per second by working set and kernel, the boundaries read from them, all cores, latency under load
+
+use measure::{block, keys};
+
+pub const EXPERIMENT: &str = "bandwidth";
+/// A boundary is read where the bandwidth falls by at least this factor over an octave
+/// of working set (the experiment reads them, the figure's legend says so).
+pub const MIN_DROP: f64 = 1.25;
+/// A `#META` key a figure reads.
+pub const META_EXPLICIT_WIDTH: &str = "explicit_width";
+
+block!(kernels = "kernels" {
+    KERNEL = "kernel" [text],
+    SYMBOL = "symbol" [text],
+    ACCESS_BYTES = "access_bytes",
+    NON_TEMPORAL = "non_temporal" [text],
+    SHAPE = "shape" [text],
+    // Instructions per memory access in the kernel's innermost loop, read from the binary.
+    INSNS_PER_ACCESS = "insns_per_access",
+});
+
+block!(bandwidth = "bandwidth" {
+    KIB = "kib",
+    KERNEL = "kernel" [text],
+    OP = "op" [text],
+    FORM = "form" [text],
+    GBS = "gbs",
+    GBS_MIN = "gbs_min",
+    GBS_MAX = "gbs_max",
+    BYTES_PER_CYCLE = "bytes_per_cycle",
+    PASS_SPREAD = "pass_spread",
+    ROUND_SPREAD = "round_spread",
+    STABLE = "stable" [text],
+    WHERE = "where" [text],
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(boundaries = "boundaries" {
+    KIND = "kind" [text],
+    FROM_KIB = "from_kib",
+    TO_KIB = "to_kib",
+    RATIO = "ratio",
+    NEAREST = "nearest" [text],
+    NEAREST_KIB = "nearest_kib",
+    AGREES = "agrees" [text],
+});
+
+block!(threads = "threads" {
+    THREADS = "threads",
+    STATUS = "status" [text],
+    CORES = "cores" [text],
+    TOTAL_GBS = "total_gbs",
+    TOTAL_GBS_MIN = "total_gbs_min",
+    TOTAL_GBS_MAX = "total_gbs_max",
+    PER_THREAD_GBS = "per_thread_gbs",
+    VS_ONE = "vs_one",
+    PINNED = "pinned" [text],
+    OFF_CORE_ROUNDS = "off_core_rounds",
+    REGION_KIB = "region_kib",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(loaded_latency = "loaded_latency" {
+    STATE = "state" [text],
+    ROUND = "round",
+    NS = "ns",
+    STREAM_GBS = "stream_gbs",
+    ON_CORE = "on_core",
+    COUNTS = "counts" [text],
+    STREAMERS = "streamers",
+    PINNED = "pinned" [text],
+    CHASE_KIB = "chase_kib",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(levels = "levels" {
+    LEVEL = "level" [text],
+    KIB = "kib",
+    READ_GBS = "read_gbs",
+    WRITE_GBS = "write_gbs",
+    COPY_GBS = "copy_gbs",
+    READ_BPC = "read_bpc",
+    WRITE_BPC = "write_bpc",
+    COPY_BPC = "copy_bpc",
+});
+
+keys! {
+    L1_OVER_MEMORY_READ = "l1_over_memory_read",
+}

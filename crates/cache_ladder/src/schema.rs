@@ -1,0 +1,85 @@
+//! The names across the data boundary for `cache_ladder`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `cache_ladder`: latency by working set, and the knees read from it.
+
+use measure::{block, keys};
+
+pub const EXPERIMENT: &str = "cache_ladder";
+
+block!(latency = "latency" {
+    KIB = "kib",
+    WHERE = "where" [text],
+    INDEX_NS = "index_ns",
+    INDEX_MIN_NS = "index_min_ns",
+    INDEX_MAX_NS = "index_max_ns",
+    INDEX_CYCLES = "index_cycles",
+    POINTER_NS = "pointer_ns",
+    POINTER_MIN_NS = "pointer_min_ns",
+    POINTER_MAX_NS = "pointer_max_ns",
+    POINTER_CYCLES = "pointer_cycles",
+    SEQ_NS = "seq_ns",
+    SEQ_MIN_NS = "seq_min_ns",
+    SEQ_MAX_NS = "seq_max_ns",
+    SEQ_VEC_NS = "seq_vec_ns",
+    SEQ_VEC_MIN_NS = "seq_vec_min_ns",
+    SEQ_VEC_MAX_NS = "seq_vec_max_ns",
+    HUGE_NS = "huge_ns",
+    HUGE_MIN_NS = "huge_min_ns",
+    HUGE_MAX_NS = "huge_max_ns",
+    HUGE_CYCLES = "huge_cycles",
+    FACTOR = "factor",
+    POINTER_FACTOR = "pointer_factor",
+    INDEX_PASS_SPREAD = "index_pass_spread",
+    POINTER_PASS_SPREAD = "pointer_pass_spread",
+    HUGE_PASS_SPREAD = "huge_pass_spread",
+    SEQ_PASS_SPREAD = "seq_pass_spread",
+    SEQ_VEC_PASS_SPREAD = "seq_vec_pass_spread",
+    INDEX_ROUND_SPREAD = "index_round_spread",
+    POINTER_ROUND_SPREAD = "pointer_round_spread",
+    HUGE_ROUND_SPREAD = "huge_round_spread",
+    AGREE = "agree" [text],
+    STABLE = "stable" [text],
+    HUGE_STABLE = "huge_stable" [text],
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(knees = "knees" {
+    SERIES = "series" [text],
+    KIND = "kind" [text],
+    FROM_KIB = "from_kib",
+    TO_KIB = "to_kib",
+    RATIO = "ratio",
+    SPREAD = "spread",
+    NEAREST = "nearest" [text],
+    AGREES = "agrees" [text],
+});
+
+// Memory-level parallelism: 1..16 independent chains at once over one ring per level.
+block!(mlp = "mlp" {
+    LEVEL = "level" [text],
+    KIB = "kib",
+    CHAINS = "chains",
+    STEP_NS = "step_ns",
+    STEP_MIN_NS = "step_min_ns",
+    STEP_MAX_NS = "step_max_ns",
+    NS_PER_LOAD = "ns_per_load",
+    IN_FLIGHT = "in_flight",
+    IMPLIED_GBS = "implied_gbs",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+keys! {
+    FIRST_INDEX_NS = "first_index_ns",
+    LARGEST_INDEX_NS = "largest_index_ns",
+    LADDER_FACTOR = "ladder_factor",
+    LARGEST_SEQ_NS = "largest_seq_ns",
+}
+
+/// The `#META` keys the figure reads.
+pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";

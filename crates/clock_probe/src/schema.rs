@@ -1,0 +1,67 @@
+//! The names across the data boundary for `clock_probe`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `clock_probe`: the clock's resolution and cost, and the three timing traps
+
+use measure::{block, group, keys};
+
+use measure::schema::median_min_max;
+
+pub const EXPERIMENT: &str = "clock_probe";
+
+group!(
+    /// The rounds behind a timed row, and how many of them were disturbed.
+    evidence {
+        ROUNDS = "rounds",
+        DISTURBED_ROUNDS = "disturbed_rounds",
+    }
+);
+
+block!(clock_resolution = "clock_resolution" {
+    CLOCK = "clock" [text],
+    CLAIMED_NS = "claimed_ns",
+});
+
+block!(clock_cost = "clock_cost" {
+    METHOD = "method" [text],
+    ..median_min_max,
+    ..evidence,
+});
+
+block!(trap_one = "trap_one" {
+    VARIANT = "variant" [text],
+    ..median_min_max,
+    PER_ELEMENT_NS = "per_element_ns",
+    ..evidence,
+});
+
+block!(times_ten = "times_ten" {
+    VARIANT = "variant" [text],
+    ELEMENTS = "elements",
+    ..median_min_max,
+    CASE = "case" [text],
+    ..evidence,
+});
+
+block!(trap_two = "trap_two" {
+    FILL = "fill" [text],
+    ..median_min_max,
+    ..evidence,
+});
+
+block!(trap_three_samples = "trap_three_samples" {
+    ROUND = "round",
+    NS = "ns",
+    ..evidence,
+});
+
+block!(trap_three_summary = "trap_three_summary" {
+    STAT = "stat" [text],
+    NS = "ns",
+});
+
+keys! {
+    CLOCK_READ = "clock_read",
+}

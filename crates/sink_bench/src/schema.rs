@@ -1,0 +1,72 @@
+//! The names across the data boundary for `sink_bench`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `sink_bench`: what a discarded result, black_box and a checksum do to a timed sum; warm and cold, in one process and in fresh ones
+
+use measure::block;
+
+pub const EXPERIMENT: &str = "sink_bench";
+
+block!(part1_passes = "part1_passes" {
+    ROUND = "round",
+    DISCARDED_NS = "discarded_ns",
+    SINK_NS = "sink_ns",
+    CHECKSUM_NS = "checksum_ns",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(warm_in_process = "warm_in_process" {
+    PASS = "pass",
+    NS = "ns",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(fresh_processes = "fresh_processes" {
+    PROCESS = "process",
+    COLD_NS = "cold_ns",
+    WARM_NS = "warm_ns",
+    COLD_FAULTS = "cold_faults",
+    WARM_FAULTS = "warm_faults",
+    CPU = "cpu",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(fresh_first_discarded = "fresh_first_discarded" {
+    COLD_NS = "cold_ns",
+    WARM_NS = "warm_ns",
+    COLD_FAULTS = "cold_faults",
+    WARM_FAULTS = "warm_faults",
+});
+
+block!(cold_in_process = "cold_in_process" {
+    NS = "ns",
+    FAULTS = "faults",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(series_summary = "series_summary" {
+    SERIES = "series" [text],
+    N = "n",
+    MIN_NS = "min_ns",
+    MEDIAN_NS = "median_ns",
+    MAX_NS = "max_ns",
+    CV_PCT = "cv_pct",
+    MAX_OVER_MIN = "max_over_min",
+    OVER2_PCT = "over2_pct",
+    OVER5_PCT = "over5_pct",
+    OVER10_PCT = "over10_pct",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(summary_figures = "summary_figures" {
+    FIGURE = "figure" [text],
+    VALUE = "value",
+    UNIT = "unit" [text],
+});

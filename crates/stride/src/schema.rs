@@ -1,0 +1,93 @@
+//! The names across the data boundary for `stride`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `stride`: cost by stride, lines touched, and array-of-structs against struct-of-arrays
+
+use measure::{block, keys};
+
+use measure::schema::median_min_max;
+
+pub const EXPERIMENT: &str = "stride";
+/// A `#META` key a figure reads.
+pub const META_ACCESSES: &str = "accesses";
+/// A `#META` key a figure reads.
+pub const META_BUFFER_BYTES: &str = "buffer_bytes";
+/// A `#META` key a figure reads.
+pub const META_LINE_BYTES: &str = "line_bytes";
+/// A `#META` key a figure reads.
+pub const META_ELEMENTS: &str = "elements";
+/// A `#META` key a figure reads.
+pub const META_STRUCT_BYTES: &str = "struct_bytes";
+
+block!(layout = "layout" {
+    LAYOUT = "layout" [text],
+    ..median_min_max,
+    FACTOR = "factor",
+    FETCHED_BYTES_PER_ELEMENT = "fetched_bytes_per_element",
+    USED_BYTES_PER_LINE = "used_bytes_per_line",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(stride = "stride" {
+    STRIDE_BYTES = "stride_bytes",
+    APPENDIX_NS = "appendix_ns",
+    APPENDIX_MIN_NS = "appendix_min_ns",
+    APPENDIX_MAX_NS = "appendix_max_ns",
+    FACTOR = "factor",
+    APPENDIX_CYCLES = "appendix_cycles",
+    FRESH_NS = "fresh_ns",
+    FRESH_MIN_NS = "fresh_min_ns",
+    FRESH_MAX_NS = "fresh_max_ns",
+    LINES_PER_ACCESS = "lines_per_access",
+    VAIN_BYTES = "vain_bytes",
+    LAPS = "laps",
+    APPENDIX_LINES = "appendix_lines",
+    APPENDIX_PAGES = "appendix_pages",
+    APPENDIX_SET_BYTES = "appendix_set_bytes",
+    FRESH_LINES = "fresh_lines",
+    FRESH_PAGES = "fresh_pages",
+    FRESH_SET_BYTES = "fresh_set_bytes",
+    APPENDIX_SPREAD = "appendix_spread",
+    FRESH_SPREAD = "fresh_spread",
+    AGREE = "agree" [text],
+    APPENDIX_VAIN_BYTES = "appendix_vain_bytes",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(stride_passes = "stride_passes" {
+    STRIDE_BYTES = "stride_bytes",
+    PASS = "pass" [text],
+    APPENDIX_NS = "appendix_ns",
+    FRESH_NS = "fresh_ns",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+// The fresh-lines walk at the line size and at 256 bytes (multichase's default stride):
+// one new line per access both, so the ratio is what the prefetchers no longer hide.
+block!(prefetch = "prefetch" {
+    STRIDE_BYTES = "stride_bytes",
+    FRESH_NS = "fresh_ns",
+    FRESH_MIN_NS = "fresh_min_ns",
+    FRESH_MAX_NS = "fresh_max_ns",
+    OVER_LINE = "over_line",
+    ACCESSES_PER_PAGE = "accesses_per_page",
+    // The timed rounds behind the row, and how many of them were disturbed.
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+keys! {
+    AOS_OVER_SOA = "aos_over_soa",
+    AOS_X = "aos_x",
+    LINE_OVER_STRIDE_1 = "line_over_stride_1",
+    STRIDE_1 = "stride_1",
+    STRIDE_LINE = "stride_line",
+}

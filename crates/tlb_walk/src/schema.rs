@@ -1,0 +1,71 @@
+//! The names across the data boundary for `tlb_walk`: its `#DATA` blocks and their
+//! columns, the key figures other tools read back, and the `#META` keys its figure reads.
+//! The experiment writes with these constants and xtask (figures, summary, compare) reads
+//! with them, so renaming a block or a column changes both sides or breaks the build.
+//!
+//! `tlb_walk`: time per read by pages walked, on huge pages, and the first touch of a page
+
+use measure::{block, keys};
+
+pub const EXPERIMENT: &str = "tlb_walk";
+/// A `#META` key a figure reads.
+pub const META_LINES_PER_PAGE: &str = "lines_per_page";
+/// A `#META` key a figure reads.
+pub const META_HUGE_WALK_PAGES: &str = "huge_walk_pages";
+
+block!(first_touch = "first_touch" {
+    TOUCH = "touch" [text],
+    NS_PER_PAGE = "ns_per_page",
+    MIN_NS = "min_ns",
+    MAX_NS = "max_ns",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(pages = "pages" {
+    PAGES = "pages",
+    SPAN_KIB = "span_kib",
+    OFFSET0_NS = "offset0_ns",
+    OFFSET0_MIN_NS = "offset0_min_ns",
+    OFFSET0_MAX_NS = "offset0_max_ns",
+    OFFSET0_CYCLES = "offset0_cycles",
+    OFFSET0_FACTOR = "offset0_factor",
+    LINE_NS = "line_ns",
+    LINE_MIN_NS = "line_min_ns",
+    LINE_MAX_NS = "line_max_ns",
+    LINE_CYCLES = "line_cycles",
+    LINE_FACTOR = "line_factor",
+    OFFSET0_PASS_SPREAD = "offset0_pass_spread",
+    LINE_PASS_SPREAD = "line_pass_spread",
+    AGREE = "agree" [text],
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(huge_pages = "huge_pages" {
+    LAYOUT = "layout" [text],
+    ADVICE = "advice" [text],
+    HUGE_BACKING_PCT = "huge_backing_pct",
+    NS = "ns",
+    MIN_NS = "min_ns",
+    MAX_NS = "max_ns",
+    CYCLES = "cycles",
+    ROUNDS = "rounds",
+    DISTURBED_ROUNDS = "disturbed_rounds",
+});
+
+block!(huge_verdict = "huge_verdict" {
+    LAYOUT = "layout" [text],
+    VERDICT = "verdict" [text],
+    NORMAL_OVER_HUGE = "normal_over_huge",
+});
+
+keys! {
+    FIRST_PAGES_LINE_NS = "first_pages_line_ns",
+    FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns",
+    FIRST_TOUCH_FACTOR = "first_touch_factor",
+    FIRST_TOUCH_NS = "first_touch_ns",
+    MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns",
+    PAGES_FACTOR_OFFSET0 = "pages_factor_offset0",
+    TOUCH_AGAIN_NS = "touch_again_ns",
+}

@@ -130,10 +130,113 @@ pub fn show_r(r: Option<f64>) -> String {
     r.map_or("n/a".to_string(), |r| format!("{r:+.2}"))
 }
 
+/// What the passes of one workload share, size by size: the facts every verdict is read from.
+struct Shared<'a> {
+    pads: &'a [usize],
+    passes: &'a [Pass],
+    /// The sizes measured in every pass.
+    complete: Vec<usize>,
+    /// The lowest and highest correlation of deviations between two passes.
+    min_r: f64,
+    max_r: f64,
+    /// The sizes at least [`NOTABLE_PCT`] slower (faster) in every pass.
+    slow_all: Vec<usize>,
+    fast_all: Vec<usize>,
+    /// The largest deviation every pass shares: `(size index, deviation)`.
+    shared: (usize, f64),
+}
+
+impl<'a> Shared<'a> {
+    fn new(pads: &'a [usize], passes: &'a [Pass], complete: Vec<usize>) -> Self {
+        let mut rs = Vec::new();
+        for a in 0..passes.len() {
+            for b in a + 1..passes.len() {
+                rs.push(paired_correlation(&passes[a].dev, &passes[b].dev));
+            }
+        }
+        let rs: Vec<f64> = rs.iter().map(|r| r.unwrap_or(f64::NEG_INFINITY)).collect();
+        let mut s = Shared {
+            pads,
+            passes,
+            complete,
+            min_r: rs.iter().copied().fold(f64::INFINITY, f64::min),
+            max_r: rs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            slow_all: Vec::new(),
+            fast_all: Vec::new(),
+            shared: (0, 0.0),
+        };
+        s.slow_all = s.every(true);
+        s.fast_all = s.every(false);
+        s.shared = s.largest_shared();
+        s
+    }
+
+    fn dev(p: &Pass, i: usize) -> f64 {
+        p.dev[i].expect("complete")
+    }
+
+    /// Whether `d` is a notable deviation in the direction asked for.
+    fn notable(d: f64, slow: bool) -> bool {
+        if slow {
+            d >= NOTABLE_PCT
+        } else {
+            d <= -NOTABLE_PCT
+        }
+    }
+
+    /// The sizes that deviate the same way by [`NOTABLE_PCT`] in every pass.
+    fn every(&self, slow: bool) -> Vec<usize> {
+        let all = |&i: &usize| {
+            self.passes
+                .iter()
+                .all(|p| Self::notable(Self::dev(p, i), slow))
+        };
+        self.complete.iter().copied().filter(all).collect()
+    }
+
+    /// How many such sizes chance alone would give: the product of each pass's share.
+    fn chance(&self, slow: bool) -> f64 {
+        let n = self.complete.len() as f64;
+        let share = |p: &Pass| {
+            let hits = self.complete.iter();
+            hits.filter(|&&i| Self::notable(Self::dev(p, i), slow))
+                .count() as f64
+                / n
+        };
+        self.passes.iter().map(share).product::<f64>() * n
+    }
+
+    /// The largest deviation every pass shares (same sign; the smallest of their sizes).
+    fn largest_shared(&self) -> (usize, f64) {
+        let of = |i: usize| {
+            let d: Vec<f64> = self.passes.iter().map(|p| Self::dev(p, i)).collect();
+            let s = if d.iter().all(|x| *x > 0.0) {
+                d.iter().copied().fold(f64::INFINITY, f64::min)
+            } else if d.iter().all(|x| *x < 0.0) {
+                d.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                0.0
+            };
+            (i, s)
+        };
+        let all = self.complete.iter().map(|&i| of(i));
+        all.max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+            .expect("complete is not empty")
+    }
+
+    fn list(&self, idx: &[usize]) -> String {
+        let pads = self.pads;
+        let mut s: Vec<String> = idx.iter().take(8).map(|&i| pads[i].to_string()).collect();
+        if idx.len() > 8 {
+            s.push(format!("... ({} sizes in all)", idx.len()));
+        }
+        format!("PAD {}", s.join(", "))
+    }
+}
+
 /// Judges one workload from its passes.
 pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
-    let n = pads.len();
-    let complete: Vec<usize> = (0..n)
+    let complete: Vec<usize> = (0..pads.len())
         .filter(|&i| passes.iter().all(|p| p.dev[i].is_some()))
         .collect();
     if passes.len() < 2 || complete.len() < 4 {
@@ -145,142 +248,78 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
             )],
         };
     }
-    let mut lines = Vec::new();
-
-    // 1. Do the passes agree, size by size?
-    let mut rs = Vec::new();
-    for a in 0..passes.len() {
-        for b in a + 1..passes.len() {
-            rs.push(paired_correlation(&passes[a].dev, &passes[b].dev));
-        }
-    }
-    let min_r = rs
-        .iter()
-        .map(|r| r.unwrap_or(f64::NEG_INFINITY))
-        .fold(f64::INFINITY, f64::min);
-    let max_r = rs
-        .iter()
-        .map(|r| r.unwrap_or(f64::NEG_INFINITY))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let agree = min_r >= AGREE_R;
-
-    // 2. Sizes that deviate the same way by NOTABLE_PCT in every pass, against chance.
-    let every = |slow: bool| -> Vec<usize> {
-        complete
-            .iter()
-            .copied()
-            .filter(|&i| {
-                passes.iter().all(|p| {
-                    let d = p.dev[i].expect("complete");
-                    if slow {
-                        d >= NOTABLE_PCT
-                    } else {
-                        d <= -NOTABLE_PCT
-                    }
-                })
-            })
-            .collect()
-    };
-    let chance = |slow: bool| -> f64 {
-        passes
-            .iter()
-            .map(|p| {
-                let hits = complete
-                    .iter()
-                    .filter(|&&i| {
-                        let d = p.dev[i].expect("complete");
-                        if slow {
-                            d >= NOTABLE_PCT
-                        } else {
-                            d <= -NOTABLE_PCT
-                        }
-                    })
-                    .count();
-                hits as f64 / complete.len() as f64
-            })
-            .product::<f64>()
-            * complete.len() as f64
-    };
-    let slow_all = every(true);
-    let fast_all = every(false);
-    let list = |idx: &[usize]| -> String {
-        let mut s: Vec<String> = idx.iter().take(8).map(|&i| pads[i].to_string()).collect();
-        if idx.len() > 8 {
-            s.push(format!("... ({} sizes in all)", idx.len()));
-        }
-        format!("PAD {}", s.join(", "))
-    };
-    // The largest deviation every pass shares (same sign; the smallest of their sizes).
-    let shared = complete
-        .iter()
-        .map(|&i| {
-            let d: Vec<f64> = passes.iter().map(|p| p.dev[i].expect("complete")).collect();
-            let s = if d.iter().all(|x| *x > 0.0) {
-                d.iter().copied().fold(f64::INFINITY, f64::min)
-            } else if d.iter().all(|x| *x < 0.0) {
-                d.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            } else {
-                0.0
-            };
-            (i, s)
-        })
-        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
-        .expect("complete is not empty");
-
-    if agree {
-        lines.push(format!(
-            "the passes agree (correlation of deviations {} to {} between every pair): the pattern \
-             follows the environment size, whatever the order of measuring",
-            show_r(Some(min_r)),
-            show_r(Some(max_r))
-        ));
-        if slow_all.is_empty() && fast_all.is_empty() {
-            lines.push(format!(
-                "but it is small: no size is {NOTABLE_PCT:.0}% off in every pass; the largest deviation \
-                 all passes share is {} at PAD {}",
-                pct(shared.1),
-                pads[shared.0]
-            ));
-        } else {
-            if !slow_all.is_empty() {
-                lines.push(format!(
-                    "sizes at least {NOTABLE_PCT:.0}% slower in every pass: {} (chance alone: about {:.1})",
-                    list(&slow_all),
-                    chance(true)
-                ));
-            }
-            if !fast_all.is_empty() {
-                lines.push(format!(
-                    "sizes at least {NOTABLE_PCT:.0}% faster in every pass: {} (chance alone: about {:.1})",
-                    list(&fast_all),
-                    chance(false)
-                ));
-            }
-            lines.push(format!(
-                "the largest deviation all passes share: {} at PAD {}",
-                pct(shared.1),
-                pads[shared.0]
-            ));
-        }
+    let s = Shared::new(pads, passes, complete);
+    if s.min_r >= AGREE_R {
         return Judgement {
             kind: Kind::Effect,
-            lines,
+            lines: agreed(&s),
         };
     }
+    let mut lines = disagreed(&s);
+    for (k, p) in passes.iter().enumerate().filter(|(_, p)| p.one_direction) {
+        lines.extend(one_direction_alone(&s, k, p));
+    }
+    Judgement {
+        kind: Kind::NoEffect,
+        lines,
+    }
+}
 
+/// The passes agree: the pattern follows the environment size; how large it is.
+fn agreed(s: &Shared) -> Vec<String> {
+    let (pads, shared) = (s.pads, s.shared);
+    let mut lines = vec![format!(
+        "the passes agree (correlation of deviations {} to {} between every pair): the pattern \
+         follows the environment size, whatever the order of measuring",
+        show_r(Some(s.min_r)),
+        show_r(Some(s.max_r))
+    )];
+    if s.slow_all.is_empty() && s.fast_all.is_empty() {
+        lines.push(format!(
+            "but it is small: no size is {NOTABLE_PCT:.0}% off in every pass; the largest deviation \
+             all passes share is {} at PAD {}",
+            pct(shared.1),
+            pads[shared.0]
+        ));
+        return lines;
+    }
+    for (all, slow, way) in [
+        (&s.slow_all, true, "slower"),
+        (&s.fast_all, false, "faster"),
+    ] {
+        if !all.is_empty() {
+            lines.push(format!(
+                "sizes at least {NOTABLE_PCT:.0}% {way} in every pass: {} (chance alone: about {:.1})",
+                s.list(all),
+                s.chance(slow)
+            ));
+        }
+    }
     lines.push(format!(
-        "the passes do not agree (correlation of deviations {} to {}; agreement needs {AGREE_R:.1} \
-         for every pair): a size slow in one pass was not reliably slow in another",
-        show_r(if min_r.is_finite() { Some(min_r) } else { None }),
-        show_r(if max_r.is_finite() { Some(max_r) } else { None }),
+        "the largest deviation all passes share: {} at PAD {}",
+        pct(shared.1),
+        pads[shared.0]
     ));
-    lines.push(
+    lines
+}
+
+/// The passes disagree: what varied was the machine; its drift, and the sizes slow every time.
+fn disagreed(s: &Shared) -> Vec<String> {
+    let finite = |r: f64| if r.is_finite() { Some(r) } else { None };
+    let mut lines = vec![
+        format!(
+            "the passes do not agree (correlation of deviations {} to {}; agreement needs \
+             {AGREE_R:.1} for every pair): a size slow in one pass was not reliably slow in another",
+            show_r(finite(s.min_r)),
+            show_r(finite(s.max_r)),
+        ),
         "so what varied was the machine over time, not the environment size: this scan measured \
          the machine's drift and noise, not the parameter"
             .to_string(),
-    );
+    ];
     // The drift, shown: how each pass's deviations follow the time order.
-    let trends: Vec<String> = passes
+    let trends: Vec<String> = s
+        .passes
         .iter()
         .map(|p| format!("{} {}", p.name, show_r(time_trend(&p.dev, &p.position))))
         .collect();
@@ -288,117 +327,117 @@ pub fn judge(pads: &[usize], passes: &[Pass]) -> Judgement {
         "correlation of the deviations with the time order, per pass: {}",
         trends.join(", ")
     ));
-    let slow_chance = chance(true);
+    let slow_chance = s.chance(true);
     lines.push(format!(
         "sizes at least {NOTABLE_PCT:.0}% slower in every pass: {} (chance alone gives about {:.1}){}",
-        if slow_all.is_empty() {
+        if s.slow_all.is_empty() {
             "none".to_string()
         } else {
-            list(&slow_all)
+            s.list(&s.slow_all)
         },
         slow_chance,
-        if slow_all.len() as f64 > 3.0 * slow_chance.max(1.0 / 3.0) {
+        if s.slow_all.len() as f64 > 3.0 * slow_chance.max(1.0 / 3.0) {
             ": more than chance; only these sizes are candidates, worth a rerun on their own"
         } else {
             ": not clearly more than chance"
         }
     ));
+    lines
+}
 
-    // Where a one-direction pass alone would have misled.
-    let n_regions = pads.iter().max().map_or(0, |m| m / REGION_BYTES + 1);
-    let regions: Vec<Vec<Option<f64>>> = passes
+/// The padding region `r`, as printed.
+fn region_name(r: usize) -> String {
+    format!("PAD {}-{}", r * REGION_BYTES, (r + 1) * REGION_BYTES - 1)
+}
+
+/// Where the one-direction pass `k` alone would have misled: its regions [`NOTABLE_PCT`] off
+/// that not every other pass confirms, and its single most extreme size against the others.
+fn one_direction_alone(s: &Shared, k: usize, p: &Pass) -> Vec<String> {
+    let n_regions = s.pads.iter().max().map_or(0, |m| m / REGION_BYTES + 1);
+    let regions: Vec<Vec<Option<f64>>> = s
+        .passes
         .iter()
-        .map(|p| region_medians(pads, &p.dev, n_regions))
+        .map(|p| region_medians(s.pads, &p.dev, n_regions))
         .collect();
-    for (k, p) in passes.iter().enumerate().filter(|(_, p)| p.one_direction) {
-        let mut misled = Vec::new();
-        for r in 0..n_regions {
-            let Some(v) = regions[k][r] else { continue };
-            if v.abs() < NOTABLE_PCT {
-                continue;
-            }
-            let confirmed = regions.iter().enumerate().all(|(j, reg)| {
-                j == k
-                    || reg[r]
-                        .is_some_and(|o| o.signum() == v.signum() && o.abs() >= NOTABLE_PCT / 2.0)
-            });
-            if !confirmed {
-                let others: Vec<String> = passes
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != k)
-                    .map(|(j, o)| {
-                        format!(
-                            "{} {}",
-                            o.name,
-                            regions[j][r].map_or("n/a".to_string(), pct)
-                        )
-                    })
-                    .collect();
-                misled.push((
-                    v.abs(),
-                    format!(
-                        "PAD {}-{}: {} ({})",
-                        r * REGION_BYTES,
-                        (r + 1) * REGION_BYTES - 1,
-                        pct(v),
-                        others.join(", ")
-                    ),
-                ));
-            }
-        }
-        if misled.is_empty() {
-            let worst = (0..n_regions)
-                .filter_map(|r| regions[k][r].map(|v| (r, v)))
-                .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
-            if let Some((r, v)) = worst {
-                lines.push(format!(
-                    "the {} pass alone would not have shown a region {NOTABLE_PCT:.0}% off this time; \
-                     its largest region deviation was {} (PAD {}-{})",
-                    p.name,
-                    pct(v),
-                    r * REGION_BYTES,
-                    (r + 1) * REGION_BYTES - 1
-                ));
-            }
-        } else {
-            // The most extreme first; four are enough to make the point.
-            misled.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let shown: Vec<&str> = misled.iter().take(4).map(|m| m.1.as_str()).collect();
-            lines.push(format!(
-                "a {} pass alone would have reported {} region(s) of padding as {NOTABLE_PCT:.0}% or \
-                 more off, which not every other pass confirms: {}{}",
-                p.name,
-                misled.len(),
-                shown.join("; "),
-                if misled.len() > 4 { "; ..." } else { "" }
-            ));
-        }
-        // Its single most extreme size, against the other passes.
-        if let Some((i, v)) = complete
+    let mut lines: Vec<String> = misled_regions(s, &regions, k, p).into_iter().collect();
+    // Its single most extreme size, against the other passes.
+    let extreme = s.complete.iter().map(|&i| (i, Shared::dev(p, i)));
+    if let Some((i, v)) = extreme.max_by(|a, b| a.1.total_cmp(&b.1)) {
+        let others: Vec<String> = s
+            .passes
             .iter()
-            .map(|&i| (i, p.dev[i].expect("complete")))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-        {
-            let others: Vec<String> = passes
+            .enumerate()
+            .filter(|(j, _)| *j != k)
+            .map(|(_, o)| format!("{} {}", o.name, pct(Shared::dev(o, i))))
+            .collect();
+        lines.push(format!(
+            "the {} pass's slowest size was PAD {} at {}; the same size measured {}",
+            p.name,
+            s.pads[i],
+            pct(v),
+            others.join(", ")
+        ));
+    }
+    lines
+}
+
+/// The regions pass `k` alone shows [`NOTABLE_PCT`] off and not every other pass confirms, as
+/// one line (the most extreme four), or its largest region deviation when there is none.
+fn misled_regions(s: &Shared, regions: &[Vec<Option<f64>>], k: usize, p: &Pass) -> Option<String> {
+    let n_regions = regions[k].len();
+    let mut misled = Vec::new();
+    for r in 0..n_regions {
+        let Some(v) = regions[k][r] else { continue };
+        if v.abs() < NOTABLE_PCT {
+            continue;
+        }
+        let confirmed = regions.iter().enumerate().all(|(j, reg)| {
+            j == k
+                || reg[r].is_some_and(|o| o.signum() == v.signum() && o.abs() >= NOTABLE_PCT / 2.0)
+        });
+        if !confirmed {
+            let others: Vec<String> = s
+                .passes
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != k)
-                .map(|(_, o)| format!("{} {}", o.name, pct(o.dev[i].expect("complete"))))
+                .map(|(j, o)| {
+                    format!(
+                        "{} {}",
+                        o.name,
+                        regions[j][r].map_or("n/a".to_string(), pct)
+                    )
+                })
                 .collect();
-            lines.push(format!(
-                "the {} pass's slowest size was PAD {} at {}; the same size measured {}",
-                p.name,
-                pads[i],
-                pct(v),
-                others.join(", ")
-            ));
+            let line = format!("{}: {} ({})", region_name(r), pct(v), others.join(", "));
+            misled.push((v.abs(), line));
         }
     }
-    Judgement {
-        kind: Kind::NoEffect,
-        lines,
+    if misled.is_empty() {
+        let worst = (0..n_regions)
+            .filter_map(|r| regions[k][r].map(|v| (r, v)))
+            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()));
+        return worst.map(|(r, v)| {
+            format!(
+                "the {} pass alone would not have shown a region {NOTABLE_PCT:.0}% off this time; \
+                 its largest region deviation was {} ({})",
+                p.name,
+                pct(v),
+                region_name(r)
+            )
+        });
     }
+    // The most extreme first; four are enough to make the point.
+    misled.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let shown: Vec<&str> = misled.iter().take(4).map(|m| m.1.as_str()).collect();
+    Some(format!(
+        "a {} pass alone would have reported {} region(s) of padding as {NOTABLE_PCT:.0}% or \
+         more off, which not every other pass confirms: {}{}",
+        p.name,
+        misled.len(),
+        shown.join("; "),
+        if misled.len() > 4 { "; ..." } else { "" }
+    ))
 }
 
 #[cfg(test)]

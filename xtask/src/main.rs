@@ -20,6 +20,7 @@
 mod appendix_c;
 mod compare;
 mod cross_test;
+mod csv_text;
 mod error;
 mod figures;
 mod flags;

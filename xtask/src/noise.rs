@@ -603,31 +603,28 @@ pub const CSV_HEADER: &str = "experiment,figure,unit,quiet,quiet_marked,busy,bus
 
 /// `noise.csv`: one line per key figure; empty cells where there is no value.
 pub fn noise_csv(rows: &[FigRow]) -> String {
-    use crate::compare::csv::field;
     let num = |v: Option<f64>| v.map_or(String::new(), format_num);
-    let mut s = format!("{CSV_HEADER}\n");
-    for r in rows {
-        let cells = [
-            field(&r.experiment),
-            field(&r.figure),
-            field(&r.unit),
+    let header = CSV_HEADER.split(',').map(String::from).collect();
+    let lines = rows.iter().map(|r| {
+        vec![
+            r.experiment.clone(),
+            r.figure.clone(),
+            r.unit.clone(),
             num(r.values[0]),
-            field(&mark_cell(r.marks[0])),
+            mark_cell(r.marks[0]),
             num(r.values[1]),
             num(r.ratio(Way::Busy)),
-            field(&mark_cell(r.marks[1])),
+            mark_cell(r.marks[1]),
             num(r.values[2]),
             num(r.ratio(Way::Stream)),
-            field(&mark_cell(r.marks[2])),
+            mark_cell(r.marks[2]),
             num(r.values[3]),
             num(r.ratio(Way::Again)),
-            field(&mark_cell(r.marks[3])),
+            mark_cell(r.marks[3]),
             if r.multi_threaded() { "2+" } else { "1" }.into(),
-        ];
-        s.push_str(&cells.join(","));
-        s.push('\n');
-    }
-    s
+        ]
+    });
+    crate::csv_text::lines(std::iter::once(header).chain(lines))
 }
 
 #[cfg(test)]

@@ -185,38 +185,6 @@ impl Block {
     pub fn print(&self) {
         part::emit(self.render());
     }
-
-    /// The block as CSV (header row of column names; NA as an empty cell).
-    pub fn to_csv(&self) -> String {
-        let mut s = self
-            .columns
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect::<Vec<_>>()
-            .join(",");
-        s.push('\n');
-        for r in &self.rows {
-            let cells: Vec<String> = r
-                .iter()
-                .map(|v| match v {
-                    Value::Num(x) => format_num(*x),
-                    Value::Text(t) => csv_quote(t),
-                    Value::Missing => String::new(),
-                })
-                .collect();
-            s.push_str(&cells.join(","));
-            s.push('\n');
-        }
-        s
-    }
-}
-
-fn csv_quote(t: &str) -> String {
-    if t.contains([',', '"', '\n']) {
-        format!("\"{}\"", t.replace('"', "\"\""))
-    } else {
-        t.to_string()
-    }
 }
 
 /// Numbers are written with up to 6 significant decimals, never in a locale's form.
@@ -757,15 +725,6 @@ mod tests {
         assert_eq!(format_num(100000.3), "100000");
         assert_eq!(format_num(-2500000.25), "-2500000");
         assert_eq!(format_num(10.5), "10.5");
-    }
-
-    #[test]
-    fn csv() {
-        let f = parse(&sample()).unwrap();
-        assert_eq!(
-            f.blocks[0].to_csv(),
-            "kib,random_ns,where\n4,1.4021,L1d\n8,,main_memory\n"
-        );
     }
 
     #[test]

@@ -258,7 +258,7 @@ pub fn save_sink_bench_asm(bins: &Path, dir: &Path, o: &mut Outcome) {
 pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
     for (name, b) in crate::project::named_blocks(f) {
         let p = dir.join(format!("{exp}.{name}.csv"));
-        if let Err(e) = fs::write(&p, b.to_csv()) {
+        if let Err(e) = fs::write(&p, crate::csv_text::block(b)) {
             notes.push(format!("cannot write {}: {e}", p.display()));
         }
     }

@@ -61,6 +61,112 @@ fn main() {
         "bytes a second by working set (read, write, copy), all cores, latency under load",
         OPTS
     );
+    let setup = setup(&mut exp);
+
+    // == 1. What will be measured: the kernels, the clock, the memory.
+    exp.section(
+        "1. the kernels (their code read back from this binary), the core clock, the memory",
+    );
+    let kit = the_kernels(&exp);
+    let mut memory = memory(&exp, &setup);
+    let plan = sweep::Plan::new(setup.quick);
+    describe(&setup, &kit, &memory, &plan);
+
+    // == 2. Bandwidth by working set, every size in two passes in different orders.
+    exp.section(
+        "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
+    );
+    let words = memory.main.region.as_u64_mut();
+    let (rows, sweep_tally, segments_ns) =
+        by_working_set(&kit.kernels, words, &setup.sizes, &plan, setup.core);
+    let facts = exp.facts.clone();
+    report::table(
+        &rows,
+        &kit.kernels,
+        kit.width,
+        &|b| facts.where_fits(b),
+        &kit.cc,
+    );
+    report::segmented(&rows, &segments_ns);
+    let beyond = reading::beyond_caches(&rows, setup.largest);
+    let text = reading::bandwidth(&rows, &kit.kernels, beyond);
+    read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
+    exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
+
+    // == 3. Where the bandwidth falls, beside the sizes the machine reports.
+    exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
+    let reported = exp.facts.reported_caches();
+    let found = boundaries::find(&report::points(&rows, kit.explicit_read().0));
+    let (drops, agree, last_drop) = report::boundaries(&found, &reported);
+    let text = reading::boundaries(drops, agree, last_drop, &reported, setup.largest, beyond);
+    read_out(&show::marked(&sweep_tally, true, vec![text]), "boundaries");
+    exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);
+
+    // == 4. Non-temporal stores: where they win, where they lose.
+    exp.section(&format!(
+        "4. non-temporal stores: where they win, where they lose (stream over {})",
+        kit.width.name()
+    ));
+    let (nt_gain, nt_text) = report::non_temporal(&rows, &kit.kernels, kit.width, beyond);
+    if let Some(t) = nt_text {
+        for s in show::marked(&sweep_tally, true, vec![t]) {
+            conclude(&s);
+        }
+    }
+
+    // == 5. All cores at the largest working set, each thread on its own region.
+    exp.section(&format!(
+        "5. all cores: each thread reads its own {} (the explicit read)",
+        size(memory.region)
+    ));
+    let scaled = all_cores(&mut exp, &kit, &setup, &mut memory, &plan);
+
+    // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
+    exp.section("6. latency under load: a pointer chase while the other cores stream");
+    let loaded = loaded_latency(&mut exp, &kit, &setup, &mut memory, &scaled);
+
+    // == 7. Verdicts, computed from the numbers above.
+    exp.section("7. verdicts (the explicit kernels; B/cyc: bytes per core cycle)");
+    let seen = verdict::Seen {
+        threads: scaled.one.zip(scaled.all),
+        sweep: sweep_tally,
+        threads_tally: scaled.tally,
+        read_insns_per_load: kit.read_insns_per_load(),
+        stream_gain: nt_gain,
+        loaded: loaded.map(|v| {
+            (
+                v.idle.map(|i| i.median),
+                v.loaded.map(|l| l.median),
+                v.ratio,
+            )
+        }),
+    };
+    verdict::print(
+        &mut exp,
+        &rows,
+        &kit.kernels,
+        kit.lim.as_ref(),
+        &kit.cc,
+        &seen,
+    );
+    exp.disturbance(::bandwidth::schema::levels::BLOCK, &sweep_tally);
+    exp.finish();
+}
+
+/// What this run measures: whether it is quick, the cores it may use (the first is the main
+/// thread's), the pinned core if verified, the largest reported cache, and the working sets.
+struct Setup {
+    quick: bool,
+    cores: Vec<usize>,
+    core: Option<usize>,
+    largest: Option<u64>,
+    max: u64,
+    sizes: Vec<usize>,
+}
+
+/// Reads the options, pins the main thread, and chooses the working sets: 4 KiB to 4x the
+/// largest reported cache, checked against memory now.
+fn setup(exp: &mut Experiment) -> Setup {
     let quick = exp.args.quick;
     let limit_cores = exp
         .args
@@ -71,8 +177,6 @@ fn main() {
     let cores = team::cores(main_core, limit_cores);
     let pinned = exp.pin_main_thread();
     let core = pinned.filter(|p| p.verified()).map(|p| p.requested);
-
-    // The working sets: 4 KiB to 4x the largest reported cache, checked against memory now.
     let largest = exp.facts.largest_cache();
     let default_max = if quick {
         largest
@@ -93,41 +197,118 @@ fn main() {
         }
     }
     let sizes = working_sets(max, quick);
+    Setup {
+        quick,
+        cores,
+        core,
+        largest,
+        max,
+        sizes,
+    }
+}
 
-    // == 1. What will be measured: the kernels, the clock, the memory.
-    exp.section(
-        "1. the kernels (their code read back from this binary), the core clock, the memory",
-    );
+/// A read kernel: sums `laps` laps over the words.
+type ReadFn = fn(&[u64], u64) -> u64;
+
+/// The kernels as built (their code read back), the per-core limit for this CPU, and the
+/// core clock they are read against.
+struct Kit {
+    width: Width,
+    kernels: Vec<kernels::Kernel>,
+    shapes: Vec<shape::Shape>,
+    lim: Option<limit::Limit>,
+    cc: measure::clock::CoreClock,
+}
+
+impl Kit {
+    /// The explicit read: its index among the kernels, and its code.
+    fn explicit_read(&self) -> (usize, ReadFn) {
+        let ri = find(&self.kernels, Op::Read, Form::Explicit).expect("an explicit read");
+        match self.kernels[ri].fun {
+            Fun::Read(f) => (ri, f),
+            _ => unreachable!("the explicit read is a read"),
+        }
+    }
+
+    /// Instructions per load of the explicit read, as built.
+    fn read_insns_per_load(&self) -> Option<f64> {
+        self.kernels
+            .iter()
+            .zip(&self.shapes)
+            .find(|(k, _)| k.op == Op::Read && k.form == Form::Explicit)
+            .and_then(|(_, s)| s.insns_per_access)
+    }
+
+    /// Bytes per access of the `form` read, as built.
+    fn access_bytes(&self, form: Form) -> Option<usize> {
+        self.kernels
+            .iter()
+            .zip(&self.shapes)
+            .filter(|(k, _)| k.form == form && k.op == Op::Read)
+            .find_map(|(_, s)| s.access_bytes)
+    }
+}
+
+/// Section 1's kernels, read back from this binary, and the core clock.
+fn the_kernels(exp: &Experiment) -> Kit {
     let width = Width::detect();
     let kernels = kernels::all(width);
     let shapes: Vec<shape::Shape> = kernels.iter().map(|k| shape::read_back(k.symbol)).collect();
     let lim = limit::lookup(exp.facts.cpu_family.as_deref(), width.bytes());
     report::kernels(width, &kernels, &shapes, lim.as_ref());
     let cc = exp.core_clock();
+    Kit {
+        width,
+        kernels,
+        shapes,
+        lim,
+        cc,
+    }
+}
+
+/// The memory: the working sets' region, filled, and one region per other core (the largest
+/// working set again where memory allows, halved until it does).
+struct Memory {
+    main: mem::Prepared,
+    others: Vec<mem::Prepared>,
+    region: u64,
+}
+
+fn memory(exp: &Experiment, setup: &Setup) -> Memory {
+    let (max, cores) = (setup.max, setup.cores.len() as u64);
     let page = exp.facts.page_size.unwrap_or(4096) as usize;
-    let mut main_mem = mem::prepare(max as usize, HugeAdvice::Huge, page)
+    let mut main = mem::prepare(max as usize, HugeAdvice::Huge, page)
         .unwrap_or_else(|e| cli::fail(exp.name, &format!("no memory for the working sets: {e}")));
-    // Every region is the largest working set again for each other core, where memory allows.
     let mut region = max;
-    while region > 1 << 20 && room_for(max + region * (cores.len() as u64 - 1)).is_err() {
+    while region > 1 << 20 && room_for(max + region * (cores - 1)).is_err() {
         region /= 2;
     }
-    let mut others: Vec<mem::Prepared> = cores[1..]
+    let others: Vec<mem::Prepared> = setup.cores[1..]
         .iter()
         .map_while(|_| mem::prepare(region as usize, HugeAdvice::Huge, page).ok())
         .collect();
-    fill(main_mem.region.as_u64_mut());
+    fill(main.region.as_u64_mut());
+    Memory {
+        main,
+        others,
+        region,
+    }
+}
+
+/// Section 1's account of the memory, the working sets and the rounds, recorded as `#META`,
+/// and what the kernels' widths say about the build.
+fn describe(setup: &Setup, kit: &Kit, memory: &Memory, plan: &sweep::Plan) {
+    let (sizes, backing) = (&setup.sizes, memory.main.backing);
     say(
         "memory",
         &format!(
             "{} for the working sets + {} x {} for other cores; {}% huge pages",
-            size(max),
-            others.len(),
-            size(region),
-            mem::backing_meta(main_mem.backing)
+            size(setup.max),
+            memory.others.len(),
+            size(memory.region),
+            mem::backing_meta(backing)
         ),
     );
-    let plan = sweep::Plan::new(quick);
     say(
         "working sets",
         &format!(
@@ -135,7 +316,7 @@ fn main() {
             size(sizes[0] as u64),
             size(*sizes.last().expect("at least one size") as u64),
             sizes.len(),
-            if quick {
+            if setup.quick {
                 "one per octave"
             } else {
                 "two per octave"
@@ -144,91 +325,65 @@ fn main() {
             TWO_PASSES[1].name(),
         ),
     );
-    report::rounds(&plan);
-    meta("max_kib", max / 1024);
-    meta("huge_backing_pct", mem::backing_meta(main_mem.backing));
+    report::rounds(plan);
+    meta("max_kib", setup.max / 1024);
+    meta("huge_backing_pct", mem::backing_meta(backing));
     meta("rounds_per_pass", plan.rounds);
-    meta("vector_bytes", width.bytes());
-    meta(::bandwidth::schema::META_EXPLICIT_WIDTH, width.name());
-    let widths = |f: Form| {
-        kernels
-            .iter()
-            .zip(&shapes)
-            .filter(|(k, _)| k.form == f && k.op == Op::Read)
-            .find_map(|(_, s)| s.access_bytes)
-    };
-    match (widths(Form::Plain), widths(Form::Explicit)) {
-        (Some(p), Some(e)) if p < e => conclude(&format!(
+    meta("vector_bytes", kit.width.bytes());
+    meta(::bandwidth::schema::META_EXPLICIT_WIDTH, kit.width.name());
+    conclude(&widths_reading(
+        kit.access_bytes(Form::Plain),
+        kit.access_bytes(Form::Explicit),
+    ));
+}
+
+/// What the plain loops' and the explicit kernels' bytes per access say about the build.
+fn widths_reading(plain: Option<usize>, explicit: Option<usize>) -> String {
+    match (plain, explicit) {
+        (Some(p), Some(e)) if p < e => format!(
             "The plain loops move {p} bytes per access, the explicit kernels {e} ({:.0}x): the build \
              targets the baseline; only code chosen at run time uses the widest registers.",
             e as f64 / p as f64
-        )),
-        (Some(p), Some(e)) => conclude(&format!(
+        ),
+        (Some(p), Some(e)) => format!(
             "The plain loops move {p} bytes per access, the explicit kernels {e}: this build \
              already uses the widest registers, so the two forms differ in how they are written, \
              not in width."
-        )),
-        _ => conclude(
-            "The kernels' code could not be read back, so their widths are as written, not checked.",
         ),
-    }
-
-    // == 2. Bandwidth by working set, every size in two passes in different orders.
-    exp.section(
-        "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
-    );
-    let (rows, sweep_tally, segments_ns) =
-        by_working_set(&kernels, main_mem.region.as_u64_mut(), &sizes, &plan, core);
-    let facts = exp.facts.clone();
-    report::table(&rows, &kernels, width, &|b| facts.where_fits(b), &cc);
-    report::segmented(&rows, &segments_ns);
-    let beyond = reading::beyond_caches(&rows, largest);
-    let text = reading::bandwidth(&rows, &kernels, beyond);
-    read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
-    exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
-
-    // == 3. Where the bandwidth falls, beside the sizes the machine reports.
-    exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
-    let reported = exp.facts.reported_caches();
-    let ri = find(&kernels, Op::Read, Form::Explicit).expect("an explicit read");
-    let found = boundaries::find(&report::points(&rows, ri));
-    let (drops, agree, last_drop) = report::boundaries(&found, &reported);
-    let text = reading::boundaries(drops, agree, last_drop, &reported, largest, beyond);
-    read_out(&show::marked(&sweep_tally, true, vec![text]), "boundaries");
-    exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);
-
-    // == 4. Non-temporal stores: where they win, where they lose.
-    exp.section(&format!(
-        "4. non-temporal stores: where they win, where they lose (stream over {})",
-        width.name()
-    ));
-    let (nt_gain, nt_text) = report::non_temporal(&rows, &kernels, width, beyond);
-    if let Some(t) = nt_text {
-        for s in show::marked(&sweep_tally, true, vec![t]) {
-            conclude(&s);
+        _ => {
+            "The kernels' code could not be read back, so their widths are as written, not checked."
+                .to_string()
         }
     }
+}
 
-    // == 5. All cores at the largest working set, each thread on its own region.
-    exp.section(&format!(
-        "5. all cores: each thread reads its own {} (the explicit read)",
-        size(region)
-    ));
-    let read = match kernels[ri].fun {
-        Fun::Read(f) => f,
-        _ => unreachable!("the explicit read is a read"),
-    };
-    let per = region as usize;
-    let other_views: Vec<&[u64]> = others
-        .iter_mut()
-        .map(|p| &p.region.as_u64_mut()[..per / 8])
-        .collect();
-    let main_view: &[u64] = &main_mem.region.as_u64_mut()[..per / 8];
+/// Section 5's result: one thread's and all threads' totals (GB/s), the rounds' evidence,
+/// how many regions there were, and why a row was skipped.
+struct Scaled {
+    one: Option<f64>,
+    all: Option<(usize, f64)>,
+    tally: Tally,
+    available: usize,
+    short: String,
+}
+
+/// Section 5: every core at once, each thread reading its own region, by thread count.
+fn all_cores(
+    exp: &mut Experiment,
+    kit: &Kit,
+    setup: &Setup,
+    memory: &mut Memory,
+    plan: &sweep::Plan,
+) -> Scaled {
+    let read = kit.explicit_read().1;
+    let (region, per) = (memory.region, memory.region as usize);
+    let main_view: &[u64] = &memory.main.region.as_u64_mut()[..per / 8];
+    let others = memory.others.iter_mut();
     let regions: Vec<&[u64]> = std::iter::once(main_view)
-        .chain(other_views.iter().copied())
+        .chain(others.map(|p| &p.region.as_u64_mut()[..per / 8]))
         .collect();
     let available = regions.len();
-    let laps = ((if quick { 4e6 } else { 20e6 }) * 30.0 / per as f64)
+    let laps = ((if setup.quick { 4e6 } else { 20e6 }) * 30.0 / per as f64)
         .ceil()
         .max(1.0) as u64;
     meta("threads_laps_per_run", laps);
@@ -237,87 +392,80 @@ fn main() {
     // one core: other processes' work anywhere is what it names; each worker's evidence
     // judges its rounds.
     let window = Window::open(None);
+    let counts = thread_counts(available);
     let trows = team::scaling(
-        &thread_counts(available),
-        &cores,
+        &counts,
+        &setup.cores,
         &regions,
         plan.long_rounds,
         bytes,
         |r| read(r, laps),
     );
-    let threads_tally = trows
+    let tally = trows
         .iter()
         .fold(Tally::default(), |t, r| t.merge(&r.total.tally()))
         .with_load(window.close());
     // Why a row is skipped: too few cores, or memory for too few regions.
-    let short = if available < cores.len() {
+    let short = if available < setup.cores.len() {
         format!(
             "memory for {available} region(s) of {} only, though {} cores may be used",
             size(region),
-            cores.len()
+            setup.cores.len()
         )
     } else {
         format!("more cores than the {available} this run may use")
     };
     let totals = report::threads(&trows, &short, region);
-    let one = totals.first().map(|t| t.1);
-    let all = totals.last().copied();
     let text = reading::scaling(&trows, &totals);
-    read_out(&show::marked(&threads_tally, true, vec![text]), "scaling");
-    exp.disturbance(::bandwidth::schema::threads::BLOCK, &threads_tally);
+    read_out(&show::marked(&tally, true, vec![text]), "scaling");
+    exp.disturbance(::bandwidth::schema::threads::BLOCK, &tally);
+    Scaled {
+        one: totals.first().map(|t| t.1),
+        all: totals.last().copied(),
+        tally,
+        available,
+        short,
+    }
+}
 
-    // == 6. Latency under load: a pointer chase beside streaming cores, against it alone.
-    exp.section("6. latency under load: a pointer chase while the other cores stream");
-    let mut loaded = None;
+/// Section 6: the chase beside the other cores streaming, or why it was skipped.
+fn loaded_latency(
+    exp: &mut Experiment,
+    kit: &Kit,
+    setup: &Setup,
+    memory: &mut Memory,
+    scaled: &Scaled,
+) -> Option<latency::Verdict> {
+    let available = scaled.available;
     if available < 2 {
-        let why = if available < cores.len() {
-            short.as_str()
+        let why = if available < setup.cores.len() {
+            scaled.short.as_str()
         } else {
             "this run may use one core"
         };
         println!("  skipped: {why}; a loaded latency needs at least two");
         meta("loaded_latency", "skipped");
-    } else {
-        let chase = Chase {
-            mem: main_mem.region.as_u64_mut(),
-            bytes: max as usize,
-            on: cores[0],
-            core,
-            quick,
-        };
-        let load = latency::Load {
-            cores: &cores[1..available],
-            regions: other_views.clone(),
-            chunk: CHUNK,
-            read,
-        };
-        let v = under_load(&mut exp, chase, load, one, &cc);
-        loaded = Some(v);
+        return None;
     }
-
-    // == 7. Verdicts, computed from the numbers above.
-    exp.section("7. verdicts (the explicit kernels; B/cyc: bytes per core cycle)");
-    let seen = verdict::Seen {
-        threads: one.zip(all),
-        sweep: sweep_tally,
-        threads_tally,
-        read_insns_per_load: kernels
-            .iter()
-            .zip(&shapes)
-            .find(|(k, _)| k.op == kernels::Op::Read && k.form == kernels::Form::Explicit)
-            .and_then(|(_, s)| s.insns_per_access),
-        stream_gain: nt_gain,
-        loaded: loaded.map(|v| {
-            (
-                v.idle.map(|i| i.median),
-                v.loaded.map(|l| l.median),
-                v.ratio,
-            )
-        }),
+    let per = memory.region as usize;
+    let Memory { main, others, .. } = memory;
+    let load = latency::Load {
+        cores: &setup.cores[1..available],
+        regions: others
+            .iter_mut()
+            .map(|p| &p.region.as_u64_mut()[..per / 8])
+            .collect(),
+        chunk: CHUNK,
+        read: kit.explicit_read().1,
     };
-    verdict::print(&mut exp, &rows, &kernels, lim.as_ref(), &cc, &seen);
-    exp.disturbance(::bandwidth::schema::levels::BLOCK, &sweep_tally);
-    exp.finish();
+    let chase = Chase {
+        mem: main.region.as_u64_mut(),
+        bytes: setup.max as usize,
+        on: setup.cores[0],
+        core: setup.core,
+        quick: setup.quick,
+    };
+    Some(under_load(exp, chase, load, scaled.one, &kit.cc))
 }
 
 /// Section 2's measuring: every working set in two passes in different orders, each round

@@ -490,15 +490,42 @@ impl Function {
     /// source; its natural loop is the header plus every block that reaches the edge's source
     /// without passing the header. A loop is innermost when it holds no other loop's header.
     pub fn loops(&self) -> Vec<Loop> {
-        let n = self.insns.len();
-        if n == 0 {
+        if self.insns.is_empty() {
             return Vec::new();
         }
-        let index_of = |addr: u64| self.insns.binary_search_by_key(&addr, |i| i.addr).ok();
-        // Block leaders.
+        let cfg = Cfg::of(&self.insns);
+        let bodies = cfg.natural_loops(&cfg.dominators());
+        let headers: Vec<usize> = bodies.iter().map(|(h, _)| *h).collect();
+        let mut out: Vec<Loop> = bodies
+            .iter()
+            .filter(|(h, body)| !headers.iter().any(|&o| o != *h && body[o]))
+            .map(|(h, body)| cfg.to_loop(&self.insns, *h, body))
+            .collect();
+        out.sort_by_key(|l| l.header);
+        out
+    }
+}
+
+/// A function's control-flow graph: its basic blocks (by the index of their first
+/// instruction), each block's successors and predecessors, and which are reachable from the
+/// entry.
+struct Cfg {
+    /// The index of each block's first instruction, in order; one past the last is `n`.
+    starts: Vec<usize>,
+    n: usize,
+    succ: Vec<Vec<usize>>,
+    pred: Vec<Vec<usize>>,
+    reach: Vec<bool>,
+}
+
+impl Cfg {
+    fn of(insns: &[Insn]) -> Cfg {
+        let n = insns.len();
+        let index_of = |addr: u64| insns.binary_search_by_key(&addr, |i| i.addr).ok();
+        // Block leaders: the entry, every jump target inside, and whatever follows a jump.
         let mut leader = vec![false; n];
         leader[0] = true;
-        for (k, i) in self.insns.iter().enumerate() {
+        for (k, i) in insns.iter().enumerate() {
             if i.is_cond_jump() || i.ends_flow() {
                 if k + 1 < n {
                     leader[k + 1] = true;
@@ -508,46 +535,74 @@ impl Function {
                 }
             }
         }
-        let starts: Vec<usize> = (0..n).filter(|&k| leader[k]).collect();
-        let nb = starts.len();
-        let block_of_insn = |k: usize| match starts.binary_search(&k) {
-            Ok(b) => b,
-            Err(b) => b - 1,
+        let mut g = Cfg {
+            starts: (0..n).filter(|&k| leader[k]).collect(),
+            n,
+            succ: Vec::new(),
+            pred: Vec::new(),
+            reach: Vec::new(),
         };
-        let block_end = |b: usize| if b + 1 < nb { starts[b + 1] } else { n };
-        // Successors.
-        let succ: Vec<Vec<usize>> = (0..nb)
-            .map(|b| {
-                let last = &self.insns[block_end(b) - 1];
-                let mut s = Vec::new();
-                if (last.is_cond_jump() || last.is_uncond_jump())
-                    && let Some(t) = last.target.and_then(index_of)
-                {
-                    s.push(block_of_insn(t));
-                }
-                if !last.ends_flow() && b + 1 < nb {
-                    s.push(b + 1);
-                }
-                s.dedup();
-                s
-            })
-            .collect();
-        let mut pred: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        for (b, ss) in succ.iter().enumerate() {
+        let nb = g.starts.len();
+        g.succ = (0..nb).map(|b| g.successors(insns, b, &index_of)).collect();
+        g.pred = vec![Vec::new(); nb];
+        for (b, ss) in g.succ.iter().enumerate() {
             for &s in ss {
-                pred[s].push(b);
+                g.pred[s].push(b);
             }
         }
-        // Reachable blocks from the entry.
-        let mut reach = vec![false; nb];
+        g.reach = g.reachable();
+        g
+    }
+
+    fn block_of_insn(&self, k: usize) -> usize {
+        match self.starts.binary_search(&k) {
+            Ok(b) => b,
+            Err(b) => b - 1,
+        }
+    }
+
+    fn block_end(&self, b: usize) -> usize {
+        self.starts.get(b + 1).copied().unwrap_or(self.n)
+    }
+
+    /// Block `b`'s successors: its jump's target inside the function, and the next block
+    /// unless the flow ends.
+    fn successors(
+        &self,
+        insns: &[Insn],
+        b: usize,
+        index_of: &dyn Fn(u64) -> Option<usize>,
+    ) -> Vec<usize> {
+        let last = &insns[self.block_end(b) - 1];
+        let mut s = Vec::new();
+        if (last.is_cond_jump() || last.is_uncond_jump())
+            && let Some(t) = last.target.and_then(index_of)
+        {
+            s.push(self.block_of_insn(t));
+        }
+        if !last.ends_flow() && b + 1 < self.starts.len() {
+            s.push(b + 1);
+        }
+        s.dedup();
+        s
+    }
+
+    /// The blocks reachable from the entry.
+    fn reachable(&self) -> Vec<bool> {
+        let mut reach = vec![false; self.starts.len()];
         let mut stack = vec![0usize];
         while let Some(b) = stack.pop() {
             if !reach[b] {
                 reach[b] = true;
-                stack.extend(succ[b].iter().copied());
+                stack.extend(self.succ[b].iter().copied());
             }
         }
-        // Dominators, iteratively.
+        reach
+    }
+
+    /// `dom[b][x]`: whether block `x` dominates block `b`, found iteratively.
+    fn dominators(&self) -> Vec<Vec<bool>> {
+        let nb = self.starts.len();
         let mut dom: Vec<Vec<bool>> = (0..nb)
             .map(|b| {
                 if b == 0 {
@@ -560,12 +615,9 @@ impl Function {
         let mut changed = true;
         while changed {
             changed = false;
-            for b in 1..nb {
-                if !reach[b] {
-                    continue;
-                }
+            for b in (1..nb).filter(|&b| self.reach[b]) {
                 let mut d = vec![true; nb];
-                for &p in pred[b].iter().filter(|&&p| reach[p]) {
+                for &p in self.pred[b].iter().filter(|&&p| self.reach[p]) {
                     for x in 0..nb {
                         d[x] = d[x] && dom[p][x];
                     }
@@ -579,13 +631,15 @@ impl Function {
                 }
             }
         }
-        // Natural loops, merged per header.
+        dom
+    }
+
+    /// The natural loops, merged per header: `(header block, which blocks are in the body)`.
+    fn natural_loops(&self, dom: &[Vec<bool>]) -> Vec<(usize, Vec<bool>)> {
+        let nb = self.starts.len();
         let mut bodies: Vec<(usize, Vec<bool>)> = Vec::new();
-        for t in (0..nb).filter(|&b| reach[b]) {
-            for &h in &succ[t] {
-                if !dom[t][h] {
-                    continue;
-                }
+        for t in (0..nb).filter(|&b| self.reach[b]) {
+            for &h in self.succ[t].iter().filter(|&&h| dom[t][h]) {
                 let pos = match bodies.iter().position(|(hh, _)| *hh == h) {
                     Some(p) => p,
                     None => {
@@ -600,42 +654,39 @@ impl Function {
                 while let Some(x) = work.pop() {
                     if !body[x] {
                         body[x] = true;
-                        work.extend(pred[x].iter().copied().filter(|&p| reach[p]));
+                        work.extend(self.pred[x].iter().copied().filter(|&p| self.reach[p]));
                     }
                 }
             }
         }
-        let headers: Vec<usize> = bodies.iter().map(|(h, _)| *h).collect();
-        let mut out: Vec<Loop> = bodies
-            .iter()
-            .filter(|(h, body)| !headers.iter().any(|&o| o != *h && body[o]))
-            .map(|(h, body)| {
-                let mut insns = Vec::new();
-                let (mut forks, mut exits) = (Vec::new(), Vec::new());
-                for b in (0..nb).filter(|&b| body[b]) {
-                    insns.extend(self.insns[starts[b]..block_end(b)].iter().cloned());
-                    let last = &self.insns[block_end(b) - 1];
-                    if last.is_cond_jump() {
-                        let inside = succ[b].iter().filter(|&&s| body[s]).count();
-                        // A jump that leaves the function is also a way out.
-                        let all_inside = inside == succ[b].len() && succ[b].len() == 2;
-                        if all_inside {
-                            forks.push(last.addr);
-                        } else {
-                            exits.push(last.addr);
-                        }
-                    }
+        bodies
+    }
+
+    /// The loop with header block `h` and blocks `body`: its instructions, and its
+    /// conditional jumps as forks (both ways inside) or exits.
+    fn to_loop(&self, insns: &[Insn], h: usize, body: &[bool]) -> Loop {
+        let mut out = Vec::new();
+        let (mut forks, mut exits) = (Vec::new(), Vec::new());
+        for b in (0..self.starts.len()).filter(|&b| body[b]) {
+            out.extend(insns[self.starts[b]..self.block_end(b)].iter().cloned());
+            let last = &insns[self.block_end(b) - 1];
+            if last.is_cond_jump() {
+                let succ = &self.succ[b];
+                let inside = succ.iter().filter(|&&s| body[s]).count();
+                // A jump that leaves the function is also a way out.
+                if inside == succ.len() && succ.len() == 2 {
+                    forks.push(last.addr);
+                } else {
+                    exits.push(last.addr);
                 }
-                Loop {
-                    header: self.insns[starts[*h]].addr,
-                    insns,
-                    forks,
-                    exits,
-                }
-            })
-            .collect();
-        out.sort_by_key(|l| l.header);
-        out
+            }
+        }
+        Loop {
+            header: insns[self.starts[h]].addr,
+            insns: out,
+            forks,
+            exits,
+        }
     }
 }
 

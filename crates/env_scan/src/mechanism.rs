@@ -5,7 +5,7 @@
 //! same environment gives the same address (randomisation really is off), the address moves
 //! in 16-byte steps, and at 4096 bytes it is exactly 4 KiB lower.
 
-use crate::child::Workload;
+use crate::child::{Report, Workload};
 use crate::launch::Launcher;
 use measure::data::{Block, Value, meta};
 use measure::fmt::{WIDTH, conclude, wrap_to, yes_no};
@@ -23,92 +23,138 @@ pub struct Mechanism {
     pub shift_at_4096: Option<i64>,
 }
 
-/// Runs the demonstration children, prints the table and the checks, and emits the
-/// `mechanism` block and its `#META` lines.
+/// One child of the demonstration, as checked: its PAD, the shifts allowed there (the PAD
+/// rounded down and up to 16 bytes), and, if it ran, where its stack array was, how far
+/// below PAD 0's, whether that is allowed, and its personality and pinning.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub pad: usize,
+    pub lo: usize,
+    pub hi: usize,
+    pub addr: Option<u64>,
+    pub shift: Option<i64>,
+    pub fits: bool,
+    pub aslr_off: bool,
+    pub pinned: bool,
+}
+
+/// The checks, computed from the children's reports alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checks {
+    pub rows: Vec<Row>,
+    /// Every child's personality has ADDR_NO_RANDOMIZE.
+    pub persona_off: bool,
+    /// PAD 0 first and last gave the same address (`None`: one of them failed).
+    pub repeat_same: Option<bool>,
+    /// Every child ran and moved by a multiple of 16 within its allowed range.
+    pub steps_hold: bool,
+    /// PAD 4096 moved exactly 4 KiB (`None`: that child failed).
+    pub exact_4k: Option<bool>,
+}
+
+impl Checks {
+    /// Randomisation was off, in every child and by the repeat.
+    pub fn aslr_verified(&self) -> bool {
+        self.persona_off && self.repeat_same == Some(true)
+    }
+}
+
+/// Runs the demonstration children, checks their addresses, prints the table and the
+/// checks, and emits the `mechanism` block and its `#META` lines.
 pub fn demonstrate(launcher: &Launcher) -> Mechanism {
-    let mut mech = Block::new(
-        ::env_scan::schema::mechanism::BLOCK,
-        ::env_scan::schema::mechanism::COLUMNS,
-    );
-    let mut mech_reports = Vec::new();
-    let mut mech_said: BTreeMap<String, usize> = BTreeMap::new();
+    let reports = run_children(launcher);
+    let c = check(&reports);
+    print(&c);
+    record(&c);
+    Mechanism {
+        aslr_verified: c.aslr_verified(),
+        shift_at_4096: c.rows.iter().find(|r| r.pad == 4096).and_then(|r| r.shift),
+    }
+}
+
+/// Each PAD's report (`None` where the child failed, with a line saying why), then one line
+/// for each thing the children said on stderr.
+fn run_children(launcher: &Launcher) -> Vec<(usize, Option<Report>)> {
+    let mut reports = Vec::new();
+    let mut said: BTreeMap<String, usize> = BTreeMap::new();
     for pad in PADS {
         match launcher.run(Workload::Fib, pad) {
             Ok(o) => {
                 for l in o.stderr {
-                    *mech_said.entry(l).or_default() += 1;
+                    *said.entry(l).or_default() += 1;
                 }
-                mech_reports.push((pad, Some(o.report)));
+                reports.push((pad, Some(o.report)));
             }
             Err(e) => {
                 println!(
                     "{}",
                     wrap_to(&format!("PAD {pad}: {e}"), "  ! ", "    ", WIDTH)
                 );
-                mech_reports.push((pad, None));
+                reports.push((pad, None));
             }
         }
     }
-    for (l, n) in &mech_said {
+    for (l, n) in &said {
         let said = format!("the children said on stderr ({n} of {}): {l}", PADS.len());
         println!("{}", wrap_to(&said, "  ! ", "    ", WIDTH));
     }
-    let base = mech_reports[0].1.as_ref().map(|r| r.stack_addr);
-    let mut steps_hold = base.is_some();
-    let mut exact_4k = None;
-    for (pad, r) in &mech_reports {
-        let lo = pad / 16 * 16;
-        let hi = pad.div_ceil(16) * 16;
-        let Some(r) = r else {
-            steps_hold = false;
-            mech.row(vec![
-                (*pad).into(),
-                Value::Missing,
-                Value::Missing,
-                lo.into(),
-                hi.into(),
-                Value::Missing,
-                Value::Missing,
-            ]);
-            continue;
-        };
-        let shift = base.map(|b| b as i64 - r.stack_addr as i64);
-        let fits = shift.is_some_and(|s| s % 16 == 0 && s >= lo as i64 && s <= hi as i64);
-        steps_hold &= fits;
-        if *pad == 4096 {
-            exact_4k = Some(shift == Some(4096));
-        }
+    reports
+}
+
+/// The checks of the reports, PAD 0 first and last.
+pub fn check(reports: &[(usize, Option<Report>)]) -> Checks {
+    let base = reports[0].1.as_ref().map(|r| r.stack_addr);
+    let rows: Vec<Row> = reports
+        .iter()
+        .map(|(pad, r)| {
+            let (lo, hi) = (pad / 16 * 16, pad.div_ceil(16) * 16);
+            let shift = r
+                .as_ref()
+                .and_then(|r| Some(base? as i64 - r.stack_addr as i64));
+            Row {
+                pad: *pad,
+                lo,
+                hi,
+                addr: r.as_ref().map(|r| r.stack_addr),
+                shift,
+                fits: shift.is_some_and(|s| s % 16 == 0 && s >= lo as i64 && s <= hi as i64),
+                aslr_off: r.as_ref().is_some_and(|r| r.aslr_off()),
+                pinned: r.as_ref().is_some_and(|r| r.pinned()),
+            }
+        })
+        .collect();
+    let repeat_same = match (&reports[0].1, &reports[reports.len() - 1].1) {
+        (Some(a), Some(b)) => Some(a.stack_addr == b.stack_addr),
+        _ => None,
+    };
+    let at_4k = rows.iter().find(|r| r.pad == 4096 && r.addr.is_some());
+    Checks {
+        persona_off: rows.iter().all(|r| r.aslr_off),
+        repeat_same,
+        steps_hold: base.is_some() && rows.iter().all(|r| r.addr.is_some() && r.fits),
+        exact_4k: at_4k.map(|r| r.shift == Some(4096)),
+        rows,
+    }
+}
+
+/// The table of addresses, the four checks, and what follows from them.
+fn print(c: &Checks) {
+    for r in &c.rows {
+        let Some(addr) = r.addr else { continue };
+        let (pad, lo, hi) = (r.pad, r.lo, r.hi);
         println!(
-            "  PAD {pad:>4}: stack array at {:#x}, {} than at PAD 0 (allowed: {lo}..{hi}){}",
-            r.stack_addr,
-            match shift {
+            "  PAD {pad:>4}: stack array at {addr:#x}, {} than at PAD 0 (allowed: {lo}..{hi}){}",
+            match r.shift {
                 Some(s) if s >= 0 => format!("{s:>5} bytes lower"),
                 Some(s) => format!("{:>5} bytes higher", -s),
                 None => "?".into(),
             },
-            if fits { "" } else { "  <- outside" }
+            if r.fits { "" } else { "  <- outside" }
         );
-        mech.row(vec![
-            (*pad).into(),
-            r.stack_addr.into(),
-            shift.map(|s| s as f64).into(),
-            lo.into(),
-            hi.into(),
-            r.aslr_off().into(),
-            r.pinned().into(),
-        ]);
     }
-    let repeat_same = match (&mech_reports[0].1, &mech_reports[mech_reports.len() - 1].1) {
-        (Some(a), Some(b)) => Some(a.stack_addr == b.stack_addr),
-        _ => None,
-    };
-    let persona_off = mech_reports
-        .iter()
-        .all(|(_, r)| r.as_ref().is_some_and(|r| r.aslr_off()));
-    let mech_aslr_verified = persona_off && repeat_same == Some(true);
     println!(
         "  the children's personality has ADDR_NO_RANDOMIZE: {}",
-        if persona_off {
+        if c.persona_off {
             "yes, in every child"
         } else {
             "NO (not in every child)"
@@ -116,7 +162,7 @@ pub fn demonstrate(launcher: &Launcher) -> Mechanism {
     );
     println!(
         "  PAD 0 twice gives the same address: {}",
-        match repeat_same {
+        match c.repeat_same {
             Some(true) => "yes: nothing but the environment moves the stack",
             Some(false) => "NO: the stack moved on its own, so address randomisation is on",
             None => "unknown (a child failed)",
@@ -124,47 +170,133 @@ pub fn demonstrate(launcher: &Launcher) -> Mechanism {
     );
     println!(
         "  moves in 16-byte steps as PAD grows : {}",
-        if steps_hold { "held" } else { "did not hold" }
+        if c.steps_hold { "held" } else { "did not hold" }
     );
     println!(
         "  exactly 4 KiB lower at PAD 4096     : {}",
-        match exact_4k {
+        match c.exact_4k {
             Some(true) => "held",
             Some(false) => "did not hold",
             None => "unknown (that child failed)",
         }
     );
-    if mech_aslr_verified && steps_hold {
+    if c.aslr_verified() && c.steps_hold {
         conclude(
             "So PAD sets the stack's position modulo 4 KiB, relative to code and globals that do \
              not move; 256 sizes of 16 bytes visit every position once.",
         );
-    } else if !mech_aslr_verified {
+    } else if !c.aslr_verified() {
         conclude(
             "With randomisation on, PAD does not decide where the stack lands: the scan below \
              cannot test placement by environment size.",
         );
     }
+}
+
+/// The `mechanism` block and its `#META` lines.
+fn record(c: &Checks) {
+    let mut mech = Block::new(
+        ::env_scan::schema::mechanism::BLOCK,
+        ::env_scan::schema::mechanism::COLUMNS,
+    );
+    for r in &c.rows {
+        let ran = r.addr.is_some();
+        let when = |v: bool| if ran { Value::from(v) } else { Value::Missing };
+        mech.row(vec![
+            r.pad.into(),
+            r.addr.map_or(Value::Missing, Value::from),
+            r.shift.map(|s| s as f64).into(),
+            r.lo.into(),
+            r.hi.into(),
+            when(r.aslr_off),
+            when(r.pinned),
+        ]);
+    }
     mech.print();
-    meta("aslr_off_verified", yes_no(mech_aslr_verified));
+    meta("aslr_off_verified", yes_no(c.aslr_verified()));
     meta(
         "stack_16_byte_steps",
-        if steps_hold { "held" } else { "did_not_hold" },
+        if c.steps_hold { "held" } else { "did_not_hold" },
     );
     meta(
         "stack_4k_at_pad_4096",
-        match exact_4k {
+        match c.exact_4k {
             Some(true) => "held",
             Some(false) => "did_not_hold",
             None => "unknown",
         },
     );
+}
 
-    Mechanism {
-        aslr_verified: mech_aslr_verified,
-        shift_at_4096: mech_reports
-            .iter()
-            .find(|(p, _)| *p == 4096)
-            .and_then(|(_, r)| Some(base? as i64 - r.as_ref()?.stack_addr as i64)),
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A child that ran, its stack array `below` bytes under PAD 0's.
+    fn ran(pad: usize, below: u64, aslr_off: bool) -> (usize, Option<Report>) {
+        let r = Report {
+            workload: Workload::Fib,
+            pad_seen: pad,
+            env_vars: 1,
+            persona: Some(if aslr_off { 0x40000 } else { 0 }),
+            core_requested: Some(1),
+            affinity_count: Some(1),
+            affinity_has_core: true,
+            cpu_before: Some(1),
+            cpu_after: Some(1),
+            stack_addr: 0x7fff_ffff_e000 - below,
+            global_addr: 0x5555_5555_a000,
+            median_ns: 1.0,
+            min_ns: 1.0,
+            max_ns: 1.0,
+            reps: 1,
+            sink: 0,
+            rounds: 1,
+            disturbed: 0,
+            lost_ns: 0,
+            wall_ns: 1,
+            life_ns: 1,
+            life_waited_ns: None,
+        };
+        (pad, Some(r))
+    }
+
+    /// The stack as Linux places it: down by PAD rounded up to 16 bytes.
+    fn as_linux() -> Vec<(usize, Option<Report>)> {
+        PADS.iter()
+            .map(|&p| ran(p, p.div_ceil(16) as u64 * 16, true))
+            .collect()
+    }
+
+    #[test]
+    fn the_stack_moving_in_16_byte_steps_holds_every_check() {
+        let c = check(&as_linux());
+        assert!(c.aslr_verified() && c.steps_hold);
+        assert_eq!(c.exact_4k, Some(true));
+        assert_eq!(c.rows[2].shift, Some(16));
+        assert!(c.rows.iter().all(|r| r.fits));
+    }
+
+    #[test]
+    fn a_stray_address_a_failed_child_and_randomisation_are_each_caught() {
+        let mut stray = as_linux();
+        stray[3] = ran(16, 24, true);
+        let c = check(&stray);
+        assert!(!c.steps_hold && !c.rows[3].fits && c.aslr_verified());
+
+        let mut failed = as_linux();
+        failed[6] = (4096, None);
+        let c = check(&failed);
+        assert!(!c.steps_hold);
+        assert_eq!(c.exact_4k, None);
+        assert_eq!(c.rows[6].shift, None);
+
+        let mut moved = as_linux();
+        moved[7] = ran(0, 4096 * 3, true);
+        assert_eq!(check(&moved).repeat_same, Some(false));
+        let mut random = as_linux();
+        random[1] = ran(1, 16, false);
+        let c = check(&random);
+        assert!(!c.persona_off && !c.aslr_verified());
     }
 }

@@ -73,6 +73,44 @@ fn main() {
     let (batches, per_batch) = if quick { (21, 5_000) } else { (101, 10_000) };
     let window = Window::open(core);
     let probe = clock::probe(batches, per_batch);
+    let claims = claimed(&probe);
+    // Table 105.1: which clocks go backwards (measured) and which jump when set (documented).
+    clocks_table(if quick { 20_000 } else { 100_000 });
+
+    // == 3. Cost: what one reading takes, and the smallest step two readings show.
+    exp.section("3. the cost of reading the clock (median of batches, min..max)");
+    let cost = reading_cost(&probe, &claims, window.close());
+    print_cost(&cost, per_batch, 2 * batches);
+    how_to_read(&cost_verdict(&cost));
+    method_by_scale(cost.gettime.median);
+    record_cost(&mut exp, &cost);
+
+    // == Beyond the appendix: the core clock, so later figures can show cycles.
+    exp.section("core clock estimate (beyond the appendix)");
+    let window = Window::open(core);
+    let mut cc = exp.core_clock();
+    cc.tally = cc.tally.with_load(window.close());
+    how_to_read(&core_clock_verdict(&cc, cost.gettime.median));
+    exp.disturbance("core_clock", &cc.tally);
+    exp.key_figure("core_clock", cc.ghz, "GHz");
+
+    // == 4. Trap one: the optimiser removes what you meant to measure.
+    exp.section("4. trap one: the optimiser removes what you meant to measure");
+    trap_one(&mut exp, cost.floor(), if quick { 11 } else { 21 }, core);
+
+    // == 5. Trap two: the first round is slow.
+    exp.section("5. trap two: the first round is slow (first touch of fresh memory)");
+    trap_two(&mut exp, if quick { 3 } else { 7 }, core);
+
+    // == 6. Trap three: one interruption drags the mean.
+    exp.section("6. trap three: one interruption drags the mean");
+    trap_three(&mut exp, if quick { 51 } else { 201 });
+
+    exp.finish();
+}
+
+/// Section 2: what each clock claims, printed and recorded; the claims that were given.
+fn claimed(probe: &clock::ClockReport) -> Vec<u64> {
     let mut res = Block::new(
         ::clock_probe::schema::clock_resolution::BLOCK,
         ::clock_probe::schema::clock_resolution::COLUMNS,
@@ -93,8 +131,12 @@ fn main() {
         ),
         None => "no clock told its resolution; section 3 measures what a reading costs.".into(),
     }]);
-    // Table 105.1: which clocks go backwards (measured) and which jump when set (documented).
-    let clocks = clocks::measure(if quick { 20_000 } else { 100_000 });
+    claims
+}
+
+/// Table 105.1: the clocks of C and POSIX, each read `reads` times back to back.
+fn clocks_table(reads: usize) {
+    let clocks = clocks::measure(reads);
     println!();
     measure::fmt::say(
         "the clocks met in C and POSIX (Table 105.1): each read back to back; \"went back\" \
@@ -105,10 +147,10 @@ fn main() {
         println!("{row}");
     }
     how_to_read(&clocks::verdict(&clocks));
+}
 
-    // == 3. Cost: what one reading takes, and the smallest step two readings show.
-    exp.section("3. the cost of reading the clock (median of batches, min..max)");
-    let cost = reading_cost(&probe, &claims, window.close());
+/// Section 3's numbers: each way's cost, the smallest step, and how they were taken.
+fn print_cost(cost: &Cost, per_batch: usize, extra: usize) {
     let (g, i) = (&cost.gettime, &cost.instant);
     println!(
         "  clock_gettime(MONOTONIC) : {:6.1} ns  ({:.1} .. {:.1})",
@@ -124,27 +166,33 @@ fn main() {
     );
     measure::fmt::say(
         &format!(
-            "({} batches of {per_batch} readings of each kind, interleaved; up to {} extra \
+            "({} batches of {per_batch} readings of each kind, interleaved; up to {extra} extra \
              batches when batches are disturbed)",
             cost.tallies[0].rounds,
-            2 * batches
         ),
         "  ",
     );
-    how_to_read(&cost_verdict(&cost));
+}
+
+/// Table 105.3: the method by the size of what is timed, with this clock's cost.
+fn method_by_scale(read_ns: f64) {
     println!();
     measure::fmt::say(
         &format!(
             "what to measure how (Table 105.3): the method depends on the size; with this \
-             machine's clock ({:.1} ns a reading), the repeats a timed batch needs so that the \
-             reading is under 1% of it:",
-            g.median
+             machine's clock ({read_ns:.1} ns a reading), the repeats a timed batch needs so that \
+             the reading is under 1% of it:"
         ),
         "  ",
     );
-    for row in clocks::method_by_scale(g.median) {
+    for row in clocks::method_by_scale(read_ns) {
         println!("{row}");
     }
+}
+
+/// Section 3's block, evidence and key figures.
+fn record_cost(exp: &mut Experiment, cost: &Cost) {
+    let (g, i) = (&cost.gettime, &cost.instant);
     summary_block(
         ::clock_probe::schema::clock_cost::BLOCK,
         ::clock_probe::schema::clock_cost::COLUMNS,
@@ -158,30 +206,6 @@ fn main() {
     meta("clock_min_step_ns", cost.min_step_ns);
     exp.key_figure(key::CLOCK_READ, g.median, "ns");
     exp.key_figure("clock_step", cost.min_step_ns, "ns");
-
-    // == Beyond the appendix: the core clock, so later figures can show cycles.
-    exp.section("core clock estimate (beyond the appendix)");
-    let window = Window::open(core);
-    let mut cc = exp.core_clock();
-    cc.tally = cc.tally.with_load(window.close());
-    how_to_read(&core_clock_verdict(&cc, g.median));
-    exp.disturbance("core_clock", &cc.tally);
-    exp.key_figure("core_clock", cc.ghz, "GHz");
-
-    // == 4. Trap one: the optimiser removes what you meant to measure.
-    exp.section("4. trap one: the optimiser removes what you meant to measure");
-    let floor = cost.floor();
-    trap_one(&mut exp, floor, if quick { 11 } else { 21 }, core);
-
-    // == 5. Trap two: the first round is slow.
-    exp.section("5. trap two: the first round is slow (first touch of fresh memory)");
-    trap_two(&mut exp, if quick { 3 } else { 7 }, core);
-
-    // == 6. Trap three: one interruption drags the mean.
-    exp.section("6. trap three: one interruption drags the mean");
-    trap_three(&mut exp, if quick { 51 } else { 201 });
-
-    exp.finish();
 }
 
 /// What section 1 says about the machine's numbers: their sources, and whether they agree.

@@ -1,6 +1,7 @@
 //! Runs the built experiment with `--quick` and reads what it prints: every block, the report
 //! as a terminal shows it, bad input, and (with `--array-mib`) the appendix's failed first try.
 
+use measure::data::DataFile;
 use std::sync::{Mutex, MutexGuard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_fp_cost");
@@ -26,7 +27,20 @@ fn a_quick_run_prints_every_block() {
         let _g = one_at_a_time();
         measure::testing::run_and_parse(BIN, &["--quick"])
     };
+    denormals_and_rounds(&f);
+    widths(&f);
+    per_element(&f);
+    ops(&f);
+    assert!(f.meta("clock_ghz_estimate").is_some());
+    assert!(f.meta("cpu_family").is_some());
+    assert!(
+        f.meta("big_array_verdict").is_none(),
+        "section 4 is for full runs"
+    );
+}
 
+/// Section 1's rows, and the rounds every timed row carries.
+fn denormals_and_rounds(f: &DataFile) {
     let d = f.block("denormal").unwrap();
     assert_eq!(
         d.texts("values").unwrap(),
@@ -55,7 +69,10 @@ fn a_quick_run_prints_every_block() {
     for r in ["denormal", "width", "per_element", "ops"] {
         assert!(results.iter().any(|x| x == r), "{results:?}");
     }
+}
 
+/// Section 2: the six variants, their shapes, and four accumulators beating one.
+fn widths(f: &DataFile) {
     let w = f.block("width").unwrap();
     assert_eq!(
         w.texts("variant").unwrap(),
@@ -76,7 +93,10 @@ fn a_quick_run_prints_every_block() {
     if !measure::testing::emulated("four accumulators against one") {
         assert!(ns[0].unwrap() < ns[2].unwrap() && ns[1].unwrap() < ns[3].unwrap());
     }
+}
 
+/// Section 3a and 3c: the appendix's per-element table and the placement scan.
+fn per_element(f: &DataFile) {
     // The appendix's per-element table, in its order, multiply = 1.0x; in quick mode only L1.
     let pe = f.block("per_element").unwrap();
     assert_eq!(
@@ -113,7 +133,11 @@ fn a_quick_run_prints_every_block() {
         // 3a's multiply is the one whose block starts a line (placement 0).
         assert_eq!(pl.nums("median_ns").unwrap()[0], pe_ns[0]);
     }
+}
 
+/// Section 3b: latency and throughput of each operation.
+fn ops(f: &DataFile) {
+    let on_machine = !measure::testing::emulated("the operations' relative costs");
     let ops = f.block("ops").unwrap();
     assert_eq!(
         ops.texts("op").unwrap(),
@@ -137,12 +161,6 @@ fn a_quick_run_prints_every_block() {
         assert!(chain[4].unwrap() > chain[0].unwrap());
         assert!(tput[4].unwrap() > tput[0].unwrap());
     }
-    assert!(f.meta("clock_ghz_estimate").is_some());
-    assert!(f.meta("cpu_family").is_some());
-    assert!(
-        f.meta("big_array_verdict").is_none(),
-        "section 4 is for full runs"
-    );
 }
 
 #[test]

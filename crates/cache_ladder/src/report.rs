@@ -310,43 +310,12 @@ pub fn boundaries(
     top_within: f64,
     kb: &mut Block,
 ) -> Boundaries {
-    let pts: Vec<Point> = rows
-        .iter()
-        .filter_map(|r| {
-            let k = series.pick(r)?;
-            Some(Point {
-                kib: r.bytes as u64 / 1024,
-                ns: k.ns.median,
-                stable: k.stable(),
-                spread: k.pass_spread.max(k.round_spread),
-            })
-        })
-        .collect();
+    let pts = points(series, rows);
     println!("  {}:", series.label());
     let top = knees::top_level_from(&pts, top_within);
     // The level the top is read against: the largest stable size, not the largest measured.
     let top_of = pts.iter().rev().find(|p| p.stable).map(|p| p.kib);
-    match (top, top_of) {
-        (Some(k), Some(of)) => println!(
-            "{}",
-            wrap_to(
-                &format!(
-                    "from {} on, stable sizes read within {top_within}x of the largest stable \
-                     one ({})",
-                    bytes(k * 1024),
-                    bytes(of * 1024)
-                ),
-                "    top     : ",
-                "              ",
-                WIDTH
-            )
-        ),
-        _ => println!(
-            "    top     : none (the curve never rises to {}x its first stable point, or too \
-             few stable points)",
-            knees::TOP_RISE
-        ),
-    }
+    print_top(top, top_of, top_within);
     meta(
         &format!("{}_top_level_from_kib", series.name()),
         top.map_or("unknown".into(), |k| k.to_string()),
@@ -368,66 +337,14 @@ pub fn boundaries(
                 to_kib,
                 ratio,
             } => {
-                let near = knees::nearest_reported(from_kib, to_kib, reported);
-                let verdict = match near {
-                    Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
-                    Some((n, b, false)) => {
-                        format!("nearest is {n} {}, over a doubling away", bytes(b))
-                    }
-                    None => "no reported size to compare with".into(),
-                };
-                let span = format!(
-                    "{ratio:.2}x from {} to {}",
-                    bytes(from_kib * 1024),
-                    bytes(to_kib * 1024)
-                );
-                let text = format!("{span}: a level ends between them; {verdict}");
-                knees_text.push(match near {
-                    Some((n, b, true)) => format!("{span}, agrees with {n} {}", bytes(b)),
-                    _ => span,
-                });
-                println!(
-                    "{}",
-                    wrap_to(&text, "    knee    : ", "              ", WIDTH)
-                );
+                knees_text.push(knee(series, (from_kib, to_kib, ratio), reported, kb));
                 last_knee = Some(from_kib);
-                kb.row(vec![
-                    series.name().into(),
-                    "knee".into(),
-                    from_kib.into(),
-                    to_kib.into(),
-                    ratio.into(),
-                    Value::Missing,
-                    near.map(|(n, _, _)| n).into(),
-                    near.map(|(_, _, a)| a).into(),
-                ]);
             }
             Finding::Unstable {
                 from_kib,
                 to_kib,
                 spread,
-            } => {
-                let stretch = if from_kib == to_kib {
-                    bytes(from_kib * 1024)
-                } else {
-                    format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
-                };
-                println!(
-                    "    unstable: {stretch} (spread up to {:.0}%): no boundary is claimed there",
-                    spread * 100.0
-                );
-                unstable_text.push(stretch);
-                kb.row(vec![
-                    series.name().into(),
-                    "unstable".into(),
-                    from_kib.into(),
-                    to_kib.into(),
-                    Value::Missing,
-                    spread.into(),
-                    Value::Missing,
-                    Value::Missing,
-                ]);
-            }
+            } => unstable_text.push(unstable(series, (from_kib, to_kib, spread), kb)),
         }
     }
     let or_none = |v: Vec<String>| {
@@ -450,6 +367,108 @@ pub fn boundaries(
         stable: pts.iter().filter(|p| p.stable).count(),
         points: pts.len(),
     }
+}
+
+/// The points of one series: size, median, whether stable, and the larger of its spreads.
+fn points(series: Series, rows: &[Row]) -> Vec<Point> {
+    rows.iter()
+        .filter_map(|r| {
+            let k = series.pick(r)?;
+            Some(Point {
+                kib: r.bytes as u64 / 1024,
+                ns: k.ns.median,
+                stable: k.stable(),
+                spread: k.pass_spread.max(k.round_spread),
+            })
+        })
+        .collect()
+}
+
+/// The "top" line: from which size on the stable points read near the largest stable one.
+fn print_top(top: Option<u64>, top_of: Option<u64>, top_within: f64) {
+    match (top, top_of) {
+        (Some(k), Some(of)) => println!(
+            "{}",
+            wrap_to(
+                &format!(
+                    "from {} on, stable sizes read within {top_within}x of the largest stable \
+                     one ({})",
+                    bytes(k * 1024),
+                    bytes(of * 1024)
+                ),
+                "    top     : ",
+                "              ",
+                WIDTH
+            )
+        ),
+        _ => println!(
+            "    top     : none (the curve never rises to {}x its first stable point, or too \
+             few stable points)",
+            knees::TOP_RISE
+        ),
+    }
+}
+
+/// One knee, `(from KiB, to KiB, ratio)`: printed beside the nearest reported size and added
+/// to the block; returns it in words for the summary.
+fn knee(series: Series, k: (u64, u64, f64), reported: &[(String, u64)], kb: &mut Block) -> String {
+    let (from_kib, to_kib, ratio) = k;
+    let near = knees::nearest_reported(from_kib, to_kib, reported);
+    let verdict = match near {
+        Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
+        Some((n, b, false)) => format!("nearest is {n} {}, over a doubling away", bytes(b)),
+        None => "no reported size to compare with".into(),
+    };
+    let span = format!(
+        "{ratio:.2}x from {} to {}",
+        bytes(from_kib * 1024),
+        bytes(to_kib * 1024)
+    );
+    let text = format!("{span}: a level ends between them; {verdict}");
+    println!(
+        "{}",
+        wrap_to(&text, "    knee    : ", "              ", WIDTH)
+    );
+    kb.row(vec![
+        series.name().into(),
+        "knee".into(),
+        from_kib.into(),
+        to_kib.into(),
+        ratio.into(),
+        Value::Missing,
+        near.map(|(n, _, _)| n).into(),
+        near.map(|(_, _, a)| a).into(),
+    ]);
+    match near {
+        Some((n, b, true)) => format!("{span}, agrees with {n} {}", bytes(b)),
+        _ => span,
+    }
+}
+
+/// One unstable stretch, `(from KiB, to KiB, spread)`: printed and added to the block;
+/// returns the stretch in words.
+fn unstable(series: Series, u: (u64, u64, f64), kb: &mut Block) -> String {
+    let (from_kib, to_kib, spread) = u;
+    let stretch = if from_kib == to_kib {
+        bytes(from_kib * 1024)
+    } else {
+        format!("{} .. {}", bytes(from_kib * 1024), bytes(to_kib * 1024))
+    };
+    println!(
+        "    unstable: {stretch} (spread up to {:.0}%): no boundary is claimed there",
+        spread * 100.0
+    );
+    kb.row(vec![
+        series.name().into(),
+        "unstable".into(),
+        from_kib.into(),
+        to_kib.into(),
+        Value::Missing,
+        spread.into(),
+        Value::Missing,
+        Value::Missing,
+    ]);
+    stretch
 }
 
 /// Section 6's table: per level and chain count, the time per step and per load, the loads

@@ -5,19 +5,22 @@ use crate::error::{Result, bad};
 use measure::data::{Block, DataFile};
 use std::path::PathBuf;
 
-/// Every experiment, in the order run-all runs them (the clock first): the names of the one
-/// registry of experiments, [`crate::figures::DRAWERS`] (name, figure drawer, the files it
-/// draws), so that an experiment is added in one place. Key figures need no reader of their
-/// own: [`measure::key::read`] reads every experiment's.
-pub const EXPERIMENTS: [&str; crate::figures::DRAWERS.len()] = {
-    let mut names = [""; crate::figures::DRAWERS.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = crate::figures::DRAWERS[i].0;
-        i += 1;
-    }
-    names
-};
+/// Every experiment, in the order run-all runs them (the clock first). The figure drawers'
+/// registry, `figures::DRAWERS`, names the same experiments in the same order (checked when
+/// xtask is built), so that nothing here depends on the layers above. Key figures need no
+/// reader of their own: [`measure::key::read`] reads every experiment's.
+pub const EXPERIMENTS: [&str; 10] = [
+    "clock_probe",
+    "cache_ladder",
+    "stride",
+    "tlb_walk",
+    "branch",
+    "fp_cost",
+    "false_sharing",
+    "sink_bench",
+    "env_scan",
+    "bandwidth",
+];
 
 /// The blocks of a saved output with the names their CSV files and `compare.csv` give them:
 /// a named block by its name, the bare ones (the appendix's) as `block1`, `block2`, ...
@@ -44,10 +47,10 @@ pub fn root() -> PathBuf {
     here.parent().map(PathBuf::from).unwrap_or(here)
 }
 
-/// The results folder's name: `--label` as given, or [`crate::run_all::default_label`] of
-/// this machine; bad input unless it is a safe label ([`valid_label`]).
+/// The results folder's name: `--label` as given, or [`default_label`] of this machine; bad
+/// input unless it is a safe label ([`valid_label`]).
 pub fn label(given: Option<&str>, facts: &measure::facts::MachineFacts) -> Result<String> {
-    let label = given.map_or_else(|| crate::run_all::default_label(facts), str::to_string);
+    let label = given.map_or_else(|| default_label(facts), str::to_string);
     if valid_label(&label) {
         Ok(label)
     } else {
@@ -172,9 +175,79 @@ fn commit_in(dir: &std::path::Path) -> Option<String> {
     Some(if dirty { format!("{head}+dirty") } else { head })
 }
 
+/// A label from the CPU model and core count: "amd-epyc-zen4-2c".
+pub fn default_label(f: &measure::facts::MachineFacts) -> String {
+    let model = f.cpu_model.clone().unwrap_or_else(|| f.arch.to_string());
+    let mut slug = String::new();
+    for w in model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let w = w.to_ascii_lowercase();
+        if matches!(
+            w.as_str(),
+            "processor" | "cpu" | "with" | "radeon" | "graphics" | "r" | "tm" | "core"
+        ) || w.ends_with("ghz")
+        {
+            continue;
+        }
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(&w);
+        if slug.len() > 30 {
+            break;
+        }
+    }
+    // A model string without a number ("AMD EPYC" on a VM) names no machine: add the
+    // microarchitecture CPUID gives ("Zen 4" -> zen4), so two kinds of VM get two folders.
+    // A name that is a choice or a family ("Zen 3 or Zen 4", "Zen / Zen 2") names none.
+    if !slug.chars().any(|c| c.is_ascii_digit())
+        && let Some(fam) = &f.cpu_family
+        && let (Some(a), Some(b)) = (fam.find('('), fam.rfind(')'))
+        && a < b
+        && !fam[a + 1..b].contains('/')
+        && !fam[a + 1..b].split_whitespace().any(|w| w == "or")
+    {
+        let u: String = fam[a + 1..b]
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !u.is_empty() {
+            slug.push('-');
+            slug.push_str(&u);
+        }
+    }
+    format!("{slug}-{}c", f.logical_cores.unwrap_or(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_labels() {
+        let mut f = measure::facts::MachineFacts::read();
+        f.cpu_model = Some("AMD EPYC 9R14 96-Core Processor".into());
+        f.logical_cores = Some(2);
+        assert_eq!(default_label(&f), "amd-epyc-9r14-96-2c");
+        f.cpu_model = Some("AMD EPYC".into());
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-zen4-2c");
+        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x99 (Zen 3 or Zen 4)".into());
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = Some("AuthenticAMD family 0x17 model 0x31 (Zen / Zen 2)".into());
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+        f.cpu_family = Some("GenuineIntel family 0x6 model 0xba (Raptor Lake)".into());
+        assert_eq!(
+            default_label(&f),
+            "amd-epyc-raptorlake-2c",
+            "'or' inside a word is no choice"
+        );
+        f.cpu_family = None;
+        assert_eq!(default_label(&f), "amd-epyc-2c");
+    }
 
     #[test]
     fn a_zombie_is_not_running() {

@@ -228,8 +228,8 @@ pub fn draw_twice(draw: Drawer, saved: &Saved, files: &[&str]) -> Vec<Figure> {
 
 /// The registry of experiments, in the order run-all runs them: each one's name, its figure
 /// drawer, and every file the drawer may write (a drawer that no longer draws one of them,
-/// because the run could not measure it, has that old file removed).
-/// [`crate::project::EXPERIMENTS`] is read from here.
+/// because the run could not measure it, has that old file removed). It names the
+/// experiments of [`crate::project::EXPERIMENTS`], in their order (checked below).
 pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
     (
         "clock_probe",
@@ -293,6 +293,24 @@ pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
     ),
     ("bandwidth", bandwidth::draw, &["bandwidth-working-set.svg"]),
 ];
+
+/// The drawers' registry and the project's list name the same experiments in the same order:
+/// checked when xtask is built.
+const _: () = {
+    let names = crate::project::EXPERIMENTS;
+    assert!(DRAWERS.len() == names.len(), "a drawer per experiment");
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (DRAWERS[i].0.as_bytes(), names[i].as_bytes());
+        assert!(a.len() == b.len(), "DRAWERS and EXPERIMENTS differ");
+        let mut k = 0;
+        while k < a.len() {
+            assert!(a[k] == b[k], "DRAWERS and EXPERIMENTS differ");
+            k += 1;
+        }
+        i += 1;
+    }
+};
 
 /// A drawer that could not draw.
 #[derive(Debug, Clone)]

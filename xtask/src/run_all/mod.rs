@@ -196,53 +196,6 @@ impl RunRecord {
     }
 }
 
-/// A label from the CPU model and core count: "amd-epyc-zen4-2c".
-pub fn default_label(f: &MachineFacts) -> String {
-    let model = f.cpu_model.clone().unwrap_or_else(|| f.arch.to_string());
-    let mut slug = String::new();
-    for w in model
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        let w = w.to_ascii_lowercase();
-        if matches!(
-            w.as_str(),
-            "processor" | "cpu" | "with" | "radeon" | "graphics" | "r" | "tm" | "core"
-        ) || w.ends_with("ghz")
-        {
-            continue;
-        }
-        if !slug.is_empty() {
-            slug.push('-');
-        }
-        slug.push_str(&w);
-        if slug.len() > 30 {
-            break;
-        }
-    }
-    // A model string without a number ("AMD EPYC" on a VM) names no machine: add the
-    // microarchitecture CPUID gives ("Zen 4" -> zen4), so two kinds of VM get two folders.
-    // A name that is a choice or a family ("Zen 3 or Zen 4", "Zen / Zen 2") names none.
-    if !slug.chars().any(|c| c.is_ascii_digit())
-        && let Some(fam) = &f.cpu_family
-        && let (Some(a), Some(b)) = (fam.find('('), fam.rfind(')'))
-        && a < b
-        && !fam[a + 1..b].contains('/')
-        && !fam[a + 1..b].split_whitespace().any(|w| w == "or")
-    {
-        let u: String = fam[a + 1..b]
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect::<String>()
-            .to_ascii_lowercase();
-        if !u.is_empty() {
-            slug.push('-');
-            slug.push_str(&u);
-        }
-    }
-    format!("{slug}-{}c", f.logical_cores.unwrap_or(0))
-}
-
 /// Builds every experiment binary once (optimised by the workspace profile) and returns the
 /// folder holding them. The test seam `MM_XTASK_BINS=DIR` skips the build and runs the
 /// programs in DIR instead (the robustness tests use stand-ins that fail on purpose).
@@ -306,33 +259,5 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
         started_utc,
         commit,
         wall_s: started.elapsed().as_secs_f64(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels() {
-        let mut f = MachineFacts::read();
-        f.cpu_model = Some("AMD EPYC 9R14 96-Core Processor".into());
-        f.logical_cores = Some(2);
-        assert_eq!(default_label(&f), "amd-epyc-9r14-96-2c");
-        f.cpu_model = Some("AMD EPYC".into());
-        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x11 (Zen 4)".into());
-        assert_eq!(default_label(&f), "amd-epyc-zen4-2c");
-        f.cpu_family = Some("AuthenticAMD family 0x19 model 0x99 (Zen 3 or Zen 4)".into());
-        assert_eq!(default_label(&f), "amd-epyc-2c");
-        f.cpu_family = Some("AuthenticAMD family 0x17 model 0x31 (Zen / Zen 2)".into());
-        assert_eq!(default_label(&f), "amd-epyc-2c");
-        f.cpu_family = Some("GenuineIntel family 0x6 model 0xba (Raptor Lake)".into());
-        assert_eq!(
-            default_label(&f),
-            "amd-epyc-raptorlake-2c",
-            "'or' inside a word is no choice"
-        );
-        f.cpu_family = None;
-        assert_eq!(default_label(&f), "amd-epyc-2c");
     }
 }

@@ -255,9 +255,12 @@ fn ladder_section(
     );
     let mut probe = Probe::new();
     let window = Window::open(core);
-    let scan = scan::run(sizes, &TWO_PASSES, |&b, _| {
-        ladder::measure(mem, b, &plan, &mut probe)
-    });
+    let scan = scan::run_named(
+        sizes,
+        &TWO_PASSES,
+        |&b| bytes(b as u64),
+        |&b, _| ladder::measure(mem, b, &plan, &mut probe),
+    );
     let load = window.close();
     let after = mem.backing_after();
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();

@@ -207,6 +207,7 @@ impl Experiment {
     /// withholds its verdicts).
     pub fn section(&self, title: &str) {
         crate::emulation::new_section();
+        crate::recap::section(title);
         println!("\n== {title} ==");
     }
 
@@ -228,6 +229,7 @@ impl Experiment {
     /// and the wall time, and then writes the data part (whole, or as one line on a terminal).
     pub fn finish(self) {
         println!();
+        self.print_recap();
         if !self.key_figures.rows.is_empty() {
             self.key_figures.print();
         }
@@ -264,6 +266,22 @@ impl Experiment {
 }
 
 impl Experiment {
+    /// Prints the recap ([`crate::recap`]): the key figures and each section's first reading,
+    /// marked as their rounds demand; nothing when there is neither.
+    fn print_recap(&self) {
+        let figures = crate::recap::figures(self.name, &self.key_figures, &self.disturbance);
+        let readings = crate::recap::readings();
+        if figures.is_empty() && readings.is_empty() {
+            return;
+        }
+        let emulated = crate::emulation::emulated();
+        println!("{}", crate::recap::HEADING);
+        for l in crate::recap::lines(&figures, &readings, emulated) {
+            println!("{l}");
+        }
+        println!();
+    }
+
     /// Prints one line on the disturbance behind the results, records `#META
     /// provisional_results`, and writes the `disturbance` block (when any result recorded one).
     fn report_disturbance(&self) {

@@ -117,12 +117,10 @@ impl Evidence {
     /// The results of `block` (its own row, or its parts `block/...`) together; `None` when it
     /// recorded none.
     pub fn block(&self, block: &str) -> Option<Mark> {
-        let mut rows = self.results.iter().filter(|r| {
-            r.result == block
-                || r.result
-                    .strip_prefix(block)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        });
+        let mut rows = self
+            .results
+            .iter()
+            .filter(|r| measure::key::of_block(&r.result, block));
         let first = rows.next()?;
         Some(rows.fold(first.mark, |m, r| m.or(r.mark)))
     }
@@ -153,105 +151,12 @@ pub fn describe(f: &DataFile) -> String {
     s
 }
 
-/// The block each key figure is computed from, where it is known. A key figure not listed
-/// (or whose block recorded no evidence) takes the mark of its whole experiment.
-const KEY_SOURCES: &[(&str, &[&str], &str)] = {
-    use ::branch::schema as branch;
-    use ::cache_ladder::schema as cache_ladder;
-    use ::clock_probe::schema as clock_probe;
-    use ::fp_cost::schema as fp_cost;
-    use ::stride::schema as stride;
-    use ::tlb_walk::schema as tlb_walk;
-    &[
-        (
-            clock_probe::EXPERIMENT,
-            &[clock_probe::key::CLOCK_READ],
-            "clock_cost",
-        ),
-        (
-            cache_ladder::EXPERIMENT,
-            &[
-                cache_ladder::key::FIRST_INDEX_NS,
-                cache_ladder::key::LARGEST_INDEX_NS,
-                cache_ladder::key::LADDER_FACTOR,
-                cache_ladder::key::LARGEST_SEQ_NS,
-            ],
-            "latency",
-        ),
-        (
-            stride::EXPERIMENT,
-            &[stride::key::AOS_OVER_SOA, stride::key::AOS_X],
-            "layout",
-        ),
-        (
-            stride::EXPERIMENT,
-            &[
-                stride::key::STRIDE_1,
-                stride::key::STRIDE_LINE,
-                stride::key::LINE_OVER_STRIDE_1,
-            ],
-            "stride",
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            &[
-                tlb_walk::key::FIRST_PAGES_LINE_NS,
-                tlb_walk::key::FIRST_PAGES_OFFSET0_NS,
-                tlb_walk::key::MOST_PAGES_OFFSET0_NS,
-                tlb_walk::key::PAGES_FACTOR_OFFSET0,
-            ],
-            "pages",
-        ),
-        (
-            tlb_walk::EXPERIMENT,
-            &[
-                tlb_walk::key::FIRST_TOUCH_NS,
-                tlb_walk::key::FIRST_TOUCH_FACTOR,
-                tlb_walk::key::TOUCH_AGAIN_NS,
-            ],
-            "first_touch",
-        ),
-        (
-            branch::EXPERIMENT,
-            &[branch::key::REAL_BRANCH_RANDOM_OVER_SORTED],
-            "variants",
-        ),
-        (branch::EXPERIMENT, &[branch::key::MISPREDICT], "mispredict"),
-        (
-            fp_cost::EXPERIMENT,
-            &[fp_cost::key::DENORMAL_OVER_NORMAL],
-            "denormal",
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            &[
-                fp_cost::key::PER_ELEMENT_DIV_OVER_MUL,
-                fp_cost::key::PER_ELEMENT_SIN_OVER_MUL,
-            ],
-            "per_element",
-        ),
-        (
-            fp_cost::EXPERIMENT,
-            &[fp_cost::key::DIV_OVER_MUL_THROUGHPUT],
-            "ops",
-        ),
-    ]
-};
-
-/// The block key figure `name` of `experiment` comes from, where known.
-pub fn key_source(experiment: &str, name: &str) -> Option<&'static str> {
-    KEY_SOURCES
-        .iter()
-        .find(|(e, keys, _)| *e == experiment && keys.contains(&name))
-        .map(|(_, _, b)| *b)
-}
-
 /// The mark of key figure `name` of `experiment` in its saved run `f`: its block's, where the
 /// block is known and recorded evidence; else its whole experiment's. `None`: not recorded.
 pub fn key_figure(f: &DataFile, experiment: &str, name: &str) -> Option<Mark> {
     let ev = read(f)?;
     Some(
-        key_source(experiment, name)
+        measure::key::source(crate::project::key_sources(experiment), name)
             .and_then(|b| ev.block(b))
             .unwrap_or_else(|| ev.overall()),
     )

@@ -22,6 +22,24 @@ pub const EXPERIMENTS: [&str; 10] = [
     "bandwidth",
 ];
 
+/// The block each key figure of `experiment` comes from, as the experiment declares it
+/// (`<experiment>::schema::KEY_SOURCES`); none for a name that is no experiment.
+pub fn key_sources(experiment: &str) -> measure::key::Sources {
+    match experiment {
+        "clock_probe" => ::clock_probe::schema::KEY_SOURCES,
+        "cache_ladder" => ::cache_ladder::schema::KEY_SOURCES,
+        "stride" => ::stride::schema::KEY_SOURCES,
+        "tlb_walk" => ::tlb_walk::schema::KEY_SOURCES,
+        "branch" => ::branch::schema::KEY_SOURCES,
+        "fp_cost" => ::fp_cost::schema::KEY_SOURCES,
+        "false_sharing" => ::false_sharing::schema::KEY_SOURCES,
+        "sink_bench" => ::sink_bench::schema::KEY_SOURCES,
+        "env_scan" => ::env_scan::schema::KEY_SOURCES,
+        "bandwidth" => ::bandwidth::schema::KEY_SOURCES,
+        _ => &[],
+    }
+}
+
 /// The blocks of a saved output with the names their CSV files and `compare.csv` give them:
 /// a named block by its name, the bare ones (the appendix's) as `block1`, `block2`, ...
 pub fn named_blocks(f: &DataFile) -> Vec<(String, &Block)> {

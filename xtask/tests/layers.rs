@@ -19,7 +19,12 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The top-level module a file belongs to (`main` for main.rs).
 fn module_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).unwrap();
-    let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
     first.trim_end_matches(".rs").to_string()
 }
 
@@ -68,16 +73,24 @@ fn reach(g: &BTreeMap<String, BTreeSet<String>>, start: &str) -> BTreeSet<String
 #[test]
 fn no_module_reaches_itself() {
     let g = graph();
-    assert!(g.contains_key("figures") && g.contains_key("project"), "{g:?}");
+    assert!(
+        g.contains_key("figures") && g.contains_key("project"),
+        "{g:?}"
+    );
     for m in g.keys().filter(|m| *m != "main") {
         let back: Vec<&String> = g[m].iter().filter(|n| reach(&g, n).contains(m)).collect();
-        assert!(back.is_empty(), "{m} imports {back:?}, which import {m} back");
+        assert!(
+            back.is_empty(),
+            "{m} imports {back:?}, which import {m} back"
+        );
     }
 }
 
 #[test]
 fn the_reader_sees_a_planted_cycle() {
     let mut g = graph();
-    g.entry("project".into()).or_default().insert("run_all".into());
+    g.entry("project".into())
+        .or_default()
+        .insert("run_all".into());
     assert!(reach(&g, "run_all").contains("project") && reach(&g, "project").contains("project"));
 }

@@ -897,6 +897,12 @@ fn a_fresh_folder_says_not_run_and_claims_nothing_kept() {
     let summary = fs::read_to_string(d.join("lab").join("summary.md")).unwrap();
     assert!(summary.contains("; 9 row(s) not run."), "{summary}");
     assert!(!summary.contains("kept from earlier runs"), "{summary}");
+    // Nothing was there before: not a rerun.
+    assert!(
+        summary.contains("A run of part of the experiments"),
+        "{summary}"
+    );
+    assert!(!summary.contains("A rerun of part"), "{summary}");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.lines()
@@ -936,4 +942,67 @@ fn handouts_check_refuses_a_generated_line_over_100_columns() {
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("over 100 columns"), "{err}");
     assert!(err.contains("false_sharing.md"), "{err}");
+}
+
+#[test]
+fn a_whole_run_ends_with_a_short_recap_and_the_summary_stays_in_its_file() {
+    let d = scratch("recap");
+    // One experiment crashes; one reports a disturbed result.
+    let disturbed = "echo '== stride =='; echo '#META quick yes'; \
+        echo '#DATA-BEGIN disturbance'; \
+        echo '#COLUMNS result:text rounds disturbed_rounds lost_ms on_core_cores steal_share \
+        elsewhere_cores provisional:text contended:text'; \
+        echo '#DATA stride 9 4 1.5 0.5 0 0 yes no'; echo '#DATA-END'";
+    let bins = fake_bins_with(
+        &d,
+        &[
+            ("branch", "echo 'half a report'; kill -SEGV $$"),
+            ("stride", disturbed),
+        ],
+    );
+    let out_dir = d.join("out");
+    let o = xtask(
+        &[
+            "run-all",
+            "--quick",
+            "--label",
+            "lab",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &[("MM_XTASK_BINS", &bins)],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    for l in out.lines() {
+        assert!(
+            l.chars().count() <= 100 && !l.starts_with('#'),
+            "{l}\n{out}"
+        );
+    }
+    assert!(out.lines().count() <= 12, "{out}");
+    assert!(
+        out.starts_with("run-all (quick): 10 of 10 experiments ran"),
+        "{out}"
+    );
+    assert!(out.contains("failed (see summary.md): branch."), "{out}");
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("provisional (disturbed rounds; rerun on a quiet machine): stride."),
+        "{out}"
+    );
+    let page = out_dir.join("lab").join("index.html");
+    assert!(out.contains(page.to_str().unwrap()), "{out}");
+    // The full summary, headings and all, is in the file, not on the terminal.
+    let summary = fs::read_to_string(out_dir.join("lab").join("summary.md")).unwrap();
+    assert!(
+        summary.lines().filter(|l| l.starts_with('#')).count() >= 3,
+        "{summary}"
+    );
+    assert!(!out.contains("| experiment |"), "{out}");
 }

@@ -177,3 +177,32 @@ fn shared_column_runs_stay_as_written() {
         assert_eq!(columns.join(" "), *written);
     }
 }
+
+/// Every block an experiment names as a key figure's source is one of its own blocks.
+#[test]
+fn key_sources_name_the_experiments_own_blocks() {
+    let sources: &[(&str, measure::key::Sources)] = &[
+        (clock_probe::EXPERIMENT, clock_probe::KEY_SOURCES),
+        (cache_ladder::EXPERIMENT, cache_ladder::KEY_SOURCES),
+        (stride::EXPERIMENT, stride::KEY_SOURCES),
+        (tlb_walk::EXPERIMENT, tlb_walk::KEY_SOURCES),
+        (branch::EXPERIMENT, branch::KEY_SOURCES),
+        (fp_cost::EXPERIMENT, fp_cost::KEY_SOURCES),
+        (bandwidth::EXPERIMENT, bandwidth::KEY_SOURCES),
+        (sink_bench::EXPERIMENT, sink_bench::KEY_SOURCES),
+        (false_sharing::EXPERIMENT, false_sharing::KEY_SOURCES),
+        (env_scan::EXPERIMENT, env_scan::KEY_SOURCES),
+    ];
+    let mut named = 0;
+    for (exp, list) in sources {
+        for (keys, block) in *list {
+            assert!(!keys.is_empty(), "{exp}.{block}: no key figure");
+            assert!(
+                ALL.iter().any(|(e, b, _)| e == exp && b == block),
+                "{exp} names {block}, not one of its blocks"
+            );
+            named += keys.len();
+        }
+    }
+    assert!(named >= 20, "only {named} key figures have a named block");
+}

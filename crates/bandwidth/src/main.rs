@@ -61,6 +61,7 @@ fn main() {
         "bytes a second by working set (read, write, copy), all cores, latency under load",
         OPTS
     );
+    exp.key_sources(::bandwidth::schema::KEY_SOURCES);
     let setup = setup(&mut exp);
 
     // == 1. What will be measured: the kernels, the clock, the memory.
@@ -480,9 +481,12 @@ fn by_working_set(
 ) -> (Vec<Row>, Tally, Vec<f64>) {
     let mut probe = Probe::new();
     let window = Window::open(core);
-    let scan = scan::run(sizes, &TWO_PASSES, |&bytes, _| {
-        sweep::measure(&mut probe, kernels, words, bytes, plan)
-    });
+    let scan = scan::run_named(
+        sizes,
+        &TWO_PASSES,
+        |&b| size(b as u64),
+        |&bytes, _| sweep::measure(&mut probe, kernels, words, bytes, plan),
+    );
     let load = window.close();
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
     let disturbed: usize = scan

@@ -198,6 +198,7 @@ fn main() {
         cli::fail("branch", "--n only goes with --valgrind-kernel");
     }
     let mut exp = measure::start!("branch", ABOUT, OPTS);
+    exp.key_sources(::branch::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     let rounds = exp
         .args

@@ -80,3 +80,9 @@ keys! {
     REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted",
     MISPREDICT = "mispredict",
 }
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (&[key::REAL_BRANCH_RANDOM_OVER_SORTED], variants::BLOCK),
+    (&[key::MISPREDICT], mispredict::BLOCK),
+];

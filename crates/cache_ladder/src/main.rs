@@ -64,6 +64,7 @@ fn main() {
         "latency by working set: the cache ladder, read from a random pointer chase",
         OPTS
     );
+    exp.key_sources(::cache_ladder::schema::KEY_SOURCES);
     let largest = exp.facts.largest_cache();
     let max = largest_working_set(&exp, largest);
     let core = exp.pin_main_thread().map(|p| p.requested);
@@ -255,9 +256,12 @@ fn ladder_section(
     );
     let mut probe = Probe::new();
     let window = Window::open(core);
-    let scan = scan::run(sizes, &TWO_PASSES, |&b, _| {
-        ladder::measure(mem, b, &plan, &mut probe)
-    });
+    let scan = scan::run_named(
+        sizes,
+        &TWO_PASSES,
+        |&b| bytes(b as u64),
+        |&b, _| ladder::measure(mem, b, &plan, &mut probe),
+    );
     let load = window.close();
     let after = mem.backing_after();
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();

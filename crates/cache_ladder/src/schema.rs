@@ -83,3 +83,14 @@ keys! {
 
 /// The `#META` keys the figure reads.
 pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[(
+    &[
+        key::FIRST_INDEX_NS,
+        key::LARGEST_INDEX_NS,
+        key::LADDER_FACTOR,
+        key::LARGEST_SEQ_NS,
+    ],
+    latency::BLOCK,
+)];

@@ -60,6 +60,7 @@ fn main() {
         "the machine's numbers, the clock, and three traps of measuring",
         &[]
     );
+    exp.key_sources(::clock_probe::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     let core = exp.pin_main_thread().map(|p| p.requested);
 

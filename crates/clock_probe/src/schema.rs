@@ -65,3 +65,6 @@ block!(trap_three_summary = "trap_three_summary" {
 keys! {
     CLOCK_READ = "clock_read",
 }
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[(&[key::CLOCK_READ], clock_cost::BLOCK)];

@@ -113,9 +113,9 @@ fn an_emulated_run_says_so_and_withholds_its_verdicts() {
         .starts_with("emulated: times are not the machine's (MM_EMULATED=1)")));
     measure::testing::check_report(&text, &["== 6. trap three", "How to read this run:"])
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
-    // Once a section: sections 1 to 6 and the core clock's.
+    // Once a section: sections 1 to 6, the core clock's and the recap's.
     let withheld = text.matches("(emulated: no verdict about speed)").count();
-    assert_eq!(withheld, 7, "{text}");
+    assert_eq!(withheld, 8, "{text}");
     let out = run("1", &["--quick"]);
     let f = data::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
     assert_eq!(f.meta("emulated"), Some("yes"));

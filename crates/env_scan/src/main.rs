@@ -99,6 +99,7 @@ fn main() {
         "can the size of the environment change how fast code runs?",
         OPTS
     );
+    exp.key_sources(::env_scan::schema::KEY_SOURCES);
     let (step, repeat, launcher) = options(&exp);
     let window = Duration::from_millis(if exp.args.quick { 200 } else { 500 });
 

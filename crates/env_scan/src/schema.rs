@@ -107,3 +107,7 @@ block!(region_moves = "region_moves" {
     MAX_MOVE_PP = "max_move_pp",
     MAX_MOVE_REGION_START_BYTES = "max_move_region_start_bytes",
 });
+
+/// The block each key figure is computed from: none is named, so each takes the mark of the
+/// whole run.
+pub const KEY_SOURCES: measure::key::Sources = &[];

@@ -390,7 +390,12 @@ impl Lab {
                 _ => Order::Backward,
             })
             .collect();
-        let scan = scan::run(set, &orders, |w, _| self.run_once(*w));
+        let scan = scan::run_named(
+            set,
+            &orders,
+            |_| format!("the {name} set"),
+            |w, _| self.run_once(*w),
+        );
         let mut out = Vec::with_capacity(set.len());
         for p in scan.points {
             let label = p.param.label();

@@ -99,6 +99,7 @@ fn main() {
             },
         ]
     );
+    exp.key_sources(::false_sharing::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     let pinned = !exp.args.flag("--no-pin");
     let limit = exp.args.count_given("--cores", 1, 4096).map(|n| n as usize);

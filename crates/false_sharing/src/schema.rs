@@ -164,3 +164,7 @@ keys! {
     MUTEX_2T = "mutex_2t",
     SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t",
 }
+
+/// The block each key figure is computed from: none is named, so each takes the mark of the
+/// whole run.
+pub const KEY_SOURCES: measure::key::Sources = &[];

@@ -71,6 +71,7 @@ fn main() {
             },
         ]
     );
+    exp.key_sources(::fp_cost::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     let rounds = exp
         .args

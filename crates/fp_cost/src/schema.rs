@@ -87,3 +87,13 @@ keys! {
     FLOAT_SPEEDUP_LANES = "float_speedup_lanes",
     FLOAT_SPEEDUP_STRICT = "float_speedup_strict",
 }
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (&[key::DENORMAL_OVER_NORMAL], denormal::BLOCK),
+    (
+        &[key::PER_ELEMENT_DIV_OVER_MUL, key::PER_ELEMENT_SIN_OVER_MUL],
+        per_element::BLOCK,
+    ),
+    (&[key::DIV_OVER_MUL_THROUGHPUT], ops::BLOCK),
+];

@@ -115,6 +115,7 @@ pub fn conclude(text: &str) {
     if crate::emulation::withhold_verdict() {
         return;
     }
+    crate::recap::note(text);
     println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
 }
 

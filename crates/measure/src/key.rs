@@ -42,9 +42,11 @@ pub fn with_unit(number: &str, unit: &str) -> String {
 
 /// Every key figure of a saved run, in order; empty where the run has no such block.
 pub fn read(f: &DataFile) -> Vec<KeyFigure> {
-    let Some(b) = f.block(BLOCK) else {
-        return Vec::new();
-    };
+    f.block(BLOCK).map(read_block).unwrap_or_default()
+}
+
+/// Every key figure of a `key_figures` block, in order; empty where it lacks the columns.
+pub fn read_block(b: &crate::data::Block) -> Vec<KeyFigure> {
     let (Some(n), Some(v), Some(u)) = (b.texts(FIGURE), b.nums(VALUE), b.texts(UNIT)) else {
         return Vec::new();
     };
@@ -58,6 +60,27 @@ pub fn read(f: &DataFile) -> Vec<KeyFigure> {
 /// The key figure `name` of a saved run.
 pub fn find(f: &DataFile, name: &str) -> Option<KeyFigure> {
     read(f).into_iter().find(|k| k.name == name)
+}
+
+/// Which block each key figure is computed from: `(key figure names, block)`. Each
+/// experiment declares its own (`KEY_SOURCES` in its crate's `schema`); a key figure not
+/// listed (or whose block recorded no evidence) takes the mark of its whole experiment.
+pub type Sources = &'static [(&'static [&'static str], &'static str)];
+
+/// The block key figure `name` comes from, by `sources`, where known.
+pub fn source(sources: Sources, name: &str) -> Option<&'static str> {
+    sources
+        .iter()
+        .find(|(keys, _)| keys.contains(&name))
+        .map(|(_, b)| *b)
+}
+
+/// Whether the `disturbance` row `result` (a block, or `block/part`) belongs to `block`.
+pub fn of_block(result: &str, block: &str) -> bool {
+    result == block
+        || result
+            .strip_prefix(block)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 #[cfg(test)]

@@ -23,6 +23,8 @@
 //! | [`schema`] | the names across the data boundary, once: each experiment's blocks, columns and key figures, for writers and readers |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
 //! | [`show`] | printing several reports do alike: a section's "How to read this run", a prepared region's line, the series and median/min/max blocks |
+//! | [`recap`] | the recap that ends every report: the key figures and each section's first reading, on one screen, marked provisional where disturbed |
+//! | [`progress`] | a line of progress on stderr (a terminal only) when a measurement has been silent for 5 seconds |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
 //! | [`mem`] | page-aligned `mmap` regions, `madvise` and the huge-page backing read from smaps; `prepare` (map, ask, touch, verify); the memory guards `room_for` and `guard` (with `ulimit -v`), `try_vec` |
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`, the binary's own architecture's) and finding its loops |
@@ -50,7 +52,9 @@ pub mod keep;
 pub mod key;
 pub mod mem;
 pub mod pin;
+pub mod progress;
 pub mod quiet;
+pub mod recap;
 pub mod ring;
 pub mod rounds;
 pub mod run;

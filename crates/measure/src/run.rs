@@ -48,6 +48,8 @@ pub struct Experiment {
     clock_before: OnceLock<CoreClock>,
     /// Warn beside the other-work figure when the 1-minute load average is above this.
     load_warn_above: Option<f64>,
+    /// The block each key figure comes from ([`Experiment::key_sources`]).
+    key_sources: crate::key::Sources,
 }
 
 /// Whether a build with these settings is the optimised one this project needs.
@@ -129,6 +131,7 @@ impl Experiment {
             disturbance,
             clock_before: OnceLock::new(),
             load_warn_above: None,
+            key_sources: &[],
         }
     }
 
@@ -207,6 +210,7 @@ impl Experiment {
     /// withholds its verdicts).
     pub fn section(&self, title: &str) {
         crate::emulation::new_section();
+        crate::recap::section(title);
         println!("\n== {title} ==");
     }
 
@@ -224,10 +228,17 @@ impl Experiment {
         self.disturbance.row(disturbance_row(result, t));
     }
 
+    /// Names the block each key figure comes from (the experiment's `schema::KEY_SOURCES`),
+    /// so the recap marks each figure by its own block's evidence.
+    pub fn key_sources(&mut self, sources: crate::key::Sources) {
+        self.key_sources = sources;
+    }
+
     /// Records the key figures, prints the other work seen during the run, the load after
     /// and the wall time, and then writes the data part (whole, or as one line on a terminal).
     pub fn finish(self) {
         println!();
+        self.print_recap();
         if !self.key_figures.rows.is_empty() {
             self.key_figures.print();
         }
@@ -264,6 +275,22 @@ impl Experiment {
 }
 
 impl Experiment {
+    /// Prints the recap ([`crate::recap`]): the key figures and each section's first reading,
+    /// marked as their rounds demand; nothing when there is neither.
+    fn print_recap(&self) {
+        let figures = crate::recap::figures(self.key_sources, &self.key_figures, &self.disturbance);
+        let readings = crate::recap::readings();
+        if figures.is_empty() && readings.is_empty() {
+            return;
+        }
+        let emulated = crate::emulation::emulated();
+        println!("{}", crate::recap::HEADING);
+        for l in crate::recap::lines(&figures, &readings, emulated) {
+            println!("{l}");
+        }
+        println!();
+    }
+
     /// Prints one line on the disturbance behind the results, records `#META
     /// provisional_results`, and writes the `disturbance` block (when any result recorded one).
     fn report_disturbance(&self) {

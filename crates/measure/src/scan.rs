@@ -105,18 +105,52 @@ pub struct Scan<P, M> {
 
 /// Measures every value of `params` once per order in `orders`, calling `measure` in the
 /// order of each pass, and files results under their parameter (in the order of `params`).
-/// `measure` receives the value and the pass number.
+/// `measure` receives the value and the pass number. It prints nothing (a scan that reports
+/// its own progress, as env_scan's does, uses this one).
 pub fn run<P: Clone, M>(
     params: &[P],
     orders: &[Order],
+    measure: impl FnMut(&P, usize) -> M,
+) -> Scan<P, M> {
+    scan(params, orders, None, measure)
+}
+
+/// [`run`], with a progress line during a long silence ([`crate::progress`]) that names the
+/// value about to be measured with `name` ("512 MiB") and the pass.
+pub fn run_named<P: Clone, M>(
+    params: &[P],
+    orders: &[Order],
+    name: impl Fn(&P) -> String,
+    measure: impl FnMut(&P, usize) -> M,
+) -> Scan<P, M> {
+    scan(params, orders, Some(&name), measure)
+}
+
+/// [`run`] and [`run_named`].
+fn scan<P: Clone, M>(
+    params: &[P],
+    orders: &[Order],
+    name: Option<&dyn Fn(&P) -> String>,
     mut measure: impl FnMut(&P, usize) -> M,
 ) -> Scan<P, M> {
     assert!(!orders.is_empty(), "a scan needs at least one pass");
     let mut slots: Vec<Vec<Option<M>>> = (0..params.len())
         .map(|_| (0..orders.len()).map(|_| None).collect())
         .collect();
+    let steps = params.len() * orders.len();
+    let mut progress = crate::progress::Progress::shown(
+        steps,
+        name.is_some() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
+    let mut done = 0;
     for (pass, order) in orders.iter().enumerate() {
         for i in order.indices(params.len()) {
+            done += 1;
+            progress.step(done, || {
+                let n = name.map(|f| f(&params[i])).unwrap_or_default();
+                let sep = if n.is_empty() { "" } else { ", " };
+                format!("{n}{sep}{} pass", order.name())
+            });
             slots[i][pass] = Some(measure(&params[i], pass));
         }
     }

@@ -21,6 +21,7 @@ pub fn how_to_read(sentences: &[String]) {
     if crate::emulation::withhold_verdict() {
         return;
     }
+    sentences.iter().for_each(|s| crate::recap::note(s));
     println!("{}", crate::fmt::how_to_read(sentences));
 }
 

@@ -202,8 +202,31 @@ pub fn assert_report(bin: &str, args: &[&str], headings: &[&str]) -> String {
     let mut all: Vec<&str> = args.to_vec();
     all.push("--no-data");
     let text = run_ok(bin, &all);
-    check_report(&text, headings).unwrap_or_else(|e| panic!("{bin} {all:?}: {e}\n{text}"));
+    check_report(&text, headings)
+        .and_then(|()| check_recap(&text))
+        .unwrap_or_else(|e| panic!("{bin} {all:?}: {e}\n{text}"));
     text
+}
+
+/// The recap rule ([`crate::recap`]): the report's last heading is the recap's, and under it
+/// come 1 to [`MAX_LINES`](crate::recap::MAX_LINES) lines before the closing fields.
+pub fn check_recap(text: &str) -> Result<(), String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.iter().rposition(|l| l.starts_with("== "));
+    let Some(at) = last.filter(|&i| lines[i] == crate::recap::HEADING) else {
+        return Err("the last heading is not the recap's".into());
+    };
+    let n = lines[at + 1..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+        .count();
+    if n == 0 || n > crate::recap::MAX_LINES {
+        return Err(format!(
+            "the recap has {n} lines, not 1 to {}",
+            crate::recap::MAX_LINES
+        ));
+    }
+    Ok(())
 }
 
 /// The report rules of [`assert_report`] on a captured report; `Err` says which was broken.
@@ -255,14 +278,37 @@ pub fn says_emulated(text: &str) -> bool {
         .any(|l| l.starts_with(crate::emulation::OPENING))
 }
 
-/// Lines of a report (as [`assert_report`] returns it), without the data line.
+/// Lines of a report (as [`assert_report`] returns it), without the data line and without
+/// the recap ([`crate::recap`], at most one screen of its own, checked by [`check_recap`]):
+/// the limits the experiments' tests set are on the report itself.
 pub fn report_lines(text: &str) -> usize {
-    text.lines().filter(|l| !l.starts_with("[data:")).count()
+    let mut in_recap = false;
+    text.lines()
+        .filter(|l| {
+            in_recap = (in_recap || *l == crate::recap::HEADING) && !l.trim().is_empty();
+            !in_recap && !l.starts_with("[data:")
+        })
+        .count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recap_ends_the_report_within_its_lines() {
+        let h = crate::recap::HEADING;
+        let ok = format!("== 1. a ==\n  x\n\n{h}\n  a 1 ns\n\n  wall time : 1 s\n");
+        assert_eq!(check_recap(&ok), Ok(()));
+        let late = format!("{h}\n  a 1 ns\n\n== 2. b ==\n");
+        assert!(check_recap(&late).unwrap_err().contains("last heading"));
+        assert!(check_recap("== 1. a ==\n").is_err());
+        let long = format!("{h}\n{}\n", "  a 1 ns\n".repeat(11));
+        assert!(check_recap(&long).unwrap_err().contains("11 lines"));
+        assert!(check_recap(&format!("{h}\n\n")).is_err());
+        // The recap is not counted among the report's lines; the blank line after it is.
+        assert_eq!(report_lines(&ok), 5);
+    }
 
     #[test]
     fn each_report_rule_is_checked() {

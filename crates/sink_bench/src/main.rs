@@ -87,6 +87,7 @@ const EXTRA_NS: u64 = 250_000_000;
 
 fn run(first: ChildResult) {
     let mut exp = measure::start!("sink_bench", ABOUT, options::OPTS);
+    exp.key_sources(::sink_bench::schema::KEY_SOURCES);
     let set = options::settings(&exp.args, |k| std::env::var(k).ok())
         .unwrap_or_else(|e| cli::fail("sink_bench", &e));
     report::settings(&set);

@@ -70,3 +70,7 @@ block!(summary_figures = "summary_figures" {
     VALUE = "value",
     UNIT = "unit" [text],
 });
+
+/// The block each key figure is computed from: none is named, so each takes the mark of the
+/// whole run.
+pub const KEY_SOURCES: measure::key::Sources = &[];

@@ -75,6 +75,7 @@ fn main() {
         "lines and strides: what one access costs as the stride grows, and what layout does",
         OPTS
     );
+    exp.key_sources(::stride::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     // Options first, so bad input is refused before anything is measured.
     let asked_buffer = exp.args.size_given("--buffer", MIN_BUFFER, MAX_BUFFER);

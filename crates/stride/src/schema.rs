@@ -91,3 +91,12 @@ keys! {
     STRIDE_1 = "stride_1",
     STRIDE_LINE = "stride_line",
 }
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (&[key::AOS_OVER_SOA, key::AOS_X], layout::BLOCK),
+    (
+        &[key::STRIDE_1, key::STRIDE_LINE, key::LINE_OVER_STRIDE_1],
+        stride::BLOCK,
+    ),
+];

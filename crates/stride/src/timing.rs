@@ -75,7 +75,8 @@ pub fn sweep(
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
     let probe = Probe::new();
-    let result = scan::run(&idx, orders, |&i, _pass| {
+    let name = |&i: &usize| format!("stride {}", strides[i]);
+    let result = scan::run_named(&idx, orders, name, |&i, _pass| {
         measure_point(&probe, want, buf, strides[i], walk, &plans[i])
     });
     result

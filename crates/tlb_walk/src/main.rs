@@ -52,6 +52,7 @@ fn main() {
         "the cost of address translation: one slot per page, more and more pages",
         &[]
     );
+    exp.key_sources(::tlb_walk::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     let core = exp.pin_main_thread().map(|p| p.requested);
 
@@ -208,25 +209,30 @@ fn page_scan(
     }
     let mut probe = Probe::new();
     let window = Window::open(core);
-    let scan = scan::run(counts, &TWO_PASSES, |&pages, _| {
-        // The same random ring in both regions, one per layout, rounds interleaved.
-        let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-        let mut t = walk::judged(
-            &mut [
-                (&mut a.region, Layout::Offset0),
-                (&mut b.region, Layout::LineSpread),
-            ],
-            &next,
-            g,
-            plan,
-            &mut probe,
-        );
-        let line = t.pop().expect("two rings");
-        Pair {
-            offset0: t.pop().expect("two rings"),
-            line,
-        }
-    });
+    let scan = scan::run_named(
+        counts,
+        &TWO_PASSES,
+        |n| format!("{n} pages"),
+        |&pages, _| {
+            // The same random ring in both regions, one per layout, rounds interleaved.
+            let next = ring::sattolo(pages, ring::DEFAULT_SEED);
+            let mut t = walk::judged(
+                &mut [
+                    (&mut a.region, Layout::Offset0),
+                    (&mut b.region, Layout::LineSpread),
+                ],
+                &next,
+                g,
+                plan,
+                &mut probe,
+            );
+            let line = t.pop().expect("two rings");
+            Pair {
+                offset0: t.pop().expect("two rings"),
+                line,
+            }
+        },
+    );
     let load = window.close();
     scan.points
         .iter()

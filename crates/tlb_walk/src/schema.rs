@@ -69,3 +69,24 @@ keys! {
     PAGES_FACTOR_OFFSET0 = "pages_factor_offset0",
     TOUCH_AGAIN_NS = "touch_again_ns",
 }
+
+/// The block each key figure is computed from (the others take the mark of the whole run).
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (
+        &[
+            key::FIRST_PAGES_LINE_NS,
+            key::FIRST_PAGES_OFFSET0_NS,
+            key::MOST_PAGES_OFFSET0_NS,
+            key::PAGES_FACTOR_OFFSET0,
+        ],
+        pages::BLOCK,
+    ),
+    (
+        &[
+            key::FIRST_TOUCH_NS,
+            key::FIRST_TOUCH_FACTOR,
+            key::TOUCH_AGAIN_NS,
+        ],
+        first_touch::BLOCK,
+    ),
+];

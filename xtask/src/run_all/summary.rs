@@ -163,9 +163,15 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
         if absent > 0 {
             others.push(format!("{absent} row(s) not run"));
         }
+        // Nothing kept: a fresh folder, so nothing was rerun.
+        let what = if kept > 0 {
+            "A rerun of part of the folder"
+        } else {
+            "A run of part of the experiments"
+        };
         format!(
-            "A rerun of part of the folder, in {mode} mode, started {}, commit {commit}: {} of \
-             {} experiments ran now ({}); {}.",
+            "{what}, in {mode} mode, started {}, commit {commit}: {} of {} experiments ran now \
+             ({}); {}.",
             record.started_utc,
             ran.len(),
             EXPERIMENTS.len(),

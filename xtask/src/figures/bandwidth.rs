@@ -340,7 +340,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     panels.extend(threads_panel(run)?);
     let svg = render_panels(
-        &format!("bandwidth by working set ({})", saved.label),
+        &format!(
+            "Beyond the appendix: read bandwidth by working set ({})",
+            saved.label
+        ),
         &panels,
     )?;
     Ok(vec![Figure::new("bandwidth-working-set.svg", svg)])

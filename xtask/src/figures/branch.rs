@@ -52,7 +52,7 @@ fn variants(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             format!(" of {} values", super::chart::axis::group(n as u64))
         });
     let mut c = per_element(
-        &format!("The same sum{n}, random against sorted order"),
+        &format!("Table 105.15: the same sum{n}, random against sorted order"),
         "variant [the code shape read back from the binary]",
         saved,
     );
@@ -88,7 +88,7 @@ fn patterns(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         return Err(format!("{} is empty", super::block_name(p)).into());
     }
     let mut c = per_element(
-        "The real branch by pattern: what the predictor can learn",
+        "Table 105.16: the real branch by pattern, what the predictor can learn",
         "pattern of the condition (period: how often it repeats; 0 = never)",
         saved,
     );

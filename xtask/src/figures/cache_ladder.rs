@@ -215,7 +215,8 @@ fn mlp_chart(run: &measure::data::DataFile, saved: &Saved) -> Result<Option<Line
     let flight = opt_nums(b, m::IN_FLIGHT);
     let mut c = LineChart::new(
         &format!(
-            "Memory-level parallelism: time per load by independent chains ({})",
+            "Beyond the appendix: memory-level parallelism, time per load by independent \
+             chains ({})",
             saved.label
         ),
         AxisSpec::log2("independent chains walked at once", Units::Plain),

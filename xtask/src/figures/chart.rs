@@ -891,13 +891,13 @@ pub fn grouped(v: f64) -> String {
     }
 }
 
-/// A time given in ns, written for people in the unit that suits it: "20 ns", "132 us",
+/// A time given in ns, written for people in the unit that suits it: "20 ns", "132 µs",
 /// "1.56 ms".
 pub fn time_ns(ns: f64) -> String {
     if ns >= 1e6 {
         format!("{} ms", num(ns / 1e6))
     } else if ns >= 1e3 {
-        format!("{} us", num(ns / 1e3))
+        format!("{} µs", num(ns / 1e3))
     } else {
         format!("{} ns", num(ns))
     }

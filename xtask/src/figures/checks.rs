@@ -7,6 +7,9 @@
 //! - every plotted point lies inside its plot area and inside the labelled range of each
 //!   continuous axis;
 //! - no `NaN` or `inf` in the SVG; the appendix's series, where drawn, is really dashed;
+//! - every title names the appendix's figure or table it redraws ("Table 105.13: ...") or
+//!   says it goes beyond the appendix, with no "Section 3:" prefix; times are in µs, never
+//!   "us";
 //! - every file a drawer writes is listed in [`super::DRAWERS`];
 //! - drawing twice gives the same bytes.
 
@@ -30,6 +33,7 @@ pub fn problems(f: &Figure) -> Vec<String> {
             out.push(format!("{name}: the SVG contains {bad:?}"));
         }
     }
+    out.extend(words(f));
     let all_points: Vec<(f64, f64)> = g
         .panels
         .iter()
@@ -50,8 +54,10 @@ pub fn problems(f: &Figure) -> Vec<String> {
     for (k, p) in g.panels.iter().enumerate() {
         let Some(plot) = p.plot else { continue };
         let real = |t: &[(f64, String)]| t.iter().filter(|(_, l)| !l.trim().is_empty()).count();
-        // Diagrams have one labelled axis; charts have two.
-        if (!p.x_ticks.is_empty() || p.x_continuous) && real(&p.x_ticks) < 2 {
+        // Diagrams have one labelled axis; charts have two. A continuous axis needs two
+        // labels to be read; an axis of categories needs one (a single measured category).
+        let need = |continuous: bool| if continuous { 2 } else { 1 };
+        if (!p.x_ticks.is_empty() || p.x_continuous) && real(&p.x_ticks) < need(p.x_continuous) {
             out.push(format!(
                 "{name}: panel {k}: the x axis has {} labels",
                 real(&p.x_ticks)
@@ -99,6 +105,60 @@ pub fn problems(f: &Figure) -> Vec<String> {
         }
     }
     out
+}
+
+/// The texts of an SVG, in order, unescaped.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..t.find("</text>")?];
+            Some(body.trim().replace("&apos;", "'").replace("&amp;", "&"))
+        })
+        .collect()
+}
+
+/// What a figure's words break: its title names no appendix figure or table (nor says it
+/// goes beyond the appendix), a "Section" prefix, or a time in "us".
+fn words(f: &Figure) -> Vec<String> {
+    let mut out = Vec::new();
+    let all = texts(&f.svg);
+    let title = all.first().map_or("", String::as_str);
+    let named = ["Figure 105.", "Table 105."]
+        .iter()
+        .any(|w| title.contains(w))
+        || title.starts_with("Beyond the appendix")
+        || title.starts_with("Beyond Figure 105.")
+        || title.starts_with("Beyond Table 105.");
+    if !named {
+        out.push(format!(
+            "{}: the title {title:?} names no appendix figure or table",
+            f.file
+        ));
+    }
+    if title.starts_with("Section") {
+        out.push(format!("{}: the title starts with a section", f.file));
+    }
+    for t in &all {
+        if t.split(|c: char| !c.is_alphanumeric()).any(|w| w == "us") {
+            out.push(format!("{}: {t:?} writes \"us\" for µs", f.file));
+        }
+    }
+    out
+}
+
+#[test]
+fn words_catch_a_missing_table_number_and_us() {
+    let fig = |svg: &str| Figure {
+        file: "x.svg".into(),
+        svg: svg.into(),
+        geometry: Default::default(),
+    };
+    let good = fig("<svg><text x=\"1\">\nTable 105.13: pages\n</text><text>\n5 µs\n</text></svg>");
+    assert!(words(&good).is_empty(), "{:?}", words(&good));
+    let bad = fig("<svg><text>\nSection 3: pages\n</text><text>\ntime (us)\n</text></svg>");
+    let w = words(&bad);
+    assert_eq!(w.len(), 3, "{w:?}");
 }
 
 fn draw_every(saved: &Saved) -> Vec<Figure> {
@@ -186,7 +246,7 @@ fn the_rules_catch_a_legend_over_data() {
     use super::chart::{PanelGeom, Rect};
     let mut f = Figure {
         file: "x.svg".into(),
-        svg: "<svg/>".into(),
+        svg: "<svg><text>\nTable 105.2: x\n</text></svg>".into(),
         geometry: super::Geometry::default(),
     };
     let plot = Rect::new(0.0, 0.0, 100.0, 100.0);

@@ -273,14 +273,11 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                     .and_then(|(v, lo, hi)| Some((fx(v)?, lo.and_then(fx), hi.and_then(fx), v)))
                 {
                     Some((x, lo, hi, v)) => {
+                        // A log axis has no zero for a bar to grow from: a dot at the
+                        // median, with its min..max whisker.
                         let col = color(it.color);
-                        c.rect(
-                            Rect::new(left, cy - 9.0, x.max(left + 2.0), cy + 9.0),
-                            Some(plotters::style::Color::mix(&col, 1.0)),
-                            None,
-                        )?;
                         geom.points.push((x, cy));
-                        let mut end = x;
+                        let mut end = x + 6.0;
                         if let (Some(a), Some(b)) = (lo, hi) {
                             c.line(&[(a, cy), (b, cy)], BLACK_C, 1, Dash::Solid)?;
                             c.line(&[(a, cy - 5.0), (a, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
@@ -289,6 +286,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                             geom.points.push((b, cy));
                             end = end.max(b);
                         }
+                        c.marker(Marker::Dot, (x, cy), 6, col)?;
                         c.text(
                             &time_ns(v),
                             (end + 6.0, cy),
@@ -325,7 +323,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         }
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.text(
-            "bars: the median; whiskers: min..max over the repeats, where the run kept them",
+            "dots: the median; whiskers: min..max over the repeats, where the run kept them",
             (22.0, plot.y1 + 44.0),
             SMALL,
             GREY,
@@ -396,7 +394,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             if let Some(v) = v {
                 c.hlines.push(HLine {
                     y: v,
-                    label: format!("{name} {} us", num(v)),
+                    label: format!("{name} {} µs", num(v)),
                     color: color(col),
                     dash,
                 });
@@ -408,7 +406,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let mut all = LineChart::new(
         "every round, in time order",
         AxisSpec::linear("round (in time order)"),
-        AxisSpec::linear("time per round (us)"),
+        AxisSpec::linear("time per round (µs)"),
     );
     all.series.push(Series::new(
         "one round",
@@ -422,7 +420,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     if let (Some(mx), Some(md)) = (max, median)
         && let Some(p) = us.iter().find(|p| p.y == mx)
     {
-        let mut text = vec![format!("slowest: round {}, {} us", num(p.x), num(mx))];
+        let mut text = vec![format!("slowest: round {}, {} µs", num(p.x), num(mx))];
         if let Some(r) = div(mx, md) {
             text.push(format!("{} the median", ratio(r)));
         }
@@ -438,7 +436,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let mut zoom = LineChart::new(
         "the same rounds, zoomed to the bulk (minimum .. 99th percentile)",
         AxisSpec::linear("round (in time order)"),
-        AxisSpec::linear("time per round (us)"),
+        AxisSpec::linear("time per round (µs)"),
     );
     zoom.series
         .push(Series::new("one round", us, Style::points(0, Marker::Dot)));
@@ -462,7 +460,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     }
     zoom.plot_height = 300;
     let title = format!(
-        "Trap three: {} rounds of the same sum ({})",
+        "Figure 105.1's trap three and Table 105.4: {} rounds of the same sum ({})",
         vals.len(),
         saved.label
     );
@@ -533,7 +531,7 @@ mod tests {
         assert!(d.contains("smallest step, 20 ns"));
         let t = &f[1].svg;
         assert!(t.contains("mean / median = 1.002x"));
-        assert!(t.contains("slowest: round 0, 11.6 us") && t.contains("1.40x the median"));
+        assert!(t.contains("slowest: round 0, 11.6 µs") && t.contains("1.40x the median"));
         assert!(
             t.contains("beyond this axis"),
             "the outlier is marked in the zoom"

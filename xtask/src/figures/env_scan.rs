@@ -1,10 +1,12 @@
 //! env_scan's figures, from the saved run alone:
 //!
-//! - `env_scan-deviation.svg`: each environment size's deviation from the median of its pass,
-//!   for the forward, backward and shuffled passes, one panel per workload. The y range is
-//!   set by the bulk of the points (a few times their 95th percentile), so the small drift
-//!   that is the lesson shows; the rare spikes beyond it are drawn as triangles at the edge
-//!   and counted in the legend. Each panel says how well the passes agree (Pearson r).
+//! - `env_scan-deviation.svg`: one panel per workload. The sizes are grouped in regions of
+//!   256 bytes of padding (as in the regions figure); for each region and pass (forward,
+//!   backward, shuffled), the median deviation from the pass's median, with the middle half
+//!   of the sizes (25th..75th percentile) as its whisker. An effect of the environment shows
+//!   as the same region off zero in all three passes; drift shows as one pass off alone. The
+//!   largest single deviation is written under each panel rather than drawn, so that a rare
+//!   spike does not set the scale. Each panel says how well the passes agree (Pearson r).
 //! - `env_scan-regions.svg`: the median deviation by region of 256 bytes of padding, per
 //!   workload and pass, as a heatmap on a diverging palette centred on zero, with its
 //!   colour bar.
@@ -21,31 +23,55 @@ const PASSES: [&str; 3] = ["forward", "backward", "shuffled"];
 /// At most this many workloads are drawn (one panel each).
 const MAX_WORKLOADS: usize = 8;
 
-/// The clip limit: the smallest of 5, 10, 20, 50, ... percent at or above 2.5 times the
-/// 95th percentile of the absolute deviations.
-fn clip_limit(all: &[f64]) -> f64 {
-    let mut a: Vec<f64> = all
-        .iter()
-        .map(|v| v.abs())
-        .filter(|v| v.is_finite())
-        .collect();
-    a.sort_by(f64::total_cmp);
-    let p95 = a
-        .get(((a.len() as f64 * 0.95) as usize).min(a.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(0.0);
-    let want = 2.5 * p95;
-    let mut lim = 5.0;
-    for k in 0..40 {
-        for m in [1.0, 2.0, 5.0] {
-            let v = m * 10f64.powi(k);
-            if v >= 5.0 && v >= want {
-                return v;
-            }
-            lim = v;
+/// The width of a region of padding, in bytes (the regions figure's).
+const REGION: f64 = 256.0;
+
+/// The `q`-quantile (0..1) of sorted values, by the nearest rank.
+fn quantile(sorted: &[f64], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    sorted.get(((last as f64) * q).round() as usize).copied()
+}
+
+/// One pass's deviations grouped by region: per region, a point at the region's place in
+/// `starts` (shifted by `dx` so the passes stand side by side) with the median and the
+/// 25th..75th percentile.
+fn region_points(pads: &[f64], devs: &[f64], starts: &[f64], dx: f64) -> Vec<Pt> {
+    let mut regions: Vec<(f64, Vec<f64>)> = Vec::new();
+    for (&p, &d) in pads.iter().zip(devs) {
+        let start = (p / REGION).floor() * REGION;
+        match regions.iter_mut().find(|(s, _)| *s == start) {
+            Some((_, v)) => v.push(d),
+            None => regions.push((start, vec![d])),
         }
     }
-    lim
+    regions.sort_by(|a, b| a.0.total_cmp(&b.0));
+    regions
+        .into_iter()
+        .filter_map(|(start, mut v)| {
+            v.sort_by(f64::total_cmp);
+            let at = starts.iter().position(|s| *s == start)?;
+            Some(Pt::spread(
+                at as f64 + dx,
+                quantile(&v, 0.5)?,
+                quantile(&v, 0.25),
+                quantile(&v, 0.75),
+            ))
+        })
+        .collect()
+}
+
+/// "largest single deviation: +44.6% (backward pass, PAD 3040 bytes)".
+fn largest(rows: &[(f64, f64, &str)]) -> Option<String> {
+    let (p, d, pass) = rows
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))?;
+    Some(format!(
+        "largest single deviation: {d:+.1}% ({pass} pass, PAD {} bytes), one of {} values; \
+         the whiskers hold the middle half of each region's sizes",
+        num(p),
+        rows.len()
+    ))
 }
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
@@ -72,56 +98,74 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         let rows: Vec<usize> = (0..workloads.len())
             .filter(|&i| &workloads[i] == name)
             .collect();
-        let all: Vec<f64> = cols
-            .iter()
-            .flat_map(|c| rows.iter().filter_map(|&i| c[i]))
-            .collect();
-        let lim = clip_limit(&all);
+        // The regions measured, in order: the x axis names each and ends at the last.
+        let starts = super::distinct(
+            &rows
+                .iter()
+                .map(|&i| pads[i].map(|p| (p / REGION).floor() * REGION))
+                .collect::<Vec<_>>(),
+            4096,
+        );
+        let region_names: Vec<String> = starts.iter().map(|s| num(*s)).collect();
         let mut c = LineChart::new(
             &panel_title(name, corr, run.meta(&format!("verdict_{name}"))),
-            AxisSpec::linear(&format!(
-                "environment size PAD (bytes of padding), run {}",
-                saved.label
-            )),
+            AxisSpec::categories(
+                &format!(
+                    "environment size PAD: regions of {} bytes of padding, by their first byte \
+                     (run {})",
+                    num(REGION),
+                    saved.label
+                ),
+                &region_names,
+            ),
             AxisSpec::linear("deviation from the pass median (%)"),
         );
+        let mut every: Vec<(f64, f64, &str)> = Vec::new();
         for (k, pass) in PASSES.iter().enumerate() {
-            let pts: Vec<Pt> = rows
+            let (xs, ys): (Vec<f64>, Vec<f64>) = rows
                 .iter()
-                .filter_map(|&i| Some(Pt::new(pads[i]?, cols[k][i]?)))
-                .collect();
-            let style = if *pass == "shuffled" {
-                Style::points(k, Marker::Dot)
-            } else {
-                let mut s = Style::measured(k, Marker::Dot);
-                s.marker = None;
-                s.width = 1;
-                s
-            };
-            let mut st = style;
-            st.size = 2;
-            c.series.push(Series::new(format!("{pass} pass"), pts, st));
+                .filter_map(|&i| Some((pads[i]?, cols[k][i]?)))
+                .filter(|(p, d)| p.is_finite() && d.is_finite())
+                .unzip();
+            every.extend(xs.iter().zip(&ys).map(|(&p, &d)| (p, d, *pass)));
+            let dx = (k as f64 - 1.0) * 0.22;
+            let mut st = Style::points(k, Marker::Dot);
+            st.size = 4;
+            c.series.push(Series::new(
+                format!("{pass} pass: median of the region"),
+                region_points(&xs, &ys, &starts, dx),
+                st,
+            ));
         }
+        c.whisker_label =
+            "bars: the middle half of the region's sizes (25th..75th percentile)".into();
         let dist = crate::marks::disturbed_rows(run, dev);
-        let xs: Vec<f64> = rows
+        let hit: Vec<f64> = rows
             .iter()
             .filter(|&&i| dist[i])
             .filter_map(|&i| pads[i])
+            .filter_map(|p| {
+                starts
+                    .iter()
+                    .position(|s| *s == (p / REGION).floor() * REGION)
+            })
+            .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
             .collect();
-        c.mark_disturbed(&xs);
+        c.mark_disturbed(&hit);
         c.hlines.push(HLine {
             y: 0.0,
             label: String::new(),
             color: super::chart::BLACK_C,
             dash: super::chart::Dash::Solid,
         });
-        c.y_clip = Some((-lim, lim));
+        c.footer.extend(largest(&every));
         c.width = 1100;
         c.plot_height = 300;
         panels.push(c);
     }
     let title = format!(
-        "Does the size of the environment move the timing? Each size's deviation from its pass's median ({})",
+        "Beyond the appendix: does the size of the environment move the timing? Each pass's \
+         deviation from its median, by region of padding ({})",
         saved.label
     );
     let deviation = Figure::new("env_scan-deviation.svg", render_panels(&title, &panels)?);
@@ -155,7 +199,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     let mut heat = Heatmap::new(
         &format!(
-            "Median deviation by region of 256 bytes of environment, per workload and pass ({})",
+            "Beyond the appendix: median deviation by region of 256 bytes of environment, per \
+             workload and pass ({})",
             saved.label
         ),
         Palette::Diverging,
@@ -263,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn draws_two_deterministic_figures_with_the_spikes_clipped_and_counted() {
+    fn draws_two_deterministic_figures_with_the_spike_written_not_drawn() {
         let a = draw_twice(
             draw,
             &Saved::test(EXP, &sample()),
@@ -271,9 +316,10 @@ mod tests {
         );
         let d = &a[0].svg;
         assert!(
-            d.contains("beyond this axis (1 value: 900)"),
-            "the spike is counted"
+            d.contains("largest single deviation: +900.0% (forward pass, PAD 1024 bytes)"),
+            "the spike is written"
         );
+        assert!(!d.contains("beyond this axis"), "and not drawn at the edge");
         assert!(d.contains("forward/backward +0.03"));
         assert!(d.contains("verdict: no effect"));
         let h = &a[1].svg;
@@ -285,11 +331,29 @@ mod tests {
     }
 
     #[test]
-    fn clip_limit_follows_the_bulk() {
-        let mut v: Vec<f64> = (0..100).map(|i| (i % 7) as f64 - 3.0).collect();
-        v.push(40.0);
-        assert_eq!(clip_limit(&v), 10.0);
-        assert_eq!(clip_limit(&[0.1, -0.2]), 5.0);
+    fn regions_give_median_and_quartiles_per_pass() {
+        // Region 0..256: sixteen sizes, one spike; region 256..512: two sizes.
+        let mut pads: Vec<f64> = (0..16).map(|k| f64::from(k) * 16.0).collect();
+        let mut devs: Vec<f64> = (0..16).map(f64::from).collect();
+        devs[3] = 900.0;
+        pads.extend([256.0, 272.0]);
+        devs.extend([-2.0, -4.0]);
+        let pts = region_points(&pads, &devs, &[0.0, 256.0], 0.25);
+        assert_eq!(pts.len(), 2);
+        assert_eq!(
+            (pts[0].x, pts[1].x),
+            (0.25, 1.25),
+            "the region's place, shifted by dx"
+        );
+        // Sorted: 0 1 2 4 5 ... 15 900 (nearest ranks 4, 8, 11): the spike moves no quartile.
+        assert_eq!(
+            (pts[0].lo, pts[0].y, pts[0].hi),
+            (Some(5.0), 9.0, Some(12.0))
+        );
+        assert_eq!(pts[1].y, -2.0);
+        let rows: Vec<(f64, f64, &str)> = vec![(16.0, -3.0, "forward"), (48.0, 900.0, "shuffled")];
+        let l = largest(&rows).unwrap();
+        assert!(l.starts_with("largest single deviation: +900.0% (shuffled pass, PAD 48 bytes)"));
     }
 
     #[test]

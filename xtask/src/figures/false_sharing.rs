@@ -359,7 +359,8 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     });
     let mut c = LineChart::new(
         &format!(
-            "Two threads, each incrementing its own slot, by distance between the slots ({})",
+            "Table 105.19: two threads, each incrementing its own slot, by distance between the \
+             slots ({})",
             saved.label
         ),
         AxisSpec::log2(
@@ -455,14 +456,14 @@ fn counts(n: &[Option<f64>]) -> Vec<f64> {
 }
 
 /// The block's thread counts split by `is_measured`: the measured ones, sorted, and, when
-/// some were not, the chart's skipped slot (its text, each count with the reason its note
-/// gives, and the label under it).
+/// some were not, one short note naming each with the reason its note gives ("not measured:
+/// 4 threads (needs 4 cores, this run may use 2)").
 fn split_counts(
     n: &[Option<f64>],
     notes: &[String],
     rows: usize,
     is_measured: impl Fn(f64) -> bool,
-) -> (Vec<f64>, Option<(String, String)>) {
+) -> (Vec<f64>, Option<String>) {
     let all = counts(n);
     let measured: Vec<f64> = all.iter().copied().filter(|&k| is_measured(k)).collect();
     let unmeasured: Vec<f64> = all
@@ -487,28 +488,37 @@ fn split_counts(
             }
         })
         .collect();
-    let list: Vec<String> = unmeasured.iter().map(|k| num(*k)).collect();
-    let text = format!("not measured on this machine:\n{}", lines.join("\n"));
-    let label = format!("{} threads: not measured", list.join(", "));
-    (measured, Some((text, label)))
+    (
+        measured,
+        Some(format!("not measured: {}", lines.join("; "))),
+    )
 }
 
 fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    use sc::threads::{VS_SPLIT_MAX, VS_SPLIT_MEDIAN, VS_SPLIT_MIN};
+    use sc::threads::{NS_MAX, NS_MEDIAN, NS_MIN, VS_SPLIT_MEDIAN};
     let b = need_block(run, sc::threads::BLOCK)?;
     let n = need_nums(b, sc::threads::THREADS)?;
     let layout = need_texts(b, sc::threads::LAYOUT)?;
-    let ratio_col = Spread::read(b, [VS_SPLIT_MEDIAN, VS_SPLIT_MIN, VS_SPLIT_MAX])?;
+    let ns = Spread::read(b, [NS_MEDIAN, NS_MIN, NS_MAX])?;
+    let vs_split = opt_nums(b, VS_SPLIT_MEDIAN);
     let notes = b.texts(sc::threads::NOTE).unwrap_or_default();
-    let rows = n.len().min(layout.len()).min(ratio_col.rows());
-    let get = |k: f64, l: &str| {
-        (0..rows)
-            .find(|&i| n[i] == Some(k) && layout[i] == l)
-            .and_then(|i| ratio_col.bar(i))
-    };
+    let rows = n.len().min(layout.len()).min(ns.rows());
+    let row = |k: f64, l: &str| (0..rows).find(|&i| n[i] == Some(k) && layout[i] == l);
+    let get = |k: f64, l: &str| row(k, l).and_then(|i| ns.bar(i));
     let (measured, skipped) = split_counts(&n, &notes, rows, |k| {
         get(k, "one_line").is_some() || get(k, "separate").is_some()
     });
+    if measured.is_empty() {
+        return Err(format!("{}: no thread count was measured", super::block_name(b)).into());
+    }
+    // A perfect split of the one-thread baseline over k threads, as the run measured it:
+    // each row's time over its ratio to that split.
+    let split = |k: f64| {
+        ["separate", "one_line"].iter().find_map(|l| {
+            let i = row(k, l)?;
+            div(ns.bar(i)?.v, vs_split.get(i).copied().flatten()?)
+        })
+    };
     let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
     let one_line_label = (0..rows)
         .find(|&i| layout[i] == "one_line")
@@ -518,15 +528,18 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         });
     let mut c = BarChart::new(
         &format!(
-            "More threads: all slots in one line against each on its own line ({})",
+            "Beyond Table 105.19, more threads: all slots in one line against each on its own \
+             line ({})",
             saved.label
         ),
-        AxisSpec::linear("time against a perfect split of the baseline (1 = perfect)")
-            .starting_at_zero(),
+        AxisSpec::linear("time per increment (ns, median)").starting_at_zero(),
     );
     c.categories = measured
         .iter()
-        .map(|k| format!("{} threads", num(*k)))
+        .map(|&k| match split(k) {
+            Some(s) => format!("{} threads (a perfect split: {} ns)", num(k), num(s)),
+            None => format!("{} threads", num(k)),
+        })
         .collect();
     c.series.push(BarSeries::new(
         one_line_label,
@@ -538,26 +551,28 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         measured.iter().map(|&k| get(k, "separate")).collect(),
         color(0),
     ));
-    c.hlines.push(HLine {
-        y: 1.0,
-        label: "1 = a perfect split of the one-thread baseline".into(),
-        color: color(2),
-        dash: Dash::Short,
-    });
-    c.whisker_label = "bars: fastest..slowest round".into();
-    if let Some((note, label)) = skipped {
-        c.skipped = Some(note);
-        c.skipped_label = label;
+    if let [k] = measured[..]
+        && let Some(s) = split(k)
+    {
+        c.hlines.push(HLine {
+            y: s,
+            label: format!(
+                "a perfect split of the one-thread baseline over {} threads: {} ns",
+                num(k),
+                num(s)
+            ),
+            color: color(2),
+            dash: Dash::Short,
+        });
     }
+    c.whisker_label = "bars: fastest..slowest round".into();
+    c.skipped = skipped;
     c.mark_disturbed(&by_threads(run, b, &n, &measured));
     for (ci, k) in measured.iter().enumerate() {
         let x = Bar::over(get(*k, "one_line"), get(*k, "separate"));
         c.bracket((0, ci), (1, ci), "one line / own lines", x);
     }
     c.plot_height = 360;
-    if measured.is_empty() {
-        return Err(format!("{}: no thread count was measured", super::block_name(b)).into());
-    }
     Ok(Figure::new("false_sharing-threads.svg", c.render()?))
 }
 
@@ -593,7 +608,7 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     }
     let mut c = BarChart::new(
         &format!(
-            "One value, really shared: the price of making an increment safe ({})",
+            "Table 105.21: one value, really shared, the price of making an increment safe ({})",
             saved.label
         ),
         AxisSpec::log10("time per increment (ns, median, log scale)"),
@@ -626,10 +641,7 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             color([6, 0, 1][k]),
         ));
     }
-    if let Some((note, label)) = skipped {
-        c.skipped = Some(note);
-        c.skipped_label = label;
-    }
+    c.skipped = skipped;
     c.mark_disturbed(&by_threads(run, b, &n, &measured));
     let one = measured.iter().position(|k| *k == 1.0);
     let two = measured.iter().position(|k| *k == 2.0);
@@ -704,7 +716,7 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let labels: Vec<String> = cores.iter().map(|c| c.to_string()).collect();
     let mut h = Heatmap::new(
         &format!(
-            "Core-to-core one-way latency ({}{})",
+            "Beyond the appendix: core-to-core one-way latency ({}{})",
             saved.label,
             median.map_or(String::new(), |m| format!(
                 "; median of the pairs {} ns",
@@ -830,12 +842,20 @@ mod tests {
         assert!(figs[1].svg.contains("line 64 B"));
         assert!(figs[1].svg.contains("suspicious"));
         assert!(figs[1].svg.contains("= 8.16x"));
+        // What was not measured is one note, not a slot of the plot.
         assert!(
             figs[2]
                 .svg
-                .contains("4 threads (needs 4 cores, this run may use 2)")
+                .contains("not measured: 4 threads (needs 4 cores, this run may use 2)")
         );
-        assert!(figs[2].svg.contains("one line / own lines = 3.30x"));
+        assert!(!figs[2].svg.contains("4 threads: not measured"));
+        // One value for the one ratio: the times in ns, and their quotient, 0.42 / 0.125.
+        assert!(figs[2].svg.contains("one line / own lines = 3.36x"));
+        assert!(
+            !figs[2].svg.contains("3.30"),
+            "the ratio to the split is not a bar"
+        );
+        assert!(figs[2].svg.contains("baseline over 2 threads: 0.125 ns"));
         assert!(figs[3].svg.contains("atomic / plain = 20.0x"));
         assert!(figs[3].svg.contains("mutex, 2 threads / 1 = 2.70x"));
         assert!(

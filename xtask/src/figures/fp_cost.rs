@@ -55,7 +55,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         .map(|i| tp[i].map(|v| Bar::spread(v, tmin[i], tmax[i])))
         .collect();
     let mut c = BarChart::new(
-        &format!("The cost of one f64 operation ({}; {cpu})", saved.label),
+        &format!(
+            "Table 105.24: the cost of one f64 operation ({}; {cpu})",
+            saved.label
+        ),
         AxisSpec::log10("time per operation (ns, median, log scale)"),
     );
     c.width = 1000;
@@ -147,10 +150,10 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         .unwrap_or("control register");
     let mut c = BarChart::new(
         &format!(
-            "Denormal against normal values, with and without flush-to-zero ({})",
+            "Table 105.22: denormal against normal values, with and without flush-to-zero ({})",
             saved.label
         ),
-        AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
+        AxisSpec::log10("time per element (ns, median, log scale)"),
     );
     c.categories = vec![
         "FTZ/DAZ off (IEEE arithmetic)".into(),
@@ -188,6 +191,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             "FTZ/DAZ on: not measured (this CPU has no {reg} flush bits the run could set)"
         ));
     }
+    book_denormals(saved, &mut c)?;
     c.plot_height = 360;
     let den_fig = Figure::new("fp_cost-denormal.svg", c.render()?);
 
@@ -211,7 +215,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     let mut c = BarChart::new(
         &format!(
-            "float against double: a dot product in strict order and with lanes ({})",
+            "Table 105.23: float against double, a dot product in strict order and with lanes ({})",
             saved.label
         ),
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
@@ -281,6 +285,59 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     Ok(figs)
 }
 
+/// The book's own denormal test beside ours, as a category of its own: its normal and
+/// denormal times and the ratio it printed (73.2x on the author's x86), from the book's
+/// printed numbers ([`super::book_figures`]); nothing where they are not found.
+fn book_denormals(saved: &Saved, c: &mut BarChart) -> Result<(), DrawError> {
+    let Some(book) = super::book_figures(saved, sc::EXPERIMENT)? else {
+        return Ok(());
+    };
+    let get = |name: &str| book.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    let (Some(normal), Some(denormal)) = (get("normal_per_element"), get("denormal_per_element"))
+    else {
+        return Ok(());
+    };
+    let cat = c.categories.len();
+    c.categories
+        .push("the book's x86 machine, FTZ/DAZ off (as printed)".into());
+    for (s, v) in c.series.iter_mut().zip([normal, denormal]) {
+        s.values.resize(cat, None);
+        s.values.push(Some(Bar::new(v)));
+    }
+    let mut quoted = vec![false; cat];
+    quoted.push(true);
+    c.mark_reference(
+        &quoted,
+        "cross: the book's numbers, as printed (not measured here)",
+    );
+    // The ratio as the book printed it, so that it reads as the book's everywhere.
+    let x = get("denormal_over_normal").or_else(|| super::chart::div(denormal, normal));
+    c.bracket((0, cat), (1, cat), "the book: denormal / normal", x);
+    Ok(())
+}
+
+/// Which bars are unstable: their rounds' spread, (max - min) / median, is over three times
+/// the median spread of all the bars and over half their median. Returns the marks and that
+/// typical spread.
+fn unstable_spreads(bars: &[Option<Bar>]) -> (Vec<bool>, f64) {
+    let spread = |b: &Bar| Some((b.hi? - b.lo?) / b.v).filter(|s| s.is_finite());
+    let all: Vec<f64> = bars.iter().flatten().filter_map(spread).collect();
+    let typical = measure::stats::median(&all).unwrap_or(0.0);
+    let marks = bars
+        .iter()
+        .map(|b| {
+            b.and_then(|b| spread(&b))
+                .is_some_and(|s| s > 3.0 * typical && s > 0.5)
+        })
+        .collect();
+    (marks, typical)
+}
+
+/// 0.226 -> "23%".
+fn percent(f: f64) -> String {
+    format!("{:.0}%", f * 100.0)
+}
+
 /// A count in words up to twelve ("eight"), in digits beyond.
 fn count_word(n: usize) -> String {
     const WORDS: [&str; 13] = [
@@ -313,8 +370,8 @@ fn placement(
     let n = at.len().min(gcc.len()).min(ns.len());
     let mut c = BarChart::new(
         &format!(
-            "The same multiply at {} addresses: the appendix's per-element loop, its \
-             multiply block moved along a 64-byte line of code ({})",
+            "Beyond Table 105.24, the same multiply at {} addresses: the appendix's \
+             per-element loop, its multiply block moved along a 64-byte line of code ({})",
             count_word(n),
             saved.label
         ),
@@ -343,6 +400,16 @@ fn placement(
         color(0),
     ));
     c.mark_disturbed(&crate::marks::disturbed_rows(run, pl)[..n]);
+    let (unstable, typical) = unstable_spreads(&bars);
+    c.mark_unstable(
+        &unstable,
+        &format!(
+            "ring: unstable, its rounds spread over {} of its median (3x the placements' \
+             typical {}); its whisker is cut, not the axis",
+            percent(3.0 * typical),
+            percent(typical)
+        ),
+    );
     let pe = need_block(run, sc::per_element::BLOCK)?;
     let case = need_texts(pe, sc::per_element::CASE)?;
     let pe_ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
@@ -433,6 +500,24 @@ mod tests {
     }
 
     #[test]
+    fn a_spread_three_times_the_typical_one_is_unstable() {
+        let b = |v: f64, lo: f64, hi: f64| Some(Bar::spread(v, Some(lo), Some(hi)));
+        let bars = [
+            b(1.0, 0.9, 1.2),
+            b(1.0, 0.95, 1.25),
+            b(1.0, 0.9, 3.0),
+            None,
+            b(1.0, 1.0, 1.3),
+        ];
+        let (marks, typical) = unstable_spreads(&bars);
+        assert_eq!(marks, vec![false, false, true, false, false]);
+        assert!((typical - 0.3).abs() < 1e-9, "{typical}");
+        // A small spread is never unstable, however calm the others are.
+        let calm = [b(1.0, 1.0, 1.01), b(1.0, 1.0, 1.01), b(1.0, 1.0, 1.2)];
+        assert_eq!(unstable_spreads(&calm).0, vec![false; 3]);
+    }
+
+    #[test]
     fn a_missing_block_is_an_error_naming_it() {
         let e = draw(&Saved::test("fp_cost", "#META quick yes\n"))
             .err()
@@ -465,7 +550,11 @@ mod tests {
         let f = draw_twice(draw, &s, &FILES);
         let svg = &f[3].svg;
         assert!(svg.contains("slowest / fastest = 1.25x"), "{svg}");
-        assert!(svg.contains("The same multiply at four addresses"), "{svg}");
+        assert!(
+            svg.contains("Beyond Table 105.24, the same multiply at four addresses"),
+            "{svg}"
+        );
+        assert!(!svg.contains("unstable"), "no placement's rounds stand out");
         assert!(
             svg.contains("24 = GCC&apos;s") || svg.contains("24 = GCC's"),
             "{svg}"
@@ -473,6 +562,17 @@ mod tests {
         assert!(svg.contains("add a+b, in its own place"), "{svg}");
         // The ops figure carries the run's own per-element table beside the chains.
         assert!(f[0].svg.contains("per element (3a)"), "{}", f[0].svg);
+        // A planted unstable placement (one round at 5 ns) is ringed, and its whisker is cut
+        // at the axis instead of squashing the others.
+        let shaky = run.replace("#DATA 8 no 0.345 0.34 0.71", "#DATA 8 no 0.345 0.34 5");
+        let f = draw(&Saved::test("fp_cost", &shaky)).expect("drawn");
+        let svg = &f[3].svg;
+        assert!(svg.contains("ring: unstable"), "{svg}");
+        assert!(svg.contains("max 5.00 (cut)"), "{svg}");
+        assert!(
+            !svg.contains(">\n5\n<") && !svg.contains(">\n4\n<"),
+            "no tick at 4 or 5 ns"
+        );
         // Another architecture runs no placed code: no figure says it moved anything.
         let arm = format!("#META arch aarch64\n{run}");
         draw_twice(draw, &Saved::test("fp_cost", &arm), &FILES[..3]);

@@ -716,6 +716,40 @@ pub fn appendix_reference(saved: &Saved, exp: &str) -> Result<Option<Reference>,
     Ok(None)
 }
 
+/// The book's printed figures for `exp` (`value figure unit` rows: name and value), from
+/// `results/appendix-book/<exp>.txt` beside the saved folder, else in this project's own
+/// `results/` (a folder drawn from elsewhere still shows the book's numbers). `None` where
+/// neither exists.
+pub fn book_figures(saved: &Saved, exp: &str) -> Result<Option<Vec<(String, f64)>>, DrawError> {
+    let name = format!("{exp}.txt");
+    let beside = saved
+        .dir
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("appendix-book");
+    let own = crate::project::root().join("results").join("appendix-book");
+    let Some(p) = [beside, own]
+        .into_iter()
+        .map(|d| d.join(&name))
+        .find(|p| p.is_file())
+    else {
+        return Ok(None);
+    };
+    let fail = |m: String| DrawError {
+        file: Some(p.clone()),
+        message: m,
+    };
+    let text =
+        crate::project::read_regular_text(&p).map_err(|e| fail(format!("cannot read: {e}")))?;
+    let file = data::parse(&text).map_err(|e| fail(e.to_string()))?;
+    Ok(Some(
+        crate::compare::appendix::figure_rows(&file)
+            .into_iter()
+            .map(|(n, v, _)| (n, v))
+            .collect(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,8 +15,8 @@ use measure::data::DataFile;
 
 const EXP: &str = sc::EXPERIMENT;
 
-fn fmt_us(v: f64) -> String {
-    format!("{} us", num(v))
+fn fmt_micro(v: f64) -> String {
+    format!("{} µs", num(v))
 }
 
 /// The measured values of a column (NA cells are not measurements and are left out).
@@ -78,7 +78,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     };
     let variants = Strip {
         title: format!(
-            "sink_bench: {n} passes of each variant, round-robin ({}){}",
+            "Beyond the appendix: a discarded sum against a kept one, {n} passes of each \
+             variant, round-robin ({}){}",
             saved.label,
             if zeros > 0 {
                 format!("; {zeros} passes read 0 ns, drawn at half a step")
@@ -128,7 +129,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let cold_ratio = between(&cold_in, &cold_fresh, "fresh / one process:");
     let warm = Strip {
         title: "warm pass: one process against fresh processes".into(),
-        y: AxisSpec::linear("time per pass (us)"),
+        y: AxisSpec::linear("time per pass (µs)"),
         columns: vec![
             Column {
                 label: format!("{} passes, one process", warm_in.len()),
@@ -143,13 +144,13 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ],
         refs: Vec::new(),
         ratios: warm_ratio,
-        fmt: fmt_us,
+        fmt: fmt_micro,
         width: 600,
         plot_height: 420,
     };
     let cold = Strip {
         title: "cold pass (the first over a fresh array)".into(),
-        y: AxisSpec::linear("time per pass (us)"),
+        y: AxisSpec::linear("time per pass (µs)"),
         columns: vec![
             Column {
                 label: "one process: one shot".into(),
@@ -164,7 +165,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ],
         refs: Vec::new(),
         ratios: cold_ratio,
-        fmt: fmt_us,
+        fmt: fmt_micro,
         width: 600,
         plot_height: 420,
     };
@@ -174,7 +175,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             "sink_bench-spread.svg",
             render_row(
                 &format!(
-                    "sink_bench: the same pass in one process and in fresh processes ({})",
+                    "Beyond the appendix: the same pass in one process and in fresh processes ({})",
                     saved.label
                 ),
                 &[warm, cold],
@@ -228,8 +229,8 @@ mod tests {
             a[0].svg.contains("33267x"),
             "(b) / (a) from the medians: 499000 / 15"
         );
-        assert!(a[1].svg.contains("one shot: 690 us"));
-        assert!(a[1].svg.contains("off scale: 4500 us"));
+        assert!(a[1].svg.contains("one shot: 690 µs"));
+        assert!(a[1].svg.contains("off scale: 4500 µs"));
     }
 
     #[test]

@@ -185,7 +185,10 @@ fn lines_chart(run: &DataFile, b: &Block, saved: &Saved) -> Result<Option<LineCh
         return Ok(None);
     }
     let mut c = LineChart::new(
-        &format!("Distinct cache lines each stride visits ({})", saved.label),
+        &format!(
+            "Beyond Figure 105.3: distinct cache lines each stride visits ({})",
+            saved.label
+        ),
         AxisSpec::log2("stride (bytes, power-of-two scale)", Units::Bytes),
         AxisSpec::new(
             "distinct cache lines read (log scale)",
@@ -255,7 +258,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
         .map_or(String::new(), |n| format!(" over {} particles", grouped(n)));
     let mut c = BarChart::new(
         &format!(
-            "Summing x{elements}: array of structs against struct of arrays ({})",
+            "Table 105.10: summing x{elements}, array of structs against struct of arrays ({})",
             saved.label
         ),
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),

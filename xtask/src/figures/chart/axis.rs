@@ -32,7 +32,7 @@ pub enum Units {
     KiB,
     /// A count: 16, 1,024, 65,536; large powers of ten as 1M.
     Count,
-    /// A time in nanoseconds, written with its unit: 20 ns, 5 us, 1 ms.
+    /// A time in nanoseconds, written with its unit: 20 ns, 5 µs, 1 ms.
     Nanos,
 }
 
@@ -550,7 +550,7 @@ fn fmt_nice(n: Nice, units: Units) -> String {
             } else if k >= 6 {
                 (k - 6, " ms")
             } else if k >= 3 {
-                (k - 3, " us")
+                (k - 3, " µs")
             } else {
                 (k, " ns")
             };
@@ -758,7 +758,7 @@ mod tests {
     #[test]
     fn nanos_and_counts_read_naturally() {
         assert_eq!(fmt_nice(Nice { m: 2, k: 1 }, Units::Nanos), "20 ns");
-        assert_eq!(fmt_nice(Nice { m: 5, k: 5 }, Units::Nanos), "500 us");
+        assert_eq!(fmt_nice(Nice { m: 5, k: 5 }, Units::Nanos), "500 µs");
         assert_eq!(fmt_nice(Nice { m: 1, k: 6 }, Units::Nanos), "1 ms");
         assert_eq!(fmt_nice(Nice { m: 1, k: 6 }, Units::Count), "1M");
         assert_eq!(fmt_nice(Nice { m: 5, k: 4 }, Units::Count), "50K");

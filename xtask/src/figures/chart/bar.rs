@@ -1,12 +1,15 @@
 //! Grouped bars: one group per category, one bar per series, each bar with its min..max
-//! whisker and its value written above it; ratio brackets between bars; categories that
-//! were not measured said in the plot, in a slot of their own.
+//! whisker and its value written beside it, at its own height, clear of the whisker; ratio
+//! brackets between bars; categories that were not measured said in one short note under
+//! the plot. On a log axis a bar's length means nothing (the axis has no zero), so each
+//! value is a dot with its whisker instead. Categories marked unstable are ringed, and their
+//! whiskers do not set the axis: one cut at the top ends in an arrow with its maximum written.
 
-use super::axis::{Axis, AxisSpec};
+use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
-    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect,
-    SMALL, render, text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom,
+    Rect, SMALL, Style, place, render, text_box_rect, wrap,
 };
 use plotters::style::{Color, RGBColor};
 
@@ -83,17 +86,21 @@ pub struct BarChart {
     pub series: Vec<BarSeries>,
     pub ratios: Vec<BarRatio>,
     pub hlines: Vec<HLine>,
-    /// What was not measured, said in a slot at the right of the plot (a line break starts
-    /// a new paragraph).
+    /// What was not measured, said in one grey line under the plot ("not measured: 4
+    /// threads (needs 4 cores)"); no room of the plot is given to it.
     pub skipped: Option<String>,
-    /// The category label under the skipped slot ("4, 8 threads").
-    pub skipped_label: String,
     pub whisker_label: String,
     pub legend_extra: Vec<(Glyph, String)>,
     /// Write "n/a" where a series has no bar in a category that has others.
     pub mark_missing: bool,
     /// Per category: its rounds were disturbed, so its bars are drawn hollow.
     pub disturbed: Vec<bool>,
+    /// Per category: unstable (its rounds disagree), so it is ringed and its whiskers are
+    /// left out of the axis range ([`BarChart::mark_unstable`]).
+    pub unstable: Vec<bool>,
+    /// Per category: numbers quoted from elsewhere (the book's), drawn as the appendix's
+    /// series is, whatever their series ([`BarChart::mark_reference`]).
+    pub reference_cats: Vec<bool>,
     pub width: u32,
     pub plot_height: u32,
 }
@@ -112,11 +119,12 @@ impl BarChart {
             ratios: Vec::new(),
             hlines: Vec::new(),
             skipped: None,
-            skipped_label: String::new(),
             whisker_label: "bars: min..max of the rounds".into(),
             legend_extra: Vec::new(),
             mark_missing: true,
             disturbed: Vec::new(),
+            unstable: Vec::new(),
+            reference_cats: Vec::new(),
             width: 900,
             plot_height: 400,
         }
@@ -128,9 +136,53 @@ impl BarChart {
     pub fn mark_disturbed(&mut self, cats: &[bool]) {
         if cats.iter().any(|&d| d) {
             self.disturbed = cats.to_vec();
-            self.legend_extra
-                .push((Glyph::HollowBar(GREY), crate::marks::LEGEND.into()));
+            let glyph = if self.dots() {
+                Glyph::Series(Style::hollow(GREY, 5))
+            } else {
+                Glyph::HollowBar(GREY)
+            };
+            self.legend_extra.push((glyph, crate::marks::LEGEND.into()));
         }
+    }
+
+    /// Rings the categories marked `true` in `cats` (one per category) as unstable, with one
+    /// legend entry `why`; their whiskers no longer stretch the axis. Nothing when none is.
+    pub fn mark_unstable(&mut self, cats: &[bool], why: &str) {
+        if cats.iter().any(|&u| u) {
+            self.unstable = cats.to_vec();
+            self.legend_extra
+                .push((Glyph::Series(Style::ring()), why.into()));
+        }
+    }
+
+    /// Draws the categories marked `true` in `cats` as quoted numbers: crosses in their
+    /// series' colour (dashed outlines on a linear axis), with one legend entry `what`.
+    pub fn mark_reference(&mut self, cats: &[bool], what: &str) {
+        if cats.iter().any(|&r| r) {
+            self.reference_cats = cats.to_vec();
+            let glyph = if self.dots() {
+                Glyph::Series(Style {
+                    color: GREY,
+                    ..Style::points(0, Marker::Cross)
+                })
+            } else {
+                Glyph::Bar(GREY, false)
+            };
+            self.legend_extra.push((glyph, what.into()));
+        }
+    }
+
+    fn is_reference(&self, si: usize, ci: usize) -> bool {
+        self.series[si].reference || self.reference_cats.get(ci).copied().unwrap_or(false)
+    }
+
+    /// Whether values are drawn as dots (a log axis) rather than bars.
+    pub fn dots(&self) -> bool {
+        self.y.scale != Scale::Linear
+    }
+
+    fn is_unstable(&self, ci: usize) -> bool {
+        self.unstable.get(ci).copied().unwrap_or(false)
     }
 
     /// A ratio bracket between bars `a` and `b` (`(series, category)` each) reading
@@ -158,7 +210,7 @@ impl BarChart {
         let mut l = Legend::default();
         for s in &self.series {
             if s.values.iter().flatten().any(|b| self.y.drawable(b.v)) {
-                l.push(Glyph::Bar(s.color, !s.reference), s.label.clone());
+                l.push(self.glyph(s), s.label.clone());
             }
         }
         l.hlines(&self.hlines);
@@ -171,6 +223,22 @@ impl BarChart {
             l.push(g.clone(), t.clone());
         }
         l
+    }
+
+    fn glyph(&self, s: &BarSeries) -> Glyph {
+        match (self.dots(), s.reference) {
+            (false, filled) => Glyph::Bar(s.color, !filled),
+            (true, false) => Glyph::Series(Style {
+                line: None,
+                size: 5,
+                color: s.color,
+                ..Style::points(0, Marker::Dot)
+            }),
+            (true, true) => Glyph::Series(Style {
+                line: None,
+                ..Style::reference()
+            }),
+        }
     }
 
     /// How many brackets stand above one another at most (brackets over separate bars
@@ -195,7 +263,7 @@ impl BarChart {
     }
 
     fn slots(&self) -> usize {
-        self.categories.len() + usize::from(self.skipped.is_some())
+        self.categories.len()
     }
 
     fn label_lines(&self) -> usize {
@@ -213,7 +281,8 @@ impl BarChart {
         let title = wrap(&self.title, super::TITLE, w - 40.0).len() as f64 * super::TITLE * 1.2;
         let below = 10.0
             + self.label_lines() as f64 * 15.0
-            + if self.x_title.is_empty() { 6.0 } else { 24.0 };
+            + if self.x_title.is_empty() { 6.0 } else { 24.0 }
+            + self.skipped_lines(w).len() as f64 * 16.0;
         (10.0
             + title
             + 10.0
@@ -222,6 +291,14 @@ impl BarChart {
             + self.legend().height(w - 40.0)
             + 16.0)
             .ceil() as u32
+    }
+
+    /// The note on what was not measured, wrapped to the figure's width.
+    fn skipped_lines(&self, w: f64) -> Vec<String> {
+        self.skipped
+            .as_deref()
+            .map(|n| wrap(n, SMALL, w - 60.0))
+            .unwrap_or_default()
     }
 
     pub fn render(&self) -> Result<(String, Geometry), String> {
@@ -240,14 +317,14 @@ impl BarChart {
         y += c.title(&self.title, w / 2.0, y, w - 40.0)? + 10.0;
         let plot_h = f64::from(self.plot_height);
         let mut ys: Vec<f64> = Vec::new();
-        for (_, _, b) in self.bars() {
+        for (_, ci, b) in self.bars() {
             ys.push(b.v);
-            ys.extend(
+            let spread = if self.is_unstable(ci) {
+                [None, None]
+            } else {
                 [b.lo, b.hi]
-                    .into_iter()
-                    .flatten()
-                    .filter(|v| self.y.drawable(*v)),
-            );
+            };
+            ys.extend(spread.into_iter().flatten().filter(|v| self.y.drawable(*v)));
         }
         ys.extend(HLine::ys(&self.hlines, &self.y));
         let headroom = TOP_PAD + BRACKET_STEP * self.bracket_levels() as f64;
@@ -271,9 +348,10 @@ impl BarChart {
         let n_slots = self.slots().max(1);
         let slot = plot.w() / n_slots as f64;
         let n_ser = self.series.len().max(1);
-        let group = slot * 0.8;
-        let bw = group / n_ser as f64;
-        let bar_x = |si: usize, ci: usize| plot.x0 + slot * ci as f64 + slot * 0.1 + bw * si as f64;
+        // A bar is at most 120 pixels wide: one category's bars do not fill the plot.
+        let bw = (slot * 0.8 / n_ser as f64).min(120.0);
+        let pad = (slot - bw * n_ser as f64) / 2.0;
+        let bar_x = |si: usize, ci: usize| plot.x0 + slot * ci as f64 + pad + bw * si as f64;
         // Category labels.
         let mut label_bottom = plot.y1 + 8.0;
         for (ci, cat) in self.categories.iter().enumerate() {
@@ -296,97 +374,41 @@ impl BarChart {
         if !self.x_title.is_empty() {
             c.x_title(&self.x_title, plot, label_bottom + 6.0)?;
         }
-        // The skipped slot: grey text where the bars would be.
-        if let Some(note) = &self.skipped {
-            let x0 = plot.x0 + slot * self.categories.len() as f64;
-            c.rect(
-                Rect::new(x0 + 4.0, plot.y0 + 4.0, x0 + slot - 4.0, plot.y1 - 4.0),
-                Some(RGBColor(246, 246, 246).mix(1.0)),
-                Some((RGBColor(200, 200, 200), Dash::Short)),
-            )?;
-            let lines: Vec<String> = note
-                .lines()
-                .flat_map(|p| wrap(p, SMALL, slot - 20.0))
-                .collect();
-            let top = (plot.y0 + plot.y1) / 2.0 - lines.len() as f64 * 8.0;
-            for (k, l) in lines.iter().enumerate() {
-                c.text(
-                    l,
-                    (x0 + slot / 2.0, top + k as f64 * 16.0),
-                    SMALL,
-                    GREY,
-                    Align::Center,
-                    0,
-                    false,
-                )?;
-            }
-            if !self.skipped_label.is_empty() {
-                let cx = x0 + slot / 2.0;
-                let r = c.text(
-                    &self.skipped_label,
-                    (cx, plot.y1 + 8.0),
-                    SMALL,
-                    GREY,
-                    Align::Center,
-                    0,
-                    false,
-                )?;
-                label_bottom = label_bottom.max(r.y1);
-                geom.x_ticks.push((cx, self.skipped_label.clone()));
-            }
-        }
-
-        // Bars, whiskers, values. `tops` keeps each bar's highest drawn pixel.
-        let base = plot.y1;
-        let mut tops = vec![vec![None::<f64>; self.categories.len()]; self.series.len()];
-        for (si, ci, b) in self.bars() {
-            let s = &self.series[si];
-            let Some(top) = fy(b.v) else { continue };
-            let x0 = bar_x(si, ci);
-            let r = Rect::new(x0 + 1.0, top, x0 + bw - 1.0, base);
-            if s.reference {
-                c.rect(r, Some(RGBColor(255, 255, 255).mix(1.0)), None)?;
-                c.line(
-                    &[(r.x0, base), (r.x0, top), (r.x1, top), (r.x1, base)],
-                    BLACK_C,
-                    2,
-                    Dash::Long,
-                )?;
-            } else if self.disturbed.get(ci).copied().unwrap_or(false) {
-                c.rect(
-                    r,
-                    Some(RGBColor(255, 255, 255).mix(1.0)),
-                    Some((s.color, Dash::Solid)),
-                )?;
-            } else {
-                c.rect(r, Some(s.color.mix(1.0)), None)?;
-            }
-            let cx = x0 + bw / 2.0;
-            geom.points.push((cx, top));
-            let mut highest = top;
-            let lo = b.lo.filter(|v| self.y.drawable(*v)).and_then(fy);
-            let hi = b.hi.filter(|v| self.y.drawable(*v)).and_then(fy);
-            if let (Some(l), Some(h)) = (lo, hi) {
-                let cap = (bw * 0.25).clamp(2.0, 6.0);
-                c.whisker(cx, (l, h), cap, BLACK_C, &mut geom)?;
-                highest = highest.min(h).min(l);
-            }
-            let label = super::sig3(b.v);
-            let size = if text_w(&label, 11.0) <= bw + 6.0 {
-                11.0
-            } else {
-                9.0
-            };
+        // What was not measured: one grey note under the category labels.
+        for l in self.skipped_lines(w) {
             let r = c.text(
-                &label,
-                (cx, highest - 3.0),
-                size,
-                BLACK_C,
+                &l,
+                (w / 2.0, label_bottom + 4.0),
+                SMALL,
+                GREY,
                 Align::Center,
-                2,
+                0,
                 false,
             )?;
-            tops[si][ci] = Some(r.y0);
+            label_bottom = r.y1 + 3.0;
+        }
+
+        // Bars (or dots), whiskers, values. `tops` keeps each one's highest drawn pixel.
+        let base = plot.y1;
+        let top_px = plot.y1 - (plot.h() - headroom);
+        let mut tops = vec![vec![None::<f64>; self.categories.len()]; self.series.len()];
+        let mut labels = Vec::new();
+        let mut marks: Vec<(f64, f64)> = Vec::new();
+        for (si, ci, b) in self.bars() {
+            let Some(top) = fy(b.v) else { continue };
+            let x0 = bar_x(si, ci);
+            let at = BarAt {
+                r: Rect::new(x0 + 1.0, top, x0 + bw - 1.0, base),
+                top_px,
+            };
+            let ends = (
+                b.lo.filter(|v| self.y.drawable(*v)).and_then(fy),
+                b.hi.filter(|v| self.y.drawable(*v)).and_then(fy),
+            );
+            let (highest, label) = self.draw_one(c, (si, ci), b, at, ends, &mut geom)?;
+            tops[si][ci] = Some(highest);
+            marks.extend(label.marks());
+            labels.push((si, ci, label));
         }
         // Not measured: a dash at the base where a bar would be, when its category has
         // other bars.
@@ -409,6 +431,11 @@ impl BarChart {
             }
         }
         c.hlines(plot, &self.hlines, fy)?;
+        // The values, once every mark is known: each where it covers none.
+        for (si, ci, label) in labels {
+            let r = label.place(c, plot, &marks)?;
+            tops[si][ci] = tops[si][ci].map(|t| t.min(r.y0));
+        }
 
         // Ratio brackets, each above the bars it spans and above earlier brackets there.
         let mut drawn: Vec<(f64, f64, f64)> = Vec::new(); // (x from, x to, top)
@@ -463,6 +490,177 @@ impl BarChart {
         legend.draw(c, 20.0, w - 20.0, ly)?;
         c.geom.panels.push(geom);
         Ok(())
+    }
+}
+
+/// Where one bar goes: its rectangle (value at the top, the plot's base at the bottom) and
+/// the highest pixel of the axis's range (a whisker beyond it is cut there).
+struct BarAt {
+    r: Rect,
+    top_px: f64,
+}
+
+impl BarChart {
+    /// One bar or dot of series `si` in category `ci`, with its whisker (`ends`: min and max
+    /// in pixels); returns the highest pixel drawn and where its value is to be written.
+    fn draw_one(
+        &self,
+        c: &mut Canvas<'_>,
+        (si, ci): (usize, usize),
+        b: Bar,
+        at: BarAt,
+        ends: (Option<f64>, Option<f64>),
+        geom: &mut PanelGeom,
+    ) -> Result<(f64, ValueLabel), String> {
+        let s = &self.series[si];
+        let r = at.r;
+        let cx = (r.x0 + r.x1) / 2.0;
+        let disturbed = self.disturbed.get(ci).copied().unwrap_or(false);
+        let quoted = self.is_reference(si, ci);
+        if !self.dots() {
+            self.draw_bar(c, s, r, disturbed, quoted)?;
+        }
+        geom.points.push((cx, r.y0));
+        let mut highest = r.y0;
+        let cap = (r.w() * 0.25).clamp(2.0, 6.0);
+        let mut span = (r.y0, r.y0);
+        if let (Some(l), Some(h)) = ends {
+            let cut = h < at.top_px;
+            let h = h.max(at.top_px);
+            c.whisker(cx, (l, h), cap, BLACK_C, geom)?;
+            if cut {
+                c.marker(Marker::Clipped, (cx, h), 4, BLACK_C)?;
+                let note = format!("max {} (cut)", super::sig3(b.hi.unwrap_or(b.v)));
+                let t = c.text(
+                    &note,
+                    (cx, h - 7.0),
+                    SMALL,
+                    BLACK_C,
+                    Align::Center,
+                    2,
+                    false,
+                )?;
+                c.geom.boxes.push(t);
+                highest = highest.min(t.y0);
+            }
+            span = (h.min(l).min(r.y0), l.max(h).max(r.y0));
+            highest = highest.min(span.0);
+        }
+        if self.dots() {
+            let style = match (quoted, disturbed) {
+                (true, _) => Marker::Cross,
+                (false, true) => Marker::Hollow,
+                (false, false) => Marker::Dot,
+            };
+            c.marker(style, (cx, r.y0), 5, s.color)?;
+        }
+        if self.is_unstable(ci) {
+            c.marker(Marker::Ring, (cx, r.y0), 9, BLACK_C)?;
+        }
+        let label = ValueLabel {
+            text: super::sig3(b.v),
+            at: (cx, r.y0),
+            reach: cap.max(5.0) + 3.0,
+            span,
+            bar: (!self.dots()).then_some((r.x0, r.x1)),
+        };
+        Ok((highest, label))
+    }
+
+    fn draw_bar(
+        &self,
+        c: &mut Canvas<'_>,
+        s: &BarSeries,
+        r: Rect,
+        disturbed: bool,
+        quoted: bool,
+    ) -> Result<(), String> {
+        let white = Some(RGBColor(255, 255, 255).mix(1.0));
+        if quoted {
+            c.rect(r, white, None)?;
+            c.line(
+                &[(r.x0, r.y1), (r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1)],
+                s.color,
+                2,
+                Dash::Long,
+            )
+        } else if disturbed {
+            c.rect(r, white, Some((s.color, Dash::Solid)))
+        } else {
+            c.rect(r, Some(s.color.mix(1.0)), None)
+        }
+    }
+}
+
+/// A bar's value, to be written beside its mark: `at` the value's pixel, `reach` how far
+/// the mark spreads sideways, `span` the mark's top and bottom pixels (the whisker's).
+struct ValueLabel {
+    text: String,
+    at: (f64, f64),
+    reach: f64,
+    span: (f64, f64),
+    /// A bar's left and right pixels (none for a dot): its top edge is a mark too.
+    bar: Option<(f64, f64)>,
+}
+
+const VALUE_SIZE: f64 = 10.0;
+
+impl ValueLabel {
+    /// Pixels along the mark (dot and whisker), that no value may cover.
+    fn marks(&self) -> Vec<(f64, f64)> {
+        let (x, _) = self.at;
+        let steps = ((self.span.1 - self.span.0) / 3.0).clamp(0.0, 400.0) as usize;
+        let mut m: Vec<(f64, f64)> = (0..=steps)
+            .map(|k| (x, self.span.0 + k as f64 * 3.0))
+            .chain([(x, self.at.1)])
+            .collect();
+        if let Some((x0, x1)) = self.bar {
+            let n = ((x1 - x0) / 3.0).clamp(0.0, 200.0) as usize;
+            m.extend((0..=n).map(|k| (x0 + k as f64 * 3.0, self.at.1)));
+        }
+        m
+    }
+
+    /// Writes the value at its own height right of a dot, else left of it, else above or
+    /// below the whisker; over a bar, just above its top beside the whisker, else above the
+    /// whisker: the first place that covers no mark and no other box.
+    fn place(&self, c: &mut Canvas<'_>, plot: Rect, marks: &[(f64, f64)]) -> Result<Rect, String> {
+        let text = [self.text.clone()];
+        let proto = text_box_rect(&text, (0.0, 0.0), VALUE_SIZE, Align::Left);
+        let (w, h) = (proto.w(), proto.h());
+        let (x, y) = self.at;
+        let right = Rect::new(x + self.reach, y - h / 2.0, x + self.reach + w, y + h / 2.0);
+        let left = Rect::new(x - self.reach - w, right.y0, x - self.reach, right.y1);
+        let above = Rect::new(
+            x - w / 2.0,
+            self.span.0 - 3.0 - h,
+            x + w / 2.0,
+            self.span.0 - 3.0,
+        );
+        let below = Rect::new(
+            x - w / 2.0,
+            self.span.1 + 3.0,
+            x + w / 2.0,
+            self.span.1 + 3.0 + h,
+        );
+        // Over a bar: beside the whisker, just above the bar's top.
+        let over = Rect::new(right.x0, y - 5.0 - h, right.x1, y - 5.0);
+        let cands = if self.bar.is_some() {
+            vec![over, above, right]
+        } else {
+            vec![right, left, above, below]
+        };
+        let at = place(&cands, &plot, marks, &c.geom.boxes);
+        let r = c.text_box(
+            &text,
+            (at.x0, at.y0),
+            VALUE_SIZE,
+            BLACK_C,
+            Align::Left,
+            false,
+        )?;
+        c.geom.boxes.push(r);
+        Ok(r)
     }
 }
 
@@ -524,5 +722,88 @@ mod tests {
             assert!(plot.contains(*p));
         }
         assert_eq!(b.render().unwrap().0, svg);
+    }
+
+    fn two_series(y: AxisSpec) -> BarChart {
+        let mut b = BarChart::new("b", y);
+        b.categories = vec!["x".into(), "y".into()];
+        b.series = vec![
+            BarSeries::new(
+                "s",
+                vec![
+                    Some(Bar::spread(3.6, Some(2.0), Some(9.0))),
+                    Some(Bar::spread(30.0, Some(29.0), Some(31.0))),
+                ],
+                color(0),
+            ),
+            BarSeries::new("t", vec![Some(Bar::new(0.27)), None], color(1)),
+        ];
+        b
+    }
+
+    #[test]
+    fn a_log_axis_draws_dots_not_bars() {
+        let (linear, _) = two_series(AxisSpec::linear("ns").starting_at_zero())
+            .render()
+            .unwrap();
+        let (log, _) = two_series(AxisSpec::log10("ns")).render().unwrap();
+        // Filled rectangles in the series' colour: three bars and a legend box on the linear
+        // axis; none on the log axis, where the values are dots (circles) instead.
+        let c = color(0);
+        let hex = format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        let rects = |svg: &str| {
+            svg.split("<rect")
+                .skip(1)
+                .filter(|r| r.split('>').next().unwrap_or("").contains(&hex))
+                .count()
+        };
+        assert_eq!(rects(&linear), 3, "two bars and the legend's box");
+        assert_eq!(rects(&log), 0);
+        assert!(
+            log.matches("<circle").count() >= 3,
+            "three dots and the legend's"
+        );
+    }
+
+    #[test]
+    fn values_are_written_clear_of_every_whisker() {
+        for y in [
+            AxisSpec::linear("ns").starting_at_zero(),
+            AxisSpec::log10("ns"),
+        ] {
+            let b = two_series(y);
+            let (svg, g) = b.render().unwrap();
+            assert!(svg.contains("3.60") && svg.contains("0.270"));
+            // Whisker ends come in pairs at one x: the segment between must be uncovered.
+            let pts = &g.panels[0].points;
+            for p in pts {
+                for q in pts {
+                    if (p.0 - q.0).abs() < 0.01 && p.1 < q.1 {
+                        let seg = Rect::new(p.0 - 1.0, p.1, p.0 + 1.0, q.1);
+                        assert!(
+                            g.boxes.iter().all(|r| !r.intersects(&seg)),
+                            "a value box covers the whisker at x {}",
+                            p.0
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_unstable_category_is_ringed_and_its_whisker_cut_at_the_axis() {
+        let mut b = two_series(AxisSpec::linear("ns").starting_at_zero());
+        b.series[0].values[0] = Some(Bar::spread(3.6, Some(3.5), Some(500.0)));
+        b.mark_unstable(&[true, false], "ring: unstable");
+        let (svg, g) = b.render().unwrap();
+        assert!(svg.contains("ring: unstable") && svg.contains("max 500 (cut)"));
+        // The axis follows the stable data: its highest label is far below 500.
+        let top = g.panels[0]
+            .y_ticks
+            .iter()
+            .filter_map(|(_, l)| l.parse::<f64>().ok())
+            .fold(0.0, f64::max);
+        assert!(top < 100.0, "{top}");
     }
 }

@@ -466,10 +466,12 @@ impl LineChart {
         let ty = |t: f64| plot.y1 - INSET - y_axis.frac_t(t) * (plot.h() - 2.0 * INSET);
 
         // Grid, frame, ticks.
+        // An axis of categories labels places, not a range: a point may stand beside its
+        // category's label.
         let mut geom = PanelGeom {
             plot: Some(plot),
-            x_continuous: true,
-            y_continuous: true,
+            x_continuous: !self.x.is_category(),
+            y_continuous: !self.y.is_category(),
             ..PanelGeom::default()
         };
         c.minor_grid(plot, Edge::Bottom, &x_axis.minor, tx)?;
@@ -503,6 +505,12 @@ impl LineChart {
         // Horizontal references.
         c.hlines(plot, &self.hlines, fy)?;
 
+        // What a text box must not cover beyond the points: the drawn lines between them and
+        // the horizontal references, as pixels along them.
+        let mut traced: Vec<(f64, f64)> = Vec::new();
+        for y in HLine::ys(&self.hlines, &self.y).filter_map(fy) {
+            traced.extend(trace(&[(plot.x0, y), (plot.x1, y)]));
+        }
         // Whiskers under the series, then lines, then markers.
         for s in &self.series {
             for p in &s.points {
@@ -539,6 +547,7 @@ impl LineChart {
                 .collect();
             if let Some(d) = s.style.line {
                 c.line(&pts, s.style.color, s.style.width, d)?;
+                traced.extend(trace(&pts));
             }
             geom.points.extend(pts.iter().copied());
         }
@@ -559,6 +568,7 @@ impl LineChart {
 
         // Ratio brackets: a bracket beside the point, its text on the side with room.
         let inner = plot.grow(-2.0);
+        traced.extend(geom.points.iter().copied());
         for b in &self.brackets {
             let (Some(x), Some(a), Some(bb)) = (fx(b.x), fy(b.y0), fy(b.y1)) else {
                 continue;
@@ -579,19 +589,22 @@ impl LineChart {
             // dense band of points), just above or below the band instead.
             let above = |r: Rect| Rect::new(r.x0, top - 4.0 - h, r.x1, top - 4.0);
             let below = |r: Rect| Rect::new(r.x0, bottom + 4.0, r.x1, bottom + 4.0 + h);
-            let chosen = place(
-                &[
-                    right_box,
-                    left_box,
-                    above(right_box),
-                    above(left_box),
-                    below(right_box),
-                    below(left_box),
-                ],
-                &inner,
-                &geom.points,
-                &c.geom.boxes,
-            );
+            let mut cands = vec![
+                right_box,
+                left_box,
+                above(right_box),
+                above(left_box),
+                below(right_box),
+                below(left_box),
+            ];
+            // Failing those, beside the bracket higher or lower, in measured empty space.
+            for k in [0.5, -0.5, 1.0, -1.0, 1.5, -1.5] {
+                let dy = k * (bottom - top).max(h);
+                for r in [right_box, left_box] {
+                    cands.push(Rect::new(r.x0, r.y0 + dy, r.x1, r.y1 + dy));
+                }
+            }
+            let chosen = place(&cands, &inner, &traced, &c.geom.boxes);
             let side = if chosen.x0 >= x { 1.0 } else { -1.0 };
             let bx = x + side * 9.0;
             c.line(
@@ -634,7 +647,7 @@ impl LineChart {
             ] {
                 cands.push(Rect::new(x + dx, yy + dy, x + dx + bw, yy + dy + bh));
             }
-            let r = place(&cands, &inner, &geom.points, &c.geom.boxes);
+            let r = place(&cands, &inner, &traced, &c.geom.boxes);
             let (ax, ay) = (
                 if r.x0 > x { r.x0 } else { r.x1 },
                 if r.y0 > yy { r.y0 } else { r.y1 },
@@ -656,6 +669,20 @@ impl LineChart {
         c.geom.panels.push(geom);
         Ok(())
     }
+}
+
+/// Pixels every 4 along a polyline (for keeping text boxes off the lines drawn).
+fn trace(pts: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    for w in pts.windows(2) {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        let n = ((x1 - x0).hypot(y1 - y0) / 4.0).clamp(1.0, 2000.0) as usize;
+        out.extend((0..n).map(|k| {
+            let f = k as f64 / n as f64;
+            (x0 + (x1 - x0) * f, y0 + (y1 - y0) * f)
+        }));
+    }
+    out
 }
 
 /// Several line charts stacked in one SVG (one panel per workload, say), with an overall

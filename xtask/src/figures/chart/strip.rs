@@ -69,7 +69,7 @@ impl Strip {
         let mut l = Legend::default();
         l.push(
             Glyph::Horizontal(BLACK_C, Dash::Solid),
-            "black bar: the column's median; each dot one measured value",
+            "black bar: the median; each dot one value (ringed: a column's only one)",
         );
         l.hlines(&self.refs);
         if let Some(cap) = self.cap()
@@ -147,6 +147,7 @@ impl Strip {
         let n = self.columns.len().max(1);
         let slot = plot.w() / n as f64;
         let cx = |i: usize| plot.x0 + slot * (i as f64 + 0.5);
+        let half = (slot * 0.42).min(60.0);
         c.hlines(plot, &self.refs, fy)?;
         let mut medians = Vec::new();
         for (i, col) in self.columns.iter().enumerate() {
@@ -210,13 +211,19 @@ impl Strip {
             }
             let m = Self::median(&col.values);
             medians.push(m);
-            if let Some(m) = m
+            // One value has no median to draw: its dot, enlarged and ringed, stands alone.
+            if let (Some(m), true) = (m, col.values.len() > 1)
                 && let Some(yy) = fy(m)
             {
-                let half = (slot * 0.42).min(60.0);
                 c.line(&[(x - half, yy), (x + half, yy)], BLACK_C, 3, Dash::Solid)?;
                 geom.points
                     .extend([(x - half, yy), (x, yy), (x + half, yy)]);
+            } else if let [v] = col.values[..]
+                && shown(&v)
+                && let Some(yy) = fy(v)
+            {
+                c.circle((x, yy), 6, col.color, true, 1)?;
+                c.circle((x, yy), 9, BLACK_C, false, 1)?;
             }
             // The column's numbers, in the head room above the plot's data.
             let lo = col.values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -248,12 +255,20 @@ impl Strip {
             };
             let bx = (cx(r.a) + cx(r.b)) / 2.0;
             let (top, bottom) = (ya.min(yb), ya.max(yb));
-            c.line(
-                &[(bx - 5.0, top), (bx, top), (bx, bottom), (bx - 5.0, bottom)],
-                BLACK_C,
-                2,
-                Dash::Solid,
-            )?;
+            if bottom - top < 8.0 {
+                // Medians too close for a bracket (it would read as a dash): a dotted line
+                // joins the two median bars instead.
+                let (xa, xb) = (cx(r.a.min(r.b)) + half, cx(r.a.max(r.b)) - half);
+                let (y0, y1) = if r.a < r.b { (ya, yb) } else { (yb, ya) };
+                c.line(&[(xa, y0), (xb, y1)], BLACK_C, 2, Dash::Dotted)?;
+            } else {
+                c.line(
+                    &[(bx - 5.0, top), (bx, top), (bx, bottom), (bx - 5.0, bottom)],
+                    BLACK_C,
+                    2,
+                    Dash::Solid,
+                )?;
+            }
             let proto = text_box_rect(
                 &r.text,
                 (bx + 8.0, (top + bottom) / 2.0),

@@ -18,6 +18,7 @@
 //! gets one line on stderr and exit status 2; a failed run exits 1.
 
 mod appendix_c;
+mod book;
 mod compare;
 mod cross_test;
 mod csv_text;

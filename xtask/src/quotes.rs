@@ -133,7 +133,7 @@ fn one(root: &Path, q: &Quote) -> Result<(), String> {
         found.ok_or_else(|| format!("{}: no {} for {experiment}", q.source, q.figure))?
     } else {
         let f = measure::data::parse(&src).map_err(|e| format!("{}: {e}", q.source))?;
-        let v = crate::compare::appendix::figure_rows(&f)
+        let v = crate::book::figure_rows(&f)
             .into_iter()
             .find(|(name, _, _)| name == q.figure)
             .map(|(_, v, _)| v)

@@ -20,37 +20,10 @@
 //! `vs_split_<N>b` rows, which fill `distance`'s `vs_split_median`. Any other bare block is
 //! kept as it is.
 
+use crate::book::{figure_rows, is_figures};
 use ::cache_ladder::schema as cl;
 use measure::data::{Block, DataFile, Value};
 use measure::schema;
-
-/// A `value figure unit` row block: one number, then a text of exactly two words.
-fn is_figures(b: &Block) -> bool {
-    b.columns.len() == 2
-        && !b.columns[0].text
-        && b.columns[1].text
-        && b.rows.iter().all(|r| {
-            r[1].text()
-                .is_some_and(|t| t.split_whitespace().count() == 2)
-        })
-}
-
-/// `(figure, value, unit)` from the figure blocks, in file order.
-pub(crate) fn figure_rows(f: &DataFile) -> Vec<(String, f64, String)> {
-    let mut out = Vec::new();
-    for b in f.bare_blocks().filter(|b| is_figures(b)) {
-        for r in &b.rows {
-            let (Some(v), Some(t)) = (r[0].num(), r[1].text()) else {
-                continue;
-            };
-            let mut w = t.split_whitespace();
-            if let (Some(name), Some(unit)) = (w.next(), w.next()) {
-                out.push((name.to_string(), v, unit.to_string()));
-            }
-        }
-    }
-    out
-}
 
 /// The first bare block that is the C program's own (not a figure block).
 fn program_block(f: &DataFile) -> Option<&Block> {

@@ -743,7 +743,7 @@ pub fn book_figures(saved: &Saved, exp: &str) -> Result<Option<Vec<(String, f64)
         crate::project::read_regular_text(&p).map_err(|e| fail(format!("cannot read: {e}")))?;
     let file = data::parse(&text).map_err(|e| fail(e.to_string()))?;
     Ok(Some(
-        crate::compare::appendix::figure_rows(&file)
+        crate::book::figure_rows(&file)
             .into_iter()
             .map(|(n, v, _)| (n, v))
             .collect(),

@@ -14,6 +14,8 @@
 
 mod keep;
 mod one;
+#[cfg(test)]
+mod one_value;
 mod publish;
 mod summary;
 mod table;

@@ -16,6 +16,7 @@ mod keep;
 mod one;
 #[cfg(test)]
 mod one_value;
+mod page;
 mod publish;
 mod summary;
 mod table;
@@ -262,4 +263,23 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
         commit,
         wall_s: started.elapsed().as_secs_f64(),
     }
+}
+
+/// After `cargo xtask figures --from DIR --out DIR` into the same results folder: rewrites its
+/// `index.html` (from its summary, saved outputs and new figures), so the page shows what the
+/// folder holds. Nothing for another `--out`, or a folder without `summary.md`.
+pub fn page_after_figures(o: &crate::flags::Figures) -> crate::error::Result<()> {
+    let (Some(from), Some(out)) = (&o.from, &o.out) else {
+        return Ok(());
+    };
+    let same = matches!((from.canonicalize(), out.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    if !same || !out.join("summary.md").is_file() {
+        return Ok(());
+    }
+    let label = out
+        .file_name()
+        .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
+    let p = page::write_run_index(out, &label).map_err(crate::error::bad)?;
+    println!("wrote {}", p.display());
+    Ok(())
 }

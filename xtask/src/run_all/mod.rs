@@ -265,21 +265,24 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
     }
 }
 
-/// After `cargo xtask figures --from DIR --out DIR` into the same results folder: rewrites its
-/// `index.html` (from its summary, saved outputs and new figures), so the page shows what the
-/// folder holds. Nothing for another `--out`, or a folder without `summary.md`.
+/// After `cargo xtask figures --from DIR --out DIR/figures`, a results folder's figures
+/// redrawn in place: rewrites `DIR/index.html` (from its summary, saved outputs and figures),
+/// so the page shows what the folder holds. Nothing for another `--out`, or a folder without
+/// `summary.md`.
 pub fn page_after_figures(o: &crate::flags::Figures) -> crate::error::Result<()> {
     let (Some(from), Some(out)) = (&o.from, &o.out) else {
         return Ok(());
     };
-    let same = matches!((from.canonicalize(), out.canonicalize()), (Ok(a), Ok(b)) if a == b);
-    if !same || !out.join("summary.md").is_file() {
+    let (Ok(dir), Ok(figs)) = (from.canonicalize(), out.canonicalize()) else {
+        return Ok(());
+    };
+    if figs != dir.join("figures") || !dir.join("summary.md").is_file() {
         return Ok(());
     }
-    let label = out
+    let label = dir
         .file_name()
         .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
-    let p = page::write_run_index(out, &label).map_err(crate::error::bad)?;
+    let p = page::write_run_index(&dir, &label).map_err(crate::error::bad)?;
     println!("wrote {}", p.display());
     Ok(())
 }

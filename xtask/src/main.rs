@@ -42,7 +42,7 @@ fn main() {
     let argv = measure::cli::argv("xtask");
     let result = flags::parse(&argv).and_then(|cmd| match cmd {
         Command::RunAll(o) => run_all::command(&o),
-        Command::Figures(o) => figures::command(&o),
+        Command::Figures(o) => figures::command(&o).and_then(|()| run_all::page_after_figures(&o)),
         Command::Compare(o) => compare::command(&o),
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),

@@ -40,6 +40,33 @@ pub fn key_sources(experiment: &str) -> measure::key::Sources {
     }
 }
 
+/// Every key figure `experiment` declares, with what it is in words
+/// (`<experiment>::schema::key::ALL`); none for a name that is no experiment.
+pub fn key_words(experiment: &str) -> &'static [(&'static str, &'static str)] {
+    match experiment {
+        "clock_probe" => ::clock_probe::schema::key::ALL,
+        "cache_ladder" => ::cache_ladder::schema::key::ALL,
+        "stride" => ::stride::schema::key::ALL,
+        "tlb_walk" => ::tlb_walk::schema::key::ALL,
+        "branch" => ::branch::schema::key::ALL,
+        "fp_cost" => ::fp_cost::schema::key::ALL,
+        "false_sharing" => ::false_sharing::schema::key::ALL,
+        "sink_bench" => ::sink_bench::schema::key::ALL,
+        "env_scan" => ::env_scan::schema::key::ALL,
+        "bandwidth" => ::bandwidth::schema::key::ALL,
+        _ => &[],
+    }
+}
+
+/// Key figure `name` of `experiment` in words, as its experiment declares it; `None` for a
+/// figure it does not declare (the book's folders name a few of their own).
+pub fn key_in_words(experiment: &str, name: &str) -> Option<&'static str> {
+    key_words(experiment)
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, w)| *w)
+}
+
 /// The blocks of a saved output with the names their CSV files and `compare.csv` give them:
 /// a named block by its name, the bare ones (the appendix's) as `block1`, `block2`, ...
 pub fn named_blocks(f: &DataFile) -> Vec<(String, &Block)> {
@@ -265,6 +292,41 @@ mod tests {
         );
         f.cpu_family = None;
         assert_eq!(default_label(&f), "amd-epyc-2c");
+    }
+
+    /// Every key figure a committed run wrote is declared, in words, by its experiment; and
+    /// no two of an experiment's figures share a name or their words.
+    #[test]
+    fn every_saved_key_figure_has_words() {
+        let results = root().join("results");
+        let mut seen = 0;
+        for dir in std::fs::read_dir(&results).unwrap().flatten() {
+            for exp in EXPERIMENTS {
+                let Ok(text) = std::fs::read_to_string(dir.path().join(format!("{exp}.txt")))
+                else {
+                    continue;
+                };
+                let Ok(f) = measure::data::parse(&text) else {
+                    continue;
+                };
+                for k in measure::key::read(&f) {
+                    seen += 1;
+                    let at = format!("{}/{exp}: {}", dir.path().display(), k.name);
+                    assert!(key_in_words(exp, &k.name).is_some(), "{at} has no words");
+                }
+            }
+        }
+        assert!(seen > 90, "only {seen} key figures found");
+        for exp in EXPERIMENTS {
+            let all = key_words(exp);
+            for (i, (n, w)) in all.iter().enumerate() {
+                let later = &all[i + 1..];
+                assert!(
+                    later.iter().all(|(m, v)| m != n && v != w),
+                    "{exp}: {n} twice"
+                );
+            }
+        }
     }
 
     #[test]

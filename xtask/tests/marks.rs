@@ -147,16 +147,16 @@ fn a_disturbed_result_is_marked_in_summary_index_figures_and_compare() {
         &disturbance(&[("latency", true, true), ("knees", false, false)]),
     );
     let summary = fs::read_to_string(lab.join("summary.md")).unwrap();
-    let row = line_with(&summary, "| first_index_ns |");
+    let row = line_with(&summary, "| `first_index_ns` |");
     assert!(
         row.contains("| provisional: ") && row.contains("(contention)"),
         "{row}"
     );
     assert!(summary.contains("**provisional: 1 of 2 results**; contention: 1"));
-    let table = line_with(&summary, "| random access within L1 |");
+    let table = line_with(&summary, "| random access within L1 (index chase) |");
     assert!(table.contains("provisional: "), "{table}");
     // Other experiments' figures and rows, saved before any evidence, carry no mark.
-    assert!(!line_with(&summary, "| stride_1 |").contains("provisional"));
+    assert!(!line_with(&summary, "| `stride_1` |").contains("provisional"));
     assert!(line_with(&summary, "| stride | kept").contains("| not recorded |"));
     assert!(summary.contains("other cores were busy while it was measured"));
     let index = fs::read_to_string(lab.join("index.html")).unwrap();
@@ -199,7 +199,7 @@ fn a_disturbed_result_is_marked_in_summary_index_figures_and_compare() {
         "no evidence recorded: empty, not provisional: {old}"
     );
     let md = fs::read_to_string(cmp.join("compare.md")).unwrap();
-    assert!(line_with(&md, "| first_index_ns |").contains("provisional: "));
+    assert!(line_with(&md, "[`first_index_ns`] |").contains("provisional: "));
     let _ = fs::remove_dir_all(&d);
 }
 

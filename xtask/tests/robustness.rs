@@ -317,7 +317,7 @@ fn only_rerun_keeps_foreign_files_and_completes_the_summary() {
         "{summary}"
     );
     assert!(
-        summary.contains("| clock_probe | clock_read |"),
+        summary.contains("| clock_probe | one clock read (clock_gettime), its cost |"),
         "{summary}"
     );
     assert!(summary.contains("mixes quick and full"), "{summary}");

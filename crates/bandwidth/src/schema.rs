@@ -96,7 +96,28 @@ block!(levels = "levels" {
 });
 
 keys! {
-    L1_OVER_MEMORY_READ = "l1_over_memory_read",
+    L1_READ_GBS = "l1_read_gbs":
+        "one core reading a working set in L1, explicit vector read",
+    MEMORY_READ_GBS = "memory_read_gbs":
+        "one core reading the largest working set, explicit vector read",
+    L1_OVER_MEMORY_READ = "l1_over_memory_read":
+        "L1 to memory: reading in L1 over reading the largest working set (explicit vector read)",
+    L1_READ_OF_LIMIT = "l1_read_of_limit":
+        "the L1 read against the core's L1 load limit (from a table)",
+    L1_READ_BYTES_PER_CYCLE = "l1_read_bytes_per_cycle":
+        "the L1 read, in bytes per core cycle",
+    ALL_CORES_READ_GBS = "all_cores_read_gbs":
+        "all cores reading memory, each its own region",
+    ALL_CORES_OVER_ONE = "all_cores_over_one":
+        "all cores over one core, reading memory",
+    STREAM_WRITE_GAIN_LARGEST = "stream_write_gain_largest":
+        "largest working set: non-temporal over plain write",
+    IDLE_LATENCY_NS = "idle_latency_ns":
+        "a pointer chase's read from memory, idle",
+    LOADED_LATENCY_NS = "loaded_latency_ns":
+        "the same read while another core streams memory",
+    LOADED_OVER_IDLE = "loaded_over_idle":
+        "memory latency under load over idle",
 }
 
 /// The block each key figure is computed from: none is named, so each takes the mark of the

@@ -77,8 +77,14 @@ block!(patterns = "patterns" {
 });
 
 keys! {
-    REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted",
-    MISPREDICT = "mispredict",
+    AS_WRITTEN_RANDOM_OVER_SORTED = "as_written_random_over_sorted":
+        "the code as the compiler wrote it: random over sorted data",
+    REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted":
+        "a real branch: random over sorted data, per element",
+    MISPREDICT = "mispredict":
+        "one misprediction",
+    MISPREDICT_CYCLES = "mispredict_cycles":
+        "one misprediction, in core cycles",
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).

@@ -75,10 +75,34 @@ block!(mlp = "mlp" {
 });
 
 keys! {
-    FIRST_INDEX_NS = "first_index_ns",
-    LARGEST_INDEX_NS = "largest_index_ns",
-    LADDER_FACTOR = "ladder_factor",
-    LARGEST_SEQ_NS = "largest_seq_ns",
+    FIRST_INDEX_NS = "first_index_ns":
+        "a random read in the smallest working set (index chase, the appendix's method)",
+    LARGEST_INDEX_NS = "largest_index_ns":
+        "a random read in the largest working set (index chase)",
+    LADDER_FACTOR = "ladder_factor":
+        "L1 to memory: the largest working set's random read over the smallest's (index chase)",
+    LARGEST_SEQ_NS = "largest_seq_ns":
+        "an in-order read of the largest working set (the appendix's sweep, per word)",
+    FIRST_POINTER_NS = "first_pointer_ns":
+        "a random read in the smallest working set (pointer chase)",
+    FIRST_POINTER_CYCLES = "first_pointer_cycles":
+        "the same read in core cycles (pointer chase, smallest working set)",
+    LARGEST_POINTER_NS = "largest_pointer_ns":
+        "a random read in the largest working set (pointer chase)",
+    LARGEST_HUGE_NS = "largest_huge_ns":
+        "a random read in the largest working set on huge pages (pointer chase)",
+    RANDOM_OVER_SEQUENTIAL_LARGEST = "random_over_sequential_largest":
+        "largest working set: a random read over an in-order one (index chase over the sweep)",
+    LARGEST_SEQ_VEC_NS = "largest_seq_vec_ns":
+        "an in-order read of the largest working set, vectorised sweep (per word)",
+    TOP_LEVEL_FROM = "top_level_from":
+        "the working set from which reads cost as much as the largest's (pointer chase's curve)",
+    LAST_KNEE_FROM = "last_knee_from":
+        "the last knee of the curve, from this working set (pointer chase)",
+    MLP_MEMORY_IN_FLIGHT = "mlp_memory_in_flight":
+        "memory loads in flight with the most independent chains",
+    MLP_MEMORY_IMPLIED_GBS = "mlp_memory_implied_gbs":
+        "the bandwidth those loads in flight imply",
 }
 
 /// The `#META` keys the figure reads.

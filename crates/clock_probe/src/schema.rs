@@ -63,7 +63,20 @@ block!(trap_three_summary = "trap_three_summary" {
 });
 
 keys! {
-    CLOCK_READ = "clock_read",
+    CLOCK_READ = "clock_read":
+        "one clock read (clock_gettime), its cost",
+    CLOCK_STEP = "clock_step":
+        "the clock's smallest step between two readings",
+    CORE_CLOCK = "core_clock":
+        "the core clock, as estimated",
+    DISCARDED_VS_USED = "discarded_vs_used":
+        "trap 1: a sum whose result is used over one whose result is discarded",
+    USED_TIMES_TEN = "used_times_ten":
+        "trap 1's check: ten times the work, result used (10x expected)",
+    FIRST_VS_SECOND_FILL = "first_vs_second_fill":
+        "trap 2: the first fill of a buffer over the second (first touch)",
+    MEAN_OVER_MEDIAN = "mean_over_median":
+        "trap 3: the mean of the rounds over their median",
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).

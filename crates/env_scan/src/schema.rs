@@ -5,7 +5,7 @@
 //!
 //! `env_scan`: the same work at shifted addresses and environment sizes, in fresh processes: raw times, deviations, correlations, verdicts
 
-use measure::block;
+use measure::{block, keys};
 
 use measure::schema::median_min_max;
 
@@ -107,6 +107,19 @@ block!(region_moves = "region_moves" {
     MAX_MOVE_PP = "max_move_pp",
     MAX_MOVE_REGION_START_BYTES = "max_move_region_start_bytes",
 });
+
+keys! {
+    COPY_MIN_PASS_CORRELATION = "copy_min_pass_correlation":
+        "copy: the weakest agreement between two passes (Pearson r)",
+    FIB_MIN_PASS_CORRELATION = "fib_min_pass_correlation":
+        "fib: the weakest agreement between two passes (Pearson r)",
+    COPY_SHUFFLED_SLOW_SHARE = "copy_shuffled_slow_share":
+        "copy: sizes slow in the shuffled pass",
+    FIB_SHUFFLED_SLOW_SHARE = "fib_shuffled_slow_share":
+        "fib: sizes slow in the shuffled pass",
+    STACK_SHIFT_AT_PAD_4096 = "stack_shift_at_pad_4096":
+        "the stack's shift with 4096 bytes of padding",
+}
 
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.

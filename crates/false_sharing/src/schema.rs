@@ -158,11 +158,20 @@ block!(shared = "shared" {
 });
 
 keys! {
-    ATOMIC_1T = "atomic_1t",
-    ATOMIC_2T = "atomic_2t",
-    C2C_ONE_WAY_MEDIAN = "c2c_one_way_median",
-    MUTEX_2T = "mutex_2t",
-    SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t",
+    BASELINE_INCREMENT = "baseline_increment":
+        "one thread incrementing its slot alone (the baseline)",
+    SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t":
+        "false sharing: slots in one line over apart, 2 threads (vs a perfect split)",
+    ATOMIC_1T = "atomic_1t":
+        "an atomic increment, one thread",
+    MUTEX_1T = "mutex_1t":
+        "an increment under a mutex, one thread",
+    ATOMIC_2T = "atomic_2t":
+        "an atomic increment, two threads contending",
+    MUTEX_2T = "mutex_2t":
+        "an increment under a mutex, two threads contending",
+    C2C_ONE_WAY_MEDIAN = "c2c_one_way_median":
+        "core to core, one way (median of the pairs)",
 }
 
 /// The block each key figure is computed from: none is named, so each takes the mark of the

@@ -80,12 +80,44 @@ block!(ops = "ops" {
 });
 
 keys! {
-    DENORMAL_OVER_NORMAL = "denormal_over_normal",
-    DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput",
-    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul",
-    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul",
-    FLOAT_SPEEDUP_LANES = "float_speedup_lanes",
-    FLOAT_SPEEDUP_STRICT = "float_speedup_strict",
+    DENORMAL_OVER_NORMAL = "denormal_over_normal":
+        "denormal over normal values, flush-to-zero off",
+    FTZ_DENORMAL_OVER_NORMAL = "ftz_denormal_over_normal":
+        "denormal over normal values, flush-to-zero on",
+    FLOAT_SPEEDUP_FOUR = "float_speedup_four":
+        "double over float, four scalar accumulators (the appendix's loop)",
+    FLOAT_SPEEDUP_STRICT = "float_speedup_strict":
+        "double over float, one accumulator in strict order",
+    FLOAT_SPEEDUP_LANES = "float_speedup_lanes":
+        "double over float, vectorised (with lanes)",
+    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul":
+        "divide over multiply, per element (the appendix's loop, Table 105.24)",
+    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul":
+        "sin over multiply, per element (the appendix's loop)",
+    PLACEMENT_MAX_OVER_MIN = "placement_max_over_min":
+        "the same multiply at eight places in its line of code: slowest over fastest",
+    PLACEMENT_GCC_OVER_BEST = "placement_gcc_over_best":
+        "the multiply where GCC places it, over its fastest place",
+    PLACEMENT_GCC_OVER_BASELINE = "placement_gcc_over_baseline":
+        "the multiply where GCC places it, over the per-element multiply",
+    MUL_LATENCY = "mul_latency":
+        "multiply, latency (one dependent chain)",
+    ADD_LATENCY = "add_latency":
+        "add, latency (one dependent chain)",
+    DIV_LATENCY = "div_latency":
+        "divide, latency (one dependent chain)",
+    SQRT_LATENCY = "sqrt_latency":
+        "sqrt, latency (one dependent chain)",
+    SIN_LATENCY = "sin_latency":
+        "sin, latency (one dependent chain)",
+    MUL_LATENCY_CYCLES = "mul_latency_cycles":
+        "multiply, latency in core cycles",
+    DIV_LATENCY_CYCLES = "div_latency_cycles":
+        "divide, latency in core cycles",
+    DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput":
+        "divide over multiply, throughput (independent chains)",
+    BIG_ARRAY_SPREAD = "big_array_spread":
+        "arrays beyond the last-level cache: the dearest operation over the cheapest",
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).

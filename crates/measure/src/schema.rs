@@ -96,13 +96,18 @@ pub const fn join<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N
     out
 }
 
-/// Declares key-figure names: `NAME = "name", ...`.
+/// Declares the key figures: `NAME = "name": "what it is, in words",...`. Each key figure has
+/// this one definition: the name the experiment writes and tools read back, and the words a
+/// reader sees wherever it is quoted (the summary, `index.html`, `compare.md`), naming its
+/// method where there are several (index or pointer chase, per element or throughput).
 #[macro_export]
 macro_rules! keys {
-    ($($k:ident = $v:literal),* $(,)?) => {
+    ($($k:ident = $v:literal : $words:literal),* $(,)?) => {
         /// The names of the key figures other tools read back.
         pub mod key {
             $(pub const $k: &str = $v;)*
+            /// Every key figure the experiment writes: its name and what it is, in words.
+            pub const ALL: &[(&str, &str)] = &[$(($v, $words)),*];
         }
     };
 }

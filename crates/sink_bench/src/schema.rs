@@ -5,7 +5,7 @@
 //!
 //! `sink_bench`: what a discarded result, black_box and a checksum do to a timed sum; warm and cold, in one process and in fresh ones
 
-use measure::block;
+use measure::{block, keys};
 
 pub const EXPERIMENT: &str = "sink_bench";
 
@@ -70,6 +70,25 @@ block!(summary_figures = "summary_figures" {
     VALUE = "value",
     UNIT = "unit" [text],
 });
+
+keys! {
+    DISCARDED_OVER_SINK = "discarded_over_sink":
+        "a discarded sum over a sunk one (black_box)",
+    CHECKSUM_OVER_SINK = "checksum_over_sink":
+        "a checksummed sum over a sunk one",
+    WARM_PASS = "warm_pass":
+        "one warm pass, in one process",
+    WARM_IN_PROCESS_MAX_OVER_MIN = "warm_in_process_max_over_min":
+        "warm passes in one process: slowest over fastest",
+    WARM_FRESH_MAX_OVER_MIN = "warm_fresh_max_over_min":
+        "warm passes in fresh processes: slowest over fastest",
+    PAIRS_OVER_2PCT_IN_PROCESS = "pairs_over_2pct_in_process":
+        "pairs of passes more than 2% apart, in one process",
+    PAIRS_OVER_2PCT_FRESH = "pairs_over_2pct_fresh":
+        "pairs of passes more than 2% apart, in fresh processes",
+    COLD_SHOT_OVER_FRESH_MEDIAN = "cold_shot_over_fresh_median":
+        "this process's cold pass over the fresh processes' median",
+}
 
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.

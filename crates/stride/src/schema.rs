@@ -85,11 +85,24 @@ block!(prefetch = "prefetch" {
 });
 
 keys! {
-    AOS_OVER_SOA = "aos_over_soa",
-    AOS_X = "aos_x",
-    LINE_OVER_STRIDE_1 = "line_over_stride_1",
-    STRIDE_1 = "stride_1",
-    STRIDE_LINE = "stride_line",
+    STRIDE_1 = "stride_1":
+        "one access at stride 1 byte (the appendix's walk)",
+    STRIDE_LINE = "stride_line":
+        "one access at the line size's stride (the appendix's walk)",
+    LINE_OVER_STRIDE_1 = "line_over_stride_1":
+        "an access at the line size's stride over one at stride 1 (the appendix's walk)",
+    STRIDE_4096_WRAPPING = "stride_4096_wrapping":
+        "one access at stride 4096 bytes, the appendix's walk (wraps and re-reads lines)",
+    STRIDE_4096_FRESH_LINES = "stride_4096_fresh_lines":
+        "one access at stride 4096 bytes, every lap on fresh lines",
+    STRIDE_256_OVER_LINE_FRESH = "stride_256_over_line_fresh":
+        "fresh lines: an access at stride 256 bytes over one at the line size (prefetchers)",
+    AOS_X = "aos_x":
+        "summing x from an array of structs, per element",
+    SOA_X = "soa_x":
+        "summing x from its own array (struct of arrays), per element",
+    AOS_OVER_SOA = "aos_over_soa":
+        "array of structs over struct of arrays, summing x",
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).

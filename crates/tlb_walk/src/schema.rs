@@ -61,13 +61,30 @@ block!(huge_verdict = "huge_verdict" {
 });
 
 keys! {
-    FIRST_PAGES_LINE_NS = "first_pages_line_ns",
-    FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns",
-    FIRST_TOUCH_FACTOR = "first_touch_factor",
-    FIRST_TOUCH_NS = "first_touch_ns",
-    MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns",
-    PAGES_FACTOR_OFFSET0 = "pages_factor_offset0",
-    TOUCH_AGAIN_NS = "touch_again_ns",
+    FIRST_PAGES_LINE_NS = "first_pages_line_ns":
+        "one read per page, fewest pages, slot on line i mod 64",
+    MOST_PAGES_LINE_NS = "most_pages_line_ns":
+        "one read per page, most pages, slot on line i mod 64",
+    FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns":
+        "one read per page, fewest pages, slot at offset 0 (the appendix's method)",
+    MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns":
+        "one read per page, most pages, slot at offset 0 (the appendix's method)",
+    PAGES_FACTOR_OFFSET0 = "pages_factor_offset0":
+        "most pages over fewest, slot at offset 0 (the appendix's method)",
+    PAGES_FACTOR_LINE = "pages_factor_line":
+        "most pages over fewest, slot on line i mod 64",
+    OFFSET0_OVER_LINE_MAX = "offset0_over_line_max":
+        "the widest gap between offset 0 and line i mod 64 at one page count",
+    HUGE_RATIO_OFFSET0 = "huge_ratio_offset0":
+        "4 KiB pages over huge pages, slot at offset 0",
+    HUGE_RATIO_LINE = "huge_ratio_line":
+        "4 KiB pages over huge pages, slot on line i mod 64",
+    FIRST_TOUCH_NS = "first_touch_ns":
+        "touching a page the first time",
+    TOUCH_AGAIN_NS = "touch_again_ns":
+        "touching an already mapped page",
+    FIRST_TOUCH_FACTOR = "first_touch_factor":
+        "a page's first touch over touching it again",
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).

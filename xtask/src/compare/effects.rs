@@ -234,7 +234,13 @@ fn ladder(m: &Machine) -> Cell {
         return nm("fewer than two sizes");
     }
     let (a, b) = (pts[0], pts[pts.len() - 1]);
-    let f = b.1 / a.1;
+    // The index chase's ratio is the key figure `ladder_factor` where the run saved it: one
+    // definition, quoted alike here, in the summary and on the figure.
+    let saved = keyfig::value(m, cl::EXPERIMENT, cl::key::LADDER_FACTOR);
+    let f = match saved {
+        Some(v) if col == cl::latency::INDEX_NS => v,
+        _ => b.1 / a.1,
+    };
     let chase = if col == cl::latency::INDEX_NS {
         "index chase"
     } else {
@@ -331,7 +337,12 @@ fn tlb(m: &Machine) -> Cell {
         return nm("fewer than two page counts");
     }
     let (a, b) = (pts[0], pts[pts.len() - 1]);
-    let f = b.1 / a.1;
+    let f = keyfig::value(
+        m,
+        ::tlb_walk::schema::EXPERIMENT,
+        ::tlb_walk::schema::key::PAGES_FACTOR_OFFSET0,
+    )
+    .unwrap_or(b.1 / a.1);
     shown(
         f >= TLB_YES,
         format!(
@@ -392,7 +403,16 @@ fn false_sharing(m: &Machine) -> Cell {
     let apart: Vec<f64> = pts.iter().filter(|p| p.0 >= line).map(|p| p.1).collect();
     match (median(&same), median(&apart)) {
         (Some(s), Some(a)) if a > 0.0 => {
-            let r = s / a;
+            // The run's own key figure where it saved one (its verdict's ratio).
+            let saved = keyfig::value(
+                m,
+                ::false_sharing::schema::EXPERIMENT,
+                ::false_sharing::schema::key::SAME_LINE_VS_APART_2T,
+            );
+            let r = match saved {
+                Some(v) if col == ::false_sharing::schema::distance::VS_SPLIT_MEDIAN => v,
+                _ => s / a,
+            };
             let basis = if col == ::false_sharing::schema::distance::VS_SPLIT_MEDIAN {
                 "from the ratio to a perfect split"
             } else {

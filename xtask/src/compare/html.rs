@@ -1,4 +1,5 @@
-//! Static HTML pages: the comparison's `index.html`, and one run's `index.html`.
+//! Static HTML pages: the comparison's `index.html`, and the converter one run's page uses
+//! too (`run_all::page`).
 //!
 //! One file each, no JavaScript, no server, nothing fetched from the network: the page reads
 //! the same offline, from a USB stick or a phone. The text is the Markdown the tools already
@@ -7,8 +8,6 @@
 //! links and images.
 
 use std::fmt::Write as _;
-use std::fs;
-use std::path::{Path, PathBuf};
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\
 line-height:1.45;margin:0 auto;padding:0.75rem;max-width:70rem;color:#111}\
@@ -280,46 +279,6 @@ pub fn compare_page(md: &str, figures: &[(String, String)]) -> String {
     page("machine-measured: comparison", &format!("{body}{links}"))
 }
 
-/// Writes `<dir>/index.html` for one run: its `summary.md`, then every figure in
-/// `<dir>/figures/` (by relative link, so the page stays small and the figures stay files).
-/// Reads only what is in `dir`; returns the path written. `run-all` calls this after drawing,
-/// on its temporary folder, so the run's `label` is given rather than read from the path.
-pub fn write_run_index(dir: &Path, label: &str) -> Result<PathBuf, String> {
-    let summary = crate::project::read_regular_text(&dir.join("summary.md")).unwrap_or_else(|_| {
-        format!("# machine-measured results: {label}\n\nNo summary.md in this folder.\n")
-    });
-    let none = |alt: &str, _src: &str| format!("<p>{}</p>\n", escape(alt));
-    let mut body = markdown(&summary, &none);
-    let mut svgs: Vec<String> = match fs::read_dir(dir.join("figures")) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| n.ends_with(".svg") && !n.contains(['"', '<', '>', '&']))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    svgs.sort();
-    body.push_str("<h2>Figures</h2>\n");
-    if svgs.is_empty() {
-        body.push_str("<p>No figures in <code>figures/</code>.</p>\n");
-    }
-    for f in &svgs {
-        let _ = writeln!(
-            body,
-            "<figure>\n<div class=\"scroll\"><img src=\"figures/{f}\" alt=\"{f}\" loading=\"lazy\"></div>\n\
-             <figcaption><a href=\"figures/{f}\">{f}</a></figcaption>\n</figure>"
-        );
-    }
-    body.push_str(
-        "<p>Raw output per experiment: <code>&lt;experiment&gt;.txt</code> in this folder; \
-                   the summary as text: <a href=\"summary.md\">summary.md</a>.</p>\n",
-    );
-    let out = dir.join("index.html");
-    fs::write(&out, page(&format!("machine-measured: {label}"), &body))
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,27 +307,5 @@ mod tests {
     fn text_is_escaped() {
         assert_eq!(inline("a < b & c"), "a &lt; b &amp; c");
         assert_eq!(inline("[x](y z)"), "[x](y z)");
-    }
-
-    #[test]
-    fn a_run_page_links_its_figures() {
-        let d = std::env::temp_dir().join(format!("cmp-run-index-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(d.join("figures")).unwrap();
-        fs::write(
-            d.join("summary.md"),
-            "# machine-measured results: x\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
-        )
-        .unwrap();
-        fs::write(d.join("figures/b.svg"), "<svg/>").unwrap();
-        fs::write(d.join("figures/a.svg"), "<svg/>").unwrap();
-        let p = write_run_index(&d, "lab").unwrap();
-        let html = fs::read_to_string(p).unwrap();
-        let a = html.find("figures/a.svg").unwrap();
-        let b = html.find("figures/b.svg").unwrap();
-        assert!(a < b);
-        assert!(html.contains("<td>1</td>"));
-        assert!(!html.contains("<script"));
-        let _ = fs::remove_dir_all(&d);
     }
 }

@@ -61,3 +61,13 @@ pub fn get(m: &Machine, exp: &str, name: &str) -> Option<KeyFig> {
 pub fn value(m: &Machine, exp: &str, name: &str) -> Option<f64> {
     get(m, exp, name).and_then(|k| k.value)
 }
+
+/// How a table names key figure `name` of `exp`: its words as the experiment declares them,
+/// with the name in the data after them ("a random read ... [`first_index_ns`]"); the name
+/// alone where the experiment declares none (the book's own figures).
+pub fn label(exp: &str, name: &str) -> String {
+    match crate::project::key_in_words(exp, name) {
+        Some(w) => format!("{w} [`{name}`]"),
+        None => format!("`{name}`"),
+    }
+}

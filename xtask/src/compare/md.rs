@@ -269,7 +269,7 @@ fn columns(
             .iter()
             .map(|(n, unit)| {
                 let b = keyfig::get(&ms[base], exp, n);
-                let mut r = vec![n.clone(), unit.clone()];
+                let mut r = vec![keyfig::label(exp, n), unit.clone()];
                 r.extend(ms.iter().map(|m| match keyfig::get(m, exp, n) {
                     Some(k) if std::ptr::eq(m, &ms[base]) => mark(m, exp, n).on(&value_text(&k)),
                     Some(k) => mark(m, exp, n).on(&with_ratio(&k, b.as_ref(), unit)),

@@ -16,7 +16,7 @@
 //!
 //! The pieces: [`load`] finds and reads the folders, [`appendix`] gives the appendix's bare
 //! blocks this project's names, [`keyfig`] and [`effects`] read the headline numbers.
-//! [`write_run_index`] writes one run's `index.html` (for `run-all`).
+//! One run's `index.html` is `run_all::page`'s, with [`html`]'s converter.
 //!
 //! Bad input (fewer than two folders, a path that is not a results folder, an unwritable
 //! `--out`, a `--baseline` that names none of the folders) is one line and exit status 2, with
@@ -28,12 +28,10 @@ mod class;
 pub mod csv;
 mod effects;
 mod figures;
-mod html;
+pub(crate) mod html;
 mod keyfig;
 pub(crate) mod load;
 mod md;
-
-pub use html::write_run_index;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,8 @@
 //! - `fp_cost-ops.svg`: the cost of each operation as latency (one dependent chain) and
 //!   throughput (independent chains), log scale, beside the appendix's per-element table as
 //!   measured here (section 3a) and the C program's (dashed outlines) when saved; divide
-//!   against multiply throughput written.
+//!   against multiply written as its key figure defines it (per element where saved, else
+//!   throughput).
 //! - `fp_cost-denormal.svg`: denormal against normal values, with and without
 //!   flush-to-zero; denormal / normal written for each mode.
 //! - `fp_cost-width.svg`: float against double in strict order and with lanes; double /
@@ -76,7 +77,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
     c.mark_disturbed(&crate::marks::disturbed_rows(run, o));
     // The appendix's own table, measured here (section 3a: its loop over two arrays in L1),
-    // where the run saved it.
+    // where the run saved it; `per_element` is its series' index.
+    let mut per_element = None;
     if let Some(pe) = run.block(sc::per_element::BLOCK) {
         let case = need_texts(pe, sc::per_element::CASE)?;
         let ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
@@ -95,6 +97,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             })
             .collect();
         if table.iter().any(Option::is_some) {
+            per_element = Some((c.series.len(), table.clone()));
             c.series.push(BarSeries::new(
                 "per element (3a): the appendix's loop, measured here",
                 table,
@@ -125,9 +128,21 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         }
     }
     let at = |name: &str| ops.iter().position(|o| o == name);
+    // Divide over multiply as its key figure defines it: per element (the appendix's table,
+    // which Table 105.26 quotes) where the run saved that series, else throughput.
     if let (Some(m), Some(d)) = (at("multiply"), at("divide")) {
-        let x = Bar::over(throughput[d], throughput[m]);
-        c.bracket((1, m), (1, d), "divide / multiply throughput", x);
+        match per_element {
+            Some((si, pe)) => {
+                let x = Bar::over(pe[d], pe[m]);
+                let x = super::key_or(run, sc::key::PER_ELEMENT_DIV_OVER_MUL, x);
+                c.bracket((si, m), (si, d), "divide / multiply, per element", x);
+            }
+            None => {
+                let x = Bar::over(throughput[d], throughput[m]);
+                let x = super::key_or(run, sc::key::DIV_OVER_MUL_THROUGHPUT, x);
+                c.bracket((1, m), (1, d), "divide / multiply, throughput", x);
+            }
+        }
     }
     let ops_fig = Figure::new("fp_cost-ops.svg", c.render()?);
 
@@ -491,7 +506,7 @@ mod tests {
         let s = Saved::test("fp_cost", RUN);
         let f = draw_twice(draw, &s, &FILES[..3]);
         assert!(f[0].svg.contains("Zen 5"));
-        assert!(f[0].svg.contains("divide / multiply throughput = 7.88x"));
+        assert!(f[0].svg.contains("divide / multiply, throughput = 7.88x"));
         assert!(f[1].svg.contains("denormal / normal = 1.04x"));
         assert!(f[1].svg.contains("FTZ/DAZ on: not measured"));
         assert!(f[2].svg.contains("with lanes [vectorised]"));

@@ -502,6 +502,15 @@ pub fn ends(
     (a.x < z.x).then_some((*a, *z))
 }
 
+/// The key figure `name` as the run saved it, else `computed`: a ratio written on a figure is
+/// the one its key figure defines, so the figure, the summary and `compare` quote one number.
+pub fn key_or(run: &DataFile, name: &str, computed: Option<f64>) -> Option<f64> {
+    measure::key::find(run, name)
+        .and_then(|k| k.value)
+        .filter(|v| v.is_finite())
+        .or(computed)
+}
+
 /// A block every drawer needs, or an error naming it.
 pub fn need_block<'a>(f: &'a DataFile, block: &str) -> Result<&'a data::Block, DrawError> {
     f.block(block)

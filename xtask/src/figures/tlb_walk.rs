@@ -96,15 +96,18 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             Style::reference(),
         ));
     }
-    // The key ratio: most pages against fewest, the line layout (translation alone).
+    // The key ratio: most pages against fewest, the line layout (translation alone), as the
+    // key figure `pages_factor_line` defines it; the label names the layout, because the
+    // summary's Table 105.26 quotes the appendix's (offset 0).
     if let Some((a, z)) = super::ends(&line, |p| p.x > 0.0)
-        && let Some(r) = div(z.y, a.y)
+        && let Some(r) = super::key_or(run, sc::key::PAGES_FACTOR_LINE, div(z.y, a.y))
     {
         c.brackets.push(Bracket {
             x: z.x,
             y0: a.y,
             y1: z.y,
             text: vec![
+                "slot on line i mod 64,".into(),
                 format!("{} pages / {} pages:", grouped(z.x), grouped(a.x)),
                 format!("{} / {} ns = {}", num(z.y), num(a.y), ratio(r)),
             ],

@@ -14,6 +14,9 @@
 
 mod keep;
 mod one;
+#[cfg(test)]
+mod one_value;
+mod page;
 mod publish;
 mod summary;
 mod table;
@@ -260,4 +263,26 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
         commit,
         wall_s: started.elapsed().as_secs_f64(),
     }
+}
+
+/// After `cargo xtask figures --from DIR --out DIR/figures`, a results folder's figures
+/// redrawn in place: rewrites `DIR/index.html` (from its summary, saved outputs and figures),
+/// so the page shows what the folder holds. Nothing for another `--out`, or a folder without
+/// `summary.md`.
+pub fn page_after_figures(o: &crate::flags::Figures) -> crate::error::Result<()> {
+    let (Some(from), Some(out)) = (&o.from, &o.out) else {
+        return Ok(());
+    };
+    let (Ok(dir), Ok(figs)) = (from.canonicalize(), out.canonicalize()) else {
+        return Ok(());
+    };
+    if figs != dir.join("figures") || !dir.join("summary.md").is_file() {
+        return Ok(());
+    }
+    let label = dir
+        .file_name()
+        .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
+    let p = page::write_run_index(&dir, &label).map_err(crate::error::bad)?;
+    println!("wrote {}", p.display());
+    Ok(())
 }

@@ -21,7 +21,7 @@ pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
         ))
     })?;
     // One page with the summary and every figure, for a student to open.
-    if let Err(e) = crate::compare::write_run_index(&plan.tmp, &plan.label) {
+    if let Err(e) = super::page::write_run_index(&plan.tmp, &plan.label) {
         eprintln!("run-all: warning: index.html not written: {e}");
     }
     sink_bench_summary(plan, record, &saved);

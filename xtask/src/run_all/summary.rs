@@ -298,20 +298,29 @@ fn experiments(s: &mut String, rows: &[Row]) {
     let _ = writeln!(s);
 }
 
-fn key_figures(s: &mut String, rows: &[Row]) {
+/// The key figures, each named in words as its experiment declares it
+/// ([`crate::project::key_in_words`]), its name in the data beside it.
+pub fn key_figures(s: &mut String, rows: &[Row]) {
     let _ = writeln!(
         s,
-        "## Key figures\n\n| experiment | figure | value |\n|---|---|---:|"
+        "## Key figures\n\n| experiment | key figure | value | name in the data |\n\
+         |---|---|---:|---|"
     );
     for r in rows {
         let figs = r.saved.map(key::read).unwrap_or_default();
         if figs.is_empty() {
-            let _ = writeln!(s, "| {} | (none saved) | - |", r.name);
+            let _ = writeln!(s, "| {} | (none saved) | - | - |", r.name);
         }
         for (i, k) in figs.iter().enumerate() {
             let who = if i == 0 { r.name } else { "" };
             let m = mark(r, &k.name);
-            let _ = writeln!(s, "| {who} | {} | {} |", k.name, m.on(&k.show(4)));
+            let words = crate::project::key_in_words(r.name, &k.name).unwrap_or(&k.name);
+            let _ = writeln!(
+                s,
+                "| {who} | {words} | {} | `{}` |",
+                m.on(&k.show(4)),
+                k.name
+            );
         }
     }
     let _ = writeln!(s);

@@ -349,7 +349,13 @@ pub fn parse(argv: &[String]) -> Result<Command> {
     }
     let positional = matches!(sub.name, "compare" | "lab");
     let (a, words) = cli::parse_tool("xtask", sub.opts, rest, positional).map_err(bad)?;
-    // An empty path would name the current folder: `--out ''` is refused, not obeyed.
+    refuse_empty_names(sub, &a, &words)?;
+    command(sub.name, &a, &words)
+}
+
+/// An empty path would name the current folder: `--out ''` is refused, not obeyed, and so is
+/// an empty folder word.
+fn refuse_empty_names(sub: &Sub, a: &cli::Args, words: &[String]) -> Result<()> {
     let is_path = |o: &&Opt| matches!(o.value, Some("DIR" | "FILE" | "PATH"));
     if let Some(o) = sub
         .opts
@@ -367,63 +373,84 @@ pub fn parse(argv: &[String]) -> Result<Command> {
             "an empty folder name was given: give a results folder's path",
         ));
     }
-    let path = |n: &str| a.value(n).map(PathBuf::from);
-    let text = |n: &str| a.value(n).map(String::from);
-    Ok(match sub.name {
-        "run-all" => Command::RunAll(RunAll {
-            quick: a.flag("--quick"),
-            only: only(a.value("--only"))?,
-            label: text("--label"),
-            out: path("--out"),
-            timeout_s: match a.value("--timeout") {
-                None => None,
-                Some(_) => Some(
-                    a.try_count("--timeout", 0, TIMEOUT_RANGE.0, TIMEOUT_RANGE.1)
-                        .map_err(bad)?,
-                ),
-            },
-        }),
+    Ok(())
+}
+
+/// Option `n`'s value as a path.
+fn path(a: &cli::Args, n: &str) -> Option<PathBuf> {
+    a.value(n).map(PathBuf::from)
+}
+
+/// Option `n`'s value as text.
+fn text(a: &cli::Args, n: &str) -> Option<String> {
+    a.value(n).map(String::from)
+}
+
+/// The command of subcommand `name`, from its parsed options and words.
+fn command(name: &str, a: &cli::Args, words: &[String]) -> Result<Command> {
+    Ok(match name {
+        "run-all" => Command::RunAll(run_all(a)?),
         "noise" => Command::Noise(Noise {
             quick: a.flag("--quick"),
             only: only(a.value("--only"))?,
-            out: path("--out"),
+            out: path(a, "--out"),
         }),
-        "compare" => {
-            if words.len() < 2 {
-                return Err(bad(format!(
-                    "compare needs at least two results folders, got {}: cargo xtask compare \
-                     DIR DIR... [--out DIR] [--baseline LABEL]",
-                    words.len()
-                )));
-            }
-            Command::Compare(Compare {
-                dirs: words.iter().map(PathBuf::from).collect(),
-                out: path("--out").unwrap_or_else(|| std::env::temp_dir().join("compare")),
-                baseline: text("--baseline"),
-                pointer_chase: a.flag("--pointer-chase"),
-            })
-        }
+        "compare" => Command::Compare(compare(words, a)?),
         "figures" => Command::Figures(Figures {
-            from: path("--from"),
-            out: path("--out"),
+            from: path(a, "--from"),
+            out: path(a, "--out"),
         }),
         "appendix-c" => Command::AppendixC(AppendixC {
-            seed: path("--seed"),
-            label: text("--label"),
-            out: path("--out"),
+            seed: path(a, "--seed"),
+            label: text(a, "--label"),
+            out: path(a, "--out"),
         }),
         "verify" => Command::Verify(Verify {
             n: a.try_count("--n", VERIFY_N.1, VERIFY_N.0, VERIFY_N.2)
                 .map_err(bad)?,
-            bin: path("--bin"),
+            bin: path(a, "--bin"),
         }),
         "handouts" => Command::Handouts(Handouts {
             check: a.flag("--check"),
-            from: path("--from"),
+            from: path(a, "--from"),
         }),
         "cross-test" => Command::CrossTest,
-        "lab" => Command::Lab(lab(&words, &a)?),
+        "lab" => Command::Lab(lab(words, a)?),
         other => unreachable_sub(other)?,
+    })
+}
+
+/// The `run-all` subcommand's options.
+fn run_all(a: &cli::Args) -> Result<RunAll> {
+    Ok(RunAll {
+        quick: a.flag("--quick"),
+        only: only(a.value("--only"))?,
+        label: text(a, "--label"),
+        out: path(a, "--out"),
+        timeout_s: match a.value("--timeout") {
+            None => None,
+            Some(_) => Some(
+                a.try_count("--timeout", 0, TIMEOUT_RANGE.0, TIMEOUT_RANGE.1)
+                    .map_err(bad)?,
+            ),
+        },
+    })
+}
+
+/// The `compare` subcommand's folders and options.
+fn compare(words: &[String], a: &cli::Args) -> Result<Compare> {
+    if words.len() < 2 {
+        return Err(bad(format!(
+            "compare needs at least two results folders, got {}: cargo xtask compare \
+             DIR DIR... [--out DIR] [--baseline LABEL]",
+            words.len()
+        )));
+    }
+    Ok(Compare {
+        dirs: words.iter().map(PathBuf::from).collect(),
+        out: path(a, "--out").unwrap_or_else(|| std::env::temp_dir().join("compare")),
+        baseline: text(a, "--baseline"),
+        pointer_chase: a.flag("--pointer-chase"),
     })
 }
 

@@ -99,6 +99,21 @@ fn targets(root: &Path) -> Vec<Target> {
 /// `cargo xtask handouts`.
 pub fn command(o: &flags::Handouts) -> Result<()> {
     let root = root();
+    let from = source_folder(&root, o)?;
+    let mut pass = Pass::default();
+    for t in targets(&root) {
+        let body = section(&root, &from, &t)?;
+        let at = rel(&root, &t.template);
+        pass.long
+            .extend(too_long(&body, WIDTH).map(|l| format!("{at} ({l})")));
+        pass.update(&t, &body, o.check)?;
+    }
+    pass.finish(o.check, &from)
+}
+
+/// The results folder the numbers come from (`--from`, else the book's run); it must hold at
+/// least one saved experiment output.
+fn source_folder(root: &Path, o: &flags::Handouts) -> Result<PathBuf> {
     let from = o.from.clone().unwrap_or_else(|| root.join(BOOK_RESULTS));
     if !from.is_dir() {
         return Err(bad(format!("--from {}: not a folder", from.display())));
@@ -110,74 +125,105 @@ pub fn command(o: &flags::Handouts) -> Result<()> {
             from.display()
         )));
     }
-    let mut stale = Vec::new();
-    let mut long = Vec::new();
-    let mut written = 0;
-    let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).display().to_string();
-    for t in targets(&root) {
-        let run = load(&from, &t.experiment)?;
-        let template = fs::read_to_string(&t.template)
-            .map_err(|e| bad(format!("{}: {e}", t.template.display())))?
-            .replace("{{from}}", &rel(&from));
-        let rendered =
-            render(&template, &run).map_err(|e| bad(format!("{}: {e}", t.template.display())))?;
-        let source = format!(
-            "<!-- from {} and {}/{}.txt -->\n",
-            rel(&t.template),
-            rel(&from),
-            t.experiment
-        );
-        let body = source + &wrap(&rendered, WIDTH);
-        long.extend(too_long(&body, WIDTH).map(|l| format!("{} ({l})", rel(&t.template))));
+    Ok(from)
+}
+
+/// `p` relative to the repository root where it lies inside it.
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root).unwrap_or(p).display().to_string()
+}
+
+/// One target's generated section: the line naming its sources, then its template rendered
+/// with the saved run and wrapped.
+fn section(root: &Path, from: &Path, t: &Target) -> Result<String> {
+    let run = load(from, &t.experiment)?;
+    let template = fs::read_to_string(&t.template)
+        .map_err(|e| bad(format!("{}: {e}", t.template.display())))?
+        .replace("{{from}}", &rel(root, from));
+    let rendered =
+        render(&template, &run).map_err(|e| bad(format!("{}: {e}", t.template.display())))?;
+    let source = format!(
+        "<!-- from {} and {}/{}.txt -->\n",
+        rel(root, &t.template),
+        rel(root, from),
+        t.experiment
+    );
+    Ok(source + &wrap(&rendered, WIDTH))
+}
+
+/// What one pass over the targets found.
+#[derive(Default)]
+struct Pass {
+    /// Sections that differ from their files (`--check` only), named by file and tag.
+    stale: Vec<String>,
+    /// Generated lines over [`WIDTH`] that cannot be wrapped, named by template.
+    long: Vec<String>,
+    /// Sections rewritten.
+    written: usize,
+}
+
+impl Pass {
+    /// Puts `body` into `t`'s file where it differs: written, or noted as stale by `check`.
+    fn update(&mut self, t: &Target, body: &str, check: bool) -> Result<()> {
         let text =
             fs::read_to_string(&t.file).map_err(|e| bad(format!("{}: {e}", t.file.display())))?;
-        let new = replace_section(&text, t.tag.as_deref(), &body)
+        let new = replace_section(&text, t.tag.as_deref(), body)
             .map_err(|e| bad(format!("{}: {e}", t.file.display())))?;
-        if new != text {
-            if o.check {
-                stale.push(format!(
-                    "{}{}",
-                    t.file.display(),
-                    t.tag.map(|g| format!(" ({g})")).unwrap_or_default()
-                ));
-            } else {
-                fs::write(&t.file, new)
-                    .map_err(|e| failed(format!("cannot write {}: {e}", t.file.display())))?;
-                written += 1;
-            }
+        if new == text {
+            return Ok(());
         }
-    }
-    let wrong = crate::quotes::check();
-    if !wrong.is_empty() {
-        return Err(failed(format!(
-            "numbers quoted by hand differ from their files (xtask/src/quotes.rs): {}",
-            wrong.join("; ")
-        )));
-    }
-    if !long.is_empty() {
-        return Err(failed(format!(
-            "generated lines over {WIDTH} columns that cannot be wrapped (a table row, a long \
-             word): {}",
-            long.join("; ")
-        )));
-    }
-    if !stale.is_empty() {
-        return Err(failed(format!(
-            "generated sections differ from {} (run `cargo xtask handouts`): {}",
-            from.display(),
-            stale.join(", ")
-        )));
-    }
-    eprintln!(
-        "handouts: {} from {}",
-        if o.check {
-            "every generated section is up to date".to_string()
+        if check {
+            self.stale.push(format!(
+                "{}{}",
+                t.file.display(),
+                t.tag
+                    .as_ref()
+                    .map(|g| format!(" ({g})"))
+                    .unwrap_or_default()
+            ));
         } else {
-            format!("{written} sections rewritten")
-        },
-        from.display()
-    );
-    Ok(())
+            fs::write(&t.file, new)
+                .map_err(|e| failed(format!("cannot write {}: {e}", t.file.display())))?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+
+    /// The command's outcome: hand-quoted numbers that differ, then unwrappable lines, then
+    /// stale sections fail it; otherwise one line says what was done.
+    fn finish(self, check: bool, from: &Path) -> Result<()> {
+        let wrong = crate::quotes::check();
+        if !wrong.is_empty() {
+            return Err(failed(format!(
+                "numbers quoted by hand differ from their files (xtask/src/quotes.rs): {}",
+                wrong.join("; ")
+            )));
+        }
+        if !self.long.is_empty() {
+            return Err(failed(format!(
+                "generated lines over {WIDTH} columns that cannot be wrapped (a table row, a \
+                 long word): {}",
+                self.long.join("; ")
+            )));
+        }
+        if !self.stale.is_empty() {
+            return Err(failed(format!(
+                "generated sections differ from {} (run `cargo xtask handouts`): {}",
+                from.display(),
+                self.stale.join(", ")
+            )));
+        }
+        eprintln!(
+            "handouts: {} from {}",
+            if check {
+                "every generated section is up to date".to_string()
+            } else {
+                format!("{} sections rewritten", self.written)
+            },
+            from.display()
+        );
+        Ok(())
+    }
 }
 
 fn load(from: &Path, experiment: &str) -> Result<DataFile> {

@@ -204,55 +204,14 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
             "run",
             format!("{kind}, REPS {reps}, RUNS {runs}, SETTLE_MS {settle}"),
         ),
-        (
-            "machine",
-            format!(
-                "{} ({}, {} logical cores, kernel {})",
-                m.text("cpu_model")?,
-                m.text("arch")?,
-                m.text("logical_cores")?,
-                m.text("kernel")?
-            ),
-        ),
+        ("machine", machine(m)?),
+        ("pinning", pinning(m, runs)?),
+        ("execution", execution(m)?),
+        ("load before", m.load("load_before")?),
+        ("load after", m.load("load_after")?),
     ];
-    let pinning = match (
-        m.text(measure::schema::run::META_PINNED)?,
-        m.file.meta(measure::schema::run::META_PINNED_CORE),
-    ) {
-        ("yes", Some(_)) => format!(
-            "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified; \
-             --pin, a departure from the seed, which pins nothing)",
-            m.count(measure::schema::run::META_PINNED_CORE)?,
-            m.count("fresh_pinned_verified")?
-        ),
-        _ => "none, as the seed: the kernel placed every process".to_string(),
-    };
-    notes.push(("pinning", pinning));
-    notes.push((
-        "execution",
-        match m.count("execution")? {
-            2 => "the binary's second; its first made the same start and was discarded".to_string(),
-            n => format!("the binary's execution {n}"),
-        },
-    ));
-    notes.push(("load before", m.load("load_before")?));
-    notes.push(("load after", m.load("load_after")?));
-    if m.file
-        .meta(measure::schema::run::META_OTHER_CPU_CORES)
-        .is_some_and(|v| v != "unknown")
-    {
-        notes.push((
-            "other work",
-            format!(
-                "{:.2} cores used by other processes during the run{}",
-                m.num(measure::schema::run::META_OTHER_CPU_CORES)?,
-                if m.file.meta("load_warning") == Some("yes") {
-                    "; **the 1-minute load average was above 1**: the spreads include other work"
-                } else {
-                    ""
-                }
-            ),
-        ));
+    if let Some(other) = other_work(m)? {
+        notes.push(("other work", other));
     }
     notes.push((
         "clock",
@@ -262,18 +221,75 @@ fn notes(m: &Metas) -> Result<Vec<(&'static str, String)>, String> {
             format_num(m.num("clock_read_ns")?)
         ),
     ));
-    let (sum, expected) = (m.num("checksum")?, m.num("checksum_expected")?);
-    notes.push((
-        "checksum",
-        format!(
-            "{} over {reps} passes, expected {}: {}",
-            format_num(sum),
-            format_num(expected),
-            if sum == expected { "ok" } else { "MISMATCH" }
-        ),
-    ));
+    notes.push(("checksum", checksum(m, reps)?));
     notes.push(("code", m.text("code_check")?.to_string()));
     Ok(notes)
+}
+
+/// "AMD EPYC (x86_64, 2 logical cores, kernel Linux 6.1)".
+fn machine(m: &Metas) -> Result<String, String> {
+    Ok(format!(
+        "{} ({}, {} logical cores, kernel {})",
+        m.text("cpu_model")?,
+        m.text("arch")?,
+        m.text("logical_cores")?,
+        m.text("kernel")?
+    ))
+}
+
+/// Where the processes ran: pinned to one core (with how many fresh pinnings were verified of
+/// `runs`), or wherever the kernel placed them.
+fn pinning(m: &Metas, runs: u64) -> Result<String, String> {
+    use measure::schema::run::{META_PINNED, META_PINNED_CORE};
+    let pinned = m.text(META_PINNED)? == "yes";
+    if !pinned || m.file.meta(META_PINNED_CORE).is_none() {
+        return Ok("none, as the seed: the kernel placed every process".to_string());
+    }
+    Ok(format!(
+        "this process and the fresh ones on core {} ({} of {runs} fresh pinnings verified; \
+         --pin, a departure from the seed, which pins nothing)",
+        m.count(META_PINNED_CORE)?,
+        m.count("fresh_pinned_verified")?
+    ))
+}
+
+/// Which execution of the binary this output is.
+fn execution(m: &Metas) -> Result<String, String> {
+    Ok(match m.count("execution")? {
+        2 => "the binary's second; its first made the same start and was discarded".to_string(),
+        n => format!("the binary's execution {n}"),
+    })
+}
+
+/// The cores other processes used during the run, where that was measured.
+fn other_work(m: &Metas) -> Result<Option<String>, String> {
+    let measured = m
+        .file
+        .meta(measure::schema::run::META_OTHER_CPU_CORES)
+        .is_some_and(|v| v != "unknown");
+    if !measured {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "{:.2} cores used by other processes during the run{}",
+        m.num(measure::schema::run::META_OTHER_CPU_CORES)?,
+        if m.file.meta("load_warning") == Some("yes") {
+            "; **the 1-minute load average was above 1**: the spreads include other work"
+        } else {
+            ""
+        }
+    )))
+}
+
+/// The checksum over `reps` passes against the expected one.
+fn checksum(m: &Metas, reps: u64) -> Result<String, String> {
+    let (sum, expected) = (m.num("checksum")?, m.num("checksum_expected")?);
+    Ok(format!(
+        "{} over {reps} passes, expected {}: {}",
+        format_num(sum),
+        format_num(expected),
+        if sum == expected { "ok" } else { "MISMATCH" }
+    ))
 }
 
 /// A numeric cell of row `r`, `None` for NA; `Err` names the block and column.
@@ -356,38 +372,48 @@ mod tests {
         super::summary_md(text, &f)
     }
 
-    /// A saved output as sink_bench writes it: report, then the data part.
+    /// The `#META` lines of a finished full run, in the order sink_bench writes them.
+    const METAS: [(&str, &str); 22] = [
+        ("experiment", "sink_bench"),
+        ("quick", "no"),
+        ("arch", "x86_64"),
+        ("cpu_model", "AMD EPYC"),
+        ("kernel", "Linux 6.1"),
+        ("logical_cores", "2"),
+        ("load_before", "0.10 0.20 0.30"),
+        ("reps", "30"),
+        ("runs", "30"),
+        ("settle_ms", "100"),
+        ("pinned", "yes"),
+        ("pinned_core", "1"),
+        ("execution", "2"),
+        ("clock_min_step_ns", "20"),
+        ("clock_read_ns", "21.6"),
+        ("checksum", "27525120"),
+        ("checksum_expected", "27525120"),
+        ("verdict_dead_loop", "The compiler removed the loop."),
+        ("fresh_pinned_verified", "30"),
+        ("code_check", "as claimed"),
+        ("load_after", "0.15 0.20 0.30"),
+        ("other_cpu_cores", "0.012"),
+    ];
+
+    /// A saved output as sink_bench writes it: report, then the data part; `overrides`
+    /// replaces the values of some `#META` lines.
     fn saved(overrides: &[(&str, &str)]) -> String {
-        let metas = [
-            ("experiment", "sink_bench"),
-            ("quick", "no"),
-            ("arch", "x86_64"),
-            ("cpu_model", "AMD EPYC"),
-            ("kernel", "Linux 6.1"),
-            ("logical_cores", "2"),
-            ("load_before", "0.10 0.20 0.30"),
-            ("reps", "30"),
-            ("runs", "30"),
-            ("settle_ms", "100"),
-            ("pinned", "yes"),
-            ("pinned_core", "1"),
-            ("execution", "2"),
-            ("clock_min_step_ns", "20"),
-            ("clock_read_ns", "21.6"),
-            ("checksum", "27525120"),
-            ("checksum_expected", "27525120"),
-            ("verdict_dead_loop", "The compiler removed the loop."),
-            ("fresh_pinned_verified", "30"),
-            ("code_check", "as claimed"),
-            ("load_after", "0.15 0.20 0.30"),
-            ("other_cpu_cores", "0.012"),
-        ];
         let mut s = String::from("== sink_bench ==\n  some report line\n");
-        for (k, v) in metas {
+        for (k, v) in METAS {
             let v = overrides.iter().find(|o| o.0 == k).map_or(v, |o| o.1);
             s.push_str(&meta_line(k, v));
             s.push('\n');
         }
+        s.push_str(&series_block().render());
+        s.push_str(&figures_block().render());
+        s
+    }
+
+    /// Two series: a warm one with every statistic, the one-shot cold one with NA.
+    fn series_block() -> Block {
         let mut b = Block::new(
             SERIES_BLOCK,
             &[
@@ -427,7 +453,11 @@ mod tests {
             data::Value::Missing,
             data::Value::Missing,
         ]);
-        s.push_str(&b.render());
+        b
+    }
+
+    /// Two figures: one measured, one not.
+    fn figures_block() -> Block {
         let mut b = Block::new(FIGURES_BLOCK, &["figure:text", "value", "unit:text"]);
         b.row(vec!["c_over_b_median".into(), 1.002.into(), "x".into()]);
         b.row(vec![
@@ -435,8 +465,7 @@ mod tests {
             data::Value::Missing,
             "ns".into(),
         ]);
-        s.push_str(&b.render());
-        s
+        b
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 use measure::asm;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -74,99 +75,143 @@ fn number(tok: &str) -> Option<u64> {
 /// Costs on the line after `calls=` are the callee's inclusive cost and are not counted as the
 /// caller's own. Errors name the line.
 pub fn parse_callgrind(text: &str) -> Result<Profile, String> {
-    let mut p = Profile::default();
-    let mut positions: Vec<String> = vec!["line".into()];
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    let mut last: Vec<u64> = vec![0; 1];
-    let mut skip_next = false;
+    let mut r = Reader::new();
     for (k, raw) in text.lines().enumerate() {
-        let n = k + 1;
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        r.line(line, k + 1)?;
+    }
+    if r.skip_next {
+        return Err("the file ends after a calls= line".into());
+    }
+    Ok(r.profile)
+}
+
+/// The state of a callgrind file read line by line.
+struct Reader {
+    profile: Profile,
+    /// The position names (`instr line`), and the last value of each (for relative ones).
+    positions: Vec<String>,
+    last: Vec<u64>,
+    /// Compressed names: `(id)` -> name.
+    names: BTreeMap<String, String>,
+    /// The function the cost lines belong to (the last `fn=`).
+    current: Option<String>,
+    /// The next cost line is a call's inclusive cost (it follows `calls=`).
+    skip_next: bool,
+}
+
+impl Reader {
+    fn new() -> Reader {
+        Reader {
+            profile: Profile::default(),
+            positions: vec!["line".into()],
+            last: vec![0; 1],
+            names: BTreeMap::new(),
+            current: None,
+            skip_next: false,
+        }
+    }
+
+    /// Reads line `n` (neither empty nor a comment).
+    fn line(&mut self, line: &str, n: usize) -> Result<(), String> {
         if let Some(rest) = line.strip_prefix("positions:") {
-            positions = rest.split_whitespace().map(String::from).collect();
-            if positions.is_empty() {
+            self.positions = rest.split_whitespace().map(String::from).collect();
+            if self.positions.is_empty() {
                 return Err(format!("line {n}: positions: names nothing"));
             }
-            last = vec![0; positions.len()];
-            continue;
+            self.last = vec![0; self.positions.len()];
+            return Ok(());
         }
         if let Some(rest) = line.strip_prefix("events:") {
-            p.events = rest.split_whitespace().map(String::from).collect();
-            continue;
+            self.profile.events = rest.split_whitespace().map(String::from).collect();
+            return Ok(());
         }
         let first = line.as_bytes()[0];
-        let is_cost = first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*');
-        if !is_cost {
-            if let Some((key, value)) = line.split_once('=') {
-                match key {
-                    "fn" | "cfn" | "cfun" => {
-                        let name = resolve(value, &mut names)
-                            .ok_or_else(|| format!("line {n}: unknown name reference {value:?}"))?;
-                        if key == "fn" {
-                            current = Some(name);
-                        }
-                    }
-                    "calls" => skip_next = true,
-                    _ => {} // ob, fl, fi, fe, cob, cfi, cfl, jump, jcnd: not needed here
+        if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'*') {
+            self.cost_line(line, n)
+        } else {
+            self.spec_line(line, n)
+        }
+    }
+
+    /// A `key=value` line: `fn=` switches the current function, `calls=` marks the next cost
+    /// line as a call's; names defined by `cfn=` are remembered.
+    fn spec_line(&mut self, line: &str, n: usize) -> Result<(), String> {
+        // Header lines (version:, cmd:, summary:, ...) need nothing.
+        let Some((key, value)) = line.split_once('=') else {
+            return Ok(());
+        };
+        match key {
+            "fn" | "cfn" | "cfun" => {
+                let name = resolve(value, &mut self.names)
+                    .ok_or_else(|| format!("line {n}: unknown name reference {value:?}"))?;
+                if key == "fn" {
+                    self.current = Some(name);
                 }
             }
-            // Header lines (version:, cmd:, summary:, ...) need nothing either.
-            continue;
+            "calls" => self.skip_next = true,
+            _ => {} // ob, fl, fi, fe, cob, cfi, cfl, jump, jcnd: not needed here
         }
-        if p.events.is_empty() {
+        Ok(())
+    }
+
+    /// A cost line: its positions, then one cost per event, added to the current function.
+    fn cost_line(&mut self, line: &str, n: usize) -> Result<(), String> {
+        let events = self.profile.events.len();
+        if events == 0 {
             return Err(format!("line {n}: a cost line before the events: line"));
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
-        if toks.len() < positions.len() {
+        if toks.len() < self.positions.len() {
             return Err(format!("line {n}: fewer fields than positions"));
         }
-        for (i, t) in toks[..positions.len()].iter().enumerate() {
-            last[i] =
-                position(t, last[i]).ok_or_else(|| format!("line {n}: bad position {t:?}"))?;
+        for (i, t) in toks[..self.positions.len()].iter().enumerate() {
+            self.last[i] =
+                position(t, self.last[i]).ok_or_else(|| format!("line {n}: bad position {t:?}"))?;
         }
-        let mut costs = vec![0u64; p.events.len()];
-        let values = &toks[positions.len()..];
-        if values.len() > costs.len() {
+        let values = &toks[self.positions.len()..];
+        if values.len() > events {
             return Err(format!(
-                "line {n}: {} costs for {} events",
-                values.len(),
-                costs.len()
+                "line {n}: {} costs for {events} events",
+                values.len()
             ));
         }
+        let mut costs = vec![0u64; events];
         for (c, t) in costs.iter_mut().zip(values) {
             *c = t.parse().map_err(|_| format!("line {n}: bad cost {t:?}"))?;
         }
-        if std::mem::take(&mut skip_next) {
-            continue; // the inclusive cost of a call, not this function's own
+        if std::mem::take(&mut self.skip_next) {
+            return Ok(()); // the inclusive cost of a call, not this function's own
         }
-        let Some(f) = &current else {
+        self.add(&costs, n)
+    }
+
+    /// Adds one cost line's costs to the current function, in total and at its instruction.
+    fn add(&mut self, costs: &[u64], n: usize) -> Result<(), String> {
+        let Some(f) = &self.current else {
             return Err(format!("line {n}: a cost line before any fn= line"));
         };
-        let entry = p.functions.entry(f.clone()).or_default();
+        let entry = self.profile.functions.entry(f.clone()).or_default();
         if entry.totals.is_empty() {
             entry.totals = vec![0; costs.len()];
         }
-        for (t, c) in entry.totals.iter_mut().zip(&costs) {
+        for (t, c) in entry.totals.iter_mut().zip(costs) {
             *t += c;
         }
-        if let Some(i) = positions.iter().position(|x| x == "instr") {
+        if let Some(i) = self.positions.iter().position(|x| x == "instr") {
             let slot = entry
                 .per_instr
-                .entry(last[i])
+                .entry(self.last[i])
                 .or_insert_with(|| vec![0; costs.len()]);
-            for (t, c) in slot.iter_mut().zip(&costs) {
+            for (t, c) in slot.iter_mut().zip(costs) {
                 *t += c;
             }
         }
+        Ok(())
     }
-    if skip_next {
-        return Err("the file ends after a calls= line".into());
-    }
-    Ok(p)
 }
 
 /// Resolves a possibly compressed name: `(12) name` defines, `(12)` refers, `name` is plain.
@@ -351,107 +396,165 @@ pub fn command(o: &crate::flags::Verify) -> crate::error::Result<()> {
     }
 }
 
+/// Appends one line to a report (`say!(out)` for an empty one).
+macro_rules! say {
+    ($out:expr) => {{
+        let _ = writeln!($out);
+    }};
+    ($out:expr, $($t:tt)*) => {{
+        let _ = writeln!($out, $($t)*);
+    }};
+}
+
 /// Runs the simulation and returns the report. Bad input (a `--bin` that is not a file) is
 /// an error value; so is a simulation that could not run.
 pub fn run(o: &crate::flags::Verify) -> crate::error::Result<Report> {
     use crate::error::{bad, failed};
-    use std::fmt::Write as _;
-    let n = o.n;
     let mut out = String::new();
-    macro_rules! say {
-        ($($t:tt)*) => {{ let _ = writeln!(out, $($t)*); }};
-    }
     if let Some(b) = &o.bin
         && !b.is_file()
     {
         return Err(bad(format!("--bin {}: no such file", b.display())));
     }
-    say!("== verify: the real branch under callgrind's branch simulator ==");
-    match Command::new("valgrind").arg("--version").output() {
-        Ok(v) if v.status.success() => {
-            say!("  {}", String::from_utf8_lossy(&v.stdout).trim());
-        }
-        Ok(_) | Err(_) => {
-            say!("  valgrind not found: skipped");
-            return Ok(Report {
-                text: out,
-                verdict: Verdict::Skipped("valgrind not found".into()),
-            });
-        }
+    say!(
+        out,
+        "== verify: the real branch under callgrind's branch simulator =="
+    );
+    if !valgrind_found(&mut out) {
+        say!(out, "  valgrind not found: skipped");
+        return Ok(Report {
+            text: out,
+            verdict: Verdict::Skipped("valgrind not found".into()),
+        });
     }
     let bin = match &o.bin {
         Some(b) => b.clone(),
         None => build_branch(&crate::project::root()).map_err(failed)?,
     };
+    let (r, s) = simulate_both(&bin, o.n, &mut out)?;
+    let data = table(&mut out, &r, &s)?;
+    cross_check(&mut out, &bin, data);
+    let verdict = judge(
+        &mut out,
+        r.at(data).unwrap_or((0, 0)),
+        s.at(data).unwrap_or((0, 0)),
+        o.n,
+    );
+    Ok(Report { text: out, verdict })
+}
+
+/// Whether `valgrind --version` runs; its version goes into the report.
+fn valgrind_found(out: &mut String) -> bool {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(v) if v.status.success() => {
+            say!(out, "  {}", String::from_utf8_lossy(&v.stdout).trim());
+            true
+        }
+        Ok(_) | Err(_) => false,
+    }
+}
+
+/// The branch counts of [`FUNCTION`] on random, then sorted data, simulated in a temporary
+/// folder that is removed afterwards.
+fn simulate_both(
+    bin: &Path,
+    n: u64,
+    out: &mut String,
+) -> crate::error::Result<(Branches, Branches)> {
+    use crate::error::failed;
     let dir = std::env::temp_dir().join(format!("mm-verify-{}", std::process::id()));
     std::fs::create_dir_all(&dir)
         .map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
     let result = (|| -> Result<(Branches, Branches), String> {
-        let r = Branches::of(&simulate(&bin, "random", n, &dir, &mut out)?, FUNCTION)?;
-        let s = Branches::of(&simulate(&bin, "sorted", n, &dir, &mut out)?, FUNCTION)?;
+        let r = Branches::of(&simulate(bin, "random", n, &dir, out)?, FUNCTION)?;
+        let s = Branches::of(&simulate(bin, "sorted", n, &dir, out)?, FUNCTION)?;
         Ok((r, s))
     })();
     let _ = std::fs::remove_dir_all(&dir);
-    let (r, s) = result.map_err(failed)?;
-    say!();
+    result.map_err(failed)
+}
+
+/// The table of simulated mispredictions, random beside sorted: the whole function, its
+/// most-missed jump (the data branch) and its other jumps. Returns the data branch's address.
+fn table(out: &mut String, r: &Branches, s: &Branches) -> crate::error::Result<u64> {
+    say!(out);
     say!(
+        out,
         "  simulated mispredictions in {FUNCTION:<12} {:>22} {:>22}",
         "random order",
         "sorted order"
     );
     say!(
+        out,
         "  all its conditional branches            {:>22} {:>22}",
         missed_of(r.missed, r.executed),
         missed_of(s.missed, s.executed),
     );
     let data = r.most_missed().ok_or_else(|| {
-        failed(format!(
+        crate::error::failed(format!(
             "{FUNCTION} ran no conditional branch under the simulator"
         ))
     })?;
     let (re, rm) = r.at(data).unwrap_or((0, 0));
     let (se, sm) = s.at(data).unwrap_or((0, 0));
     say!(
+        out,
         "  {:<39} {:>22} {:>22}",
         format!("its most-missed jump, at 0x{data:x}"),
         missed_of(rm, re),
         missed_of(sm, se),
     );
     say!(
+        out,
         "  {:<39} {:>22} {:>22}",
         "the function's other conditional jumps",
         missed_of(r.missed - rm, r.executed - re),
         missed_of(s.missed - sm, s.executed - se),
     );
-    // Cross-check with the disassembly: is the most-missed jump the fork the shape check found?
-    match asm::disassemble(&bin, FUNCTION) {
-        Ok(f) => {
-            let forks: Vec<u64> = f.loops().iter().flat_map(|l| l.forks.clone()).collect();
-            if forks.contains(&data) {
-                let m = f
-                    .insns
-                    .iter()
-                    .find(|i| i.addr == data)
-                    .map_or("?".to_string(), |i| i.mnemonic.clone());
-                say!(
-                    "  * that jump ({m} at +0x{:x}) is the conditional jump inside the loop that\n    the disassembly check found.",
-                    data - f.start
-                );
-            } else if (f.start..f.end).contains(&data) {
-                say!(
-                    "  ! the most-missed jump is not a jump inside the loop body by the disassembly\n    check (forks: {forks:x?})"
-                );
-            } else {
-                say!(
-                    "  (callgrind's addresses are not the binary's: no cross-check with the disassembly)"
-                );
-            }
+    Ok(data)
+}
+
+/// Cross-checks with the disassembly: is the most-missed jump the fork the shape check found?
+fn cross_check(out: &mut String, bin: &Path, data: u64) {
+    let f = match asm::disassemble(bin, FUNCTION) {
+        Ok(f) => f,
+        Err(e) => {
+            say!(out, "  (no cross-check with the disassembly: {e})");
+            return;
         }
-        Err(e) => say!("  (no cross-check with the disassembly: {e})"),
-    }
-    let (rr, sr) = (rm as f64 / re.max(1) as f64, sm as f64 / se.max(1) as f64);
-    let verdict = if (0.4..=0.6).contains(&rr) && sr < 0.01 {
+    };
+    let forks: Vec<u64> = f.loops().iter().flat_map(|l| l.forks.clone()).collect();
+    if forks.contains(&data) {
+        let m = f
+            .insns
+            .iter()
+            .find(|i| i.addr == data)
+            .map_or("?".to_string(), |i| i.mnemonic.clone());
         say!(
+            out,
+            "  * that jump ({m} at +0x{:x}) is the conditional jump inside the loop that\n    the disassembly check found.",
+            data - f.start
+        );
+    } else if (f.start..f.end).contains(&data) {
+        say!(
+            out,
+            "  ! the most-missed jump is not a jump inside the loop body by the disassembly\n    check (forks: {forks:x?})"
+        );
+    } else {
+        say!(
+            out,
+            "  (callgrind's addresses are not the binary's: no cross-check with the disassembly)"
+        );
+    }
+}
+
+/// The verdict on the data branch's `(executed, missed)` counts on random and sorted data:
+/// about 50% against about 0% agrees with the branch experiment.
+fn judge(out: &mut String, (re, rm): (u64, u64), (se, sm): (u64, u64), n: u64) -> Verdict {
+    let (rr, sr) = (rm as f64 / re.max(1) as f64, sm as f64 / se.max(1) as f64);
+    if (0.4..=0.6).contains(&rr) && sr < 0.01 {
+        say!(
+            out,
             "  * as the branch experiment assumes: on random data the simulated predictor misses\n    the data branch {:.1}% of the time, on sorted data {:.3}% (deterministic counts,\n    {n} values).",
             rr * 100.0,
             sr * 100.0
@@ -459,13 +562,13 @@ pub fn run(o: &crate::flags::Verify) -> crate::error::Result<Report> {
         Verdict::Agrees
     } else {
         say!(
+            out,
             "  ! not the expected contrast (about 50% vs about 0%): random {:.1}%, sorted {:.3}%",
             rr * 100.0,
             sr * 100.0
         );
         Verdict::Contradicts
-    };
-    Ok(Report { text: out, verdict })
+    }
 }
 
 #[cfg(test)]

@@ -108,68 +108,98 @@ pub fn judge(f: &DataFile) -> Result<Judgement, String> {
     Ok(j)
 }
 
-/// The verdict and its reason, in the order the checks are made.
+/// The verdict and its reason, in the order the checks are made: what stops the speed from
+/// counting first, then the speed itself.
 fn decide(f: &DataFile, j: &Judgement, clean: usize) -> (Verdict, String) {
-    if f.meta("correct") != Some("yes") {
-        let wrong = f
-            .meta("wrong")
-            .unwrap_or("it differs from the baseline's result");
-        return (
-            Verdict::Refused,
-            format!("the solution's result is wrong: {wrong}"),
-        );
+    refused(f)
+        .or_else(|| cannot_check(f))
+        .or_else(|| no_effect(f))
+        .or_else(|| wrong_shape(f))
+        .or_else(|| disagrees(f))
+        .unwrap_or_else(|| on_speed(f, j, clean))
+}
+
+/// A solution that computes a wrong result is refused, whatever its speed.
+fn refused(f: &DataFile) -> Option<(Verdict, String)> {
+    if f.meta("correct") == Some("yes") {
+        return None;
     }
-    if let Some(why) = f.meta("cannot") {
-        return (
-            Verdict::CannotCheck,
-            format!("{why}: this exercise cannot be checked here"),
-        );
+    let wrong = f
+        .meta("wrong")
+        .unwrap_or("it differs from the baseline's result");
+    Some((
+        Verdict::Refused,
+        format!("the solution's result is wrong: {wrong}"),
+    ))
+}
+
+/// The lab said this machine cannot show its effect (`#META cannot`).
+fn cannot_check(f: &DataFile) -> Option<(Verdict, String)> {
+    let why = f.meta("cannot")?;
+    Some((
+        Verdict::CannotCheck,
+        format!("{why}: this exercise cannot be checked here"),
+    ))
+}
+
+/// The precondition's effect was measured below its minimum: provisional where its rounds
+/// were disturbed, else this machine cannot show it.
+fn no_effect(f: &DataFile) -> Option<(Verdict, String)> {
+    let (effect, min) = (f.meta_num("effect")?, f.meta_num("effect_min")?);
+    if !(effect.is_nan() || effect < min) {
+        return None;
     }
-    if let (Some(effect), Some(min)) = (f.meta_num("effect"), f.meta_num("effect_min"))
-        && (effect.is_nan() || effect < min)
-    {
-        let what = f.meta("effect_what").unwrap_or("effect");
-        if f.meta("effect_provisional") == Some("yes") {
-            let why = f
-                .meta("effect_disturbance")
-                .unwrap_or("its rounds were disturbed");
-            return (
-                Verdict::Provisional,
-                format!(
-                    "provisional: no {what} measured ({effect:.2}x), but {why}; rerun on a quiet \
-                     machine"
-                ),
-            );
-        }
-        return (
-            Verdict::CannotCheck,
+    let what = f.meta("effect_what").unwrap_or("effect");
+    if f.meta("effect_provisional") == Some("yes") {
+        let why = f
+            .meta("effect_disturbance")
+            .unwrap_or("its rounds were disturbed");
+        return Some((
+            Verdict::Provisional,
             format!(
-                "no {what} on this machine (measured {effect:.2}x): this exercise cannot be \
-                 checked here (it needs {min:.1}x or more)"
+                "provisional: no {what} measured ({effect:.2}x), but {why}; rerun on a quiet \
+                 machine"
             ),
-        );
+        ));
     }
-    if let Some(shape) = f.meta("shape")
-        && shape != "yes"
-    {
-        let why = match shape {
-            "no" => "the benchmark's loop is not in the built code: the compiler deleted the work",
-            other => other,
-        };
-        return (Verdict::NotYet, why.to_string());
+    Some((
+        Verdict::CannotCheck,
+        format!(
+            "no {what} on this machine (measured {effect:.2}x): this exercise cannot be \
+             checked here (it needs {min:.1}x or more)"
+        ),
+    ))
+}
+
+/// The built code lacks the shape the lab asks for (`#META shape` other than `yes`).
+fn wrong_shape(f: &DataFile) -> Option<(Verdict, String)> {
+    let why = match f.meta("shape")? {
+        "yes" => return None,
+        "no" => "the benchmark's loop is not in the built code: the compiler deleted the work",
+        other => other,
+    };
+    Some((Verdict::NotYet, why.to_string()))
+}
+
+/// The benchmark's figure disagrees with an outside timing (`#META agreement`).
+fn disagrees(f: &DataFile) -> Option<(Verdict, String)> {
+    let a = f.meta_num("agreement")?;
+    if (AGREEMENT.0..=AGREEMENT.1).contains(&a) {
+        return None;
     }
-    if let Some(a) = f.meta_num("agreement")
-        && !(AGREEMENT.0..=AGREEMENT.1).contains(&a)
-    {
-        let what = f.meta("agreement_what").unwrap_or("agreement");
-        return (
-            Verdict::NotYet,
-            format!(
-                "{what} is {a:.2}x, outside {}x..{}x",
-                AGREEMENT.0, AGREEMENT.1
-            ),
-        );
-    }
+    let what = f.meta("agreement_what").unwrap_or("agreement");
+    Some((
+        Verdict::NotYet,
+        format!(
+            "{what} is {a:.2}x, outside {}x..{}x",
+            AGREEMENT.0, AGREEMENT.1
+        ),
+    ))
+}
+
+/// The verdict on the median ratio against the target; provisional with too few clean rounds
+/// (or where the lab says so).
+fn on_speed(f: &DataFile, j: &Judgement, clean: usize) -> (Verdict, String) {
     let Some(s) = j.ratio else {
         return (
             Verdict::Provisional,

@@ -84,7 +84,7 @@ fn main() {
         }
     );
     println!("{}", field("page and line", &text));
-    meta("page_bytes", page);
+    meta(::tlb_walk::schema::META_PAGE_BYTES, page);
     meta("line_bytes", line);
     meta(::tlb_walk::schema::META_LINES_PER_PAGE, lines_per_page);
     let cc = exp.core_clock();

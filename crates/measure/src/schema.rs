@@ -175,7 +175,7 @@ pub mod run {
 }
 
 /// The `#META` keys of the data TLBs' entry counts every run writes among the machine's facts
-/// ([`crate::facts::DataTlbs`]): `N cpuid`, or `unknown`. tlb_walk's figure draws their reach.
+/// ([`crate::facts::DataTlbs`]): `N cpuid`, or `unknown`. A figure may draw their reach.
 pub mod tlb {
     /// The L1 data TLB's entries for 4 KiB pages.
     pub const L1_4K_ENTRIES: &str = "dtlb_l1_4k_entries";

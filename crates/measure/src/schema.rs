@@ -179,6 +179,19 @@ pub mod run {
     pub const META_EMULATED: &str = "emulated";
 }
 
+/// The `#META` keys of the data TLBs' entry counts every run writes among the machine's facts
+/// ([`crate::facts::DataTlbs`]): `N cpuid`, or `unknown`. A figure may draw their reach.
+pub mod tlb {
+    /// The L1 data TLB's entries for 4 KiB pages.
+    pub const L1_4K_ENTRIES: &str = "dtlb_l1_4k_entries";
+    /// The L2 (second-level, on Intel the shared STLB) data TLB's entries for 4 KiB pages.
+    pub const L2_4K_ENTRIES: &str = "dtlb_l2_4k_entries";
+    /// The L1 data TLB's entries for 2 MiB pages.
+    pub const L1_2M_ENTRIES: &str = "dtlb_l1_2m_entries";
+    /// The L2 data TLB's entries for 2 MiB pages.
+    pub const L2_2M_ENTRIES: &str = "dtlb_l2_2m_entries";
+}
+
 group!(
     /// The `median, min, max` cells of a time in nanoseconds, as [`crate::fmt::median_min_max`]
     /// writes them; the blocks of several experiments take them in.

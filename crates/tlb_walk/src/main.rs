@@ -84,17 +84,19 @@ fn main() {
         }
     );
     println!("{}", field("page and line", &text));
-    meta("page_bytes", page);
+    meta(::tlb_walk::schema::META_PAGE_BYTES, page);
     meta("line_bytes", line);
     meta(::tlb_walk::schema::META_LINES_PER_PAGE, lines_per_page);
     let cc = exp.core_clock();
 
     // == 1. How many pages before translation becomes the bottleneck.
     exp.section("1. how many pages before translation becomes the bottleneck");
+    // Two counts per octave, so that a step in the cost is located within 1.41x; a quick run
+    // takes every second power of two.
     let mut counts: Vec<usize> = if quick {
         vec![16, 64, 256, 1024, 4096]
     } else {
-        vec![16, 64, 256, 1024, 4096, 16384, 65536]
+        walk::half_octaves(16, 65536)
     };
     // Two regions of the largest count's pages are mapped and touched at once.
     while let Some(&most) = counts.last()
@@ -117,7 +119,7 @@ fn main() {
         report::pages(&rows, page, lines_per_page, &cc);
         let tally = rows_tally(&rows);
         println!("\n  how to read this run:");
-        report::pages_sentences(&rows, &tally)
+        report::pages_sentences(&rows, &tlb_reach(&exp.facts, page), &tally)
             .iter()
             .for_each(|s| conclude(s));
         report::pages_record(&rows, &mut exp);
@@ -241,6 +243,18 @@ fn page_scan(
             tally: r.tally.with_load(load),
             ..r
         })
+        .collect()
+}
+
+/// The data TLBs' reach in 4 KiB pages (one entry maps one page), L1 then L2, where CPUID
+/// gave their entries and the pages are 4 KiB; none otherwise.
+fn tlb_reach(facts: &measure::facts::MachineFacts, page: usize) -> Vec<report::Reach> {
+    if page != 4096 {
+        return Vec::new();
+    }
+    [("L1", &facts.dtlb.l1_4k), ("L2", &facts.dtlb.l2_4k)]
+        .into_iter()
+        .filter_map(|(name, f)| f.value.map(|pages| report::Reach { name, pages }))
         .collect()
 }
 

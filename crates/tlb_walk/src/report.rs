@@ -160,10 +160,75 @@ pub fn parting(rows: &[Row]) -> Parting {
     }
 }
 
-/// Section 1's closing sentences, from its rows and the rounds behind them (`tally`). The
-/// largest counts read their slots and page tables from the last cache level, a shared one,
-/// so other cores' work is named. Pure.
-pub fn pages_sentences(rows: &[Row], tally: &Tally) -> Vec<String> {
+/// A data TLB's reach for 4 KiB pages, from the entry count CPUID gives: "L1" and 64 pages.
+pub struct Reach {
+    pub name: &'static str,
+    pub pages: u64,
+}
+
+/// The step of the line layout's cost from row `a` to row `b`.
+fn step(a: &Row, b: &Row) -> f64 {
+    b.line.median / a.line.median
+}
+
+/// Where the reported TLB reaches fall among the measured counts, and where the cost steps up
+/// most between neighbouring counts (line layout); `None` without a reach or two rows.
+pub fn reach_sentence(rows: &[Row], reach: &[Reach]) -> Option<String> {
+    let steepest = rows
+        .windows(2)
+        .max_by(|x, y| step(&x[0], &x[1]).total_cmp(&step(&y[0], &y[1])))?;
+    let (a, b) = (&steepest[0], &steepest[1]);
+    let first = reach.first()?;
+    let sizes: Vec<String> = reach
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} pages ({})",
+                r.name,
+                r.pages,
+                human_bytes(r.pages * 4096)
+            )
+        })
+        .collect();
+    let across: Vec<String> = reach
+        .iter()
+        .map(|r| {
+            let below = rows.iter().rposition(|x| x.pages as u64 <= r.pages);
+            match below.filter(|&i| i + 1 < rows.len()) {
+                Some(i) => format!(
+                    "{} -> {} pages {:.2}x",
+                    rows[i].pages,
+                    rows[i + 1].pages,
+                    step(&rows[i], &rows[i + 1])
+                ),
+                None => format!("the {} reach lies outside the counts measured", r.name),
+            }
+        })
+        .collect();
+    let (lo, hi) = (a.pages as u64, b.pages as u64);
+    let place = if let Some(r) = reach.iter().find(|r| lo < r.pages && r.pages < hi) {
+        format!("across the {} reach", r.name)
+    } else if let Some(r) = reach.iter().rfind(|r| r.pages <= lo) {
+        format!("past the {} reach", r.name)
+    } else {
+        format!("within the {} reach", first.name)
+    };
+    Some(format!(
+        "CPUID gives the data TLBs' reach for 4 KiB pages: {}. Across each, the line layout's \
+         cost goes {}; its steepest step between neighbouring counts is {} -> {} pages \
+         ({:.2}x), {place}.",
+        sizes.join(", "),
+        across.join(", "),
+        a.pages,
+        b.pages,
+        step(a, b)
+    ))
+}
+
+/// Section 1's closing sentences, from its rows, the TLB reaches CPUID gives (none where it
+/// gives none) and the rounds behind them (`tally`). The largest counts read their slots and
+/// page tables from the last cache level, a shared one, so other cores' work is named. Pure.
+pub fn pages_sentences(rows: &[Row], reach: &[Reach], tally: &Tally) -> Vec<String> {
     let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
         return Vec::new();
     };
@@ -217,6 +282,7 @@ pub fn pages_sentences(rows: &[Row], tally: &Tally) -> Vec<String> {
     {
         out.push(show::marked(&w.tally, false, vec![last]).remove(0));
     }
+    out.extend(reach_sentence(rows, reach));
     if p.unsettled > 0 {
         out.push(format!(
             "{} of {} counts are marked !: their two passes disagree, so those points moved \
@@ -496,7 +562,7 @@ mod tests {
         let t = rounds::tally(&[])
             .merge(&r[0].tally)
             .with_load(load(0.0, 0.0));
-        let p = pages_sentences(&r, &t);
+        let p = pages_sentences(&r, &[], &t);
         assert!(p[0].starts_with("65536 pages cost 143.8x as much"), "{p:?}");
         assert!(p.iter().chain(&s).all(|x| !x.contains("provisional")));
         assert!(p.iter().chain(&s).all(|x| !x.contains("contention")));
@@ -529,14 +595,76 @@ mod tests {
         assert!(s[0].starts_with("provisional: 60 of 60") && s[0].contains("no round was clean"));
         let r = rows(5);
         let t = rounds::tally(&[]).merge(&r[1].tally);
-        assert!(pages_sentences(&r, &t)[0].starts_with("provisional: 10 of 30"));
+        assert!(pages_sentences(&r, &[], &t)[0].starts_with("provisional: 10 of 30"));
         // The largest count without a clean round: the reading it gives says so.
         let r = vec![row(16, 1.3, 0), row(65536, 187.0, 15)];
         let t = rounds::tally(&[]).merge(&r[0].tally).merge(&r[1].tally);
-        let p = pages_sentences(&r, &t);
+        let p = pages_sentences(&r, &[], &t);
         assert!(p[0].contains("its disturbed rounds stand in; the rest give: 65536 pages"));
         let t = touch_sentences(200.0, &timed(5000.0, 5, 5).tally());
         assert!(t[0].starts_with("provisional: 5 of 5"), "{t:?}");
+    }
+
+    #[test]
+    fn the_tlb_reach_is_set_beside_the_measured_steps() {
+        let r = vec![
+            row(16, 1.5, 0),
+            row(64, 1.6, 0),
+            row(128, 2.0, 0),
+            row(2048, 6.0, 0),
+            row(2896, 7.0, 0),
+            row(4096, 21.0, 0),
+        ];
+        let reach = [
+            Reach {
+                name: "L1",
+                pages: 64,
+            },
+            Reach {
+                name: "L2",
+                pages: 2048,
+            },
+        ];
+        let s = reach_sentence(&r, &reach).unwrap();
+        assert!(
+            s.contains("L1 64 pages (256 KiB), L2 2048 pages (8 MiB)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("64 -> 128 pages 1.25x, 2048 -> 2896 pages 1.17x"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("2896 -> 4096 pages (3.00x), past the L2 reach."),
+            "{s}"
+        );
+        // A reach beyond the largest count, and a step that straddles one.
+        let far = [Reach {
+            name: "L2",
+            pages: 8192,
+        }];
+        let s = reach_sentence(&r, &far).unwrap();
+        assert!(
+            s.contains("the L2 reach lies outside the counts measured"),
+            "{s}"
+        );
+        assert!(s.ends_with("within the L2 reach."), "{s}");
+        let mid = [Reach {
+            name: "L1",
+            pages: 3000,
+        }];
+        assert!(
+            reach_sentence(&r, &mid)
+                .unwrap()
+                .ends_with("across the L1 reach.")
+        );
+        // No sizes known: no sentence, and none added to the reading.
+        assert!(reach_sentence(&r, &[]).is_none());
+        let t = rounds::tally(&[]).merge(&r[0].tally);
+        assert_eq!(
+            pages_sentences(&r, &[], &t).len() + 1,
+            pages_sentences(&r, &reach, &t).len()
+        );
     }
 
     #[test]
@@ -545,7 +673,7 @@ mod tests {
         let streamer = rounds::tally(&[])
             .merge(&r[1].tally)
             .with_load(load(0.0, 0.9));
-        let p = pages_sentences(&r, &streamer);
+        let p = pages_sentences(&r, &[], &streamer);
         assert!(!p[0].starts_with("provisional"));
         assert!(
             p.last().unwrap().starts_with("contention: 0.90 cores"),

@@ -8,6 +8,8 @@
 use measure::{block, keys};
 
 pub const EXPERIMENT: &str = "tlb_walk";
+/// A `#META` key a figure reads: the page size the walk used, in bytes.
+pub const META_PAGE_BYTES: &str = "page_bytes";
 /// A `#META` key a figure reads.
 pub const META_LINES_PER_PAGE: &str = "lines_per_page";
 /// A `#META` key a figure reads.

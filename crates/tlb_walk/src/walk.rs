@@ -154,10 +154,43 @@ pub fn verdict(
     }
 }
 
+/// Two page counts per octave from `from` to `to` (powers of two): every power of two, and
+/// between two of them the power times the square root of two, rounded (16, 23, 32, 45, 64,
+/// 91, ...), as bandwidth's sweep takes two sizes per octave. The powers stay exact, so a run
+/// compares with one that measured only them.
+pub fn half_octaves(from: usize, to: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut p = from.max(1);
+    while p <= to {
+        out.push(p);
+        if p * 2 <= to {
+            out.push((p as f64 * std::f64::consts::SQRT_2).round() as usize);
+        }
+        p *= 2;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use measure::mem::{HugeAdvice, prepare};
+
+    #[test]
+    fn two_page_counts_per_octave_keep_the_powers_of_two() {
+        let c = half_octaves(16, 65536);
+        assert_eq!(c[..8], [16, 23, 32, 45, 64, 91, 128, 181]);
+        assert_eq!(c.len(), 25);
+        assert_eq!(c.last(), Some(&65536));
+        for p in [16, 64, 256, 1024, 4096, 16384, 65536] {
+            assert!(c.contains(&p), "{p}");
+        }
+        assert!(
+            c.windows(2)
+                .all(|w| w[1] > w[0] && w[1] as f64 / w[0] as f64 <= 1.44)
+        );
+        assert_eq!(half_octaves(16, 16), [16]);
+    }
 
     #[test]
     fn the_verdict_follows_what_was_verified_and_timed() {

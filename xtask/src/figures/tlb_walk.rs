@@ -5,8 +5,11 @@
 //! which mixes cache-set conflicts into translation) and page i's slot on line
 //! i mod lines-per-page, with min..max whiskers, unsettled points ringed, the appendix's own
 //! numbers dashed when saved, and the key ratio (most pages against fewest) as a bracket.
-//! Under it, how far apart the measured page counts stand: a step in the curve is located
-//! only to within that factor. (The runs record no TLB sizes, so no TLB-reach line is drawn.)
+//! The data TLBs' reach (CPUID's entries for 4 KiB pages, one page each) stands as a solid
+//! grey vertical per level, like every size the machine reports; a run that recorded no TLB
+//! sizes (runs older than `#META dtlb_l1_4k_entries`, or no CPUID) says so under the plot.
+//! Under it too, how far apart the measured page counts stand: a step in the curve is
+//! located only to within that factor.
 //!
 //! `tlb_walk-huge.svg` (section 2): the same walk on 4 KiB pages and on huge pages, both
 //! layouts, compared within section 2 only (like with like), with the backing each region
@@ -14,13 +17,16 @@
 
 use super::chart::{
     AxisSpec, Bar, BarChart, BarSeries, Bracket, LineChart, Marker, Pt, Series, Style, Units,
-    color, div, grouped, num, ratio,
+    Vertical, VerticalKind, color, div, grouped, num, ratio,
 };
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
     opt_nums,
 };
 use ::tlb_walk::schema as sc;
+use measure::data::DataFile;
+use measure::facts::human_bytes;
+use measure::schema::tlb;
 
 const OFFSET0: usize = 0;
 const LINE: usize = 1;
@@ -60,7 +66,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         ),
         AxisSpec::log10("time per read (ns, log scale)"),
     );
-    c.footer.extend(step_note(&off0));
+    c.verticals = reach(run);
+    c.footer.extend(step_note(&off0, !c.verticals.is_empty()));
     c.series.push(Series::new(
         "slot at offset 0 of every page (the appendix's method)",
         off0.clone(),
@@ -182,9 +189,40 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     Ok(out)
 }
 
-/// "the page counts measured stand 4x apart: ..." from the points' own spacing (the widest
-/// gap between neighbours); none with fewer than two points.
-fn step_note(pts: &[Pt]) -> Option<String> {
+/// The data TLBs' reach for 4 KiB pages as the run recorded it (`#META dtlb_l1_4k_entries`
+/// and `dtlb_l2_4k_entries`), one vertical each; none where the run recorded none, or walked
+/// pages of another size.
+fn reach(run: &DataFile) -> Vec<Vertical> {
+    if run
+        .meta_num(sc::META_PAGE_BYTES)
+        .is_some_and(|p| p != 4096.0)
+    {
+        return Vec::new();
+    }
+    [("L1", tlb::L1_4K_ENTRIES), ("L2", tlb::L2_4K_ENTRIES)]
+        .into_iter()
+        .filter_map(|(name, key)| {
+            let n = run
+                .meta_num(key)
+                .filter(|n| n.is_finite() && *n >= 1.0 && *n < 1e9)?;
+            Some(Vertical {
+                x: n,
+                label: format!(
+                    "{name} DTLB reach: {} pages ({})",
+                    grouped(n),
+                    human_bytes(n as u64 * 4096)
+                ),
+                kind: VerticalKind::Reported,
+                legend: "data TLB reach the CPU reports (CPUID: entries x 4 KiB pages)".into(),
+            })
+        })
+        .collect()
+}
+
+/// "the page counts measured stand 1.44x apart: ..." from the points' own spacing (the widest
+/// gap between neighbours), and whether TLB sizes were drawn (`reach`); none with fewer than
+/// two points.
+fn step_note(pts: &[Pt], reach: bool) -> Option<String> {
     let mut xs: Vec<f64> = pts.iter().map(|p| p.x).filter(|x| *x > 0.0).collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
@@ -192,9 +230,13 @@ fn step_note(pts: &[Pt]) -> Option<String> {
     gap.is_finite().then(|| {
         format!(
             "The page counts measured stand up to {} apart: where the cost steps up lies \
-             somewhere between two points, known only to within that factor. This run records \
-             no TLB sizes, so no TLB-reach line is drawn.",
-            ratio(gap)
+             somewhere between two points, known only to within that factor.{}",
+            ratio(gap),
+            if reach {
+                ""
+            } else {
+                " This run records no TLB sizes for its pages, so no TLB-reach line is drawn."
+            }
         )
     })
 }
@@ -207,6 +249,9 @@ mod tests {
     const RUN: &str = "\
 #META lines_per_page 64
 #META huge_walk_pages 65536
+#META page_bytes 4096
+#META dtlb_l1_4k_entries 64 cpuid
+#META dtlb_l2_4k_entries 2048 cpuid
 #DATA-BEGIN pages
 #COLUMNS pages offset0_ns offset0_min_ns offset0_max_ns line_ns agree:text
 #DATA 16 4.0 3.9 4.1 1.3 yes
@@ -236,10 +281,42 @@ mod tests {
             "most / fewest pages, computed"
         );
         assert!(f[0].svg.contains("unsettled"));
+        assert!(f[0].svg.contains("L1 DTLB reach: 64 pages (256 KiB)"));
+        assert!(f[0].svg.contains("L2 DTLB reach: 2,048 pages (8 MiB)"));
+        assert!(!f[0].svg.contains("no TLB-reach line"));
         assert!(f[1].svg.contains("100% huge, verified"));
         assert!(f[1].svg.contains("0% huge, verified"));
         assert!(f[1].svg.contains("4 KiB / huge = 1.21x"));
         assert!(f[1].svg.contains("4 KiB / huge = 1.17x"));
+    }
+
+    #[test]
+    fn a_run_without_tlb_sizes_draws_no_reach_and_says_so() {
+        for (from, to) in [
+            (
+                "#META dtlb_l1_4k_entries 64 cpuid\n",
+                "#META dtlb_l1_4k_entries unknown\n",
+            ),
+            ("#META dtlb_l2_4k_entries 2048 cpuid\n", ""),
+        ] {
+            let older = RUN.replace(from, to);
+            let f = draw(&Saved::test("tlb_walk", &older)).unwrap();
+            assert!(
+                !f[0]
+                    .svg
+                    .contains(if to.is_empty() { "L2 DTLB" } else { "L1 DTLB" })
+            );
+        }
+        let none = RUN
+            .replace("#META dtlb_l1_4k_entries 64 cpuid\n", "")
+            .replace("#META dtlb_l2_4k_entries 2048 cpuid\n", "");
+        let f = draw(&Saved::test("tlb_walk", &none)).unwrap();
+        assert!(!f[0].svg.contains("DTLB reach"));
+        assert!(f[0].svg.contains("no TLB-reach line is drawn"));
+        // Entries count 4 KiB pages: a run on 16 KiB pages gets no line either.
+        let big = RUN.replace("page_bytes 4096", "page_bytes 16384");
+        let f = draw(&Saved::test("tlb_walk", &big)).unwrap();
+        assert!(!f[0].svg.contains("DTLB reach"));
     }
 
     #[test]
@@ -253,8 +330,10 @@ mod tests {
     #[test]
     fn the_step_note_names_the_widest_gap_between_points() {
         let pts: Vec<Pt> = [16.0, 64.0, 256.0, 512.0].map(|x| Pt::new(x, 1.0)).to_vec();
-        let n = step_note(&pts).unwrap();
+        let n = step_note(&pts, false).unwrap();
         assert!(n.contains("up to 4.00x apart"), "{n}");
-        assert!(step_note(&pts[..1]).is_none());
+        assert!(n.contains("no TLB-reach line"), "{n}");
+        assert!(!step_note(&pts, true).unwrap().contains("no TLB-reach line"));
+        assert!(step_note(&pts[..1], true).is_none());
     }
 }

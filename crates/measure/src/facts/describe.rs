@@ -92,7 +92,33 @@ impl MachineFacts {
                 }
             }
         }
+        out.push(self.describe_dtlb());
         out
+    }
+
+    /// "dTLB entries   : 4 KiB pages L1 64, L2 2048; 2 MiB pages L1 64, L2 2048 (cpuid)" (the
+    /// data TLBs), each count that no source gives as "unknown" (within 98 columns even then).
+    fn describe_dtlb(&self) -> String {
+        let t = &self.dtlb;
+        let facts = [&t.l1_4k, &t.l2_4k, &t.l1_2m, &t.l2_2m];
+        let mut sources: Vec<String> = facts
+            .iter()
+            .filter_map(|f| f.source.map(|s| s.to_string()))
+            .collect();
+        sources.dedup();
+        if sources.is_empty() {
+            return "dTLB entries   : unknown (only CPUID gives them, on AMD and Intel x86-64)"
+                .into();
+        }
+        let n = |f: &Fact| f.value.map_or("unknown".into(), |v| v.to_string());
+        format!(
+            "dTLB entries   : 4 KiB pages L1 {}, L2 {}; 2 MiB pages L1 {}, L2 {} ({})",
+            n(&t.l1_4k),
+            n(&t.l2_4k),
+            n(&t.l1_2m),
+            n(&t.l2_2m),
+            sources.join(", ")
+        )
     }
 
     /// `(key, value)` pairs for `#META` lines.
@@ -133,6 +159,15 @@ impl MachineFacts {
                 }
             }
         }
+        for (key, f) in self.dtlb.entries() {
+            m.push((
+                key.to_string(),
+                match (f.value, f.source) {
+                    (Some(v), Some(s)) => format!("{v} {s}"),
+                    _ => "unknown".into(),
+                },
+            ));
+        }
         m
     }
 }
@@ -140,7 +175,7 @@ impl MachineFacts {
 #[cfg(test)]
 mod tests {
     use super::super::test_tree::fake_tree;
-    use super::super::{CacheReading, FactsReader, Source, merge_caches};
+    use super::super::{CacheReading, DataTlbs, FactsReader, Source, TlbReading, merge_caches};
     use super::*;
 
     #[test]
@@ -169,6 +204,50 @@ mod tests {
                 .iter()
                 .any(|(k, v)| k == "l3_size_bytes_sysconf" && v.starts_with("335544320"))
         );
+    }
+
+    #[test]
+    fn tlb_sizes_are_described_and_in_meta_or_unknown() {
+        let d = fake_tree(&[]);
+        let mut f = FactsReader::with_roots(d.path()).read();
+        let text = f.describe().join("\n");
+        assert!(text.contains("dTLB entries   : unknown"), "{text}");
+        let meta = f.meta();
+        assert!(
+            meta.iter()
+                .any(|(k, v)| k == "dtlb_l2_4k_entries" && v == "unknown")
+        );
+        f.dtlb = DataTlbs::from_reading(
+            Source::Cpuid,
+            TlbReading {
+                l1_4k: Some(64),
+                l2_4k: Some(2048),
+                l1_2m: Some(64),
+                l2_2m: None,
+            },
+        );
+        let text = f.describe().join("\n");
+        assert!(
+            text.contains(
+                "dTLB entries   : 4 KiB pages L1 64, L2 2048; 2 MiB pages L1 64, L2 unknown \
+                 (cpuid)"
+            ),
+            "{text}"
+        );
+        let meta = f.meta();
+        let get = |k: &str| meta.iter().find(|m| m.0 == k).map(|m| m.1.as_str());
+        assert_eq!(get("dtlb_l1_4k_entries"), Some("64 cpuid"));
+        assert_eq!(get("dtlb_l2_4k_entries"), Some("2048 cpuid"));
+        assert_eq!(get("dtlb_l2_2m_entries"), Some("unknown"));
+        // The widest it can be, one count known: within 100 columns with its indent.
+        f.dtlb = DataTlbs::from_reading(
+            Source::Cpuid,
+            TlbReading {
+                l2_4k: Some(4095),
+                ..Default::default()
+            },
+        );
+        assert!(f.describe_dtlb().len() <= 98, "{}", f.describe_dtlb());
     }
 
     #[test]

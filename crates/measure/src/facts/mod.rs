@@ -4,7 +4,8 @@
 //! CPU itself through CPUID (Intel leaf 4, AMD leaf 0x8000001D), then from glibc's
 //! `sysconf`. Every value carries its source, and every other source that disagrees is kept
 //! so it can be printed: on the machines this project was written on, `sysconf` reports an
-//! L3 ten or twelve times larger than sysfs and CPUID do. A value no source knows is `None`
+//! L3 ten or twelve times larger than sysfs and CPUID do. The data TLBs' entry counts have one
+//! source, CPUID (AMD's leaves 0x80000005/6, Intel's leaf 0x18). A value no source knows is `None`
 //! and is printed as "unknown", never as 0 bytes. On aarch64 the line size falls back to the
 //! CTR_EL0 register, the way glibc itself answers it.
 //!
@@ -44,6 +45,9 @@ mod cpuid {
     }
     pub fn family() -> Option<String> {
         None
+    }
+    pub fn dtlbs() -> super::TlbReading {
+        super::TlbReading::default()
     }
 }
 
@@ -174,6 +178,51 @@ pub fn merge_caches(sources: &[(Source, Vec<CacheReading>)]) -> Vec<CacheLevel> 
         .collect()
 }
 
+/// The data TLBs' entry counts as one source reports them: L1 and L2, for 4 KiB and for
+/// 2 MiB pages; `None` where it says nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TlbReading {
+    pub l1_4k: Option<u64>,
+    pub l2_4k: Option<u64>,
+    pub l1_2m: Option<u64>,
+    pub l2_2m: Option<u64>,
+}
+
+/// The data TLBs with provenance: entries per level and page size.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataTlbs {
+    pub l1_4k: Fact,
+    pub l2_4k: Fact,
+    pub l1_2m: Fact,
+    pub l2_2m: Fact,
+}
+
+impl DataTlbs {
+    /// The readings of `source`, each a [`Fact`] of its own.
+    pub fn from_reading(source: Source, r: TlbReading) -> DataTlbs {
+        let fact =
+            |v: Option<u64>| Fact::from_readings(v.map(|v| (source, v)).into_iter().collect());
+        DataTlbs {
+            l1_4k: fact(r.l1_4k),
+            l2_4k: fact(r.l2_4k),
+            l1_2m: fact(r.l1_2m),
+            l2_2m: fact(r.l2_2m),
+        }
+    }
+
+    /// Each entry count with its `#META` key: `dtlb_l1_4k_entries`, `dtlb_l2_4k_entries`,
+    /// `dtlb_l1_2m_entries`, `dtlb_l2_2m_entries` (the keys in [`crate::schema::tlb`]).
+    pub fn entries(&self) -> [(&'static str, &Fact); 4] {
+        use crate::schema::tlb;
+        [
+            (tlb::L1_4K_ENTRIES, &self.l1_4k),
+            (tlb::L2_4K_ENTRIES, &self.l2_4k),
+            (tlb::L1_2M_ENTRIES, &self.l1_2m),
+            (tlb::L2_2M_ENTRIES, &self.l2_2m),
+        ]
+    }
+}
+
 /// Everything this project records about a machine.
 #[derive(Debug, Clone)]
 pub struct MachineFacts {
@@ -187,6 +236,8 @@ pub struct MachineFacts {
     /// The bracketed word of `/sys/kernel/mm/transparent_hugepage/enabled`.
     pub thp_mode: Option<String>,
     pub caches: Vec<CacheLevel>,
+    /// The data TLBs' entry counts (CPUID only; unknown elsewhere).
+    pub dtlb: DataTlbs,
 }
 
 impl MachineFacts {
@@ -331,6 +382,11 @@ impl FactsReader {
             },
             thp_mode: sysfs::thp_mode(root),
             caches: merge_caches(&self.cache_sources()),
+            dtlb: if self.use_cpuid {
+                DataTlbs::from_reading(Source::Cpuid, cpuid::dtlbs())
+            } else {
+                DataTlbs::default()
+            },
         }
     }
 }

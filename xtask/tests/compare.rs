@@ -1038,6 +1038,31 @@ fn a_class_of_perturbed_copies_finds_its_planted_outlier_and_fits_the_page() {
         md.contains("student-odd"),
         "the outlier is named in compare.md"
     );
+    // Machines as rows, sorted by the ladder: the planted one (every number 3x) leads, marked.
+    let by_effect = md
+        .split("## The class, effect by effect")
+        .nth(1)
+        .expect("the class, effect by effect");
+    let rows: Vec<&str> = by_effect
+        .lines()
+        .skip_while(|l| !l.starts_with("| machine"))
+        .skip(2)
+        .take_while(|l| l.starts_with("| "))
+        .collect();
+    assert_eq!(rows.len(), 35, "{by_effect}");
+    assert!(
+        rows[0].starts_with("| student-odd | ! "),
+        "the odd one leads, marked: {}",
+        rows[0]
+    );
+    let ladder: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.split(" | ").nth(1)?.trim_start_matches("! ").parse().ok())
+        .collect();
+    assert!(
+        ladder.len() >= 31 && ladder.windows(2).all(|w| w[0] >= w[1]),
+        "{ladder:?}"
+    );
     let html = fs::read_to_string(out.join("index.html")).unwrap();
     let first_figure = html.find("<figure").expect("a figure");
     let first_table = html.find("<table").expect("a table");

@@ -183,6 +183,75 @@ pub fn machines(
     s.push('\n');
 }
 
+/// The headline effects, one column each: `(experiment, key figure, column heading)`.
+const HEADLINES: &[(&str, &str, &str)] = {
+    use ::branch::schema as br;
+    use ::cache_ladder::schema as cl;
+    use ::false_sharing::schema as fs;
+    use ::fp_cost::schema as fp;
+    &[
+        (cl::EXPERIMENT, cl::key::LADDER_FACTOR, "memory / L1"),
+        (cl::EXPERIMENT, cl::key::FIRST_INDEX_NS, "L1 ns"),
+        (cl::EXPERIMENT, cl::key::LARGEST_INDEX_NS, "memory ns"),
+        (br::EXPERIMENT, br::key::MISPREDICT, "miss ns"),
+        (
+            fs::EXPERIMENT,
+            fs::key::SAME_LINE_VS_APART_2T,
+            "false sharing",
+        ),
+        (
+            fp::EXPERIMENT,
+            fp::key::PER_ELEMENT_DIV_OVER_MUL,
+            "div / mul",
+        ),
+    ]
+};
+
+/// The machines as rows, the headline effects as columns, sorted by the first effect (the
+/// largest first; a machine without it last); a value beyond [`MADS`] from the class median
+/// carries `!`, so the odd student stands out in the column where they are odd.
+pub fn by_effect(s: &mut String, ms: &[Machine], base: usize) {
+    let all = spreads(ms, base);
+    let column = |exp: &str, name: &str| all.iter().find(|x| x.exp == exp && x.name == name);
+    let cols: Vec<Option<&Spread>> = HEADLINES.iter().map(|h| column(h.0, h.1)).collect();
+    let odd: Vec<Vec<usize>> = cols
+        .iter()
+        .map(|c| {
+            c.map(|sp| outliers(sp).into_iter().map(|o| o.0).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    let value = |c: usize, i: usize| {
+        cols[c]
+            .and_then(|sp| sp.values.iter().find(|x| x.0 == i))
+            .map(|x| x.1)
+    };
+    let mut order: Vec<usize> = (0..ms.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (value(0, a), value(0, b));
+        y.unwrap_or(f64::NEG_INFINITY)
+            .total_cmp(&x.unwrap_or(f64::NEG_INFINITY))
+            .then(a.cmp(&b))
+    });
+    let mut names = vec!["machine"];
+    names.extend(HEADLINES.iter().map(|h| h.2));
+    header(s, &names, 1);
+    for i in order {
+        let mut cells = vec![if i == base {
+            format!("{} (baseline)", clip(&ms[i].label, 28))
+        } else {
+            clip(&ms[i].label, 40)
+        }];
+        cells.extend((0..HEADLINES.len()).map(|c| match value(c, i) {
+            Some(v) if odd[c].contains(&i) => format!("! {}", sig3(v)),
+            Some(v) => sig3(v),
+            None => "-".to_string(),
+        }));
+        row(s, &cells);
+    }
+    s.push('\n');
+}
+
 /// The effects over the class: how many machines show each, and the baseline's cell.
 pub fn effects(s: &mut String, ms: &[Machine], base: usize) {
     header(s, &["effect", "shows it", "the baseline"], 99);

@@ -117,6 +117,15 @@ pub fn render(ms: &[Machine], base: usize, figs: &[Overlay], csv_rows: usize) ->
     };
     if class {
         class::machines(&mut s, ms, base, &run_fact);
+        let _ = writeln!(s, "## The class, effect by effect\n");
+        let _ = writeln!(
+            s,
+            "One row per machine, sorted by the latency ladder (memory over L1, index chase), \
+             the largest first. `!` marks a value beyond {} median absolute deviations from the \
+             class median: the machine to look at.\n",
+            sig3(super::figures::OUTLIER_MADS)
+        );
+        class::by_effect(&mut s, ms, base);
         let _ = writeln!(s, "## Effects\n");
         class::effects(&mut s, ms, base);
         effects_how(&mut s);

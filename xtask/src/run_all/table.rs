@@ -283,235 +283,250 @@ fn c_op(f: &DataFile, op: &str) -> Option<Cell> {
     Some((format!("{}x (see below)", sig(v / mul)), Mark::default()))
 }
 
-fn lines() -> Vec<Line> {
-    let line = |what, experiment, book, ours: Read, arm: Option<Read>, c: Option<Read>| Line {
+/// One row of Table 105.26: what it measures, the experiment, the book's figure, and how
+/// ours, the phone's and the C program's cells are read.
+const fn line(
+    what: &'static str,
+    experiment: &'static str,
+    book: &'static str,
+    ours: Read,
+    arm: Option<Read>,
+    c: Option<Read>,
+) -> Line {
+    Line {
         what,
         experiment,
         book,
         ours,
         arm,
         c,
-    };
-    let fs_fig: Read = |e, f| fig(e, f, fs::key::ATOMIC_1T);
-    vec![
-        line(
-            "reading the clock once",
-            clock_probe::EXPERIMENT,
-            "about 17 ns",
-            |e, f| fig(e, f, clock_probe::key::CLOCK_READ),
-            Some(|e, f| fig(e, f, clock_probe::key::CLOCK_READ)),
-            None,
-        ),
-        line(
-            "random access within L1 (index chase)",
-            cl::EXPERIMENT,
-            "about 1.4 ns",
-            |_, f| level(f, "L1"),
-            Some(|_, f| phone_sizes(f, 0.0, 64.0)),
-            Some(|_, f| level(f, "L1")),
-        ),
-        line(
-            "within L2",
-            cl::EXPERIMENT,
-            "about 2.5–5.6 ns, 2–4x",
-            |_, f| level(f, "L2"),
-            Some(|_, f| phone_sizes(f, 128.0, 512.0)),
-            Some(|_, f| level(f, "L2")),
-        ),
-        line(
-            "within L3",
-            cl::EXPERIMENT,
-            "about 10–15 ns, 7–10x",
-            |_, f| level(f, "L3"),
-            Some(|_, f| phone_sizes(f, 1024.0, 4096.0)),
-            Some(|_, f| level(f, "L3")),
-        ),
-        line(
-            "main memory (largest working set, index chase)",
-            cl::EXPERIMENT,
-            "about 86 ns, about 60x",
-            |e, f| fig_ratio(e, f, cl::key::LARGEST_INDEX_NS, cl::key::LADDER_FACTOR, ""),
-            Some(largest),
-            Some(largest),
-        ),
-        line(
-            "sweeping in order (largest set)",
-            cl::EXPERIMENT,
-            "about 0.4 ns",
-            |e, f| fig(e, f, cl::key::LARGEST_SEQ_NS),
-            Some(|e, f| fig(e, f, "sequential_any_size")),
-            Some(seq_largest),
-        ),
-        line(
-            "stride of 1 byte (our baseline)",
-            stride::EXPERIMENT,
-            "-",
-            |e, f| fig(e, f, stride::key::STRIDE_1),
-            None,
-            Some(|_, f| stride_at(f, 1.0)),
-        ),
-        line(
-            "stride of 8 bytes (the book's baseline)",
-            stride::EXPERIMENT,
-            "about 0.8 ns",
-            |_, f| stride_at(f, 8.0),
-            Some(|_, f| stride_at(f, 8.0)),
-            Some(|_, f| stride_at(f, 8.0)),
-        ),
-        line(
-            "stride of the line size (64 bytes)",
-            stride::EXPERIMENT,
-            "about 3.2 ns, about 4x stride 8",
-            |e, f| {
-                let r = stride::key::LINE_OVER_STRIDE_1;
-                fig_ratio(e, f, stride::key::STRIDE_LINE, r, " stride 1")
-            },
-            Some(|e, f| fig_ratio(e, f, "stride_line", "line_over_stride_8", " stride 8")),
-            Some(|_, f| stride_at(f, 64.0)),
-        ),
-        line(
-            "one field from an array of structs",
-            stride::EXPERIMENT,
-            "about 2.7 ns, 2.3x",
-            |e, f| fig_ratio(e, f, stride::key::AOS_X, stride::key::AOS_OVER_SOA, ""),
-            Some(|e, f| fig_ratio(e, f, stride::key::AOS_X, stride::key::AOS_OVER_SOA, "")),
-            None,
-        ),
-        line(
-            "walking the fewest pages (slot at offset 0)",
-            tlb_walk::EXPERIMENT,
-            "about 3.5 ns (16 pages)",
-            |_, f| pages(f, false),
-            Some(|_, f| pages(f, false)),
-            Some(|_, f| pages(f, false)),
-        ),
-        line(
-            "walking the most pages (slot at offset 0)",
-            tlb_walk::EXPERIMENT,
-            "about 90 ns, about 25x (65,536 pages)",
-            |_, f| pages(f, true),
-            Some(|_, f| pages(f, true)),
-            Some(|_, f| pages(f, true)),
-        ),
-        line(
-            "touching a page the first time",
-            tlb_walk::EXPERIMENT,
-            "around 1,000 ns, about 100x",
-            |e, f| fig_ratio(e, f, tlb_walk::key::FIRST_TOUCH_NS, FIRST_TOUCH_FACTOR, ""),
-            Some(|e, f| fig_ratio(e, f, tlb_walk::key::FIRST_TOUCH_NS, FIRST_TOUCH_FACTOR, "")),
-            None,
-        ),
-        line(
-            "a predicted branch",
-            branch::EXPERIMENT,
-            "about 0.5–1.0 ns",
-            predicted,
-            None,
-            Some(predicted),
-        ),
-        line(
-            "an unpredictable branch",
-            branch::EXPERIMENT,
-            "about 3.9 ns, about 5x",
-            unpredictable,
-            None,
-            Some(unpredictable),
-        ),
-        line(
-            "sorted vs random input, the branch kept",
-            branch::EXPERIMENT,
-            "-",
-            |e, f| fig(e, f, branch::key::REAL_BRANCH_RANDOM_OVER_SORTED),
-            None,
-            None,
-        ),
-        line(
-            "one misprediction",
-            branch::EXPERIMENT,
-            "about 6 ns",
-            |e, f| {
-                let (t, m) = fig(e, f, branch::key::MISPREDICT)?;
-                let cyc =
-                    fig(e, f, "mispredict_cycles").map_or(String::new(), |c| format!(" ({})", c.0));
-                Some((format!("{t}{cyc}"), m))
-            },
-            None,
-            None,
-        ),
-        line(
-            "false sharing (same line)",
-            fs::EXPERIMENT,
-            "1.38x a perfect split (8 bytes)",
-            |e, f| {
-                let (t, m) = fig(e, f, fs::key::SAME_LINE_VS_APART_2T)?;
-                Some((format!("{t} a line apart (2 threads)"), m))
-            },
-            Some(sharing),
-            Some(sharing),
-        ),
-        line(
-            "atomic increment, uncontended",
-            fs::EXPERIMENT,
-            "about 5.2 ns",
-            fs_fig,
-            Some(fs_fig),
-            None,
-        ),
-        line(
-            "atomic increment, two contending",
-            fs::EXPERIMENT,
-            "about 19 ns",
-            |e, f| fig(e, f, fs::key::ATOMIC_2T),
-            Some(|e, f| fig(e, f, fs::key::ATOMIC_2T)),
-            None,
-        ),
-        line(
-            "a lock, two contending",
-            fs::EXPERIMENT,
-            "about 70 ns",
-            |e, f| fig(e, f, fs::key::MUTEX_2T),
-            Some(|e, f| fig(e, f, fs::key::MUTEX_2T)),
-            None,
-        ),
-        line(
-            "core to core, one way",
-            fs::EXPERIMENT,
-            "not printed",
-            |e, f| fig(e, f, fs::key::C2C_ONE_WAY_MEDIAN),
-            None,
-            None,
-        ),
-        line(
-            "multiplying denormals vs normal numbers",
-            fp_cost::EXPERIMENT,
-            "73.2x",
-            |e, f| fig(e, f, fp_cost::key::DENORMAL_OVER_NORMAL),
-            None,
-            None,
-        ),
-        line(
-            "division vs multiplication (per element)",
-            fp_cost::EXPERIMENT,
-            "3.7x",
-            |e, f| {
-                fig(e, f, fp_cost::key::PER_ELEMENT_DIV_OVER_MUL).or_else(|| {
-                    let (t, m) = fig(e, f, fp_cost::key::DIV_OVER_MUL_THROUGHPUT)?;
-                    Some((format!("{t} (throughput: no per-element figure saved)"), m))
-                })
-            },
-            None,
-            Some(|_, f| c_op(f, "divide")),
-        ),
-        line(
-            "sin vs multiplication (per element)",
-            fp_cost::EXPERIMENT,
-            "25x",
-            |e, f| fig(e, f, fp_cost::key::PER_ELEMENT_SIN_OVER_MUL),
-            None,
-            Some(|_, f| c_op(f, "sin")),
-        ),
-    ]
+    }
 }
+
+/// The false-sharing rows' cell: an atomic increment, one thread.
+fn fs_fig(e: &str, f: &DataFile) -> Option<Cell> {
+    fig(e, f, fs::key::ATOMIC_1T)
+}
+
+/// Table 105.26's rows, in the book's order.
+const LINES: &[Line] = &[
+    line(
+        "reading the clock once",
+        clock_probe::EXPERIMENT,
+        "about 17 ns",
+        |e, f| fig(e, f, clock_probe::key::CLOCK_READ),
+        Some(|e, f| fig(e, f, clock_probe::key::CLOCK_READ)),
+        None,
+    ),
+    line(
+        "random access within L1 (index chase)",
+        cl::EXPERIMENT,
+        "about 1.4 ns",
+        |_, f| level(f, "L1"),
+        Some(|_, f| phone_sizes(f, 0.0, 64.0)),
+        Some(|_, f| level(f, "L1")),
+    ),
+    line(
+        "within L2",
+        cl::EXPERIMENT,
+        "about 2.5–5.6 ns, 2–4x",
+        |_, f| level(f, "L2"),
+        Some(|_, f| phone_sizes(f, 128.0, 512.0)),
+        Some(|_, f| level(f, "L2")),
+    ),
+    line(
+        "within L3",
+        cl::EXPERIMENT,
+        "about 10–15 ns, 7–10x",
+        |_, f| level(f, "L3"),
+        Some(|_, f| phone_sizes(f, 1024.0, 4096.0)),
+        Some(|_, f| level(f, "L3")),
+    ),
+    line(
+        "main memory (largest working set, index chase)",
+        cl::EXPERIMENT,
+        "about 86 ns, about 60x",
+        |e, f| fig_ratio(e, f, cl::key::LARGEST_INDEX_NS, cl::key::LADDER_FACTOR, ""),
+        Some(largest),
+        Some(largest),
+    ),
+    line(
+        "sweeping in order (largest set)",
+        cl::EXPERIMENT,
+        "about 0.4 ns",
+        |e, f| fig(e, f, cl::key::LARGEST_SEQ_NS),
+        Some(|e, f| fig(e, f, "sequential_any_size")),
+        Some(seq_largest),
+    ),
+    line(
+        "stride of 1 byte (our baseline)",
+        stride::EXPERIMENT,
+        "-",
+        |e, f| fig(e, f, stride::key::STRIDE_1),
+        None,
+        Some(|_, f| stride_at(f, 1.0)),
+    ),
+    line(
+        "stride of 8 bytes (the book's baseline)",
+        stride::EXPERIMENT,
+        "about 0.8 ns",
+        |_, f| stride_at(f, 8.0),
+        Some(|_, f| stride_at(f, 8.0)),
+        Some(|_, f| stride_at(f, 8.0)),
+    ),
+    line(
+        "stride of the line size (64 bytes)",
+        stride::EXPERIMENT,
+        "about 3.2 ns, about 4x stride 8",
+        |e, f| {
+            let r = stride::key::LINE_OVER_STRIDE_1;
+            fig_ratio(e, f, stride::key::STRIDE_LINE, r, " stride 1")
+        },
+        Some(|e, f| fig_ratio(e, f, "stride_line", "line_over_stride_8", " stride 8")),
+        Some(|_, f| stride_at(f, 64.0)),
+    ),
+    line(
+        "one field from an array of structs",
+        stride::EXPERIMENT,
+        "about 2.7 ns, 2.3x",
+        |e, f| fig_ratio(e, f, stride::key::AOS_X, stride::key::AOS_OVER_SOA, ""),
+        Some(|e, f| fig_ratio(e, f, stride::key::AOS_X, stride::key::AOS_OVER_SOA, "")),
+        None,
+    ),
+    line(
+        "walking the fewest pages (slot at offset 0)",
+        tlb_walk::EXPERIMENT,
+        "about 3.5 ns (16 pages)",
+        |_, f| pages(f, false),
+        Some(|_, f| pages(f, false)),
+        Some(|_, f| pages(f, false)),
+    ),
+    line(
+        "walking the most pages (slot at offset 0)",
+        tlb_walk::EXPERIMENT,
+        "about 90 ns, about 25x (65,536 pages)",
+        |_, f| pages(f, true),
+        Some(|_, f| pages(f, true)),
+        Some(|_, f| pages(f, true)),
+    ),
+    line(
+        "touching a page the first time",
+        tlb_walk::EXPERIMENT,
+        "around 1,000 ns, about 100x",
+        |e, f| fig_ratio(e, f, tlb_walk::key::FIRST_TOUCH_NS, FIRST_TOUCH_FACTOR, ""),
+        Some(|e, f| fig_ratio(e, f, tlb_walk::key::FIRST_TOUCH_NS, FIRST_TOUCH_FACTOR, "")),
+        None,
+    ),
+    line(
+        "a predicted branch",
+        branch::EXPERIMENT,
+        "about 0.5–1.0 ns",
+        predicted,
+        None,
+        Some(predicted),
+    ),
+    line(
+        "an unpredictable branch",
+        branch::EXPERIMENT,
+        "about 3.9 ns, about 5x",
+        unpredictable,
+        None,
+        Some(unpredictable),
+    ),
+    line(
+        "sorted vs random input, the branch kept",
+        branch::EXPERIMENT,
+        "-",
+        |e, f| fig(e, f, branch::key::REAL_BRANCH_RANDOM_OVER_SORTED),
+        None,
+        None,
+    ),
+    line(
+        "one misprediction",
+        branch::EXPERIMENT,
+        "about 6 ns",
+        |e, f| {
+            let (t, m) = fig(e, f, branch::key::MISPREDICT)?;
+            let cyc =
+                fig(e, f, "mispredict_cycles").map_or(String::new(), |c| format!(" ({})", c.0));
+            Some((format!("{t}{cyc}"), m))
+        },
+        None,
+        None,
+    ),
+    line(
+        "false sharing (same line)",
+        fs::EXPERIMENT,
+        "1.38x a perfect split (8 bytes)",
+        |e, f| {
+            let (t, m) = fig(e, f, fs::key::SAME_LINE_VS_APART_2T)?;
+            Some((format!("{t} a line apart (2 threads)"), m))
+        },
+        Some(sharing),
+        Some(sharing),
+    ),
+    line(
+        "atomic increment, uncontended",
+        fs::EXPERIMENT,
+        "about 5.2 ns",
+        fs_fig,
+        Some(fs_fig),
+        None,
+    ),
+    line(
+        "atomic increment, two contending",
+        fs::EXPERIMENT,
+        "about 19 ns",
+        |e, f| fig(e, f, fs::key::ATOMIC_2T),
+        Some(|e, f| fig(e, f, fs::key::ATOMIC_2T)),
+        None,
+    ),
+    line(
+        "a lock, two contending",
+        fs::EXPERIMENT,
+        "about 70 ns",
+        |e, f| fig(e, f, fs::key::MUTEX_2T),
+        Some(|e, f| fig(e, f, fs::key::MUTEX_2T)),
+        None,
+    ),
+    line(
+        "core to core, one way",
+        fs::EXPERIMENT,
+        "not printed",
+        |e, f| fig(e, f, fs::key::C2C_ONE_WAY_MEDIAN),
+        None,
+        None,
+    ),
+    line(
+        "multiplying denormals vs normal numbers",
+        fp_cost::EXPERIMENT,
+        "73.2x",
+        |e, f| fig(e, f, fp_cost::key::DENORMAL_OVER_NORMAL),
+        None,
+        None,
+    ),
+    line(
+        "division vs multiplication (per element)",
+        fp_cost::EXPERIMENT,
+        "3.7x",
+        |e, f| {
+            fig(e, f, fp_cost::key::PER_ELEMENT_DIV_OVER_MUL).or_else(|| {
+                let (t, m) = fig(e, f, fp_cost::key::DIV_OVER_MUL_THROUGHPUT)?;
+                Some((format!("{t} (throughput: no per-element figure saved)"), m))
+            })
+        },
+        None,
+        Some(|_, f| c_op(f, "divide")),
+    ),
+    line(
+        "sin vs multiplication (per element)",
+        fp_cost::EXPERIMENT,
+        "25x",
+        |e, f| fig(e, f, fp_cost::key::PER_ELEMENT_SIN_OVER_MUL),
+        None,
+        Some(|_, f| c_op(f, "sin")),
+    ),
+];
 
 const FIRST_TOUCH_FACTOR: &str = tlb_walk::key::FIRST_TOUCH_FACTOR;
 
@@ -564,7 +579,7 @@ pub fn write(s: &mut String, src: &Sources) {
         }
     }
     let _ = writeln!(s, "{head} from |\n{rule}---|");
-    for l in lines() {
+    for l in LINES {
         let mut row = format!(
             "| {} | {} | {} |",
             l.what,
@@ -744,7 +759,7 @@ mod tests {
 
     #[test]
     fn every_row_names_a_known_experiment() {
-        for l in lines() {
+        for l in LINES {
             assert!(
                 crate::project::EXPERIMENTS.contains(&l.experiment),
                 "{}",
@@ -819,7 +834,7 @@ mod on_the_committed_folders {
         };
         let mut s = String::new();
         write(&mut s, &src);
-        for l in lines() {
+        for l in LINES {
             let line = s
                 .lines()
                 .find(|x| x.starts_with(&format!("| {} |", l.what)))

@@ -370,38 +370,40 @@ impl LineChart {
         }
         let strip_top = y;
         y += self.strip_rows() as f64 * 15.0 + 8.0;
-        let plot_h = f64::from(self.plot_height);
+        let f = self.frame(y)?;
+        let mut geom = self.draw_axes(c, &f)?;
+        self.draw_verticals(c, &f, strip_top)?;
+        // Horizontal references.
+        c.hlines(f.plot, &self.hlines, |v| f.fy(v))?;
 
-        // Values each axis must hold.
-        let mut xs = Vec::new();
-        let mut ys = Vec::new();
-        for s in &self.series {
-            for p in &s.points {
-                if !self.drawable(p.x, p.y) {
-                    continue;
-                }
-                xs.push(p.x);
-                if self.spread_along_x() {
-                    ys.push(p.y);
-                    xs.extend(
-                        [p.lo, p.hi]
-                            .into_iter()
-                            .flatten()
-                            .filter(|v| self.x.drawable(*v)),
-                    );
-                    continue;
-                }
-                if self.clipped(p.y) {
-                    continue;
-                }
-                ys.push(p.y);
-                for v in [p.lo, p.hi].into_iter().flatten() {
-                    if self.y.drawable(v) && !self.clipped(v) {
-                        ys.push(v);
-                    }
-                }
-            }
+        // What a text box must not cover beyond the points: the drawn lines between them and
+        // the horizontal references, as pixels along them.
+        let mut traced: Vec<(f64, f64)> = Vec::new();
+        for y in HLine::ys(&self.hlines, &self.y).filter_map(|v| f.fy(v)) {
+            traced.extend(trace(&[(f.plot.x0, y), (f.plot.x1, y)]));
         }
+        // Whiskers under the series, then lines, then markers.
+        self.draw_whiskers(c, &f, &mut geom)?;
+        self.draw_lines(c, &f, &mut geom, &mut traced)?;
+        self.draw_markers(c, &f)?;
+
+        let inner = f.plot.grow(-2.0);
+        traced.extend(geom.points.iter().copied());
+        for b in &self.brackets {
+            draw_bracket(c, &f, b, &inner, &traced)?;
+        }
+        for n in &self.notes {
+            draw_note(c, &f, n, &inner, &traced)?;
+        }
+        self.draw_legend_and_footer(c, f.plot)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+
+    /// The values each axis must hold: the drawable points and their spreads, the clip
+    /// limits where values were clipped, the vertical marks, references and brackets.
+    fn axis_values(&self) -> Result<(Vec<f64>, Vec<f64>), String> {
+        let (mut xs, mut ys) = self.point_values();
         if xs.is_empty() {
             return Err(format!(
                 "figure {:?} has no value that can be drawn",
@@ -438,7 +440,48 @@ impl LineChart {
                 xs.push(b.x);
             }
         }
+        Ok((xs, ys))
+    }
 
+    /// The drawable points' values and spreads, along x and along y.
+    fn point_values(&self) -> (Vec<f64>, Vec<f64>) {
+        let mut xs = Vec::new();
+        let mut ys = Vec::new();
+        for s in &self.series {
+            for p in &s.points {
+                if !self.drawable(p.x, p.y) {
+                    continue;
+                }
+                xs.push(p.x);
+                if self.spread_along_x() {
+                    ys.push(p.y);
+                    xs.extend(
+                        [p.lo, p.hi]
+                            .into_iter()
+                            .flatten()
+                            .filter(|v| self.x.drawable(*v)),
+                    );
+                    continue;
+                }
+                if self.clipped(p.y) {
+                    continue;
+                }
+                ys.push(p.y);
+                for v in [p.lo, p.hi].into_iter().flatten() {
+                    if self.y.drawable(v) && !self.clipped(v) {
+                        ys.push(v);
+                    }
+                }
+            }
+        }
+        (xs, ys)
+    }
+
+    /// The plot rectangle, its top at `y`, and both axes fitted to the values.
+    fn frame(&self, y: f64) -> Result<Frame, String> {
+        let w = f64::from(self.width);
+        let plot_h = f64::from(self.plot_height);
+        let (xs, ys) = self.axis_values()?;
         let y_axis = Axis::fit(&self.y, &ys, plot_h - 2.0 * INSET, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
         let left = 14.0 + 22.0 + y_axis.label_w() + 8.0;
@@ -448,45 +491,42 @@ impl LineChart {
             text_w(s, SMALL) + 14.0
         })
         .map_err(|e| format!("figure {:?}: x axis: {e}", self.title))?;
-        let fx = |v: f64| {
-            x_axis
-                .frac(v)
-                .map(|f| plot.x0 + INSET + f * (plot.w() - 2.0 * INSET))
-        };
-        let clip = self.y_clip;
-        let fy = |v: f64| {
-            let f = match clip {
-                Some((lo, _)) if v < lo => Some(0.0),
-                Some((_, hi)) if v > hi => Some(1.0),
-                _ => y_axis.frac(v),
-            };
-            f.map(|f| plot.y1 - INSET - f * (plot.h() - 2.0 * INSET))
-        };
-        let tx = |t: f64| plot.x0 + INSET + x_axis.frac_t(t) * (plot.w() - 2.0 * INSET);
-        let ty = |t: f64| plot.y1 - INSET - y_axis.frac_t(t) * (plot.h() - 2.0 * INSET);
+        Ok(Frame {
+            plot,
+            x: x_axis,
+            y: y_axis,
+            clip: self.y_clip,
+        })
+    }
 
-        // Grid, frame, ticks.
+    /// Grid, frame, ticks and axis titles.
+    fn draw_axes(&self, c: &mut Canvas<'_>, f: &Frame) -> Result<PanelGeom, String> {
         // An axis of categories labels places, not a range: a point may stand beside its
         // category's label.
+        let plot = f.plot;
         let mut geom = PanelGeom {
             plot: Some(plot),
             x_continuous: !self.x.is_category(),
             y_continuous: !self.y.is_category(),
             ..PanelGeom::default()
         };
-        c.minor_grid(plot, Edge::Bottom, &x_axis.minor, tx)?;
-        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
-        c.grid(plot, Edge::Bottom, &x_axis.ticks, tx, true, &mut geom)?;
-        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
+        c.minor_grid(plot, Edge::Bottom, &f.x.minor, |t| f.tx(t))?;
+        c.minor_grid(plot, Edge::Left, &f.y.minor, |t| f.ty(t))?;
+        c.grid(plot, Edge::Bottom, &f.x.ticks, |t| f.tx(t), true, &mut geom)?;
+        c.grid(plot, Edge::Left, &f.y.ticks, |t| f.ty(t), true, &mut geom)?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         c.x_title(&self.x.title, plot, plot.y1 + 28.0)?;
         c.y_title(&self.y.title, plot, 14.0)?;
+        Ok(geom)
+    }
 
-        // Vertical marks, labelled in the strip above the plot (two rows, so labels that
-        // would run into each other are staggered).
+    /// Vertical marks, labelled in the strip above the plot (two rows, so labels that
+    /// would run into each other are staggered).
+    fn draw_verticals(&self, c: &mut Canvas<'_>, f: &Frame, strip_top: f64) -> Result<(), String> {
+        let plot = f.plot;
         let mut row_end = [f64::NEG_INFINITY; 2];
         for v in &self.verticals {
-            let Some(x) = fx(v.x) else { continue };
+            let Some(x) = f.fx(v.x) else { continue };
             let (col, dash) = v.kind.look();
             c.line(&[(x, plot.y0), (x, plot.y1)], col, 2, dash)?;
             if v.label.is_empty() {
@@ -502,48 +542,58 @@ impl LineChart {
             let ly = strip_top + 2.0 + row as f64 * 15.0;
             c.text(&v.label, (x, ly), SMALL, col, Align::Center, 0, false)?;
         }
-        // Horizontal references.
-        c.hlines(plot, &self.hlines, fy)?;
+        Ok(())
+    }
 
-        // What a text box must not cover beyond the points: the drawn lines between them and
-        // the horizontal references, as pixels along them.
-        let mut traced: Vec<(f64, f64)> = Vec::new();
-        for y in HLine::ys(&self.hlines, &self.y).filter_map(fy) {
-            traced.extend(trace(&[(plot.x0, y), (plot.x1, y)]));
-        }
-        // Whiskers under the series, then lines, then markers.
+    /// Each point's min..max whisker, across or along the value axis.
+    fn draw_whiskers(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &Frame,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
         for s in &self.series {
             for p in &s.points {
-                let (Some(x), Some(_)) = (fx(p.x), fy(p.y)) else {
+                let (Some(x), Some(_)) = (f.fx(p.x), f.fy(p.y)) else {
                     continue;
                 };
                 if !self.drawable(p.x, p.y) || self.clipped(p.y) {
                     continue;
                 }
                 if self.spread_along_x() {
-                    let at = |v: Option<f64>| v.filter(|v| self.x.drawable(*v)).and_then(fx);
-                    if let (Some(a), Some(b), Some(yy)) = (at(p.lo), at(p.hi), fy(p.y)) {
-                        c.whisker_across(yy, (a, b), 4.0, s.style.color, &mut geom)?;
+                    let at =
+                        |v: Option<f64>| v.filter(|v| self.x.drawable(*v)).and_then(|v| f.fx(v));
+                    if let (Some(a), Some(b), Some(yy)) = (at(p.lo), at(p.hi), f.fy(p.y)) {
+                        c.whisker_across(yy, (a, b), 4.0, s.style.color, geom)?;
                     }
                     continue;
                 }
-                let lo =
-                    p.lo.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
-                        .and_then(fy);
-                let hi =
-                    p.hi.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
-                        .and_then(fy);
-                if let (Some(a), Some(b)) = (lo, hi) {
-                    c.whisker(x, (a, b), 3.0, s.style.color, &mut geom)?;
+                let along = |v: Option<f64>| {
+                    v.filter(|v| self.y.drawable(*v) && !self.clipped(*v))
+                        .and_then(|v| f.fy(v))
+                };
+                if let (Some(a), Some(b)) = (along(p.lo), along(p.hi)) {
+                    c.whisker(x, (a, b), 3.0, s.style.color, geom)?;
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The series' lines, their pixels added to `traced` and their vertices to `geom`.
+    fn draw_lines(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &Frame,
+        geom: &mut PanelGeom,
+        traced: &mut Vec<(f64, f64)>,
+    ) -> Result<(), String> {
         for s in &self.series {
             let pts: Vec<(f64, f64)> = s
                 .points
                 .iter()
                 .filter(|p| self.drawable(p.x, p.y))
-                .filter_map(|p| Some((fx(p.x)?, fy(p.y)?)))
+                .filter_map(|p| Some((f.fx(p.x)?, f.fy(p.y)?)))
                 .collect();
             if let Some(d) = s.style.line {
                 c.line(&pts, s.style.color, s.style.width, d)?;
@@ -551,9 +601,14 @@ impl LineChart {
             }
             geom.points.extend(pts.iter().copied());
         }
+        Ok(())
+    }
+
+    /// The series' markers; a clipped value gets a triangle at the end it passed.
+    fn draw_markers(&self, c: &mut Canvas<'_>, f: &Frame) -> Result<(), String> {
         for s in &self.series {
             for p in s.points.iter().filter(|p| self.drawable(p.x, p.y)) {
-                let Some((x, yy)) = fx(p.x).zip(fy(p.y)) else {
+                let Some((x, yy)) = f.fx(p.x).zip(f.fy(p.y)) else {
                     continue;
                 };
                 let m = match (self.y_clip, s.style.marker) {
@@ -565,99 +620,12 @@ impl LineChart {
                 c.marker(m, (x, yy), s.style.size.max(3), s.style.color)?;
             }
         }
+        Ok(())
+    }
 
-        // Ratio brackets: a bracket beside the point, its text on the side with room.
-        let inner = plot.grow(-2.0);
-        traced.extend(geom.points.iter().copied());
-        for b in &self.brackets {
-            let (Some(x), Some(a), Some(bb)) = (fx(b.x), fy(b.y0), fy(b.y1)) else {
-                continue;
-            };
-            let (top, bottom) = (a.min(bb), a.max(bb));
-            let mid = (top + bottom) / 2.0;
-            let size = LABEL;
-            let right_box = text_box_rect(&b.text, (x + 16.0, mid), size, Align::Left);
-            let h = right_box.h();
-            let right_box = Rect::new(right_box.x0, mid - h / 2.0, right_box.x1, mid + h / 2.0);
-            let left_box = Rect::new(
-                x - 16.0 - right_box.w(),
-                mid - h / 2.0,
-                x - 16.0,
-                mid + h / 2.0,
-            );
-            // Beside the bracket first; where both sides would cover points (a bracket inside a
-            // dense band of points), just above or below the band instead.
-            let above = |r: Rect| Rect::new(r.x0, top - 4.0 - h, r.x1, top - 4.0);
-            let below = |r: Rect| Rect::new(r.x0, bottom + 4.0, r.x1, bottom + 4.0 + h);
-            let mut cands = vec![
-                right_box,
-                left_box,
-                above(right_box),
-                above(left_box),
-                below(right_box),
-                below(left_box),
-            ];
-            // Failing those, beside the bracket higher or lower, in measured empty space.
-            for k in [0.5, -0.5, 1.0, -1.0, 1.5, -1.5] {
-                let dy = k * (bottom - top).max(h);
-                for r in [right_box, left_box] {
-                    cands.push(Rect::new(r.x0, r.y0 + dy, r.x1, r.y1 + dy));
-                }
-            }
-            let chosen = place(&cands, &inner, &traced, &c.geom.boxes);
-            let side = if chosen.x0 >= x { 1.0 } else { -1.0 };
-            let bx = x + side * 9.0;
-            c.line(
-                &[
-                    (x + side * 4.0, top),
-                    (bx, top),
-                    (bx, bottom),
-                    (x + side * 4.0, bottom),
-                ],
-                BLACK_C,
-                2,
-                Dash::Solid,
-            )?;
-            let r = c.text_box(
-                &b.text,
-                (chosen.x0, chosen.y0),
-                size,
-                BLACK_C,
-                Align::Left,
-                true,
-            )?;
-            c.geom.boxes.push(r);
-        }
-        // Notes: a text box near the value, with a leader line.
-        for n in &self.notes {
-            let (Some(x), Some(yy)) = (fx(n.x), fy(n.y)) else {
-                continue;
-            };
-            let proto = text_box_rect(&n.text, (0.0, 0.0), SMALL, Align::Left);
-            let (bw, bh) = (proto.w(), proto.h());
-            let mut cands = Vec::new();
-            for (dx, dy) in [
-                (14.0, 6.0),
-                (14.0, -6.0 - bh),
-                (-14.0 - bw, 6.0),
-                (-14.0 - bw, -6.0 - bh),
-                (40.0, 30.0),
-                (40.0, -30.0 - bh),
-                (-40.0 - bw, 30.0),
-            ] {
-                cands.push(Rect::new(x + dx, yy + dy, x + dx + bw, yy + dy + bh));
-            }
-            let r = place(&cands, &inner, &traced, &c.geom.boxes);
-            let (ax, ay) = (
-                if r.x0 > x { r.x0 } else { r.x1 },
-                if r.y0 > yy { r.y0 } else { r.y1 },
-            );
-            c.line(&[(x, yy), (ax, ay)], GREY, 1, Dash::Solid)?;
-            let r = c.text_box(&n.text, (r.x0, r.y0), SMALL, BLACK_C, Align::Left, true)?;
-            c.geom.boxes.push(r);
-        }
-
-        // The legend, below the plot and its axis titles: never over data.
+    /// The legend, below the plot and its axis titles (never over data), and the footer.
+    fn draw_legend_and_footer(&self, c: &mut Canvas<'_>, plot: Rect) -> Result<(), String> {
+        let w = f64::from(self.width);
         let legend = self.legend();
         let legend_top = plot.y1 + 50.0;
         legend.draw(c, 20.0, w - 20.0, legend_top)?;
@@ -666,9 +634,159 @@ impl LineChart {
             c.text(&l, (20.0, fy0), SMALL, BLACK_C, Align::Left, 0, false)?;
             fy0 += FOOT_ROW;
         }
-        c.geom.panels.push(geom);
         Ok(())
     }
+}
+
+/// The plot rectangle and both fitted axes: where a value lands, in pixels.
+struct Frame {
+    plot: Rect,
+    x: Axis,
+    y: Axis,
+    clip: Option<(f64, f64)>,
+}
+
+impl Frame {
+    /// The pixel column of value `v`, if it has one.
+    fn fx(&self, v: f64) -> Option<f64> {
+        self.x
+            .frac(v)
+            .map(|f| self.plot.x0 + INSET + f * (self.plot.w() - 2.0 * INSET))
+    }
+
+    /// The pixel row of value `v`; a clipped value sits on the end it passed.
+    fn fy(&self, v: f64) -> Option<f64> {
+        let f = match self.clip {
+            Some((lo, _)) if v < lo => Some(0.0),
+            Some((_, hi)) if v > hi => Some(1.0),
+            _ => self.y.frac(v),
+        };
+        f.map(|f| self.plot.y1 - INSET - f * (self.plot.h() - 2.0 * INSET))
+    }
+
+    /// The pixel column of x tick position `t`.
+    fn tx(&self, t: f64) -> f64 {
+        self.plot.x0 + INSET + self.x.frac_t(t) * (self.plot.w() - 2.0 * INSET)
+    }
+
+    /// The pixel row of y tick position `t`.
+    fn ty(&self, t: f64) -> f64 {
+        self.plot.y1 - INSET - self.y.frac_t(t) * (self.plot.h() - 2.0 * INSET)
+    }
+}
+
+/// A ratio bracket beside its point, its text on the side with room.
+fn draw_bracket(
+    c: &mut Canvas<'_>,
+    f: &Frame,
+    b: &Bracket,
+    inner: &Rect,
+    traced: &[(f64, f64)],
+) -> Result<(), String> {
+    let (Some(x), Some(a), Some(bb)) = (f.fx(b.x), f.fy(b.y0), f.fy(b.y1)) else {
+        return Ok(());
+    };
+    let (top, bottom) = (a.min(bb), a.max(bb));
+    let mid = (top + bottom) / 2.0;
+    let size = LABEL;
+    let right_box = text_box_rect(&b.text, (x + 16.0, mid), size, Align::Left);
+    let h = right_box.h();
+    let right_box = Rect::new(right_box.x0, mid - h / 2.0, right_box.x1, mid + h / 2.0);
+    let left_box = Rect::new(
+        x - 16.0 - right_box.w(),
+        mid - h / 2.0,
+        x - 16.0,
+        mid + h / 2.0,
+    );
+    let cands = bracket_candidates(right_box, left_box, (top, bottom), h);
+    let chosen = place(&cands, inner, traced, &c.geom.boxes);
+    let side = if chosen.x0 >= x { 1.0 } else { -1.0 };
+    let bx = x + side * 9.0;
+    c.line(
+        &[
+            (x + side * 4.0, top),
+            (bx, top),
+            (bx, bottom),
+            (x + side * 4.0, bottom),
+        ],
+        BLACK_C,
+        2,
+        Dash::Solid,
+    )?;
+    let r = c.text_box(
+        &b.text,
+        (chosen.x0, chosen.y0),
+        size,
+        BLACK_C,
+        Align::Left,
+        true,
+    )?;
+    c.geom.boxes.push(r);
+    Ok(())
+}
+
+/// Where a bracket's text may go, best first: beside the bracket; where both sides would
+/// cover points (a bracket inside a dense band of points), just above or below the band;
+/// failing those, beside the bracket higher or lower, in measured empty space.
+fn bracket_candidates(
+    right_box: Rect,
+    left_box: Rect,
+    (top, bottom): (f64, f64),
+    h: f64,
+) -> Vec<Rect> {
+    let above = |r: Rect| Rect::new(r.x0, top - 4.0 - h, r.x1, top - 4.0);
+    let below = |r: Rect| Rect::new(r.x0, bottom + 4.0, r.x1, bottom + 4.0 + h);
+    let mut cands = vec![
+        right_box,
+        left_box,
+        above(right_box),
+        above(left_box),
+        below(right_box),
+        below(left_box),
+    ];
+    for k in [0.5, -0.5, 1.0, -1.0, 1.5, -1.5] {
+        let dy = k * (bottom - top).max(h);
+        for r in [right_box, left_box] {
+            cands.push(Rect::new(r.x0, r.y0 + dy, r.x1, r.y1 + dy));
+        }
+    }
+    cands
+}
+
+/// A note: a text box near the value, with a leader line.
+fn draw_note(
+    c: &mut Canvas<'_>,
+    f: &Frame,
+    n: &Note,
+    inner: &Rect,
+    traced: &[(f64, f64)],
+) -> Result<(), String> {
+    let (Some(x), Some(yy)) = (f.fx(n.x), f.fy(n.y)) else {
+        return Ok(());
+    };
+    let proto = text_box_rect(&n.text, (0.0, 0.0), SMALL, Align::Left);
+    let (bw, bh) = (proto.w(), proto.h());
+    let mut cands = Vec::new();
+    for (dx, dy) in [
+        (14.0, 6.0),
+        (14.0, -6.0 - bh),
+        (-14.0 - bw, 6.0),
+        (-14.0 - bw, -6.0 - bh),
+        (40.0, 30.0),
+        (40.0, -30.0 - bh),
+        (-40.0 - bw, 30.0),
+    ] {
+        cands.push(Rect::new(x + dx, yy + dy, x + dx + bw, yy + dy + bh));
+    }
+    let r = place(&cands, inner, traced, &c.geom.boxes);
+    let (ax, ay) = (
+        if r.x0 > x { r.x0 } else { r.x1 },
+        if r.y0 > yy { r.y0 } else { r.y1 },
+    );
+    c.line(&[(x, yy), (ax, ay)], GREY, 1, Dash::Solid)?;
+    let r = c.text_box(&n.text, (r.x0, r.y0), SMALL, BLACK_C, Align::Left, true)?;
+    c.geom.boxes.push(r);
+    Ok(())
 }
 
 /// Pixels every 4 along a polyline (for keeping text boxes off the lines drawn).

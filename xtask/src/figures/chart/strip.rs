@@ -103,6 +103,45 @@ impl Strip {
         let w = f64::from(self.width);
         let mut y = y0 + 10.0;
         y += c.title(&self.title, x0 + w / 2.0, y, w - 30.0)? + 10.0;
+        let f = self.frame(x0, y)?;
+        let plot = f.plot;
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            y_continuous: true,
+            ..PanelGeom::default()
+        };
+        c.minor_grid(plot, Edge::Left, &f.axis.minor, |t| f.ty(t))?;
+        c.grid(
+            plot,
+            Edge::Left,
+            &f.axis.ticks,
+            |t| f.ty(t),
+            false,
+            &mut geom,
+        )?;
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        c.y_title(&self.y.title, plot, x0 + 14.0)?;
+        c.hlines(plot, &self.refs, |v| f.fy(v))?;
+        let mut medians = Vec::new();
+        for (i, col) in self.columns.iter().enumerate() {
+            medians.push(self.draw_column(c, &f, i, col, &mut geom)?);
+        }
+        for r in &self.ratios {
+            let (Some(Some(ma)), Some(Some(mb))) = (medians.get(r.a), medians.get(r.b)) else {
+                continue;
+            };
+            draw_ratio(c, &f, r, (*ma, *mb), &geom)?;
+        }
+        self.legend()
+            .draw(c, x0 + 14.0, x0 + w - 14.0, plot.y1 + 34.0)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+
+    /// The plot, its top at `y`, with the value axis fitted to the values on scale, and
+    /// one slot a column.
+    fn frame(&self, x0: f64, y: f64) -> Result<StripFrame, String> {
+        let w = f64::from(self.width);
         let cap = self.cap();
         let shown = |v: &f64| self.y.drawable(*v) && cap.is_none_or(|c| *v <= c);
         let mut ys: Vec<f64> = self
@@ -121,185 +160,247 @@ impl Strip {
         }
         ys.extend(HLine::ys(&self.refs, &self.y));
         let plot_h = f64::from(self.plot_height);
-        let y_axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
+        let axis = Axis::fit(&self.y, &ys, plot_h - HEAD - 10.0, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: {e}", self.title))?;
         let plot = Rect::new(
-            x0 + 36.0 + y_axis.label_w() + 8.0,
+            x0 + 36.0 + axis.label_w() + 8.0,
             y,
             x0 + w - 14.0,
             y + plot_h,
         );
-        let fy = |v: f64| {
-            y_axis
-                .frac(v)
-                .map(|f| plot.y1 - 10.0 - f * (plot.h() - HEAD - 10.0))
-        };
-        let ty = |t: f64| plot.y1 - 10.0 - y_axis.frac_t(t) * (plot.h() - HEAD - 10.0);
-        let mut geom = PanelGeom {
-            plot: Some(plot),
-            y_continuous: true,
-            ..PanelGeom::default()
-        };
-        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
-        c.grid(plot, Edge::Left, &y_axis.ticks, ty, false, &mut geom)?;
-        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.y_title(&self.y.title, plot, x0 + 14.0)?;
         let n = self.columns.len().max(1);
         let slot = plot.w() / n as f64;
-        let cx = |i: usize| plot.x0 + slot * (i as f64 + 0.5);
-        let half = (slot * 0.42).min(60.0);
-        c.hlines(plot, &self.refs, fy)?;
-        let mut medians = Vec::new();
-        for (i, col) in self.columns.iter().enumerate() {
-            let x = cx(i);
-            c.text(
-                &col.label,
-                (x, plot.y1 + 8.0),
-                SMALL,
-                BLACK_C,
-                Align::Center,
-                0,
-                false,
-            )?;
-            geom.x_ticks.push((x, col.label.clone()));
-            let spread = if col.values.len() > 1 {
-                slot * 0.8
-            } else {
-                0.0
-            };
-            for (k, v) in col.values.iter().enumerate() {
-                if !shown(v) {
-                    continue;
-                }
-                if let Some(yy) = fy(*v) {
-                    let p = (x + jitter(k) * spread, yy);
-                    c.circle(p, 3, col.color, true, 1)?;
-                    geom.points.push(p);
-                }
-            }
-            let off: Vec<f64> = col
-                .values
-                .iter()
-                .copied()
-                .filter(|v| cap.is_some_and(|c| *v > c))
-                .collect();
-            if let (Some(cap), false) = (cap, off.is_empty()) {
-                let yy = fy(cap).unwrap_or(plot.y0 + HEAD);
-                for (k, _) in off.iter().enumerate() {
-                    let p = (x + jitter(k) * spread, yy);
-                    c.marker(Marker::Clipped, p, 5, col.color)?;
-                    geom.points.push(p);
-                }
-                let mut vals = off.clone();
-                vals.sort_by(f64::total_cmp);
-                let list: Vec<String> = vals.iter().take(4).map(|v| (self.fmt)(*v)).collect();
-                let more = if vals.len() > 4 {
-                    format!(" and {} more", vals.len() - 4)
-                } else {
-                    String::new()
-                };
-                let r = c.text(
-                    &format!("off scale: {}{more}", list.join(", ")),
-                    (x, yy - 10.0),
-                    SMALL,
-                    col.color,
-                    Align::Center,
-                    2,
-                    false,
-                )?;
-                c.geom.boxes.push(r);
-            }
-            let m = Self::median(&col.values);
-            medians.push(m);
-            // One value has no median to draw: its dot, enlarged and ringed, stands alone.
-            if let (Some(m), true) = (m, col.values.len() > 1)
-                && let Some(yy) = fy(m)
-            {
-                c.line(&[(x - half, yy), (x + half, yy)], BLACK_C, 3, Dash::Solid)?;
-                geom.points
-                    .extend([(x - half, yy), (x, yy), (x + half, yy)]);
-            } else if let [v] = col.values[..]
-                && shown(&v)
-                && let Some(yy) = fy(v)
-            {
-                c.circle((x, yy), 6, col.color, true, 1)?;
-                c.circle((x, yy), 9, BLACK_C, false, 1)?;
-            }
-            // The column's numbers, in the head room above the plot's data.
-            let lo = col.values.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = col.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let note = match (m, col.values.len()) {
-                (Some(m), 1) => vec![format!("one shot: {}", (self.fmt)(m))],
-                (Some(m), k) => vec![
-                    format!("median {} (n={k})", (self.fmt)(m)),
-                    format!("max/min {}", super::ratio(hi / lo)),
-                ],
-                _ => vec!["no value".into()],
-            };
-            let r = c.text_box(
-                &note,
-                (x, plot.y0 + 3.0),
-                SMALL,
-                col.color,
-                Align::Center,
-                false,
-            )?;
-            c.geom.boxes.push(r);
-        }
-        for r in &self.ratios {
-            let (Some(Some(ma)), Some(Some(mb))) = (medians.get(r.a), medians.get(r.b)) else {
+        Ok(StripFrame {
+            plot,
+            axis,
+            cap,
+            slot,
+            half: (slot * 0.42).min(60.0),
+        })
+    }
+
+    /// Column `i`: its label, its dots, its values off scale, its median bar and its
+    /// numbers; returns its median.
+    fn draw_column(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &StripFrame,
+        i: usize,
+        col: &Column,
+        geom: &mut PanelGeom,
+    ) -> Result<Option<f64>, String> {
+        let (plot, half) = (f.plot, f.half);
+        let x = f.cx(i);
+        c.text(
+            &col.label,
+            (x, plot.y1 + 8.0),
+            SMALL,
+            BLACK_C,
+            Align::Center,
+            0,
+            false,
+        )?;
+        geom.x_ticks.push((x, col.label.clone()));
+        let spread = if col.values.len() > 1 {
+            f.slot * 0.8
+        } else {
+            0.0
+        };
+        for (k, v) in col.values.iter().enumerate() {
+            if !self.shown(f, v) {
                 continue;
-            };
-            let (Some(ya), Some(yb)) = (fy(*ma), fy(*mb)) else {
-                continue;
-            };
-            let bx = (cx(r.a) + cx(r.b)) / 2.0;
-            let (top, bottom) = (ya.min(yb), ya.max(yb));
-            if bottom - top < 8.0 {
-                // Medians too close for a bracket (it would read as a dash): a dotted line
-                // joins the two median bars instead.
-                let (xa, xb) = (cx(r.a.min(r.b)) + half, cx(r.a.max(r.b)) - half);
-                let (y0, y1) = if r.a < r.b { (ya, yb) } else { (yb, ya) };
-                c.line(&[(xa, y0), (xb, y1)], BLACK_C, 2, Dash::Dotted)?;
-            } else {
-                c.line(
-                    &[(bx - 5.0, top), (bx, top), (bx, bottom), (bx - 5.0, bottom)],
-                    BLACK_C,
-                    2,
-                    Dash::Solid,
-                )?;
             }
-            let proto = text_box_rect(
-                &r.text,
-                (bx + 8.0, (top + bottom) / 2.0),
-                LABEL,
-                Align::Left,
-            );
-            let h = proto.h();
-            let right = Rect::new(
-                proto.x0,
-                (top + bottom - h) / 2.0,
-                proto.x1,
-                (top + bottom + h) / 2.0,
-            );
-            let left = Rect::new(bx - 8.0 - proto.w(), right.y0, bx - 8.0, right.y1);
-            let (w, h) = (proto.w(), proto.h());
-            let above = Rect::new(bx - w / 2.0, top - 6.0 - h, bx + w / 2.0, top - 6.0);
-            let below = Rect::new(bx - w / 2.0, bottom + 6.0, bx + w / 2.0, bottom + 6.0 + h);
-            let at = place(
-                &[right, left, above, below],
-                &plot,
-                &geom.points,
-                &c.geom.boxes,
-            );
-            let b = c.text_box(&r.text, (at.x0, at.y0), LABEL, BLACK_C, Align::Left, true)?;
-            c.geom.boxes.push(b);
+            if let Some(yy) = f.fy(*v) {
+                let p = (x + jitter(k) * spread, yy);
+                c.circle(p, 3, col.color, true, 1)?;
+                geom.points.push(p);
+            }
         }
-        self.legend()
-            .draw(c, x0 + 14.0, x0 + w - 14.0, plot.y1 + 34.0)?;
-        c.geom.panels.push(geom);
+        self.draw_off_scale(c, f, col, (x, spread), geom)?;
+        let m = Self::median(&col.values);
+        // One value has no median to draw: its dot, enlarged and ringed, stands alone.
+        if let (Some(m), true) = (m, col.values.len() > 1)
+            && let Some(yy) = f.fy(m)
+        {
+            c.line(&[(x - half, yy), (x + half, yy)], BLACK_C, 3, Dash::Solid)?;
+            geom.points
+                .extend([(x - half, yy), (x, yy), (x + half, yy)]);
+        } else if let [v] = col.values[..]
+            && self.shown(f, &v)
+            && let Some(yy) = f.fy(v)
+        {
+            c.circle((x, yy), 6, col.color, true, 1)?;
+            c.circle((x, yy), 9, BLACK_C, false, 1)?;
+        }
+        self.draw_column_note(c, f, col, x, m)?;
+        Ok(m)
+    }
+
+    /// Whether value `v` is drawn on the axis (not off scale).
+    fn shown(&self, f: &StripFrame, v: &f64) -> bool {
+        self.y.drawable(*v) && f.cap.is_none_or(|c| *v <= c)
+    }
+
+    /// A column's values off scale: triangles at the top edge, and the values written.
+    fn draw_off_scale(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &StripFrame,
+        col: &Column,
+        (x, spread): (f64, f64),
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        let off: Vec<f64> = col
+            .values
+            .iter()
+            .copied()
+            .filter(|v| f.cap.is_some_and(|c| *v > c))
+            .collect();
+        let (Some(cap), false) = (f.cap, off.is_empty()) else {
+            return Ok(());
+        };
+        let yy = f.fy(cap).unwrap_or(f.plot.y0 + HEAD);
+        for (k, _) in off.iter().enumerate() {
+            let p = (x + jitter(k) * spread, yy);
+            c.marker(Marker::Clipped, p, 5, col.color)?;
+            geom.points.push(p);
+        }
+        let mut vals = off.clone();
+        vals.sort_by(f64::total_cmp);
+        let list: Vec<String> = vals.iter().take(4).map(|v| (self.fmt)(*v)).collect();
+        let more = if vals.len() > 4 {
+            format!(" and {} more", vals.len() - 4)
+        } else {
+            String::new()
+        };
+        let r = c.text(
+            &format!("off scale: {}{more}", list.join(", ")),
+            (x, yy - 10.0),
+            SMALL,
+            col.color,
+            Align::Center,
+            2,
+            false,
+        )?;
+        c.geom.boxes.push(r);
         Ok(())
     }
+
+    /// The column's numbers, in the head room above the plot's data.
+    fn draw_column_note(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &StripFrame,
+        col: &Column,
+        x: f64,
+        m: Option<f64>,
+    ) -> Result<(), String> {
+        let lo = col.values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = col.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let note = match (m, col.values.len()) {
+            (Some(m), 1) => vec![format!("one shot: {}", (self.fmt)(m))],
+            (Some(m), k) => vec![
+                format!("median {} (n={k})", (self.fmt)(m)),
+                format!("max/min {}", super::ratio(hi / lo)),
+            ],
+            _ => vec!["no value".into()],
+        };
+        let r = c.text_box(
+            &note,
+            (x, f.plot.y0 + 3.0),
+            SMALL,
+            col.color,
+            Align::Center,
+            false,
+        )?;
+        c.geom.boxes.push(r);
+        Ok(())
+    }
+}
+
+/// A strip's plot and value axis, the values above `cap` off scale, and the columns'
+/// slots (`half`: half a median bar).
+struct StripFrame {
+    plot: Rect,
+    axis: Axis,
+    cap: Option<f64>,
+    slot: f64,
+    half: f64,
+}
+
+impl StripFrame {
+    /// The pixel row of value `v`.
+    fn fy(&self, v: f64) -> Option<f64> {
+        self.axis
+            .frac(v)
+            .map(|f| self.plot.y1 - 10.0 - f * (self.plot.h() - HEAD - 10.0))
+    }
+
+    /// The pixel row of tick position `t`.
+    fn ty(&self, t: f64) -> f64 {
+        self.plot.y1 - 10.0 - self.axis.frac_t(t) * (self.plot.h() - HEAD - 10.0)
+    }
+
+    /// The centre of column `i`.
+    fn cx(&self, i: usize) -> f64 {
+        self.plot.x0 + self.slot * (i as f64 + 0.5)
+    }
+}
+
+/// A ratio between two columns' medians (`ma`, `mb`): a bracket, or a dotted line where
+/// the medians are too close, and its text where it covers least.
+fn draw_ratio(
+    c: &mut Canvas<'_>,
+    f: &StripFrame,
+    r: &StripRatio,
+    (ma, mb): (f64, f64),
+    geom: &PanelGeom,
+) -> Result<(), String> {
+    let (Some(ya), Some(yb)) = (f.fy(ma), f.fy(mb)) else {
+        return Ok(());
+    };
+    let bx = (f.cx(r.a) + f.cx(r.b)) / 2.0;
+    let (top, bottom) = (ya.min(yb), ya.max(yb));
+    if bottom - top < 8.0 {
+        // Medians too close for a bracket (it would read as a dash): a dotted line
+        // joins the two median bars instead.
+        let (xa, xb) = (f.cx(r.a.min(r.b)) + f.half, f.cx(r.a.max(r.b)) - f.half);
+        let (y0, y1) = if r.a < r.b { (ya, yb) } else { (yb, ya) };
+        c.line(&[(xa, y0), (xb, y1)], BLACK_C, 2, Dash::Dotted)?;
+    } else {
+        c.line(
+            &[(bx - 5.0, top), (bx, top), (bx, bottom), (bx - 5.0, bottom)],
+            BLACK_C,
+            2,
+            Dash::Solid,
+        )?;
+    }
+    let proto = text_box_rect(
+        &r.text,
+        (bx + 8.0, (top + bottom) / 2.0),
+        LABEL,
+        Align::Left,
+    );
+    let h = proto.h();
+    let right = Rect::new(
+        proto.x0,
+        (top + bottom - h) / 2.0,
+        proto.x1,
+        (top + bottom + h) / 2.0,
+    );
+    let left = Rect::new(bx - 8.0 - proto.w(), right.y0, bx - 8.0, right.y1);
+    let (w, h) = (proto.w(), proto.h());
+    let above = Rect::new(bx - w / 2.0, top - 6.0 - h, bx + w / 2.0, top - 6.0);
+    let below = Rect::new(bx - w / 2.0, bottom + 6.0, bx + w / 2.0, bottom + 6.0 + h);
+    let at = place(
+        &[right, left, above, below],
+        &f.plot,
+        &geom.points,
+        &c.geom.boxes,
+    );
+    let b = c.text_box(&r.text, (at.x0, at.y0), LABEL, BLACK_C, Align::Left, true)?;
+    c.geom.boxes.push(b);
+    Ok(())
 }
 
 /// Strips side by side in one SVG, under an overall title (none if empty).

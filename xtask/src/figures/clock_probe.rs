@@ -11,8 +11,8 @@
 use super::chart::axis::{Axis, AxisSpec, Scale, Units};
 use super::chart::line::render_panels;
 use super::chart::{
-    Align, BLACK_C, Bracket, Dash, Edge, GREY, HLine, LABEL, LineChart, Marker, Note, PanelGeom,
-    Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w, time_ns,
+    Align, BLACK_C, Bracket, Canvas, Dash, Edge, GREY, HLine, LABEL, LineChart, Marker, Note,
+    PanelGeom, Pt, Rect, SMALL, Series, Style, color, div, num, ratio, render, text_w, time_ns,
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
 use ::clock_probe::schema as sc;
@@ -68,112 +68,8 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let step = run
         .meta_num("clock_min_step_ns")
         .filter(|v| v.is_finite() && *v > 0.0);
-    use sc::{trap_one as one, trap_two as two};
-    let spread_one = [one::MEDIAN_NS, one::MIN_NS, one::MAX_NS];
-    let spread_two = [two::MEDIAN_NS, two::MIN_NS, two::MAX_NS];
-    let discarded = row(run, [one::BLOCK, one::VARIANT, "discarded"], spread_one);
-    let used = row(run, [one::BLOCK, one::VARIANT, "used"], spread_one);
-    let first = row(run, [two::BLOCK, two::FILL, "first"], spread_two);
-    let second = row(run, [two::BLOCK, two::FILL, "second"], spread_two);
-    let (median, mean, max) = (stat(run, "median"), stat(run, "mean"), stat(run, "max"));
-    let rounds = run
-        .block(sc::trap_three_samples::BLOCK)
-        .map(|b| b.rows.len())
-        .filter(|n| *n > 0);
-    let ratio_of = |a: Option<f64>, b: Option<f64>, what: &str| {
-        a.zip(b)
-            .and_then(|(a, b)| div(a, b))
-            .map(|r| format!("{what}: {}", ratio_fine(r)))
-    };
-    let one = |v: Option<f64>| v.map(|v| (v, None, None));
-    let trap_list = [
-        Trap {
-            title: "Trap 1: the optimiser deletes the work",
-            items: vec![
-                Item {
-                    name: "sum, result discarded".into(),
-                    t: discarded,
-                    color: 1,
-                },
-                Item {
-                    name: "sum, result used".into(),
-                    t: used,
-                    color: 0,
-                },
-            ],
-            ratio: ratio_of(
-                used.map(|t| t.0),
-                discarded.map(|t| t.0),
-                "used / discarded",
-            ),
-            guard: "Guard: use the result (black_box, a checked sum)",
-        },
-        Trap {
-            title: "Trap 2: the first round is slow",
-            items: vec![
-                Item {
-                    name: "first fill of fresh memory".into(),
-                    t: first,
-                    color: 1,
-                },
-                Item {
-                    name: "second fill, same memory".into(),
-                    t: second,
-                    color: 0,
-                },
-            ],
-            ratio: ratio_of(first.map(|t| t.0), second.map(|t| t.0), "first / second"),
-            guard: "Guard: warm up, and discard the warm-up",
-        },
-        Trap {
-            title: "Trap 3: one interruption drags the mean",
-            items: vec![
-                Item {
-                    name: match rounds {
-                        Some(n) => format!("median of {n} rounds"),
-                        None => "median of the rounds".into(),
-                    },
-                    t: one(median),
-                    color: 0,
-                },
-                Item {
-                    name: "mean".into(),
-                    t: one(mean),
-                    color: 1,
-                },
-                Item {
-                    name: "slowest round".into(),
-                    t: one(max),
-                    color: 3,
-                },
-            ],
-            ratio: match (
-                ratio_of(mean, median, "mean / median"),
-                ratio_of(max, median, "max / median"),
-            ) {
-                (Some(a), Some(b)) => Some(format!("{a}, {b}")),
-                (a, b) => a.or(b),
-            },
-            guard: "Guard: report the median, with min..max",
-        },
-    ];
-
-    // One log time axis for every bar.
-    let mut values: Vec<f64> = Vec::new();
-    for t in &trap_list {
-        for it in &t.items {
-            if let Some((v, lo, hi)) = it.t {
-                values.push(v);
-                values.extend([lo, hi].into_iter().flatten());
-            }
-        }
-    }
-    values.extend(step);
-    values.retain(|v| v.is_finite() && *v > 0.0);
-    // Room below the shortest time, so that its bar has a length.
-    if let Some(m) = values.iter().copied().reduce(f64::min) {
-        values.push(m / 2.0);
-    }
+    let trap_list = [trap_one_bars(run), trap_two_bars(run), trap_three_bars(run)];
+    let values = time_values(&trap_list, step);
     if values.is_empty() {
         return Err(need_block(run, sc::trap_one::BLOCK)
             .err()
@@ -181,11 +77,9 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     }
     let spec = AxisSpec::new("time (log scale)", Scale::Log10, Units::Nanos);
     let (width, left, right) = (1000.0, 330.0, 925.0);
-    let row_h = 30.0;
-    let head = 42.0;
     let block_h: Vec<f64> = trap_list
         .iter()
-        .map(|t| head + row_h * t.items.len() as f64 + 34.0)
+        .map(|t| HEAD + ROW_H * t.items.len() as f64 + 34.0)
         .collect();
     let top = 64.0;
     let height = top + block_h.iter().sum::<f64>() + 60.0;
@@ -193,11 +87,7 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         text_w(s, SMALL) + 16.0
     })
     .map_err(DrawError::from)?;
-    let fx = |v: f64| {
-        axis.frac(v)
-            .map(|f| left + 12.0 + f * (right - left - 24.0))
-    };
-    let tx = |t: f64| left + 12.0 + axis.frac_t(t) * (right - left - 24.0);
+    let lay = TrapAxis { axis, left, right };
     let title = format!(
         "Figure 105.1: three traps in measuring, and the guard against each ({})",
         saved.label
@@ -210,115 +100,21 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.grid(plot, Edge::Bottom, &axis.ticks, tx, false, &mut geom)?;
+        c.grid(
+            plot,
+            Edge::Bottom,
+            &lay.axis.ticks,
+            |t| lay.tx(t),
+            false,
+            &mut geom,
+        )?;
         c.x_title("time (log scale)", plot, plot.y1 + 26.0)?;
-        if let Some(s) = step
-            && let Some(x) = fx(s)
-        {
-            c.line(&[(x, plot.y0), (x, plot.y1)], GREY, 2, Dash::Dotted)?;
-            c.text(
-                &format!(
-                    "the clock's smallest step, {} ns: nothing shorter is seen",
-                    num(s)
-                ),
-                (x + 4.0, plot.y0 - 4.0),
-                SMALL,
-                GREY,
-                Align::Left,
-                2,
-                false,
-            )?;
+        if let Some(s) = step {
+            draw_clock_step(c, &lay, plot, s)?;
         }
         let mut y = top;
         for (t, h) in trap_list.iter().zip(&block_h) {
-            c.rect(
-                Rect::new(12.0, y + 4.0, right, y + h - 4.0),
-                None,
-                Some((super::chart::LIGHT_GREY, Dash::Solid)),
-            )?;
-            c.text(
-                t.title,
-                (22.0, y + 12.0),
-                15.0,
-                BLACK_C,
-                Align::Left,
-                0,
-                true,
-            )?;
-            if let Some(r) = &t.ratio {
-                let rb = c.text_box(
-                    std::slice::from_ref(r),
-                    (left + 12.0, y + 10.0),
-                    LABEL,
-                    BLACK_C,
-                    Align::Left,
-                    true,
-                )?;
-                c.geom.boxes.push(rb);
-            }
-            for (k, it) in t.items.iter().enumerate() {
-                let cy = y + head + row_h * (k as f64 + 0.5);
-                c.text(
-                    &it.name,
-                    (left - 10.0, cy),
-                    LABEL,
-                    BLACK_C,
-                    Align::Right,
-                    1,
-                    false,
-                )?;
-                geom.y_ticks.push((cy, it.name.clone()));
-                match it
-                    .t
-                    .and_then(|(v, lo, hi)| Some((fx(v)?, lo.and_then(fx), hi.and_then(fx), v)))
-                {
-                    Some((x, lo, hi, v)) => {
-                        // A log axis has no zero for a bar to grow from: a dot at the
-                        // median, with its min..max whisker.
-                        let col = color(it.color);
-                        geom.points.push((x, cy));
-                        let mut end = x + 6.0;
-                        if let (Some(a), Some(b)) = (lo, hi) {
-                            c.line(&[(a, cy), (b, cy)], BLACK_C, 1, Dash::Solid)?;
-                            c.line(&[(a, cy - 5.0), (a, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
-                            c.line(&[(b, cy - 5.0), (b, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
-                            geom.points.push((a, cy));
-                            geom.points.push((b, cy));
-                            end = end.max(b);
-                        }
-                        c.marker(Marker::Dot, (x, cy), 6, col)?;
-                        c.text(
-                            &time_ns(v),
-                            (end + 6.0, cy),
-                            SMALL,
-                            BLACK_C,
-                            Align::Left,
-                            1,
-                            false,
-                        )?;
-                    }
-                    None => {
-                        c.text(
-                            "not measured",
-                            (left + 6.0, cy),
-                            SMALL,
-                            GREY,
-                            Align::Left,
-                            1,
-                            false,
-                        )?;
-                    }
-                }
-            }
-            c.text(
-                t.guard,
-                (22.0, y + h - 12.0),
-                LABEL,
-                color(2),
-                Align::Left,
-                2,
-                true,
-            )?;
+            draw_trap(c, &lay, t, (y, *h), &mut geom)?;
             y += h;
         }
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
@@ -335,6 +131,282 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         Ok(())
     })?;
     Ok(Figure::new("clock_probe-traps.svg", svg))
+}
+
+/// The height of one bar's row, and of a trap's heading above its rows.
+const ROW_H: f64 = 30.0;
+const HEAD: f64 = 42.0;
+
+/// `what: a / b`, where both were measured and the ratio is defined.
+fn ratio_of(a: Option<f64>, b: Option<f64>, what: &str) -> Option<String> {
+    a.zip(b)
+        .and_then(|(a, b)| div(a, b))
+        .map(|r| format!("{what}: {}", ratio_fine(r)))
+}
+
+/// Trap one: the sum whose result is discarded beside the sum whose result is used.
+fn trap_one_bars(run: &DataFile) -> Trap {
+    use sc::trap_one as one;
+    let spread = [one::MEDIAN_NS, one::MIN_NS, one::MAX_NS];
+    let discarded = row(run, [one::BLOCK, one::VARIANT, "discarded"], spread);
+    let used = row(run, [one::BLOCK, one::VARIANT, "used"], spread);
+    Trap {
+        title: "Trap 1: the optimiser deletes the work",
+        items: vec![
+            Item {
+                name: "sum, result discarded".into(),
+                t: discarded,
+                color: 1,
+            },
+            Item {
+                name: "sum, result used".into(),
+                t: used,
+                color: 0,
+            },
+        ],
+        ratio: ratio_of(
+            used.map(|t| t.0),
+            discarded.map(|t| t.0),
+            "used / discarded",
+        ),
+        guard: "Guard: use the result (black_box, a checked sum)",
+    }
+}
+
+/// Trap two: the first fill of fresh memory beside a second fill of the same memory.
+fn trap_two_bars(run: &DataFile) -> Trap {
+    use sc::trap_two as two;
+    let spread = [two::MEDIAN_NS, two::MIN_NS, two::MAX_NS];
+    let first = row(run, [two::BLOCK, two::FILL, "first"], spread);
+    let second = row(run, [two::BLOCK, two::FILL, "second"], spread);
+    Trap {
+        title: "Trap 2: the first round is slow",
+        items: vec![
+            Item {
+                name: "first fill of fresh memory".into(),
+                t: first,
+                color: 1,
+            },
+            Item {
+                name: "second fill, same memory".into(),
+                t: second,
+                color: 0,
+            },
+        ],
+        ratio: ratio_of(first.map(|t| t.0), second.map(|t| t.0), "first / second"),
+        guard: "Guard: warm up, and discard the warm-up",
+    }
+}
+
+/// Trap three: the median of the rounds beside their mean and the slowest round.
+fn trap_three_bars(run: &DataFile) -> Trap {
+    let (median, mean, max) = (stat(run, "median"), stat(run, "mean"), stat(run, "max"));
+    let rounds = run
+        .block(sc::trap_three_samples::BLOCK)
+        .map(|b| b.rows.len())
+        .filter(|n| *n > 0);
+    let one = |v: Option<f64>| v.map(|v| (v, None, None));
+    Trap {
+        title: "Trap 3: one interruption drags the mean",
+        items: vec![
+            Item {
+                name: match rounds {
+                    Some(n) => format!("median of {n} rounds"),
+                    None => "median of the rounds".into(),
+                },
+                t: one(median),
+                color: 0,
+            },
+            Item {
+                name: "mean".into(),
+                t: one(mean),
+                color: 1,
+            },
+            Item {
+                name: "slowest round".into(),
+                t: one(max),
+                color: 3,
+            },
+        ],
+        ratio: match (
+            ratio_of(mean, median, "mean / median"),
+            ratio_of(max, median, "max / median"),
+        ) {
+            (Some(a), Some(b)) => Some(format!("{a}, {b}")),
+            (a, b) => a.or(b),
+        },
+        guard: "Guard: report the median, with min..max",
+    }
+}
+
+/// Every time the one log axis must hold (bars, spreads, the clock's step), with room
+/// below the shortest so that its bar has a length; empty when nothing was measured.
+fn time_values(trap_list: &[Trap], step: Option<f64>) -> Vec<f64> {
+    let mut values: Vec<f64> = Vec::new();
+    for t in trap_list {
+        for it in &t.items {
+            if let Some((v, lo, hi)) = it.t {
+                values.push(v);
+                values.extend([lo, hi].into_iter().flatten());
+            }
+        }
+    }
+    values.extend(step);
+    values.retain(|v| v.is_finite() && *v > 0.0);
+    if let Some(m) = values.iter().copied().reduce(f64::min) {
+        values.push(m / 2.0);
+    }
+    values
+}
+
+/// The shared time axis, between pixel columns `left` and `right`.
+struct TrapAxis {
+    axis: Axis,
+    left: f64,
+    right: f64,
+}
+
+impl TrapAxis {
+    /// The pixel column of time `v`.
+    fn fx(&self, v: f64) -> Option<f64> {
+        self.axis
+            .frac(v)
+            .map(|f| self.left + 12.0 + f * (self.right - self.left - 24.0))
+    }
+
+    /// The pixel column of tick position `t`.
+    fn tx(&self, t: f64) -> f64 {
+        self.left + 12.0 + self.axis.frac_t(t) * (self.right - self.left - 24.0)
+    }
+}
+
+/// The clock's smallest step `s`: a dotted line, labelled above the plot.
+fn draw_clock_step(c: &mut Canvas<'_>, lay: &TrapAxis, plot: Rect, s: f64) -> Result<(), String> {
+    let Some(x) = lay.fx(s) else {
+        return Ok(());
+    };
+    c.line(&[(x, plot.y0), (x, plot.y1)], GREY, 2, Dash::Dotted)?;
+    c.text(
+        &format!(
+            "the clock's smallest step, {} ns: nothing shorter is seen",
+            num(s)
+        ),
+        (x + 4.0, plot.y0 - 4.0),
+        SMALL,
+        GREY,
+        Align::Left,
+        2,
+        false,
+    )?;
+    Ok(())
+}
+
+/// One trap's block, from `y` down `h` pixels: its frame, title, ratio, bars and guard.
+fn draw_trap(
+    c: &mut Canvas<'_>,
+    lay: &TrapAxis,
+    t: &Trap,
+    (y, h): (f64, f64),
+    geom: &mut PanelGeom,
+) -> Result<(), String> {
+    c.rect(
+        Rect::new(12.0, y + 4.0, lay.right, y + h - 4.0),
+        None,
+        Some((super::chart::LIGHT_GREY, Dash::Solid)),
+    )?;
+    c.text(
+        t.title,
+        (22.0, y + 12.0),
+        15.0,
+        BLACK_C,
+        Align::Left,
+        0,
+        true,
+    )?;
+    if let Some(r) = &t.ratio {
+        let rb = c.text_box(
+            std::slice::from_ref(r),
+            (lay.left + 12.0, y + 10.0),
+            LABEL,
+            BLACK_C,
+            Align::Left,
+            true,
+        )?;
+        c.geom.boxes.push(rb);
+    }
+    for (k, it) in t.items.iter().enumerate() {
+        let cy = y + HEAD + ROW_H * (k as f64 + 0.5);
+        draw_item(c, lay, it, cy, geom)?;
+    }
+    c.text(
+        t.guard,
+        (22.0, y + h - 12.0),
+        LABEL,
+        color(2),
+        Align::Left,
+        2,
+        true,
+    )?;
+    Ok(())
+}
+
+/// One bar's row at pixel height `cy`: its name, and its time or "not measured".
+fn draw_item(
+    c: &mut Canvas<'_>,
+    lay: &TrapAxis,
+    it: &Item,
+    cy: f64,
+    geom: &mut PanelGeom,
+) -> Result<(), String> {
+    c.text(
+        &it.name,
+        (lay.left - 10.0, cy),
+        LABEL,
+        BLACK_C,
+        Align::Right,
+        1,
+        false,
+    )?;
+    geom.y_ticks.push((cy, it.name.clone()));
+    let fx = |v: f64| lay.fx(v);
+    let Some((x, lo, hi, v)) =
+        it.t.and_then(|(v, lo, hi)| Some((fx(v)?, lo.and_then(fx), hi.and_then(fx), v)))
+    else {
+        c.text(
+            "not measured",
+            (lay.left + 6.0, cy),
+            SMALL,
+            GREY,
+            Align::Left,
+            1,
+            false,
+        )?;
+        return Ok(());
+    };
+    // A log axis has no zero for a bar to grow from: a dot at the median, with its
+    // min..max whisker.
+    let col = color(it.color);
+    geom.points.push((x, cy));
+    let mut end = x + 6.0;
+    if let (Some(a), Some(b)) = (lo, hi) {
+        c.line(&[(a, cy), (b, cy)], BLACK_C, 1, Dash::Solid)?;
+        c.line(&[(a, cy - 5.0), (a, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
+        c.line(&[(b, cy - 5.0), (b, cy + 5.0)], BLACK_C, 1, Dash::Solid)?;
+        geom.points.push((a, cy));
+        geom.points.push((b, cy));
+        end = end.max(b);
+    }
+    c.marker(Marker::Dot, (x, cy), 6, col)?;
+    c.text(
+        &time_ns(v),
+        (end + 6.0, cy),
+        SMALL,
+        BLACK_C,
+        Align::Left,
+        1,
+        false,
+    )?;
+    Ok(())
 }
 
 fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
@@ -356,40 +428,67 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             sc::trap_three_summary::STAT,
         )?;
     }
-    let vals: Vec<f64> = us.iter().map(|p| p.y).collect();
-    let from_samples = |name: &str| -> Option<f64> {
-        let mut v = vals.clone();
-        v.sort_by(f64::total_cmp);
-        match name {
-            "min" => v.first().copied(),
-            "max" => v.last().copied(),
-            "median" => measure::stats::median(&v),
-            "mean" => Some(v.iter().sum::<f64>() / v.len() as f64),
-            "p99" => v
-                .get(((v.len() as f64 * 0.99) as usize).min(v.len() - 1))
-                .copied(),
-            _ => None,
-        }
-    };
-    let get = |name: &str| {
-        stat(run, name)
-            .map(|v| v / 1000.0)
-            .or_else(|| from_samples(name))
-    };
-    let (min, median, mean, p99, max) = (
-        get("min"),
-        get("median"),
-        get("mean"),
-        get("p99"),
-        get("max"),
+    let st = RoundStats::of(run, &us);
+    let disturbed = crate::marks::disturbed_xs(run, b, sc::trap_three_samples::ROUND);
+    let all = every_round(&us, &st, &disturbed);
+    let zoom = bulk_of_rounds(us.clone(), &st, &disturbed);
+    let title = format!(
+        "Figure 105.1's trap three and Table 105.4: {} rounds of the same sum ({})",
+        us.len(),
+        saved.label
     );
-    let first = us.first().map_or(0.0, |p| p.x);
-    let last = us.last().map_or(0.0, |p| p.x);
-    let lines = |c: &mut LineChart| {
+    Ok(Figure::new(
+        "clock_probe-trap3.svg",
+        render_panels(&title, &[all, zoom])?,
+    ))
+}
+
+/// Trap three's statistics in µs: from the summary block, else from the samples.
+struct RoundStats {
+    min: Option<f64>,
+    median: Option<f64>,
+    mean: Option<f64>,
+    p99: Option<f64>,
+    max: Option<f64>,
+}
+
+impl RoundStats {
+    fn of(run: &DataFile, us: &[Pt]) -> RoundStats {
+        let vals: Vec<f64> = us.iter().map(|p| p.y).collect();
+        let from_samples = |name: &str| -> Option<f64> {
+            let mut v = vals.clone();
+            v.sort_by(f64::total_cmp);
+            match name {
+                "min" => v.first().copied(),
+                "max" => v.last().copied(),
+                "median" => measure::stats::median(&v),
+                "mean" => Some(v.iter().sum::<f64>() / v.len() as f64),
+                "p99" => v
+                    .get(((v.len() as f64 * 0.99) as usize).min(v.len() - 1))
+                    .copied(),
+                _ => None,
+            }
+        };
+        let get = |name: &str| {
+            stat(run, name)
+                .map(|v| v / 1000.0)
+                .or_else(|| from_samples(name))
+        };
+        RoundStats {
+            min: get("min"),
+            median: get("median"),
+            mean: get("mean"),
+            p99: get("p99"),
+            max: get("max"),
+        }
+    }
+
+    /// The median, mean and minimum as horizontal lines on `c`.
+    fn lines(&self, c: &mut LineChart) {
         for (name, v, col, dash) in [
-            ("median", median, 2, Dash::Solid),
-            ("mean", mean, 1, Dash::Short),
-            ("minimum", min, 5, Dash::Solid),
+            ("median", self.median, 2, Dash::Solid),
+            ("mean", self.mean, 1, Dash::Short),
+            ("minimum", self.min, 5, Dash::Solid),
         ] {
             if let Some(v) = v {
                 c.hlines.push(HLine {
@@ -400,9 +499,11 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                 });
             }
         }
-    };
+    }
+}
 
-    // Top: every round.
+/// Top panel: every round, with the slowest one pointed out.
+fn every_round(us: &[Pt], st: &RoundStats, disturbed: &[f64]) -> LineChart {
     let mut all = LineChart::new(
         "every round, in time order",
         AxisSpec::linear("round (in time order)"),
@@ -410,14 +511,13 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     );
     all.series.push(Series::new(
         "one round",
-        us.clone(),
+        us.to_vec(),
         Style::points(0, Marker::Dot),
     ));
     all.series[0].style.size = 3;
-    let disturbed = crate::marks::disturbed_xs(run, b, sc::trap_three_samples::ROUND);
-    all.mark_disturbed(&disturbed);
-    lines(&mut all);
-    if let (Some(mx), Some(md)) = (max, median)
+    all.mark_disturbed(disturbed);
+    st.lines(&mut all);
+    if let (Some(mx), Some(md)) = (st.max, st.median)
         && let Some(p) = us.iter().find(|p| p.y == mx)
     {
         let mut text = vec![format!("slowest: round {}, {} µs", num(p.x), num(mx))];
@@ -431,8 +531,13 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         });
     }
     all.plot_height = 300;
+    all
+}
 
-    // Bottom: the bulk, where min, median and mean can be told apart.
+/// Bottom panel: the bulk, where min, median and mean can be told apart.
+fn bulk_of_rounds(us: Vec<Pt>, st: &RoundStats, disturbed: &[f64]) -> LineChart {
+    let first = us.first().map_or(0.0, |p| p.x);
+    let last = us.last().map_or(0.0, |p| p.x);
     let mut zoom = LineChart::new(
         "the same rounds, zoomed to the bulk (minimum .. 99th percentile)",
         AxisSpec::linear("round (in time order)"),
@@ -441,14 +546,14 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     zoom.series
         .push(Series::new("one round", us, Style::points(0, Marker::Dot)));
     zoom.series[0].style.size = 3;
-    zoom.mark_disturbed(&disturbed);
-    lines(&mut zoom);
-    if let (Some(lo), Some(hi)) = (min, p99.or(max))
+    zoom.mark_disturbed(disturbed);
+    st.lines(&mut zoom);
+    if let (Some(lo), Some(hi)) = (st.min, st.p99.or(st.max))
         && hi > lo
     {
         zoom.y_clip = Some((lo, hi));
     }
-    if let (Some(me), Some(md)) = (mean, median)
+    if let (Some(me), Some(md)) = (st.mean, st.median)
         && let Some(r) = div(me, md)
     {
         zoom.brackets.push(Bracket {
@@ -459,15 +564,7 @@ fn trap_three(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         });
     }
     zoom.plot_height = 300;
-    let title = format!(
-        "Figure 105.1's trap three and Table 105.4: {} rounds of the same sum ({})",
-        vals.len(),
-        saved.label
-    );
-    Ok(Figure::new(
-        "clock_probe-trap3.svg",
-        render_panels(&title, &[all, zoom])?,
-    ))
+    zoom
 }
 
 /// A ratio near 1 with three decimals ("1.002x").

@@ -16,37 +16,47 @@
 
 use super::chart::{AxisSpec, Bar, BarChart, BarSeries, Dash, HLine, color};
 use super::{
-    DrawError, Figure, Saved, appendix_reference, need_block, need_nums, need_texts, opt_nums,
+    DrawError, Figure, Reference, Saved, appendix_reference, need_block, need_nums, need_texts,
+    opt_nums,
 };
 use ::fp_cost::schema as sc;
+use measure::data::{Block, DataFile};
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
-    let cpu = run.meta("cpu_family").unwrap_or("CPU unknown");
+    let (ops_fig, appendix) = ops_figure(saved, run)?;
+    let den_fig = denormal_figure(saved, run)?;
+    let width_fig = width_figure(saved, run)?;
+    let mut figs = vec![ops_fig, den_fig, width_fig];
 
-    // Operations: latency and throughput.
+    // The same multiply at other addresses (runs before the placement block have none). Only
+    // x86-64 has the placed code: elsewhere every row ran the compiler's one loop, and a
+    // figure of blocks "moved along a line" would say what did not happen.
+    let placed_code = run.meta("arch").is_none_or(|a| a == "x86_64");
+    if placed_code && let Some(pl) = run.block(sc::placement::BLOCK) {
+        let c_mul = match &appendix {
+            Some(r) => r
+                .pairs("c1", "c2")?
+                .iter()
+                .find(|(k, _)| *k == 0.0)
+                .map(|&(_, v)| (r.label.clone(), v)),
+            None => None,
+        };
+        figs.push(placement(saved, run, pl, c_mul)?);
+    }
+    Ok(figs)
+}
+
+/// `fp_cost-ops.svg`: latency and throughput of each operation, beside the per-element
+/// table and the C program's numbers; also the C program's output, for the placement figure.
+fn ops_figure(saved: &Saved, run: &DataFile) -> Result<(Figure, Option<Reference>), DrawError> {
+    let cpu = run.meta("cpu_family").unwrap_or("CPU unknown");
     let o = need_block(run, sc::ops::BLOCK)?;
     let ops = need_texts(o, sc::ops::OP)?;
     if ops.is_empty() {
         return Err(format!("{} is empty", super::block_name(o)).into());
     }
-    let lat = need_nums(o, sc::ops::LATENCY_NS)?;
-    // The latency is the chain's time less any +1 step it carries; its spread is the chain's,
-    // shifted by the same amount.
-    let chain = opt_nums(o, sc::ops::CHAIN_NS);
-    let (cmin, cmax) = (
-        opt_nums(o, sc::ops::CHAIN_MIN_NS),
-        opt_nums(o, sc::ops::CHAIN_MAX_NS),
-    );
-    let latency: Vec<Option<Bar>> = (0..ops.len())
-        .map(|i| {
-            let v = lat[i]?;
-            let shift = chain[i].map(|c| c - v);
-            let lo = cmin[i].zip(shift).map(|(m, s)| m - s);
-            let hi = cmax[i].zip(shift).map(|(m, s)| m - s);
-            Some(Bar::spread(v, lo, hi))
-        })
-        .collect();
+    let latency = latency_bars(o, ops.len())?;
     let tp = need_nums(o, sc::ops::THROUGHPUT_NS)?;
     let (tmin, tmax) = (
         opt_nums(o, sc::ops::THROUGHPUT_MIN_NS),
@@ -76,60 +86,87 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     ));
     c.whisker_label = "bars: min..max of the rounds (latency: of its chain)".into();
     c.mark_disturbed(&crate::marks::disturbed_rows(run, o));
-    // The appendix's own table, measured here (section 3a: its loop over two arrays in L1),
-    // where the run saved it; `per_element` is its series' index.
-    let mut per_element = None;
-    if let Some(pe) = run.block(sc::per_element::BLOCK) {
-        let case = need_texts(pe, sc::per_element::CASE)?;
-        let ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
-        let (lo, hi) = (
-            opt_nums(pe, sc::per_element::MIN_NS),
-            opt_nums(pe, sc::per_element::MAX_NS),
-        );
-        let table: Vec<Option<Bar>> = ops
-            .iter()
-            .map(|name| {
-                let i = case.iter().position(|c| *c == format!("l1_{name}"))?;
-                ns.get(i)
-                    .copied()
-                    .flatten()
-                    .map(|v| Bar::spread(v, lo[i], hi[i]))
-            })
-            .collect();
-        if table.iter().any(Option::is_some) {
-            per_element = Some((c.series.len(), table.clone()));
-            c.series.push(BarSeries::new(
-                "per element (3a): the appendix's loop, measured here",
-                table,
-                color(2),
-            ));
-        }
-    }
-    // The appendix's C program prints one bare block: operation index, ns per element of
-    // `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
+    let per_element = per_element_series(run, &ops, &mut c)?;
     let appendix = appendix_reference(saved, sc::EXPERIMENT)?;
     if let Some(r) = &appendix {
-        let pairs = r.pairs("c1", "c2")?;
-        let matched: Vec<Option<Bar>> = ops
-            .iter()
-            .map(|name| {
-                let k = C_ORDER.iter().position(|o| o == name)? as f64;
-                pairs
-                    .iter()
-                    .find(|(i, _)| *i == k)
-                    .map(|(_, v)| Bar::new(*v))
-            })
-            .collect();
-        if matched.iter().any(Option::is_some) {
-            c.series.push(BarSeries::reference(
-                format!("{}: a[i] op b[i]", r.label),
-                matched,
-            ));
-        }
+        appendix_series(r, &ops, &mut c)?;
     }
+    div_mul_bracket(&mut c, run, &ops, &throughput, per_element);
+    Ok((Figure::new("fp_cost-ops.svg", c.render()?), appendix))
+}
+
+/// Each operation's latency: the chain's time less any +1 step it carries; its spread is
+/// the chain's, shifted by the same amount.
+fn latency_bars(o: &Block, n: usize) -> Result<Vec<Option<Bar>>, DrawError> {
+    let lat = need_nums(o, sc::ops::LATENCY_NS)?;
+    let chain = opt_nums(o, sc::ops::CHAIN_NS);
+    let (cmin, cmax) = (
+        opt_nums(o, sc::ops::CHAIN_MIN_NS),
+        opt_nums(o, sc::ops::CHAIN_MAX_NS),
+    );
+    Ok((0..n)
+        .map(|i| {
+            let v = lat[i]?;
+            let shift = chain[i].map(|c| c - v);
+            let lo = cmin[i].zip(shift).map(|(m, s)| m - s);
+            let hi = cmax[i].zip(shift).map(|(m, s)| m - s);
+            Some(Bar::spread(v, lo, hi))
+        })
+        .collect())
+}
+
+/// The per-element series: its index among the chart's series, and its bars.
+type PerElement = (usize, Vec<Option<Bar>>);
+
+/// The appendix's own table, measured here (section 3a: its loop over two arrays in L1),
+/// where the run saved it; returns its series' index and bars.
+fn per_element_series(
+    run: &DataFile,
+    ops: &[String],
+    c: &mut BarChart,
+) -> Result<Option<PerElement>, DrawError> {
+    let Some(pe) = run.block(sc::per_element::BLOCK) else {
+        return Ok(None);
+    };
+    let case = need_texts(pe, sc::per_element::CASE)?;
+    let ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
+    let (lo, hi) = (
+        opt_nums(pe, sc::per_element::MIN_NS),
+        opt_nums(pe, sc::per_element::MAX_NS),
+    );
+    let table: Vec<Option<Bar>> = ops
+        .iter()
+        .map(|name| {
+            let i = case.iter().position(|c| *c == format!("l1_{name}"))?;
+            ns.get(i)
+                .copied()
+                .flatten()
+                .map(|v| Bar::spread(v, lo[i], hi[i]))
+        })
+        .collect();
+    let mut per_element = None;
+    if table.iter().any(Option::is_some) {
+        per_element = Some((c.series.len(), table.clone()));
+        c.series.push(BarSeries::new(
+            "per element (3a): the appendix's loop, measured here",
+            table,
+            color(2),
+        ));
+    }
+    Ok(per_element)
+}
+
+/// Divide over multiply as its key figure defines it: per element (the appendix's table,
+/// which Table 105.26 quotes) where the run saved that series (`per_element`: its index and
+/// bars), else throughput.
+fn div_mul_bracket(
+    c: &mut BarChart,
+    run: &DataFile,
+    ops: &[String],
+    throughput: &[Option<Bar>],
+    per_element: Option<PerElement>,
+) {
     let at = |name: &str| ops.iter().position(|o| o == name);
-    // Divide over multiply as its key figure defines it: per element (the appendix's table,
-    // which Table 105.26 quotes) where the run saved that series, else throughput.
     if let (Some(m), Some(d)) = (at("multiply"), at("divide")) {
         match per_element {
             Some((si, pe)) => {
@@ -144,9 +181,33 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             }
         }
     }
-    let ops_fig = Figure::new("fp_cost-ops.svg", c.render()?);
+}
 
-    // Denormals, with and without flush-to-zero.
+/// The appendix's C program prints one bare block: operation index, ns per element of
+/// `a[i] op b[i]` into four accumulators (0 multiply, 1 add, 2 divide, 3 sqrt, 4 sin).
+fn appendix_series(r: &Reference, ops: &[String], c: &mut BarChart) -> Result<(), DrawError> {
+    let pairs = r.pairs("c1", "c2")?;
+    let matched: Vec<Option<Bar>> = ops
+        .iter()
+        .map(|name| {
+            let k = C_ORDER.iter().position(|o| o == name)? as f64;
+            pairs
+                .iter()
+                .find(|(i, _)| *i == k)
+                .map(|(_, v)| Bar::new(*v))
+        })
+        .collect();
+    if matched.iter().any(Option::is_some) {
+        c.series.push(BarSeries::reference(
+            format!("{}: a[i] op b[i]", r.label),
+            matched,
+        ));
+    }
+    Ok(())
+}
+
+/// `fp_cost-denormal.svg`: denormals against normal values, with and without flush-to-zero.
+fn denormal_figure(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let d = need_block(run, sc::denormal::BLOCK)?;
     let values = need_texts(d, sc::denormal::VALUES)?;
     let mode = need_texts(d, sc::denormal::FTZ_DAZ)?;
@@ -208,9 +269,11 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     }
     book_denormals(saved, &mut c)?;
     c.plot_height = 360;
-    let den_fig = Figure::new("fp_cost-denormal.svg", c.render()?);
+    Ok(Figure::new("fp_cost-denormal.svg", c.render()?))
+}
 
-    // float against double.
+/// `fp_cost-width.svg`: float against double, in strict order and with lanes.
+fn width_figure(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let w = need_block(run, sc::width::BLOCK)?;
     let ty = need_texts(w, sc::width::TYPE)?;
     let order = need_texts(w, sc::width::ORDER)?;
@@ -236,26 +299,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         AxisSpec::linear("time per element (ns, median)").starting_at_zero(),
     );
     c.x_title = "order of the additions [the code shape read back from the binary]".into();
-    c.categories = orders
-        .iter()
-        .map(|o| {
-            let s = order
-                .iter()
-                .zip(&shape)
-                .find(|(a, _)| *a == o)
-                .map_or("", |(_, s)| s.as_str());
-            let name = if o == "lanes" {
-                "with lanes".to_string()
-            } else {
-                format!("{o} order")
-            };
-            if s.is_empty() {
-                name
-            } else {
-                format!("{name} [{s}]")
-            }
-        })
-        .collect();
+    c.categories = width_categories(&orders, &order, &shape);
     let names: Vec<&str> = orders.iter().map(String::as_str).collect();
     c.mark_disturbed(&crate::marks::disturbed_by(
         run,
@@ -279,25 +323,31 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         c.bracket((0, cat), (1, cat), "double / float", x);
     }
     c.plot_height = 360;
-    let width_fig = Figure::new("fp_cost-width.svg", c.render()?);
-    let mut figs = vec![ops_fig, den_fig, width_fig];
+    Ok(Figure::new("fp_cost-width.svg", c.render()?))
+}
 
-    // The same multiply at other addresses (runs before the placement block have none). Only
-    // x86-64 has the placed code: elsewhere every row ran the compiler's one loop, and a
-    // figure of blocks "moved along a line" would say what did not happen.
-    let placed_code = run.meta("arch").is_none_or(|a| a == "x86_64");
-    if placed_code && let Some(pl) = run.block(sc::placement::BLOCK) {
-        let c_mul = match &appendix {
-            Some(r) => r
-                .pairs("c1", "c2")?
+/// Each order's category name, with the code shape read back from the binary when saved.
+fn width_categories(orders: &[String], order: &[String], shape: &[String]) -> Vec<String> {
+    orders
+        .iter()
+        .map(|o| {
+            let s = order
                 .iter()
-                .find(|(k, _)| *k == 0.0)
-                .map(|&(_, v)| (r.label.clone(), v)),
-            None => None,
-        };
-        figs.push(placement(saved, run, pl, c_mul)?);
-    }
-    Ok(figs)
+                .zip(shape)
+                .find(|(a, _)| *a == o)
+                .map_or("", |(_, s)| s.as_str());
+            let name = if o == "lanes" {
+                "with lanes".to_string()
+            } else {
+                format!("{o} order")
+            };
+            if s.is_empty() {
+                name
+            } else {
+                format!("{name} [{s}]")
+            }
+        })
+        .collect()
 }
 
 /// The book's own denormal test beside ours, as a category of its own: its normal and
@@ -425,6 +475,28 @@ fn placement(
             percent(typical)
         ),
     );
+    placement_references(run, c_mul, &mut c)?;
+    let by = |better: fn(f64, f64) -> bool| {
+        (0..n)
+            .filter_map(|i| bars[i].map(|b| (i, b.v)))
+            .reduce(|a, b| if better(b.1, a.1) { b } else { a })
+    };
+    if let (Some((fast, _)), Some((slow, _))) = (by(|a, b| a < b), by(|a, b| a > b)) {
+        let x = Bar::over(bars[slow], bars[fast]);
+        c.bracket((0, fast), (0, slow), "slowest / fastest", x);
+    }
+    c.mark_missing = false;
+    c.plot_height = 360;
+    Ok(Figure::new("fp_cost-placement.svg", c.render()?))
+}
+
+/// The placement figure's references: the add of section 3a and the C program's multiply
+/// (`c_mul`), as horizontal lines.
+fn placement_references(
+    run: &DataFile,
+    c_mul: Option<(String, f64)>,
+    c: &mut BarChart,
+) -> Result<(), DrawError> {
     let pe = need_block(run, sc::per_element::BLOCK)?;
     let case = need_texts(pe, sc::per_element::CASE)?;
     let pe_ns = need_nums(pe, sc::per_element::MEDIAN_NS)?;
@@ -447,18 +519,7 @@ fn placement(
             dash: Dash::Long,
         });
     }
-    let by = |better: fn(f64, f64) -> bool| {
-        (0..n)
-            .filter_map(|i| bars[i].map(|b| (i, b.v)))
-            .reduce(|a, b| if better(b.1, a.1) { b } else { a })
-    };
-    if let (Some((fast, _)), Some((slow, _))) = (by(|a, b| a < b), by(|a, b| a > b)) {
-        let x = Bar::over(bars[slow], bars[fast]);
-        c.bracket((0, fast), (0, slow), "slowest / fastest", x);
-    }
-    c.mark_missing = false;
-    c.plot_height = 360;
-    Ok(Figure::new("fp_cost-placement.svg", c.render()?))
+    Ok(())
 }
 
 #[cfg(test)]

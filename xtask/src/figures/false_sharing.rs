@@ -15,9 +15,9 @@
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
 use super::chart::{
-    Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Dash, GREY, HLine, Heatmap, LABEL,
-    LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units, color, div, num,
-    ratio, render,
+    Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Canvas, Dash, GREY, HLine,
+    Heatmap, LABEL, LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units,
+    color, div, num, ratio, render,
 };
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
@@ -89,11 +89,7 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .filter(|g| g.is_finite() && *g >= 1.0)
         .fold(f64::INFINITY, f64::min);
     let gap = (gap.is_finite() && line.is_none_or(|l| gap < l)).then_some(gap);
-    let baseline = run.block(sc::baseline::BLOCK).and_then(|base| {
-        let sets = base.texts(sc::baseline::SET)?;
-        let i = sets.iter().position(|s| s == "distance")?;
-        base.nums(sc::baseline::NS_MEDIAN)?[i]
-    });
+    let baseline = distance_baseline(run);
     let (width, height) = (1000.0, 550.0);
     let title = format!(
         "Figure 105.5: two slots in one cache line, and kept apart ({})",
@@ -101,93 +97,63 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     );
     let svg = render((width as u32, height as u32), |c| {
         c.title(&title, width / 2.0, 10.0, width - 40.0)?;
-        let cells = line.map_or(8, |l| ((l / 8.0) as usize).clamp(2, 16));
-        let line_text = line.map_or("a cache line (size not reported)".to_string(), |l| {
-            format!("one {} B cache line", num(l))
-        });
-        let cell_w = 30.0;
-        let a = color(0);
-        let b_col = color(1);
-        let mut geom = PanelGeom::default();
-        // A line as a row of 8-byte cells; `slot` marks (cell, colour, name).
-        let draw_line = |c: &mut super::chart::Canvas<'_>,
-                         x: f64,
-                         y: f64,
-                         slots: &[(usize, RGBColor, &str)]|
-         -> Result<(), String> {
-            for k in 0..cells {
-                let r = Rect::new(
-                    x + k as f64 * cell_w,
-                    y,
-                    x + (k + 1) as f64 * cell_w,
-                    y + 34.0,
-                );
-                let fill = slots
-                    .iter()
-                    .find(|s| s.0 == k)
-                    .map_or(RGBColor(245, 245, 245), |s| s.1);
-                c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
-                if let Some(s) = slots.iter().find(|s| s.0 == k) {
-                    c.text(
-                        s.2,
-                        ((r.x0 + r.x1) / 2.0, y + 17.0),
-                        LABEL,
-                        RGBColor(255, 255, 255),
-                        Align::Center,
-                        1,
-                        true,
-                    )?;
-                }
-            }
-            c.rect(
-                Rect::new(x - 2.0, y - 2.0, x + cells as f64 * cell_w + 2.0, y + 36.0),
-                None,
-                Some((BLACK_C, Dash::Solid)),
-            )?;
-            Ok(())
+        let d = LineDiagram {
+            cells: line.map_or(8, |l| ((l / 8.0) as usize).clamp(2, 16)),
+            line_text: line.map_or("a cache line (size not reported)".to_string(), |l| {
+                format!("one {} B cache line", num(l))
+            }),
+            width,
         };
-        let core = |c: &mut super::chart::Canvas<'_>,
-                    x: f64,
-                    y: f64,
-                    name: &str,
-                    col: RGBColor|
-         -> Result<(), String> {
-            c.rect(
-                Rect::new(x - 60.0, y - 18.0, x + 60.0, y + 18.0),
-                Some(col.mix(0.15)),
-                Some((col, Dash::Solid)),
-            )?;
-            c.text(name, (x, y), LABEL, BLACK_C, Align::Center, 1, true)
-                .map(|_| ())
-        };
-        let arrow = |c: &mut super::chart::Canvas<'_>,
-                     from: (f64, f64),
-                     to: (f64, f64),
-                     col: RGBColor|
-         -> Result<(), String> {
-            c.line(&[from, to], col, 2, Dash::Solid)?;
-            let (dx, dy) = (to.0 - from.0, to.1 - from.1);
-            let len = (dx * dx + dy * dy).sqrt().max(1.0);
-            let (ux, uy) = (dx / len, dy / len);
-            let p1 = (to.0 - ux * 10.0 - uy * 5.0, to.1 - uy * 10.0 + ux * 5.0);
-            let p2 = (to.0 - ux * 10.0 + uy * 5.0, to.1 - uy * 10.0 - ux * 5.0);
-            c.polygon(&[to, p1, p2], col.mix(1.0))
-        };
-        // A case's heading, above the case drawn at `y`.
-        let heading = |c: &mut super::chart::Canvas<'_>, s: &str, y: f64| {
-            c.text(s, (30.0, y - 40.0), 16.0, BLACK_C, Align::Left, 0, true)
-                .map(|_| ())
-        };
-        // Top: sharing a line.
-        let lx = 60.0;
-        let y_top = 100.0;
+        let geom = PanelGeom::default();
+        d.sharing(c, gap)?;
+        d.apart(c)?;
+        d.measured(
+            c,
+            Y_TOP + 20.0,
+            same,
+            "median over the distances inside one line",
+        )?;
+        d.measured(
+            c,
+            Y_BOT + 20.0,
+            apart,
+            "median over the distances of a line or more",
+        )?;
+        d.ratio_lines(c, (same, apart), baseline)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    })?;
+    Ok(Figure::new("false_sharing-lines.svg", svg))
+}
+
+/// Figure 105.5's layout: the left edge of the cache lines, the top of each case, the
+/// width of an 8-byte cell, and where the measured numbers start.
+const LX: f64 = 60.0;
+const Y_TOP: f64 = 100.0;
+const Y_BOT: f64 = 330.0;
+const CELL_W: f64 = 30.0;
+const NX: f64 = 660.0;
+
+/// Figure 105.5's diagram: cache lines of `cells` 8-byte cells, cores, and the arrows
+/// between them.
+struct LineDiagram {
+    cells: usize,
+    line_text: String,
+    width: f64,
+}
+
+impl LineDiagram {
+    /// Top: two cores writing two slots in one line.
+    fn sharing(&self, c: &mut Canvas<'_>, gap: Option<f64>) -> Result<(), String> {
+        let (a, b_col) = (color(0), color(1));
+        let (lx, y_top) = (LX, Y_TOP);
         heading(c, "Sharing a line", y_top)?;
-        let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, cells - 1));
-        draw_line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
+        let b_cell = gap.map_or(1, |g| ((g / 8.0).round() as usize).clamp(1, self.cells - 1));
+        self.line(c, lx, y_top + 60.0, &[(0, a, "A"), (b_cell, b_col, "B")])?;
         c.text(
             &match gap {
-                Some(g) => format!("{line_text}: A and B are {} bytes apart", num(g)),
-                None => format!("{line_text}: A and B share it"),
+                Some(g) => format!("{}: A and B are {} bytes apart", self.line_text, num(g)),
+                None => format!("{}: A and B share it", self.line_text),
             },
             (lx, y_top + 100.0),
             SMALL,
@@ -235,12 +201,17 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             0,
             false,
         )?;
-        // Bottom: kept apart.
-        let y_bot = 330.0;
+        Ok(())
+    }
+
+    /// Bottom: each core writing a slot in a line of its own.
+    fn apart(&self, c: &mut Canvas<'_>) -> Result<(), String> {
+        let (a, b_col) = (color(0), color(1));
+        let (lx, y_bot) = (LX, Y_BOT);
         heading(c, "Kept apart", y_bot)?;
-        draw_line(c, lx, y_bot + 60.0, &[(0, a, "A")])?;
-        let lx2 = lx + cells as f64 * cell_w + 30.0;
-        draw_line(c, lx2, y_bot + 60.0, &[(0, b_col, "B")])?;
+        self.line(c, lx, y_bot + 60.0, &[(0, a, "A")])?;
+        let lx2 = lx + self.cells as f64 * CELL_W + 30.0;
+        self.line(c, lx2, y_bot + 60.0, &[(0, b_col, "B")])?;
         core(c, lx + 60.0, y_bot, "core 0 writes A", a)?;
         core(c, lx2 + 60.0, y_bot, "core 1 writes B", b_col)?;
         arrow(c, (lx + 40.0, y_bot + 18.0), (lx + 16.0, y_bot + 58.0), a)?;
@@ -259,47 +230,93 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             0,
             false,
         )?;
-        // The measured numbers, on the right of each case.
-        let nx = 660.0;
-        let measured = |c: &mut super::chart::Canvas<'_>,
-                        y: f64,
-                        v: Option<f64>,
-                        what: &str|
-         -> Result<(), String> {
-            c.rect(
-                Rect::new(nx - 14.0, y - 8.0, width - 24.0, y + 86.0),
-                None,
-                Some((super::chart::LIGHT_GREY, Dash::Solid)),
-            )?;
-            c.text(
-                "measured here, two threads:",
-                (nx, y),
-                SMALL,
-                GREY,
-                Align::Left,
-                0,
-                false,
-            )?;
-            let big = v.map_or("not measured".to_string(), |v| {
-                format!("{} ns per increment", num(v))
-            });
-            let r = c.text(&big, (nx, y + 20.0), 18.0, BLACK_C, Align::Left, 0, true)?;
-            c.geom.boxes.push(r);
-            c.text(what, (nx, y + 50.0), SMALL, GREY, Align::Left, 0, false)?;
-            Ok(())
-        };
-        measured(
-            c,
-            y_top + 20.0,
-            same,
-            "median over the distances inside one line",
+        Ok(())
+    }
+
+    /// A line as a row of 8-byte cells at (`x`, `y`); `slots` marks (cell, colour, name).
+    fn line(
+        &self,
+        c: &mut Canvas<'_>,
+        x: f64,
+        y: f64,
+        slots: &[(usize, RGBColor, &str)],
+    ) -> Result<(), String> {
+        for k in 0..self.cells {
+            let r = Rect::new(
+                x + k as f64 * CELL_W,
+                y,
+                x + (k + 1) as f64 * CELL_W,
+                y + 34.0,
+            );
+            let fill = slots
+                .iter()
+                .find(|s| s.0 == k)
+                .map_or(RGBColor(245, 245, 245), |s| s.1);
+            c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
+            if let Some(s) = slots.iter().find(|s| s.0 == k) {
+                c.text(
+                    s.2,
+                    ((r.x0 + r.x1) / 2.0, y + 17.0),
+                    LABEL,
+                    RGBColor(255, 255, 255),
+                    Align::Center,
+                    1,
+                    true,
+                )?;
+            }
+        }
+        c.rect(
+            Rect::new(
+                x - 2.0,
+                y - 2.0,
+                x + self.cells as f64 * CELL_W + 2.0,
+                y + 36.0,
+            ),
+            None,
+            Some((BLACK_C, Dash::Solid)),
         )?;
-        measured(
-            c,
-            y_bot + 20.0,
-            apart,
-            "median over the distances of a line or more",
+        Ok(())
+    }
+
+    /// A case's measured number (`v`), on the right of the case, in a frame.
+    fn measured(
+        &self,
+        c: &mut Canvas<'_>,
+        y: f64,
+        v: Option<f64>,
+        what: &str,
+    ) -> Result<(), String> {
+        c.rect(
+            Rect::new(NX - 14.0, y - 8.0, self.width - 24.0, y + 86.0),
+            None,
+            Some((super::chart::LIGHT_GREY, Dash::Solid)),
         )?;
+        c.text(
+            "measured here, two threads:",
+            (NX, y),
+            SMALL,
+            GREY,
+            Align::Left,
+            0,
+            false,
+        )?;
+        let big = v.map_or("not measured".to_string(), |v| {
+            format!("{} ns per increment", num(v))
+        });
+        let r = c.text(&big, (NX, y + 20.0), 18.0, BLACK_C, Align::Left, 0, true)?;
+        c.geom.boxes.push(r);
+        c.text(what, (NX, y + 50.0), SMALL, GREY, Align::Left, 0, false)?;
+        Ok(())
+    }
+
+    /// The same-line / kept-apart ratio, and the one-thread baseline for scale.
+    fn ratio_lines(
+        &self,
+        c: &mut Canvas<'_>,
+        (same, apart): (Option<f64>, Option<f64>),
+        baseline: Option<f64>,
+    ) -> Result<(), String> {
+        let width = self.width;
         let ratio_text = match (same, apart) {
             (Some(s), Some(p)) => {
                 div(s, p).map_or("same line / kept apart: not measured".to_string(), |x| {
@@ -333,11 +350,41 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                 false,
             )?;
         }
-        geom.points.clear();
-        c.geom.panels.push(geom);
         Ok(())
-    })?;
-    Ok(Figure::new("false_sharing-lines.svg", svg))
+    }
+}
+
+/// A core: a tinted box centred at (`x`, `y`) with its name.
+fn core(c: &mut Canvas<'_>, x: f64, y: f64, name: &str, col: RGBColor) -> Result<(), String> {
+    c.rect(
+        Rect::new(x - 60.0, y - 18.0, x + 60.0, y + 18.0),
+        Some(col.mix(0.15)),
+        Some((col, Dash::Solid)),
+    )?;
+    c.text(name, (x, y), LABEL, BLACK_C, Align::Center, 1, true)
+        .map(|_| ())
+}
+
+/// An arrow from `from` to `to`, its head a filled triangle.
+fn arrow(
+    c: &mut Canvas<'_>,
+    from: (f64, f64),
+    to: (f64, f64),
+    col: RGBColor,
+) -> Result<(), String> {
+    c.line(&[from, to], col, 2, Dash::Solid)?;
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let (ux, uy) = (dx / len, dy / len);
+    let p1 = (to.0 - ux * 10.0 - uy * 5.0, to.1 - uy * 10.0 + ux * 5.0);
+    let p2 = (to.0 - ux * 10.0 + uy * 5.0, to.1 - uy * 10.0 - ux * 5.0);
+    c.polygon(&[to, p1, p2], col.mix(1.0))
+}
+
+/// A case's heading, above the case drawn at `y`.
+fn heading(c: &mut Canvas<'_>, s: &str, y: f64) -> Result<(), String> {
+    c.text(s, (30.0, y - 40.0), 16.0, BLACK_C, Align::Left, 0, true)
+        .map(|_| ())
 }
 
 fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
@@ -352,11 +399,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .into_iter()
         .flatten()
         .next();
-    let baseline = run.block(sc::baseline::BLOCK).and_then(|base| {
-        let sets = base.texts(sc::baseline::SET)?;
-        let i = sets.iter().position(|s| s == "distance")?;
-        base.nums(sc::baseline::NS_MEDIAN)?[i]
-    });
+    let baseline = distance_baseline(run);
     let mut c = LineChart::new(
         &format!(
             "Table 105.19: two threads, each incrementing its own slot, by distance between the \
@@ -380,25 +423,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         b,
         sc::distance::DISTANCE_BYTES,
     ));
-    if let Some(v) = baseline {
-        c.hlines.push(HLine {
-            y: v,
-            label: format!("one thread alone (the baseline): {} ns", num(v)),
-            color: BLACK_C,
-            dash: Dash::Short,
-        });
-    }
-    if let Some(v) = split {
-        c.hlines.push(HLine {
-            y: v,
-            label: format!(
-                "a perfect split of the baseline over two cores: {} ns",
-                num(v)
-            ),
-            color: color(2),
-            dash: Dash::Short,
-        });
-    }
+    split_references(&mut c, baseline, split);
     if let Some(sus) = b.texts(sc::distance::SUSPICIOUS) {
         let flagged: Vec<Pt> = pts
             .iter()
@@ -418,7 +443,50 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         Some(l) => c.verticals.push(super::line_size(l)),
         None => c.title.push_str(" - line size unknown"),
     }
-    // The key ratio: slots in one line against slots apart, at the last distance in a line.
+    same_line_bracket(&mut c, run, b, &pts, line)?;
+    Ok(Figure::new("false_sharing-distance.svg", c.render()?))
+}
+
+/// The one-thread time of the distance set, from the baseline block.
+fn distance_baseline(run: &DataFile) -> Option<f64> {
+    let base = run.block(sc::baseline::BLOCK)?;
+    let sets = base.texts(sc::baseline::SET)?;
+    let i = sets.iter().position(|s| s == "distance")?;
+    base.nums(sc::baseline::NS_MEDIAN)?[i]
+}
+
+/// The one-thread baseline and its perfect split over two cores, as horizontal lines.
+fn split_references(c: &mut LineChart, baseline: Option<f64>, split: Option<f64>) {
+    if let Some(v) = baseline {
+        c.hlines.push(HLine {
+            y: v,
+            label: format!("one thread alone (the baseline): {} ns", num(v)),
+            color: BLACK_C,
+            dash: Dash::Short,
+        });
+    }
+    if let Some(v) = split {
+        c.hlines.push(HLine {
+            y: v,
+            label: format!(
+                "a perfect split of the baseline over two cores: {} ns",
+                num(v)
+            ),
+            color: color(2),
+            dash: Dash::Short,
+        });
+    }
+}
+
+/// The key ratio: slots in one line against slots apart, as a bracket at the last distance
+/// in a line.
+fn same_line_bracket(
+    c: &mut LineChart,
+    run: &DataFile,
+    b: &Block,
+    pts: &[Pt],
+    line: Option<f64>,
+) -> Result<(), DrawError> {
     let (same, apart) = groups(run, b)?;
     if let (Some(s), Some(a)) = (same, apart)
         && let Some(x) = div(s, a)
@@ -444,7 +512,7 @@ fn distance(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             });
         }
     }
-    Ok(Figure::new("false_sharing-distance.svg", c.render()?))
+    Ok(())
 }
 
 /// The bracket's lines, and the key figure beside them where the run saved it: it is the
@@ -507,6 +575,17 @@ fn split_counts(
     )
 }
 
+/// The one-line series' name, with the distance between its slots when saved.
+fn one_line_label(b: &Block, layout: &[String], rows: usize) -> String {
+    let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
+    (0..rows)
+        .find(|&i| layout[i] == "one_line")
+        .and_then(|i| apart[i])
+        .map_or("all slots on one line".to_string(), |d| {
+            format!("all slots on one line ({} B apart)", num(d))
+        })
+}
+
 fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     use sc::threads::{NS_MAX, NS_MEDIAN, NS_MIN, VS_SPLIT_MEDIAN};
     let b = need_block(run, sc::threads::BLOCK)?;
@@ -532,13 +611,7 @@ fn threads(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             div(ns.bar(i)?.v, vs_split.get(i).copied().flatten()?)
         })
     };
-    let apart = opt_nums(b, sc::threads::DISTANCE_BYTES);
-    let one_line_label = (0..rows)
-        .find(|&i| layout[i] == "one_line")
-        .and_then(|i| apart[i])
-        .map_or("all slots on one line".to_string(), |d| {
-            format!("all slots on one line ({} B apart)", num(d))
-        });
+    let one_line_label = one_line_label(b, &layout, rows);
     let mut c = BarChart::new(
         &format!(
             "Beyond Table 105.19, more threads: all slots in one line against each on its own \
@@ -670,12 +743,13 @@ fn shared(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     Ok(Figure::new("false_sharing-shared.svg", c.render()?))
 }
 
-fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
-    let b = need_block(run, sc::c2c::BLOCK)?;
-    let from = need_nums(b, sc::c2c::FROM)?;
-    let to = need_nums(b, sc::c2c::TO)?;
-    let one_way = need_nums(b, sc::c2c::ONE_WAY_MEDIAN_NS)?;
-    // The axis: every core the survey could pair (from #META), else those in the block.
+/// The heatmap's axis: every core the survey could pair (from #META), else those in the
+/// block; sorted, each once.
+fn c2c_cores(
+    run: &DataFile,
+    from: &[Option<f64>],
+    to: &[Option<f64>],
+) -> Result<Vec<usize>, DrawError> {
     let mut cores: Vec<usize> = match run.meta(sc::META_C2C_CORES) {
         Some(list) => list
             .split(',')
@@ -686,7 +760,7 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             })?,
         None => from
             .iter()
-            .chain(&to)
+            .chain(to)
             .flatten()
             .filter(|c| c.is_finite() && **c >= 0.0 && **c < 1e6)
             .map(|&c| c as usize)
@@ -694,6 +768,15 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     };
     cores.sort_unstable();
     cores.dedup();
+    Ok(cores)
+}
+
+fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
+    let b = need_block(run, sc::c2c::BLOCK)?;
+    let from = need_nums(b, sc::c2c::FROM)?;
+    let to = need_nums(b, sc::c2c::TO)?;
+    let one_way = need_nums(b, sc::c2c::ONE_WAY_MEDIAN_NS)?;
+    let cores = c2c_cores(run, &from, &to)?;
     if cores.is_empty() {
         return Err(format!("{} names no cores", super::block_name(b)).into());
     }

@@ -12,8 +12,8 @@
 
 use super::chart::axis::{Axis, AxisSpec};
 use super::chart::{
-    Align, BLACK_C, Bar, BarChart, BarSeries, Dash, Edge, GREY, LABEL, PanelGeom, Rect, SMALL,
-    color, div, num, ratio, render, text_w,
+    Align, BLACK_C, Bar, BarChart, BarSeries, Canvas, Dash, Edge, GREY, LABEL, PanelGeom, Rect,
+    SMALL, color, div, num, ratio, render, text_w,
 };
 use super::{
     DrawError, Figure, Saved, Spread, appendix_reference, need_block, need_nums, need_texts,
@@ -158,23 +158,9 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let ns = mispredict(run, sc::mispredict::NS_PER_MISS);
     let ns_lo = mispredict(run, sc::mispredict::NS_PER_MISS_LOW);
     let ns_hi = mispredict(run, sc::mispredict::NS_PER_MISS_HIGH);
-    let miss = mispredict(run, sc::mispredict::MISS_RATE);
-    let ghz = run
-        .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
-        .filter(|g| g.is_finite() && *g > 0.0);
-    let real = run.block(sc::variants::BLOCK).and_then(|v| {
-        let names = v.texts(sc::variants::VARIANT)?;
-        let i = names.iter().position(|n| n == "real_branch_kept")?;
-        Some((
-            v.nums(sc::variants::RANDOM_NS)?[i],
-            v.nums(sc::variants::SORTED_NS)?[i],
-        ))
-    });
 
     // The lost time, drawn to scale in cycles (up to 120); a nominal 12 when not measured.
     let lost = cycles.unwrap_or(12.0).clamp(1.0, 120.0);
-    let to_scale = cycles.is_none_or(|c| c <= 120.0);
-    let before: f64 = 6.0;
     let after = 6.0;
     let total = 1.0 + lost + after;
     let (width, left, right) = (1000.0, 200.0, 975.0);
@@ -184,22 +170,28 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     })
     .map_err(DrawError::from)?;
     let (a0, a1) = axis.ends();
-    let fx = |cyc: f64| left + (cyc - a0) / (a1 - a0) * (right - left);
     let top = 56.0;
     let lanes = [top + 34.0, top + 34.0 + 118.0];
     let bottom = lanes[1] + 50.0;
     let height = bottom + 130.0;
-    let blue = color(0);
-    let orange = color(1);
     let title = format!(
         "Figure 105.4: the pipeline when the guess is right and when it is wrong ({})",
         saved.label
     );
-    let cyc_text = cycles.map_or("not measured".to_string(), |c| format!("{} cycles", num(c)));
-    let ns_text = match (ns, ns_lo, ns_hi) {
-        (Some(n), Some(l), Some(h)) => format!("{} ns ({}..{} ns)", num(n), num(l), num(h)),
-        (Some(n), _, _) => format!("{} ns", num(n)),
-        _ => "not measured".into(),
+    let p = Pipeline {
+        ends: (a0, a1),
+        left,
+        right,
+        lost,
+        total,
+        cycles,
+        ns,
+        cyc_text: cycles.map_or("not measured".to_string(), |c| format!("{} cycles", num(c))),
+        ns_text: match (ns, ns_lo, ns_hi) {
+            (Some(n), Some(l), Some(h)) => format!("{} ns ({}..{} ns)", num(n), num(l), num(h)),
+            (Some(n), _, _) => format!("{} ns", num(n)),
+            _ => "not measured".into(),
+        },
     };
     let svg = render((width as u32, height as u32), |c| {
         c.title(&title, width / 2.0, 10.0, width - 40.0)?;
@@ -209,100 +201,94 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             x_continuous: true,
             ..PanelGeom::default()
         };
-        c.grid(plot, Edge::Bottom, &axis.ticks, fx, false, &mut geom)?;
+        c.grid(
+            plot,
+            Edge::Bottom,
+            &axis.ticks,
+            |t| p.fx(t),
+            false,
+            &mut geom,
+        )?;
         c.x_title(
             "cycles after the branch enters the pipeline (one instruction a cycle, drawn to scale)",
             plot,
             plot.y1 + 24.0,
         )?;
-        let slot = |c: &mut super::chart::Canvas<'_>,
-                    cyc: f64,
-                    y: f64,
-                    fill: RGBColor,
-                    text: &str,
-                    crossed: bool|
-         -> Result<(), String> {
-            let r = Rect::new(fx(cyc) + 1.0, y - 15.0, fx(cyc + 1.0) - 1.0, y + 15.0);
-            c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
-            if crossed {
-                c.line(&[(r.x0, r.y0), (r.x1, r.y1)], BLACK_C, 1, Dash::Solid)?;
-                c.line(&[(r.x0, r.y1), (r.x1, r.y0)], BLACK_C, 1, Dash::Solid)?;
-            }
-            if !text.is_empty() && text_w(text, 10.0) < r.w() {
-                c.text(
-                    text,
-                    ((r.x0 + r.x1) / 2.0, y),
-                    10.0,
-                    RGBColor(255, 255, 255),
-                    Align::Center,
-                    1,
-                    true,
-                )?;
-            }
-            Ok(())
-        };
-        // A lane's name and its data, left of the lane at `y`.
-        let lane = |c: &mut super::chart::Canvas<'_>,
-                    geom: &mut PanelGeom,
-                    y: f64,
-                    name: &str,
-                    data: &str|
-         -> Result<(), String> {
-            c.text(
-                name,
-                (left - 12.0, y - 8.0),
-                15.0,
-                BLACK_C,
-                Align::Right,
-                1,
-                true,
-            )?;
-            c.text(
-                data,
-                (left - 12.0, y + 10.0),
-                SMALL,
-                GREY,
-                Align::Right,
-                1,
-                false,
-            )?;
-            geom.y_ticks.push((y, name.into()));
-            Ok(())
-        };
-        // Lane 1: the guess was right.
-        let y1 = lanes[0];
-        lane(c, &mut geom, y1, "guess right", "(sorted data)")?;
-        slot(c, 0.0, y1, orange, "br", false)?;
+        p.guess_right(c, &mut geom, lanes[0])?;
+        p.guess_wrong(c, &mut geom, lanes[1])?;
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        let mut y = bottom + 50.0;
+        for l in p.sources(run) {
+            c.text(&l, (22.0, y), LABEL, BLACK_C, Align::Left, 0, false)?;
+            y += 20.0;
+        }
+        c.geom.panels.push(geom);
+        Ok(())
+    })?;
+    Ok(Figure::new("branch-pipeline.svg", svg))
+}
+
+/// Figure 105.4's drawing: a cycle axis from `ends.0` to `ends.1` between pixel columns
+/// `left` and `right`, the `lost` cycles of a misprediction within `total`, and the
+/// measured numbers as text.
+struct Pipeline {
+    ends: (f64, f64),
+    left: f64,
+    right: f64,
+    lost: f64,
+    total: f64,
+    cycles: Option<f64>,
+    ns: Option<f64>,
+    cyc_text: String,
+    ns_text: String,
+}
+
+impl Pipeline {
+    /// The pixel column of cycle `cyc`.
+    fn fx(&self, cyc: f64) -> f64 {
+        let (a0, a1) = self.ends;
+        self.left + (cyc - a0) / (a1 - a0) * (self.right - self.left)
+    }
+
+    /// Lane 1: the guess was right.
+    fn guess_right(&self, c: &mut Canvas<'_>, geom: &mut PanelGeom, y1: f64) -> Result<(), String> {
+        self.lane(c, geom, y1, "guess right", "(sorted data)")?;
+        self.slot(c, 0.0, y1, color(1), "br", false)?;
         let mut k = 1.0;
-        while k < total - 0.5 {
-            slot(c, k, y1, blue, "", false)?;
+        while k < self.total - 0.5 {
+            self.slot(c, k, y1, color(0), "", false)?;
             k += 1.0;
         }
-        geom.points.push((fx(0.5), y1));
+        geom.points.push((self.fx(0.5), y1));
         c.text(
             "br: the branch; blue: the instructions after it, fetched on the guessed path, which was right: nothing lost",
-            (left, y1 + 22.0),
+            (self.left, y1 + 22.0),
             SMALL,
             BLACK_C,
             Align::Left,
             0,
             false,
         )?;
-        // Lane 2: the guess was wrong.
-        let y2 = lanes[1];
-        lane(c, &mut geom, y2, "guess wrong", "(random data)")?;
-        slot(c, 0.0, y2, orange, "br", false)?;
+        Ok(())
+    }
+
+    /// Lane 2: the guess was wrong.
+    fn guess_wrong(&self, c: &mut Canvas<'_>, geom: &mut PanelGeom, y2: f64) -> Result<(), String> {
+        let before: f64 = 6.0;
+        let lost = self.lost;
+        self.lane(c, geom, y2, "guess wrong", "(random data)")?;
+        self.slot(c, 0.0, y2, color(1), "br", false)?;
         let wasted = before.min(lost.floor()).max(1.0);
         let mut k = 1.0;
         while k <= wasted {
-            slot(c, k, y2, RGBColor(200, 200, 200), "", true)?;
+            self.slot(c, k, y2, RGBColor(200, 200, 200), "", true)?;
             k += 1.0;
         }
         // The refill: the lost cycles as an empty stretch, then the right path.
         let gap = Rect::new(
-            fx(1.0 + wasted) + 1.0,
+            self.fx(1.0 + wasted) + 1.0,
             y2 - 15.0,
-            fx(1.0 + lost) - 1.0,
+            self.fx(1.0 + lost) - 1.0,
             y2 + 15.0,
         );
         if gap.w() > 2.0 {
@@ -313,32 +299,49 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             )?;
         }
         let mut k = 1.0 + lost;
-        while k < total - 0.5 {
-            slot(c, k, y2, blue, "", false)?;
+        while k < self.total - 0.5 {
+            self.slot(c, k, y2, color(0), "", false)?;
             k += 1.0;
         }
-        geom.points.push((fx(0.5), y2));
-        geom.points.push((fx(1.0 + lost), y2));
-        // The bracket over the lost cycles, with the measured numbers.
-        let by = y2 - 26.0;
-        let (bx0, bx1) = (fx(1.0), fx(1.0 + lost));
+        geom.points.push((self.fx(0.5), y2));
+        geom.points.push((self.fx(1.0 + lost), y2));
+        self.lost_bracket(c, y2 - 26.0)?;
+        c.text(
+            "crossed: fetched on the wrong guess and thrown away; dashed: the pipeline refilling from the right address",
+            (self.left, y2 + 22.0),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            0,
+            false,
+        )?;
+        Ok(())
+    }
+
+    /// The bracket over the lost cycles at pixel height `by`, with the measured numbers.
+    fn lost_bracket(&self, c: &mut Canvas<'_>, by: f64) -> Result<(), String> {
+        let (bx0, bx1) = (self.fx(1.0), self.fx(1.0 + self.lost));
         c.line(
             &[(bx0, by + 6.0), (bx0, by), (bx1, by), (bx1, by + 6.0)],
             BLACK_C,
             2,
             Dash::Solid,
         )?;
-        let mut label = vec![if cycles.is_some() {
-            format!("lost per misprediction: {cyc_text} = {ns_text}, measured")
+        let ns_text = &self.ns_text;
+        let mut label = vec![if self.cycles.is_some() {
+            format!(
+                "lost per misprediction: {} = {ns_text}, measured",
+                self.cyc_text
+            )
         } else {
-            let ns = if ns.is_some() {
+            let ns = if self.ns.is_some() {
                 format!("; {ns_text}")
             } else {
                 String::new()
             };
             format!("lost per misprediction: not measured (drawn as 12 cycles){ns}")
         }];
-        if !to_scale {
+        if !self.cycles.is_none_or(|c| c <= 120.0) {
             label.push("(not to scale: drawn as 120 cycles)".into());
         }
         let r = c.text_box(
@@ -350,18 +353,90 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             true,
         )?;
         c.geom.boxes.push(r);
+        Ok(())
+    }
+
+    /// One instruction's slot at cycle `cyc` in the lane at `y`; `crossed` when thrown away.
+    fn slot(
+        &self,
+        c: &mut Canvas<'_>,
+        cyc: f64,
+        y: f64,
+        fill: RGBColor,
+        text: &str,
+        crossed: bool,
+    ) -> Result<(), String> {
+        let r = Rect::new(
+            self.fx(cyc) + 1.0,
+            y - 15.0,
+            self.fx(cyc + 1.0) - 1.0,
+            y + 15.0,
+        );
+        c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
+        if crossed {
+            c.line(&[(r.x0, r.y0), (r.x1, r.y1)], BLACK_C, 1, Dash::Solid)?;
+            c.line(&[(r.x0, r.y1), (r.x1, r.y0)], BLACK_C, 1, Dash::Solid)?;
+        }
+        if !text.is_empty() && text_w(text, 10.0) < r.w() {
+            c.text(
+                text,
+                ((r.x0 + r.x1) / 2.0, y),
+                10.0,
+                RGBColor(255, 255, 255),
+                Align::Center,
+                1,
+                true,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// A lane's name and its data, left of the lane at `y`.
+    fn lane(
+        &self,
+        c: &mut Canvas<'_>,
+        geom: &mut PanelGeom,
+        y: f64,
+        name: &str,
+        data: &str,
+    ) -> Result<(), String> {
         c.text(
-            "crossed: fetched on the wrong guess and thrown away; dashed: the pipeline refilling from the right address",
-            (left, y2 + 22.0),
-            SMALL,
+            name,
+            (self.left - 12.0, y - 8.0),
+            15.0,
             BLACK_C,
-            Align::Left,
-            0,
+            Align::Right,
+            1,
+            true,
+        )?;
+        c.text(
+            data,
+            (self.left - 12.0, y + 10.0),
+            SMALL,
+            GREY,
+            Align::Right,
+            1,
             false,
         )?;
-        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        geom.y_ticks.push((y, name.into()));
+        Ok(())
+    }
 
-        // Where the numbers come from.
+    /// Where the numbers come from, one sentence a line.
+    fn sources(&self, run: &DataFile) -> Vec<String> {
+        let ns_text = &self.ns_text;
+        let miss = mispredict(run, sc::mispredict::MISS_RATE);
+        let ghz = run
+            .meta_num(measure::schema::run::META_CLOCK_GHZ_ESTIMATE)
+            .filter(|g| g.is_finite() && *g > 0.0);
+        let real = run.block(sc::variants::BLOCK).and_then(|v| {
+            let names = v.texts(sc::variants::VARIANT)?;
+            let i = names.iter().position(|n| n == "real_branch_kept")?;
+            Some((
+                v.nums(sc::variants::RANDOM_NS)?[i],
+                v.nums(sc::variants::SORTED_NS)?[i],
+            ))
+        });
         let mut lines = Vec::new();
         match real {
             Some((Some(r), Some(s))) => lines.push(format!(
@@ -384,19 +459,12 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             )),
             _ => lines.push("The misprediction rate: not measured.".into()),
         }
-        lines.push(match (cycles, ghz) {
+        lines.push(match (self.cycles, ghz) {
             (Some(cy), Some(g)) => format!("At the core clock the run estimated ({} GHz), that is {} cycles.", num(g), num(cy)),
             _ => "Cycles per misprediction: not measured (no clock estimate or no misprediction figure).".into(),
         });
-        let mut y = bottom + 50.0;
-        for l in lines {
-            c.text(&l, (22.0, y), LABEL, BLACK_C, Align::Left, 0, false)?;
-            y += 20.0;
-        }
-        c.geom.panels.push(geom);
-        Ok(())
-    })?;
-    Ok(Figure::new("branch-pipeline.svg", svg))
+        lines
+    }
 }
 
 #[cfg(test)]

@@ -315,6 +315,53 @@ impl BarChart {
         let w = f64::from(self.width);
         let mut y = 10.0;
         y += c.title(&self.title, w / 2.0, y, w - 40.0)? + 10.0;
+        let f = self.frame(y)?;
+        let plot = f.plot;
+        let mut geom = PanelGeom {
+            plot: Some(plot),
+            x_continuous: false,
+            y_continuous: true,
+            ..PanelGeom::default()
+        };
+        c.minor_grid(plot, Edge::Left, &f.axis.minor, |t| f.ty(t))?;
+        c.grid(
+            plot,
+            Edge::Left,
+            &f.axis.ticks,
+            |t| f.ty(t),
+            true,
+            &mut geom,
+        )?;
+        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
+        c.y_title(&self.y.title, plot, 14.0)?;
+        let label_bottom = self.draw_categories(c, &f, &mut geom)?;
+
+        // Bars (or dots), whiskers, values. `tops` keeps each one's highest drawn pixel.
+        let DrawnBars {
+            mut tops,
+            labels,
+            marks,
+        } = self.draw_bars(c, &f, &mut geom)?;
+        self.draw_missing(c, &f)?;
+        c.hlines(plot, &self.hlines, |v| f.fy(v))?;
+        // The values, once every mark is known: each where it covers none.
+        for (si, ci, label) in labels {
+            let r = label.place(c, plot, &marks)?;
+            tops[si][ci] = tops[si][ci].map(|t| t.min(r.y0));
+        }
+        self.draw_ratios(c, &f, &tops)?;
+
+        let legend = self.legend();
+        let ly = label_bottom + if self.x_title.is_empty() { 10.0 } else { 28.0 };
+        legend.draw(c, 20.0, w - 20.0, ly)?;
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+
+    /// The plot, its top at `y`, its value axis fitted to the bars and references with
+    /// room above for the brackets, and the bars' slots.
+    fn frame(&self, y: f64) -> Result<BarFrame, String> {
+        let w = f64::from(self.width);
         let plot_h = f64::from(self.plot_height);
         let mut ys: Vec<f64> = Vec::new();
         for (_, ci, b) in self.bars() {
@@ -328,31 +375,36 @@ impl BarChart {
         }
         ys.extend(HLine::ys(&self.hlines, &self.y));
         let headroom = TOP_PAD + BRACKET_STEP * self.bracket_levels() as f64;
-        let y_axis = Axis::fit(&self.y, &ys, plot_h - headroom, &|_| 24.0)
+        let axis = Axis::fit(&self.y, &ys, plot_h - headroom, &|_| 24.0)
             .map_err(|e| format!("figure {:?}: y axis: {e}", self.title))?;
-        let left = 14.0 + 22.0 + y_axis.label_w() + 8.0;
+        let left = 14.0 + 22.0 + axis.label_w() + 8.0;
         let plot = Rect::new(left, y, w - 22.0, y + plot_h);
-        let fy = |v: f64| y_axis.frac(v).map(|f| plot.y1 - f * (plot.h() - headroom));
-        let ty = |t: f64| plot.y1 - y_axis.frac_t(t) * (plot.h() - headroom);
-        let mut geom = PanelGeom {
-            plot: Some(plot),
-            x_continuous: false,
-            y_continuous: true,
-            ..PanelGeom::default()
-        };
-        c.minor_grid(plot, Edge::Left, &y_axis.minor, ty)?;
-        c.grid(plot, Edge::Left, &y_axis.ticks, ty, true, &mut geom)?;
-        c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.y_title(&self.y.title, plot, 14.0)?;
-
         let n_slots = self.slots().max(1);
         let slot = plot.w() / n_slots as f64;
         let n_ser = self.series.len().max(1);
         // A bar is at most 120 pixels wide: one category's bars do not fill the plot.
         let bw = (slot * 0.8 / n_ser as f64).min(120.0);
         let pad = (slot - bw * n_ser as f64) / 2.0;
-        let bar_x = |si: usize, ci: usize| plot.x0 + slot * ci as f64 + pad + bw * si as f64;
-        // Category labels.
+        Ok(BarFrame {
+            plot,
+            axis,
+            headroom,
+            slot,
+            bw,
+            pad,
+        })
+    }
+
+    /// Category labels under the plot, the x title, and the note on what was not measured;
+    /// returns the lowest pixel drawn.
+    fn draw_categories(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &BarFrame,
+        geom: &mut PanelGeom,
+    ) -> Result<f64, String> {
+        let (plot, slot) = (f.plot, f.slot);
+        let w = f64::from(self.width);
         let mut label_bottom = plot.y1 + 8.0;
         for (ci, cat) in self.categories.iter().enumerate() {
             let cx = plot.x0 + slot * (ci as f64 + 0.5);
@@ -387,31 +439,49 @@ impl BarChart {
             )?;
             label_bottom = r.y1 + 3.0;
         }
+        Ok(label_bottom)
+    }
 
-        // Bars (or dots), whiskers, values. `tops` keeps each one's highest drawn pixel.
+    /// Every bar with its whisker, its value label kept for later.
+    fn draw_bars(
+        &self,
+        c: &mut Canvas<'_>,
+        f: &BarFrame,
+        geom: &mut PanelGeom,
+    ) -> Result<DrawnBars, String> {
+        let plot = f.plot;
         let base = plot.y1;
-        let top_px = plot.y1 - (plot.h() - headroom);
+        let top_px = plot.y1 - (plot.h() - f.headroom);
         let mut tops = vec![vec![None::<f64>; self.categories.len()]; self.series.len()];
         let mut labels = Vec::new();
         let mut marks: Vec<(f64, f64)> = Vec::new();
         for (si, ci, b) in self.bars() {
-            let Some(top) = fy(b.v) else { continue };
-            let x0 = bar_x(si, ci);
+            let Some(top) = f.fy(b.v) else { continue };
+            let x0 = f.bar_x(si, ci);
             let at = BarAt {
-                r: Rect::new(x0 + 1.0, top, x0 + bw - 1.0, base),
+                r: Rect::new(x0 + 1.0, top, x0 + f.bw - 1.0, base),
                 top_px,
             };
             let ends = (
-                b.lo.filter(|v| self.y.drawable(*v)).and_then(fy),
-                b.hi.filter(|v| self.y.drawable(*v)).and_then(fy),
+                b.lo.filter(|v| self.y.drawable(*v)).and_then(|v| f.fy(v)),
+                b.hi.filter(|v| self.y.drawable(*v)).and_then(|v| f.fy(v)),
             );
-            let (highest, label) = self.draw_one(c, (si, ci), b, at, ends, &mut geom)?;
+            let (highest, label) = self.draw_one(c, (si, ci), b, at, ends, geom)?;
             tops[si][ci] = Some(highest);
             marks.extend(label.marks());
             labels.push((si, ci, label));
         }
-        // Not measured: a dash at the base where a bar would be, when its category has
-        // other bars.
+        Ok(DrawnBars {
+            tops,
+            labels,
+            marks,
+        })
+    }
+
+    /// Not measured: a dash at the base where a bar would be, when its category has other
+    /// bars.
+    fn draw_missing(&self, c: &mut Canvas<'_>, f: &BarFrame) -> Result<(), String> {
+        let base = f.plot.y1;
         for (si, s) in self.series.iter().enumerate() {
             for ci in 0..self.categories.len() {
                 let measured = s
@@ -425,24 +495,21 @@ impl BarChart {
                     .iter()
                     .any(|o| o.values.get(ci).copied().flatten().is_some());
                 if self.mark_missing && !measured && others && !s.reference {
-                    let cx = bar_x(si, ci) + bw / 2.0;
+                    let cx = f.bar_x(si, ci) + f.bw / 2.0;
                     c.text("n/a", (cx, base - 3.0), 10.0, GREY, Align::Center, 2, false)?;
                 }
             }
         }
-        c.hlines(plot, &self.hlines, fy)?;
-        // The values, once every mark is known: each where it covers none.
-        for (si, ci, label) in labels {
-            let r = label.place(c, plot, &marks)?;
-            tops[si][ci] = tops[si][ci].map(|t| t.min(r.y0));
-        }
+        Ok(())
+    }
 
-        // Ratio brackets, each above the bars it spans and above earlier brackets there.
+    /// Ratio brackets, each above the bars it spans and above earlier brackets there.
+    fn draw_ratios(&self, c: &mut Canvas<'_>, f: &BarFrame, tops: &Tops) -> Result<(), String> {
         let mut drawn: Vec<(f64, f64, f64)> = Vec::new(); // (x from, x to, top)
         for r in &self.ratios {
             let get = |(si, ci): (usize, usize)| -> Option<(f64, f64)> {
                 let top = *tops.get(si)?.get(ci)?;
-                Some((bar_x(si, ci) + bw / 2.0, top?))
+                Some((f.bar_x(si, ci) + f.bw / 2.0, top?))
             };
             let (Some((xa, ta)), Some((xb, tb))) = (get(r.a), get(r.b)) else {
                 continue;
@@ -452,7 +519,7 @@ impl BarChart {
             let mut level = ta.min(tb);
             for (si, row) in tops.iter().enumerate() {
                 for (ci, t) in row.iter().enumerate() {
-                    let cx = bar_x(si, ci) + bw / 2.0;
+                    let cx = f.bar_x(si, ci) + f.bw / 2.0;
                     if let Some(t) = t
                         && cx >= x0 - 1.0
                         && cx <= x1 + 1.0
@@ -466,7 +533,7 @@ impl BarChart {
                     level = level.min(*top);
                 }
             }
-            let ly = (level - 8.0).max(plot.y0 + 24.0);
+            let ly = (level - 8.0).max(f.plot.y0 + 24.0);
             c.line(
                 &[(xa, ta - 2.0), (xa, ly), (xb, ly), (xb, tb - 2.0)],
                 BLACK_C,
@@ -484,12 +551,48 @@ impl BarChart {
             c.geom.boxes.push(tb_rect);
             drawn.push((tb_rect.x0.min(x0), tb_rect.x1.max(x1), tb_rect.y0 - 2.0));
         }
-
-        let legend = self.legend();
-        let ly = label_bottom + if self.x_title.is_empty() { 10.0 } else { 28.0 };
-        legend.draw(c, 20.0, w - 20.0, ly)?;
-        c.geom.panels.push(geom);
         Ok(())
+    }
+}
+
+/// Each bar's highest drawn pixel, by series then category (`None`: no bar).
+type Tops = Vec<Vec<Option<f64>>>;
+
+/// What drawing the bars leaves for later: each bar's highest pixel, the value labels
+/// still to place (series, category, label), and the pixels they must not cover.
+struct DrawnBars {
+    tops: Tops,
+    labels: Vec<(usize, usize, ValueLabel)>,
+    marks: Vec<(f64, f64)>,
+}
+
+/// A bar chart's plot and value axis (`headroom` kept free above the data for brackets),
+/// and the bars' geometry: `slot` a category, `bw` a bar, `pad` before a category's first.
+struct BarFrame {
+    plot: Rect,
+    axis: Axis,
+    headroom: f64,
+    slot: f64,
+    bw: f64,
+    pad: f64,
+}
+
+impl BarFrame {
+    /// The pixel row of value `v`.
+    fn fy(&self, v: f64) -> Option<f64> {
+        self.axis
+            .frac(v)
+            .map(|f| self.plot.y1 - f * (self.plot.h() - self.headroom))
+    }
+
+    /// The pixel row of tick position `t`.
+    fn ty(&self, t: f64) -> f64 {
+        self.plot.y1 - self.axis.frac_t(t) * (self.plot.h() - self.headroom)
+    }
+
+    /// The left edge of series `si`'s bar in category `ci`.
+    fn bar_x(&self, si: usize, ci: usize) -> f64 {
+        self.plot.x0 + self.slot * ci as f64 + self.pad + self.bw * si as f64
     }
 }
 

@@ -193,61 +193,107 @@ impl Heatmap {
         let grid_w = (w - left - bar_w - 20.0).max(40.0);
         let cell_w = grid_w / cols as f64;
         let cell_h = f64::from(self.row_height);
-        let plot = Rect::new(left, y, left + grid_w, y + cell_h * rows as f64);
+        let g = Grid {
+            plot: Rect::new(left, y, left + grid_w, y + cell_h * rows as f64),
+            cell: (cell_w, cell_h),
+            show_text: cell_w >= 34.0 && cell_h >= 14.0,
+        };
+        let plot = g.plot;
         let scale = self.scale();
         let mut geom = PanelGeom {
             plot: Some(plot),
             ..PanelGeom::default()
         };
-        let show_text = cell_w >= 34.0 && cell_h >= 14.0;
         for (r, row) in self.values.iter().enumerate() {
             for ci in 0..cols {
                 let v = row.get(ci).copied().flatten().filter(|v| v.is_finite());
-                let x0 = plot.x0 + ci as f64 * cell_w;
-                let y0 = plot.y0 + r as f64 * cell_h;
-                let cell = Rect::new(x0, y0, x0 + cell_w, y0 + cell_h);
-                let centre = (x0 + cell_w / 2.0, y0 + cell_h / 2.0);
-                match (v, scale) {
-                    (Some(v), Some(sc)) => {
-                        let col = self.colour(v, sc);
-                        c.rect(cell, Some(col.mix(1.0)), None)?;
-                        geom.points.push(centre);
-                        if show_text {
-                            let lum = 0.299 * f64::from(col.0)
-                                + 0.587 * f64::from(col.1)
-                                + 0.114 * f64::from(col.2);
-                            let tc = if lum < 120.0 {
-                                RGBColor(255, 255, 255)
-                            } else {
-                                BLACK_C
-                            };
-                            let mut s = format!("{}{}", (self.cell_fmt)(v), self.cell_suffix);
-                            if v < sc.0 || v > sc.1 {
-                                s.push('*');
-                            }
-                            let size = if text_w(&s, SMALL) < cell_w - 4.0 {
-                                SMALL
-                            } else {
-                                9.0
-                            };
-                            c.text(&s, centre, size, tc, Align::Center, 1, false)?;
-                        }
-                    }
-                    _ => {
-                        c.rect(cell, Some(RGBColor(215, 215, 215).mix(1.0)), None)?;
-                        let note = match &self.diagonal {
-                            Some(d) if r == ci => d,
-                            _ => &self.missing,
-                        };
-                        if show_text && text_w(note, 10.0) < cell_w - 4.0 {
-                            c.text(note, centre, 10.0, GREY, Align::Center, 1, false)?;
-                        }
-                    }
-                }
+                self.draw_cell(c, &g, (r, ci), v.zip(scale), &mut geom)?;
             }
         }
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        // Row and column labels: all of them while they fit, else every k-th.
+        self.draw_labels(c, &g, &mut geom)?;
+        c.x_title(&self.x_label, plot, plot.y1 + 26.0)?;
+        if !self.y_label.is_empty() {
+            c.y_title(&self.y_label, plot, 14.0)?;
+        }
+        for (k, l) in self.caption.iter().enumerate() {
+            c.text(
+                l,
+                (plot.x0, plot.y1 + 48.0 + k as f64 * 16.0),
+                SMALL,
+                GREY,
+                Align::Left,
+                0,
+                false,
+            )?;
+        }
+        if let Some(sc) = scale {
+            self.draw_colour_bar(c, plot, sc)?;
+        }
+        c.geom.panels.push(geom);
+        Ok(())
+    }
+
+    /// The cell in row `r`, column `ci`: its colour and value (with the scale), else grey
+    /// with what that means.
+    fn draw_cell(
+        &self,
+        c: &mut Canvas<'_>,
+        g: &Grid,
+        (r, ci): (usize, usize),
+        value: Option<(f64, (f64, f64))>,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        let (cell_w, cell_h) = g.cell;
+        let x0 = g.plot.x0 + ci as f64 * cell_w;
+        let y0 = g.plot.y0 + r as f64 * cell_h;
+        let cell = Rect::new(x0, y0, x0 + cell_w, y0 + cell_h);
+        let centre = (x0 + cell_w / 2.0, y0 + cell_h / 2.0);
+        let Some((v, sc)) = value else {
+            c.rect(cell, Some(RGBColor(215, 215, 215).mix(1.0)), None)?;
+            let note = match &self.diagonal {
+                Some(d) if r == ci => d,
+                _ => &self.missing,
+            };
+            if g.show_text && text_w(note, 10.0) < cell_w - 4.0 {
+                c.text(note, centre, 10.0, GREY, Align::Center, 1, false)?;
+            }
+            return Ok(());
+        };
+        let col = self.colour(v, sc);
+        c.rect(cell, Some(col.mix(1.0)), None)?;
+        geom.points.push(centre);
+        if g.show_text {
+            let lum =
+                0.299 * f64::from(col.0) + 0.587 * f64::from(col.1) + 0.114 * f64::from(col.2);
+            let tc = if lum < 120.0 {
+                RGBColor(255, 255, 255)
+            } else {
+                BLACK_C
+            };
+            let mut s = format!("{}{}", (self.cell_fmt)(v), self.cell_suffix);
+            if v < sc.0 || v > sc.1 {
+                s.push('*');
+            }
+            let size = if text_w(&s, SMALL) < cell_w - 4.0 {
+                SMALL
+            } else {
+                9.0
+            };
+            c.text(&s, centre, size, tc, Align::Center, 1, false)?;
+        }
+        Ok(())
+    }
+
+    /// Row and column labels: all of them while they fit, else every k-th.
+    fn draw_labels(
+        &self,
+        c: &mut Canvas<'_>,
+        g: &Grid,
+        geom: &mut PanelGeom,
+    ) -> Result<(), String> {
+        let (plot, (cell_w, cell_h)) = (g.plot, g.cell);
+        let (rows, cols) = (self.values.len(), self.cols());
         let every = |n: usize, room: f64, need: f64| {
             ((need / room.max(1.0)).ceil() as usize).clamp(1, n.max(1))
         };
@@ -290,73 +336,71 @@ impl Heatmap {
             )?;
             geom.y_ticks.push((cy, l.clone()));
         }
-        c.x_title(&self.x_label, plot, plot.y1 + 26.0)?;
-        if !self.y_label.is_empty() {
-            c.y_title(&self.y_label, plot, 14.0)?;
-        }
-        for (k, l) in self.caption.iter().enumerate() {
-            c.text(
-                l,
-                (plot.x0, plot.y1 + 48.0 + k as f64 * 16.0),
-                SMALL,
-                GREY,
-                Align::Left,
-                0,
-                false,
-            )?;
-        }
-
-        // The colour bar, with its own ticks and unit.
-        if let Some((lo, hi)) = scale {
-            let bx = plot.x1 + 30.0;
-            let bh = plot.h().clamp(120.0, 360.0);
-            let by = plot.y0;
-            let steps = 48;
-            for k in 0..steps {
-                let f0 = k as f64 / steps as f64;
-                let f1 = (k + 1) as f64 / steps as f64;
-                let v = lo + (hi / 2.0 - lo / 2.0) * 2.0 * (f0 + f1) / 2.0;
-                let col = self.colour(v, (lo, hi));
-                c.rect(
-                    Rect::new(
-                        bx,
-                        by + bh * (1.0 - f1),
-                        bx + 18.0,
-                        by + bh * (1.0 - f0) + 0.5,
-                    ),
-                    Some(col.mix(1.0)),
-                    None,
-                )?;
-            }
-            c.rect(
-                Rect::new(bx, by, bx + 18.0, by + bh),
-                None,
-                Some((BLACK_C, Dash::Solid)),
-            )?;
-            let spec = AxisSpec {
-                fixed: Some((lo, hi)),
-                ..AxisSpec::linear(&self.unit)
-            };
-            if let Ok(axis) = Axis::fit(&spec, &[lo, hi], bh, &|_| 22.0) {
-                for t in &axis.ticks {
-                    let yy = by + bh * (1.0 - axis.frac_t(t.t));
-                    c.line(&[(bx + 18.0, yy), (bx + 23.0, yy)], BLACK_C, 1, Dash::Solid)?;
-                    c.text(
-                        &t.label,
-                        (bx + 26.0, yy),
-                        SMALL,
-                        BLACK_C,
-                        Align::Left,
-                        1,
-                        false,
-                    )?;
-                }
-            }
-            c.text_vertical(&self.unit, (bx + 95.0, by + bh / 2.0), LABEL, BLACK_C)?;
-        }
-        c.geom.panels.push(geom);
         Ok(())
     }
+
+    /// The colour bar right of `plot`, from `lo` to `hi`, with its own ticks and unit.
+    fn draw_colour_bar(
+        &self,
+        c: &mut Canvas<'_>,
+        plot: Rect,
+        (lo, hi): (f64, f64),
+    ) -> Result<(), String> {
+        let bx = plot.x1 + 30.0;
+        let bh = plot.h().clamp(120.0, 360.0);
+        let by = plot.y0;
+        let steps = 48;
+        for k in 0..steps {
+            let f0 = k as f64 / steps as f64;
+            let f1 = (k + 1) as f64 / steps as f64;
+            let v = lo + (hi / 2.0 - lo / 2.0) * 2.0 * (f0 + f1) / 2.0;
+            let col = self.colour(v, (lo, hi));
+            c.rect(
+                Rect::new(
+                    bx,
+                    by + bh * (1.0 - f1),
+                    bx + 18.0,
+                    by + bh * (1.0 - f0) + 0.5,
+                ),
+                Some(col.mix(1.0)),
+                None,
+            )?;
+        }
+        c.rect(
+            Rect::new(bx, by, bx + 18.0, by + bh),
+            None,
+            Some((BLACK_C, Dash::Solid)),
+        )?;
+        let spec = AxisSpec {
+            fixed: Some((lo, hi)),
+            ..AxisSpec::linear(&self.unit)
+        };
+        if let Ok(axis) = Axis::fit(&spec, &[lo, hi], bh, &|_| 22.0) {
+            for t in &axis.ticks {
+                let yy = by + bh * (1.0 - axis.frac_t(t.t));
+                c.line(&[(bx + 18.0, yy), (bx + 23.0, yy)], BLACK_C, 1, Dash::Solid)?;
+                c.text(
+                    &t.label,
+                    (bx + 26.0, yy),
+                    SMALL,
+                    BLACK_C,
+                    Align::Left,
+                    1,
+                    false,
+                )?;
+            }
+        }
+        c.text_vertical(&self.unit, (bx + 95.0, by + bh / 2.0), LABEL, BLACK_C)?;
+        Ok(())
+    }
+}
+
+/// A heatmap's grid: where it is, one cell's (width, height), and whether cells are big
+/// enough to hold their values.
+struct Grid {
+    plot: Rect,
+    cell: (f64, f64),
+    show_text: bool,
 }
 
 #[cfg(test)]

@@ -442,68 +442,15 @@ fn log10(min: f64, max: f64, units: Units, px: f64, spacing: &dyn Fn(&str) -> f6
     let mut chosen: Option<Vec<Nice>> = None;
     // 1. Every 1, 2 and 5 (short ranges).
     if decades <= 3.5 {
-        let mut v = Vec::new();
-        let mut n = lo;
-        while n.t() <= hi.t() + 1e-9 && v.len() <= MAX_TICKS {
-            v.push(n);
-            n = n.next();
-        }
-        if fits(&v) {
-            chosen = Some(v);
-        }
+        chosen = log_every_125(lo, hi, &fits);
     }
     // 2. Every decade, and the two ends.
     if chosen.is_none() && decades <= MAX_TICKS as f64 {
-        let mut v = vec![lo];
-        let mut k = lo.k + 1;
-        while f64::from(k) < hi.t() - 1e-9 {
-            v.push(Nice { m: 1, k });
-            k += 1;
-        }
-        if hi != lo {
-            v.push(hi);
-        }
-        // Drop an end that would crowd its neighbouring decade.
-        if fits(&v) {
-            chosen = Some(v);
-        } else if v.len() > 3 {
-            let mut w: Vec<Nice> = v.iter().copied().filter(|n| n.m == 1).collect();
-            if lo.m != 1 {
-                lo = Nice { m: 1, k: lo.k };
-                w.insert(0, lo);
-            }
-            if hi.m != 1 {
-                hi = Nice { m: 1, k: hi.k + 1 };
-                w.push(hi);
-            }
-            if fits(&w) {
-                chosen = Some(w);
-            }
-        }
+        chosen = log_every_decade(&mut lo, &mut hi, &fits);
     }
     // 3. Every s decades, the ends widened to multiples of s.
     if chosen.is_none() {
-        let span = (hi.t() - lo.t()).max(1.0);
-        for s in [1i32, 2, 3, 5, 10, 20, 50, 100, 200, 500] {
-            let a = (lo.k as f64 / s as f64).floor() as i32 * s;
-            let b = ((hi.t() / s as f64).ceil() as i32).saturating_mul(s);
-            let n = ((b - a) / s) as usize + 1;
-            if n > MAX_TICKS && s < 500 {
-                continue;
-            }
-            let v: Vec<Nice> = (0..n.min(MAX_TICKS + 1))
-                .map(|i| Nice {
-                    m: 1,
-                    k: a + i as i32 * s,
-                })
-                .collect();
-            if fits(&v) || s == 500 || (span / s as f64) < 2.5 {
-                lo = Nice { m: 1, k: a };
-                hi = *v.last().unwrap_or(&lo);
-                chosen = Some(v);
-                break;
-            }
-        }
+        chosen = log_every_s_decades(&mut lo, &mut hi, &fits);
     }
     let picked = chosen.unwrap_or_else(|| vec![lo, hi]);
     let (lo_t, hi_t) = (lo.t(), hi.t().max(lo.t() + 1e-6));
@@ -514,10 +461,97 @@ fn log10(min: f64, max: f64, units: Units, px: f64, spacing: &dyn Fn(&str) -> f6
             label: label(*n),
         })
         .collect();
-    // Grid lines at 2..9 of each decade when there are few decades.
+    let minor = log_minor(lo.k, (lo_t, hi_t), &ticks);
+    Axis {
+        scale: Scale::Log10,
+        lo: lo_t,
+        hi: hi_t,
+        ticks,
+        minor,
+    }
+}
+
+/// Log ticks at every 1, 2 and 5 from `lo` to `hi`, if their labels fit.
+fn log_every_125(lo: Nice, hi: Nice, fits: &dyn Fn(&[Nice]) -> bool) -> Option<Vec<Nice>> {
+    let mut v = Vec::new();
+    let mut n = lo;
+    while n.t() <= hi.t() + 1e-9 && v.len() <= MAX_TICKS {
+        v.push(n);
+        n = n.next();
+    }
+    fits(&v).then_some(v)
+}
+
+/// Log ticks at every decade and the two ends, if their labels fit; else, on a long axis,
+/// the ends widened to whole decades (`lo` and `hi` moved to them) when that fits.
+fn log_every_decade(
+    lo: &mut Nice,
+    hi: &mut Nice,
+    fits: &dyn Fn(&[Nice]) -> bool,
+) -> Option<Vec<Nice>> {
+    let mut v = vec![*lo];
+    let mut k = lo.k + 1;
+    while f64::from(k) < hi.t() - 1e-9 {
+        v.push(Nice { m: 1, k });
+        k += 1;
+    }
+    if hi != lo {
+        v.push(*hi);
+    }
+    // Drop an end that would crowd its neighbouring decade.
+    if fits(&v) {
+        return Some(v);
+    }
+    if v.len() <= 3 {
+        return None;
+    }
+    let mut w: Vec<Nice> = v.iter().copied().filter(|n| n.m == 1).collect();
+    if lo.m != 1 {
+        *lo = Nice { m: 1, k: lo.k };
+        w.insert(0, *lo);
+    }
+    if hi.m != 1 {
+        *hi = Nice { m: 1, k: hi.k + 1 };
+        w.push(*hi);
+    }
+    fits(&w).then_some(w)
+}
+
+/// Log ticks every s decades, for the smallest s whose labels fit (or that leaves under
+/// 2.5 ticks, or s = 500); `lo` and `hi` are widened to multiples of s.
+fn log_every_s_decades(
+    lo: &mut Nice,
+    hi: &mut Nice,
+    fits: &dyn Fn(&[Nice]) -> bool,
+) -> Option<Vec<Nice>> {
+    let span = (hi.t() - lo.t()).max(1.0);
+    for s in [1i32, 2, 3, 5, 10, 20, 50, 100, 200, 500] {
+        let a = (lo.k as f64 / s as f64).floor() as i32 * s;
+        let b = ((hi.t() / s as f64).ceil() as i32).saturating_mul(s);
+        let n = ((b - a) / s) as usize + 1;
+        if n > MAX_TICKS && s < 500 {
+            continue;
+        }
+        let v: Vec<Nice> = (0..n.min(MAX_TICKS + 1))
+            .map(|i| Nice {
+                m: 1,
+                k: a + i as i32 * s,
+            })
+            .collect();
+        if fits(&v) || s == 500 || (span / s as f64) < 2.5 {
+            *lo = Nice { m: 1, k: a };
+            *hi = *v.last().unwrap_or(lo);
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Grid lines at 2..9 of each decade from decade `lo_k`, when there are few decades.
+fn log_minor(lo_k: i32, (lo_t, hi_t): (f64, f64), ticks: &[Tick]) -> Vec<f64> {
     let mut minor = Vec::new();
     if hi_t - lo_t <= 6.0 {
-        let mut k = lo.k;
+        let mut k = lo_k;
         while f64::from(k) <= hi_t && minor.len() < MAX_MINOR {
             for m in 1..10 {
                 let t = f64::from(k) + f64::from(m).log10();
@@ -531,13 +565,7 @@ fn log10(min: f64, max: f64, units: Units, px: f64, spacing: &dyn Fn(&str) -> f6
             k += 1;
         }
     }
-    Axis {
-        scale: Scale::Log10,
-        lo: lo_t,
-        hi: hi_t,
-        ticks,
-        minor,
-    }
+    minor
 }
 
 /// `m` times ten to the `k`, in the axis's units.

@@ -18,6 +18,7 @@ use super::chart::{
 use super::{DrawError, Figure, Saved, appendix_reference, need_block, need_nums, opt_nums};
 use ::cache_ladder::schema::key::LADDER_FACTOR;
 use ::cache_ladder::schema::{EXPERIMENT, META_HUGE_BACKING_PCT, knees, latency as l};
+use measure::data::{Block, DataFile};
 
 /// Palette indices of the series, kept stable across figures.
 const INDEX: usize = 0;
@@ -30,24 +31,21 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(EXPERIMENT)?;
     let b = need_block(run, l::BLOCK)?;
     let kib = need_nums(b, l::KIB)?;
-    // A series with its whiskers; optional columns missing mean "not drawn".
-    let series = |[col, min, max]: [&str; 3], required: bool| -> Result<Vec<Pt>, DrawError> {
-        let v = if required {
-            need_nums(b, col)?
-        } else {
-            opt_nums(b, col)
-        };
-        let lo = opt_nums(b, min);
-        let hi = opt_nums(b, max);
-        Ok((0..kib.len())
-            .filter_map(|i| Some(Pt::spread(kib[i]?, v[i]?, lo[i], hi[i])))
-            .collect())
-    };
-    let index = series([l::INDEX_NS, l::INDEX_MIN_NS, l::INDEX_MAX_NS], true)?;
+    let index = spread_series(
+        b,
+        &kib,
+        [l::INDEX_NS, l::INDEX_MIN_NS, l::INDEX_MAX_NS],
+        true,
+    )?;
     if index.is_empty() {
         return Err(format!("{} has no measured row", super::block_name(b)).into());
     }
-    let pointer = series([l::POINTER_NS, l::POINTER_MIN_NS, l::POINTER_MAX_NS], true)?;
+    let pointer = spread_series(
+        b,
+        &kib,
+        [l::POINTER_NS, l::POINTER_MIN_NS, l::POINTER_MAX_NS],
+        true,
+    )?;
     let mut c = LineChart::new(
         &format!(
             "Figure 105.2: time for one read by working set ({})",
@@ -72,51 +70,8 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         index.clone(),
         index_style,
     ));
-    let huge = series([l::HUGE_NS, l::HUGE_MIN_NS, l::HUGE_MAX_NS], false)?;
-    if !huge.is_empty() {
-        let pct = run
-            .meta_num(META_HUGE_BACKING_PCT)
-            .map_or("backing unknown".to_string(), |p| {
-                format!("{}% backed, verified", super::chart::num(p))
-            });
-        c.series.push(Series::new(
-            format!("pointer chase on huge pages ({pct})"),
-            huge,
-            Style::measured(HUGE, Marker::Diamond),
-        ));
-    }
-    let seq = series([l::SEQ_NS, l::SEQ_MIN_NS, l::SEQ_MAX_NS], false)?;
-    c.series_if_any(
-        "sequential, one add per word (the appendix's sweep)",
-        seq,
-        Style::measured(SEQ, Marker::Triangle),
-    );
-    // The vectorised sweep arrived after the first saved runs: drawn when present.
-    let vec = series([l::SEQ_VEC_NS, l::SEQ_VEC_MIN_NS, l::SEQ_VEC_MAX_NS], false)?;
-    c.series_if_any(
-        "sequential, vectorised sum",
-        vec,
-        Style::measured(SEQ_VEC, Marker::Dot),
-    );
-
-    // The appendix's own output: bare blocks `kib random_ns seq_ns where`.
-    if let Some(r) = appendix_reference(saved, EXPERIMENT)? {
-        let rnd = r.first_points()?;
-        c.series.push(Series::new(
-            format!("{}: random", r.label),
-            rnd,
-            Style::reference(),
-        ));
-        let seq = r.points("c3").unwrap_or_default();
-        if !seq.is_empty() {
-            let mut s = Style::reference();
-            s.marker = Some(Marker::Triangle);
-            s.size = 3;
-            c.series
-                .push(Series::new(format!("{}: sequential", r.label), seq, s));
-        }
-    }
-
+    sweep_series(&mut c, run, b, &kib)?;
+    appendix_series(&mut c, saved)?;
     c.mark_disturbed(&crate::marks::disturbed_xs(run, b, l::KIB));
     // Points whose passes or rounds disagree: ringed, so nobody reads a step into them.
     if let Some(stable) = b.texts(l::STABLE) {
@@ -131,8 +86,101 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             unstable,
         );
     }
+    cache_sizes(&mut c, run);
+    knee_lines(&mut c, run);
+    key_ratio(&mut c, run, &index);
+    let mut figs = vec![Figure::new("cache_ladder-latency.svg", c.render()?)];
+    if let Some(m) = mlp_chart(run, saved)? {
+        figs.push(Figure::new("cache_ladder-mlp.svg", m.render()?));
+    }
+    Ok(figs)
+}
 
-    // The cache sizes the machine reports.
+/// A series with its whiskers, by working set; an optional column missing means "not
+/// drawn".
+fn spread_series(
+    b: &Block,
+    kib: &[Option<f64>],
+    [col, min, max]: [&str; 3],
+    required: bool,
+) -> Result<Vec<Pt>, DrawError> {
+    let v = if required {
+        need_nums(b, col)?
+    } else {
+        opt_nums(b, col)
+    };
+    let lo = opt_nums(b, min);
+    let hi = opt_nums(b, max);
+    Ok((0..kib.len())
+        .filter_map(|i| Some(Pt::spread(kib[i]?, v[i]?, lo[i], hi[i])))
+        .collect())
+}
+
+/// The pointer chase on huge pages and the sequential sweeps, where the run measured them.
+fn sweep_series(
+    c: &mut LineChart,
+    run: &DataFile,
+    b: &Block,
+    kib: &[Option<f64>],
+) -> Result<(), DrawError> {
+    let huge = spread_series(b, kib, [l::HUGE_NS, l::HUGE_MIN_NS, l::HUGE_MAX_NS], false)?;
+    if !huge.is_empty() {
+        let pct = run
+            .meta_num(META_HUGE_BACKING_PCT)
+            .map_or("backing unknown".to_string(), |p| {
+                format!("{}% backed, verified", super::chart::num(p))
+            });
+        c.series.push(Series::new(
+            format!("pointer chase on huge pages ({pct})"),
+            huge,
+            Style::measured(HUGE, Marker::Diamond),
+        ));
+    }
+    let seq = spread_series(b, kib, [l::SEQ_NS, l::SEQ_MIN_NS, l::SEQ_MAX_NS], false)?;
+    c.series_if_any(
+        "sequential, one add per word (the appendix's sweep)",
+        seq,
+        Style::measured(SEQ, Marker::Triangle),
+    );
+    // The vectorised sweep arrived after the first saved runs: drawn when present.
+    let vec = spread_series(
+        b,
+        kib,
+        [l::SEQ_VEC_NS, l::SEQ_VEC_MIN_NS, l::SEQ_VEC_MAX_NS],
+        false,
+    )?;
+    c.series_if_any(
+        "sequential, vectorised sum",
+        vec,
+        Style::measured(SEQ_VEC, Marker::Dot),
+    );
+    Ok(())
+}
+
+/// The appendix's own output: bare blocks `kib random_ns seq_ns where`.
+fn appendix_series(c: &mut LineChart, saved: &Saved) -> Result<(), DrawError> {
+    let Some(r) = appendix_reference(saved, EXPERIMENT)? else {
+        return Ok(());
+    };
+    let rnd = r.first_points()?;
+    c.series.push(Series::new(
+        format!("{}: random", r.label),
+        rnd,
+        Style::reference(),
+    ));
+    let seq = r.points("c3").unwrap_or_default();
+    if !seq.is_empty() {
+        let mut s = Style::reference();
+        s.marker = Some(Marker::Triangle);
+        s.size = 3;
+        c.series
+            .push(Series::new(format!("{}: sequential", r.label), seq, s));
+    }
+    Ok(())
+}
+
+/// The cache sizes the machine reports, as vertical lines.
+fn cache_sizes(c: &mut LineChart, run: &DataFile) {
     for (key, name) in [
         ("l1d_size_bytes", "L1d"),
         ("l2_size_bytes", "L2"),
@@ -149,33 +197,39 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             });
         }
     }
-    // The boundaries read from the pointer chase's curve: a level ends between the two sizes
-    // of a knee, so its line stands halfway between them on the log2 axis.
-    if let Some(kn) = run.block(knees::BLOCK) {
-        let kinds = kn.texts(knees::KIND).unwrap_or_default();
-        let which = kn.texts(knees::SERIES).unwrap_or_default();
-        let from = opt_nums(kn, knees::FROM_KIB);
-        let to = opt_nums(kn, knees::TO_KIB);
-        for i in 0..kinds.len().min(which.len()) {
-            if kinds[i] == "knee"
-                && which[i] == "pointer"
-                && let (Some(f), Some(t)) = (from[i], to[i])
-                && f > 0.0
-                && t > 0.0
-            {
-                c.verticals.push(Vertical {
-                    x: (f * t).sqrt(),
-                    label: format!("knee {}-{}", kib_label(f), kib_label(t)),
-                    kind: VerticalKind::Knee(color(POINTER)),
-                    legend: "knee read from the pointer chase's curve".into(),
-                });
-            }
+}
+
+/// The boundaries read from the pointer chase's curve: a level ends between the two sizes
+/// of a knee, so its line stands halfway between them on the log2 axis.
+fn knee_lines(c: &mut LineChart, run: &DataFile) {
+    let Some(kn) = run.block(knees::BLOCK) else {
+        return;
+    };
+    let kinds = kn.texts(knees::KIND).unwrap_or_default();
+    let which = kn.texts(knees::SERIES).unwrap_or_default();
+    let from = opt_nums(kn, knees::FROM_KIB);
+    let to = opt_nums(kn, knees::TO_KIB);
+    for i in 0..kinds.len().min(which.len()) {
+        if kinds[i] == "knee"
+            && which[i] == "pointer"
+            && let (Some(f), Some(t)) = (from[i], to[i])
+            && f > 0.0
+            && t > 0.0
+        {
+            c.verticals.push(Vertical {
+                x: (f * t).sqrt(),
+                label: format!("knee {}-{}", kib_label(f), kib_label(t)),
+                kind: VerticalKind::Knee(color(POINTER)),
+                legend: "knee read from the pointer chase's curve".into(),
+            });
         }
     }
+}
 
-    // The key ratio, largest working set over smallest, as the key figure `ladder_factor`
-    // defines it: the index chase (the appendix's method), its saved value where there is one.
-    if let Some((a, z)) = super::ends(&index, |p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
+/// The key ratio, largest working set over smallest, as the key figure `ladder_factor`
+/// defines it: the index chase (the appendix's method), its saved value where there is one.
+fn key_ratio(c: &mut LineChart, run: &DataFile, index: &[Pt]) {
+    if let Some((a, z)) = super::ends(index, |p| p.x > 0.0 && p.y > 0.0 && p.y.is_finite())
         && let Some(r) = super::key_or(run, LADDER_FACTOR, super::chart::div(z.y, a.y))
     {
         c.brackets.push(Bracket {
@@ -193,11 +247,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             ],
         });
     }
-    let mut figs = vec![Figure::new("cache_ladder-latency.svg", c.render()?)];
-    if let Some(m) = mlp_chart(run, saved)? {
-        figs.push(Figure::new("cache_ladder-mlp.svg", m.render()?));
-    }
-    Ok(figs)
 }
 
 /// Memory-level parallelism (section 6): time per load by the number of independent chains,

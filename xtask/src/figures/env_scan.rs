@@ -17,6 +17,7 @@ use super::chart::{
 };
 use super::{DrawError, Figure, Saved, need_block, need_nums, need_texts};
 use ::env_scan::schema as sc;
+use measure::data::{Block, DataFile};
 
 const EXP: &str = sc::EXPERIMENT;
 const PASSES: [&str; 3] = ["forward", "backward", "shuffled"];
@@ -79,7 +80,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let dev = need_block(run, sc::deviation::BLOCK)?;
     let workloads = need_texts(dev, sc::deviation::WORKLOAD)?;
     let pads = need_nums(dev, sc::deviation::PAD_BYTES)?;
-    let corr = run.block(sc::correlation::BLOCK);
     let mut names: Vec<String> = Vec::new();
     for w in &workloads {
         if !names.contains(w) && names.len() < MAX_WORKLOADS {
@@ -93,10 +93,41 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         .iter()
         .map(|p| need_nums(dev, &sc::deviation::pass_column(p)))
         .collect::<Result<_, _>>()?;
-    let mut panels = Vec::new();
-    for name in &names {
-        let rows: Vec<usize> = (0..workloads.len())
-            .filter(|&i| &workloads[i] == name)
+    let d = Deviations {
+        saved,
+        run,
+        dev,
+        workloads,
+        pads,
+        cols,
+    };
+    let panels: Vec<LineChart> = names.iter().map(|name| d.panel(name)).collect();
+    let title = format!(
+        "Beyond the appendix: does the size of the environment move the timing? Each pass's \
+         deviation from its median, by region of padding ({})",
+        saved.label
+    );
+    let deviation = Figure::new("env_scan-deviation.svg", render_panels(&title, &panels)?);
+    Ok(vec![deviation, regions_figure(saved, run, &names)?])
+}
+
+/// The deviation block, read: each row's workload and padding, and each pass's column.
+struct Deviations<'a> {
+    saved: &'a Saved,
+    run: &'a DataFile,
+    dev: &'a Block,
+    workloads: Vec<String>,
+    pads: Vec<Option<f64>>,
+    cols: Vec<Vec<Option<f64>>>,
+}
+
+impl Deviations<'_> {
+    /// One workload's panel: each pass's median deviation by region of padding.
+    fn panel(&self, name: &str) -> LineChart {
+        let (run, pads) = (self.run, &self.pads);
+        let corr = run.block(sc::correlation::BLOCK);
+        let rows: Vec<usize> = (0..self.workloads.len())
+            .filter(|&i| self.workloads[i] == name)
             .collect();
         // The regions measured, in order: the x axis names each and ends at the last.
         let starts = super::distinct(
@@ -114,7 +145,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
                     "environment size PAD: regions of {} bytes of padding, by their first byte \
                      (run {})",
                     num(REGION),
-                    saved.label
+                    self.saved.label
                 ),
                 &region_names,
             ),
@@ -124,7 +155,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         for (k, pass) in PASSES.iter().enumerate() {
             let (xs, ys): (Vec<f64>, Vec<f64>) = rows
                 .iter()
-                .filter_map(|&i| Some((pads[i]?, cols[k][i]?)))
+                .filter_map(|&i| Some((pads[i]?, self.cols[k][i]?)))
                 .filter(|(p, d)| p.is_finite() && d.is_finite())
                 .unzip();
             every.extend(xs.iter().zip(&ys).map(|(&p, &d)| (p, d, *pass)));
@@ -139,19 +170,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         }
         c.whisker_label =
             "bars: the middle half of the region's sizes (25th..75th percentile)".into();
-        let dist = crate::marks::disturbed_rows(run, dev);
-        let hit: Vec<f64> = rows
-            .iter()
-            .filter(|&&i| dist[i])
-            .filter_map(|&i| pads[i])
-            .filter_map(|p| {
-                starts
-                    .iter()
-                    .position(|s| *s == (p / REGION).floor() * REGION)
-            })
-            .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
-            .collect();
-        c.mark_disturbed(&hit);
+        c.mark_disturbed(&self.disturbed_regions(&rows, &starts));
         c.hlines.push(HLine {
             y: 0.0,
             label: String::new(),
@@ -161,16 +180,28 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         c.footer.extend(largest(&every));
         c.width = 1100;
         c.plot_height = 300;
-        panels.push(c);
+        c
     }
-    let title = format!(
-        "Beyond the appendix: does the size of the environment move the timing? Each pass's \
-         deviation from its median, by region of padding ({})",
-        saved.label
-    );
-    let deviation = Figure::new("env_scan-deviation.svg", render_panels(&title, &panels)?);
 
-    // The regions as a heatmap: one row per workload and pass, one column per region.
+    /// Where the disturbed rows among `rows` stand: each one's region, once per pass.
+    fn disturbed_regions(&self, rows: &[usize], starts: &[f64]) -> Vec<f64> {
+        let dist = crate::marks::disturbed_rows(self.run, self.dev);
+        rows.iter()
+            .filter(|&&i| dist[i])
+            .filter_map(|&i| self.pads[i])
+            .filter_map(|p| {
+                starts
+                    .iter()
+                    .position(|s| *s == (p / REGION).floor() * REGION)
+            })
+            .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
+            .collect()
+    }
+}
+
+/// `env_scan-regions.svg`: the regions as a heatmap, one row per workload (of `names`) and
+/// pass, one column per region.
+fn regions_figure(saved: &Saved, run: &DataFile, names: &[String]) -> Result<Figure, DrawError> {
     let reg = need_block(run, sc::regions::BLOCK)?;
     let rw = need_texts(reg, sc::regions::WORKLOAD)?;
     let rp = need_texts(reg, sc::regions::PASS)?;
@@ -183,7 +214,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let n = rw.len().min(rp.len()).min(start.len()).min(med.len());
     let mut y_labels = Vec::new();
     let mut values = Vec::new();
-    for name in &names {
+    for name in names {
         for pass in PASSES {
             let row: Vec<Option<f64>> = starts
                 .iter()
@@ -227,10 +258,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
             .into(),
     ];
     let _ = color(0);
-    Ok(vec![
-        deviation,
-        Figure::new("env_scan-regions.svg", heat.render()?),
-    ])
+    Ok(Figure::new("env_scan-regions.svg", heat.render()?))
 }
 
 /// "copy: agreement between passes (Pearson r) forward/backward +0.37, ...; verdict no effect".

@@ -30,12 +30,31 @@ fn values(run: &DataFile, block: &str, col: &str) -> Result<Vec<f64>, DrawError>
 }
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
-    use sc::{cold_in_process as cold, fresh_processes as fresh, warm_in_process as warm};
     let run = saved.need(EXP)?;
     let step = run
         .meta_num("clock_min_step_ns")
         .filter(|s| s.is_finite() && *s > 0.0)
         .ok_or("no #META clock_min_step_ns (a positive number)")?;
+    let variants = variants_strip(saved, run, step)?;
+    let (warm, cold) = spread_strips(run)?;
+    Ok(vec![
+        Figure::new("sink_bench-variants.svg", render_row("", &[variants])?),
+        Figure::new(
+            "sink_bench-spread.svg",
+            render_row(
+                &format!(
+                    "Beyond the appendix: the same pass in one process and in fresh processes ({})",
+                    saved.label
+                ),
+                &[warm, cold],
+            )?,
+        ),
+    ])
+}
+
+/// The three variants' passes on a log time axis, the clock's smallest step (`step`) as
+/// a reference, and (b) / (a) as the key ratio.
+fn variants_strip(saved: &Saved, run: &DataFile, step: f64) -> Result<Strip, DrawError> {
     let names = [
         (sc::part1_passes::DISCARDED_NS, "(a) sum discarded"),
         (sc::part1_passes::SINK_NS, "(b) black_box(sum)"),
@@ -76,7 +95,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         Some(a) if a <= 3.0 * floor => ": (a) reads the clock, not the sum",
         _ => "",
     };
-    let variants = Strip {
+    Ok(Strip {
         title: format!(
             "Beyond the appendix: a discarded sum against a kept one, {n} passes of each \
              variant, round-robin ({}){}",
@@ -99,32 +118,38 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         fmt: time_ns,
         width: 900,
         plot_height: 440,
-    };
+    })
+}
 
-    // A block's column of nanoseconds, in microseconds.
-    let us = |block: &str, col: &str| -> Result<Vec<f64>, DrawError> {
-        Ok(values(run, block, col)?
-            .into_iter()
-            .map(|x| x / 1e3)
-            .collect())
+/// A block's column of nanoseconds, in microseconds.
+fn micros(run: &DataFile, block: &str, col: &str) -> Result<Vec<f64>, DrawError> {
+    Ok(values(run, block, col)?
+        .into_iter()
+        .map(|x| x / 1e3)
+        .collect())
+}
+
+/// The key ratio of a panel: fresh processes (`b`) against one process (`a`), medians.
+fn between(a: &[f64], b: &[f64], what: &str) -> Vec<StripRatio> {
+    let (Some(x), Some(y)) = (measure::stats::median(a), measure::stats::median(b)) else {
+        return Vec::new();
     };
-    let warm_in = us(warm::BLOCK, warm::NS)?;
-    let warm_fresh = us(fresh::BLOCK, fresh::WARM_NS)?;
-    let cold_in = us(cold::BLOCK, cold::NS)?;
-    let cold_fresh = us(fresh::BLOCK, fresh::COLD_NS)?;
-    // The key ratio of each panel: fresh processes against one process, medians.
-    let between = |a: &[f64], b: &[f64], what: &str| -> Vec<StripRatio> {
-        let (Some(x), Some(y)) = (measure::stats::median(a), measure::stats::median(b)) else {
-            return Vec::new();
-        };
-        div(y, x).map_or(Vec::new(), |r| {
-            vec![StripRatio {
-                a: 0,
-                b: 1,
-                text: vec![what.to_string(), ratio(r)],
-            }]
-        })
-    };
+    div(y, x).map_or(Vec::new(), |r| {
+        vec![StripRatio {
+            a: 0,
+            b: 1,
+            text: vec![what.to_string(), ratio(r)],
+        }]
+    })
+}
+
+/// The warm and the cold pass, each in one process against fresh processes.
+fn spread_strips(run: &DataFile) -> Result<(Strip, Strip), DrawError> {
+    use sc::{cold_in_process as cold, fresh_processes as fresh, warm_in_process as warm};
+    let warm_in = micros(run, warm::BLOCK, warm::NS)?;
+    let warm_fresh = micros(run, fresh::BLOCK, fresh::WARM_NS)?;
+    let cold_in = micros(run, cold::BLOCK, cold::NS)?;
+    let cold_fresh = micros(run, fresh::BLOCK, fresh::COLD_NS)?;
     let warm_ratio = between(&warm_in, &warm_fresh, "fresh / one process:");
     let cold_ratio = between(&cold_in, &cold_fresh, "fresh / one process:");
     let warm = Strip {
@@ -169,19 +194,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         width: 600,
         plot_height: 420,
     };
-    Ok(vec![
-        Figure::new("sink_bench-variants.svg", render_row("", &[variants])?),
-        Figure::new(
-            "sink_bench-spread.svg",
-            render_row(
-                &format!(
-                    "Beyond the appendix: the same pass in one process and in fresh processes ({})",
-                    saved.label
-                ),
-                &[warm, cold],
-            )?,
-        ),
-    ])
+    Ok((warm, cold))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! - every file a drawer writes is listed in [`super::DRAWERS`];
 //! - drawing twice gives the same bytes.
 
+use super::chart::PanelGeom;
 use super::{DRAWERS, Figure, Saved};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -52,55 +53,65 @@ pub fn problems(f: &Figure) -> Vec<String> {
         }
     }
     for (k, p) in g.panels.iter().enumerate() {
-        let Some(plot) = p.plot else { continue };
-        let real = |t: &[(f64, String)]| t.iter().filter(|(_, l)| !l.trim().is_empty()).count();
-        // Diagrams have one labelled axis; charts have two. A continuous axis needs two
-        // labels to be read; an axis of categories needs one (a single measured category).
-        let need = |continuous: bool| if continuous { 2 } else { 1 };
-        if (!p.x_ticks.is_empty() || p.x_continuous) && real(&p.x_ticks) < need(p.x_continuous) {
-            out.push(format!(
-                "{name}: panel {k}: the x axis has {} labels",
-                real(&p.x_ticks)
-            ));
-        }
-        if (!p.y_ticks.is_empty() || p.y_continuous) && real(&p.y_ticks) < 2 {
-            out.push(format!(
-                "{name}: panel {k}: the y axis has {} labels",
-                real(&p.y_ticks)
-            ));
-        }
-        let span = |t: &[(f64, String)]| {
-            let v: Vec<f64> = t.iter().map(|x| x.0).collect();
-            (
-                v.iter().copied().fold(f64::INFINITY, f64::min),
-                v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            )
-        };
-        let (xa, xb) = span(&p.x_ticks);
-        let (ya, yb) = span(&p.y_ticks);
-        for q in &p.points {
-            if !plot.grow(1.0).contains(*q) {
-                out.push(format!(
-                    "{name}: panel {k}: point {q:?} outside the plot {plot:?}"
-                ));
-            }
-            if p.x_continuous && (q.0 < xa - 1.0 || q.0 > xb + 1.0) {
-                out.push(format!(
-                    "{name}: panel {k}: point {q:?} beyond the x labels {xa}..{xb}"
-                ));
-            }
-            if p.y_continuous && (q.1 < ya - 1.0 || q.1 > yb + 1.0) {
-                out.push(format!(
-                    "{name}: panel {k}: point {q:?} beyond the y labels {ya}..{yb}"
-                ));
-            }
-        }
+        out.extend(panel_problems(name, k, p));
     }
     for b in &g.boxes {
         let (w, h) = (f64::from(g.size.0), f64::from(g.size.1));
         if b.x0 < -1.0 || b.y0 < -1.0 || b.x1 > w + 1.0 || b.y1 > h + 1.0 {
             out.push(format!(
                 "{name}: a text box {b:?} runs off the {w}x{h} figure"
+            ));
+        }
+    }
+    out
+}
+
+/// The rules panel `k` of figure `name` breaks: too few axis labels, a point outside the
+/// plot or beyond the labelled range.
+fn panel_problems(name: &str, k: usize, p: &PanelGeom) -> Vec<String> {
+    let Some(plot) = p.plot else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let real = |t: &[(f64, String)]| t.iter().filter(|(_, l)| !l.trim().is_empty()).count();
+    // Diagrams have one labelled axis; charts have two. A continuous axis needs two
+    // labels to be read; an axis of categories needs one (a single measured category).
+    let need = |continuous: bool| if continuous { 2 } else { 1 };
+    if (!p.x_ticks.is_empty() || p.x_continuous) && real(&p.x_ticks) < need(p.x_continuous) {
+        out.push(format!(
+            "{name}: panel {k}: the x axis has {} labels",
+            real(&p.x_ticks)
+        ));
+    }
+    if (!p.y_ticks.is_empty() || p.y_continuous) && real(&p.y_ticks) < 2 {
+        out.push(format!(
+            "{name}: panel {k}: the y axis has {} labels",
+            real(&p.y_ticks)
+        ));
+    }
+    let span = |t: &[(f64, String)]| {
+        let v: Vec<f64> = t.iter().map(|x| x.0).collect();
+        (
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        )
+    };
+    let (xa, xb) = span(&p.x_ticks);
+    let (ya, yb) = span(&p.y_ticks);
+    for q in &p.points {
+        if !plot.grow(1.0).contains(*q) {
+            out.push(format!(
+                "{name}: panel {k}: point {q:?} outside the plot {plot:?}"
+            ));
+        }
+        if p.x_continuous && (q.0 < xa - 1.0 || q.0 > xb + 1.0) {
+            out.push(format!(
+                "{name}: panel {k}: point {q:?} beyond the x labels {xa}..{xb}"
+            ));
+        }
+        if p.y_continuous && (q.1 < ya - 1.0 || q.1 > yb + 1.0) {
+            out.push(format!(
+                "{name}: panel {k}: point {q:?} beyond the y labels {ya}..{yb}"
             ));
         }
     }

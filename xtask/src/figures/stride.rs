@@ -87,6 +87,17 @@ fn cost_chart(
         b,
         sc::stride::STRIDE_BYTES,
     ));
+    unsettled_rings(&mut c, b, &stride)?;
+    if let Some(r) = reference {
+        c.series.push(r.series()?);
+    }
+    c.brackets.extend(prefetch_bracket(run));
+    line_size_ratio(&mut c, run, &wrap);
+    Ok(c)
+}
+
+/// Strides whose passes disagree, ringed.
+fn unsettled_rings(c: &mut LineChart, b: &Block, stride: &[Option<f64>]) -> Result<(), DrawError> {
     if let Some(agree) = b.texts(sc::stride::AGREE) {
         let flagged: Vec<Pt> = stride
             .iter()
@@ -103,16 +114,17 @@ fn cost_chart(
             flagged,
         );
     }
-    if let Some(r) = reference {
-        c.series.push(r.series()?);
-    }
-    c.brackets.extend(prefetch_bracket(run));
+    Ok(())
+}
+
+/// The reported line size as a vertical and, where the walk has both, the key ratio: a
+/// line-sized stride against stride 1, with stride 1 as a horizontal reference.
+fn line_size_ratio(c: &mut LineChart, run: &DataFile, wrap: &[Pt]) {
     let line = run
         .meta_num(sc::META_LINE_BYTES)
         .filter(|l| l.is_finite() && *l > 0.0);
     if let Some(l) = line {
         c.verticals.push(super::line_size(l));
-        // The key ratio: a line-sized stride against stride 1.
         let at = |x: f64| wrap.iter().find(|p| p.x == x).map(|p| p.y);
         if let (Some(one), Some(full)) = (at(1.0), at(l))
             && let Some(r) = div(full, one)
@@ -134,7 +146,6 @@ fn cost_chart(
             });
         }
     }
-    Ok(c)
 }
 
 /// The prefetchers seen from the outside: the fresh-lines walk at 256 bytes against the

@@ -24,7 +24,7 @@ use super::{
     opt_nums,
 };
 use ::tlb_walk::schema as sc;
-use measure::data::DataFile;
+use measure::data::{Block, DataFile};
 use measure::facts::human_bytes;
 use measure::schema::tlb;
 
@@ -33,6 +33,20 @@ const LINE: usize = 1;
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
+    let lpp = run
+        .meta_num(sc::META_LINES_PER_PAGE)
+        .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e9)
+        .map_or("lines per page".to_string(), |n| format!("{n:.0}"));
+    let mut out = vec![pages_figure(saved, run, &lpp)?];
+    if let Some(h) = run.block(sc::huge_pages::BLOCK) {
+        out.push(huge_figure(saved, run, h, &lpp)?);
+    }
+    Ok(out)
+}
+
+/// Table 105.13 redrawn: time per read by pages walked, both layouts, the TLBs' reach, the
+/// unsettled points, the appendix's own numbers and the key ratio.
+fn pages_figure(saved: &Saved, run: &DataFile, lpp: &str) -> Result<Figure, DrawError> {
     let b = need_block(run, sc::pages::BLOCK)?;
     let pages = need_nums(b, sc::pages::PAGES)?;
     let series = |cols: [&str; 3]| -> Result<Vec<Pt>, DrawError> {
@@ -51,10 +65,6 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         sc::pages::LINE_MIN_NS,
         sc::pages::LINE_MAX_NS,
     ])?;
-    let lpp = run
-        .meta_num(sc::META_LINES_PER_PAGE)
-        .filter(|n| n.is_finite() && *n > 0.0 && *n < 1e9)
-        .map_or("lines per page".to_string(), |n| format!("{n:.0}"));
     let mut c = LineChart::new(
         &format!(
             "Table 105.13: one 8-byte read per page, by pages walked ({})",
@@ -79,21 +89,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         Style::measured(LINE, Marker::Square),
     ));
     c.mark_disturbed(&crate::marks::disturbed_xs(run, b, sc::pages::PAGES));
-    if let Some(agree) = b.texts(sc::pages::AGREE) {
-        let mut flagged = Vec::new();
-        for (i, a) in agree.iter().enumerate() {
-            if a != "yes"
-                && let Some(p) = pages[i]
-            {
-                for s in [&off0, &line] {
-                    if let Some(q) = s.iter().find(|q| q.x == p) {
-                        flagged.push(Pt::new(q.x, q.y));
-                    }
-                }
-            }
-        }
-        c.rings("unsettled: its passes disagree", flagged);
-    }
+    ring_unsettled(&mut c, b, &pages, [&off0, &line]);
     // The appendix's own output: bare blocks `pages ns`.
     if let Some(r) = appendix_reference(saved, sc::EXPERIMENT)? {
         let pts = r.first_points()?;
@@ -121,72 +117,91 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         });
     }
     c.width = 1000;
-    let mut out = vec![Figure::new("tlb_walk-pages.svg", c.render()?)];
+    Ok(Figure::new("tlb_walk-pages.svg", c.render()?))
+}
 
-    // Section 3: huge against small pages, both layouts.
-    if let Some(h) = run.block(sc::huge_pages::BLOCK) {
-        let layout = need_texts(h, sc::huge_pages::LAYOUT)?;
-        let advice = need_texts(h, sc::huge_pages::ADVICE)?;
-        let ns = need_nums(h, sc::huge_pages::NS)?;
-        let lo = opt_nums(h, sc::huge_pages::MIN_NS);
-        let hi = opt_nums(h, sc::huge_pages::MAX_NS);
-        let pct = opt_nums(h, sc::huge_pages::HUGE_BACKING_PCT);
-        let n = run
-            .meta_num(sc::META_HUGE_WALK_PAGES)
-            .filter(|n| n.is_finite() && *n > 0.0);
-        let mut bars = BarChart::new(
-            &format!(
-                "The huge-page test after Table 105.13: the same walk on 4 KiB pages and on huge \
-                 pages ({}{})",
-                n.map_or(String::new(), |n| format!(
-                    "{} pages of 4 KiB, ",
-                    grouped(n)
-                )),
-                saved.label
-            ),
-            AxisSpec::linear("time per read (ns, median)").starting_at_zero(),
-        );
-        bars.categories = vec![
-            "slot at offset 0 (the appendix's method)".into(),
-            format!("slot on line i mod {lpp}"),
-        ];
-        let find = |lay: &str, adv: &str| {
-            (0..layout.len().min(advice.len())).find(|&i| layout[i] == lay && advice[i] == adv)
-        };
-        for (k, (adv, what)) in [
-            ("nohugepage", "4 KiB pages, MADV_NOHUGEPAGE"),
-            ("hugepage", "huge pages, MADV_HUGEPAGE"),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let backing = find("offset0", adv)
-                .and_then(|i| pct[i])
-                .map_or("backing unknown".to_string(), |p| {
-                    format!("{}% huge, verified", num(p))
-                });
-            bars.series.push(BarSeries::new(
-                format!("{what} ({backing})"),
-                ["offset0", "line"]
-                    .iter()
-                    .map(|l| find(l, adv).and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i]))))
-                    .collect(),
-                color(if k == 0 { 5 } else { 3 }),
-            ));
+/// Rings the points of sizes whose two passes disagree (`agree` is not "yes").
+fn ring_unsettled(c: &mut LineChart, b: &Block, pages: &[Option<f64>], series: [&[Pt]; 2]) {
+    if let Some(agree) = b.texts(sc::pages::AGREE) {
+        let mut flagged = Vec::new();
+        for (i, a) in agree.iter().enumerate() {
+            if a != "yes"
+                && let Some(p) = pages[i]
+            {
+                for s in series {
+                    if let Some(q) = s.iter().find(|q| q.x == p) {
+                        flagged.push(Pt::new(q.x, q.y));
+                    }
+                }
+            }
         }
-        bars.mark_disturbed(&crate::marks::disturbed_by(
-            run,
-            h,
-            sc::huge_pages::LAYOUT,
-            &["offset0", "line"],
-        ));
-        for cat in 0..2 {
-            let x = Bar::over(bars.series[0].values[cat], bars.series[1].values[cat]);
-            bars.bracket((0, cat), (1, cat), "4 KiB / huge", x);
-        }
-        out.push(Figure::new("tlb_walk-huge.svg", bars.render()?));
+        c.rings("unsettled: its passes disagree", flagged);
     }
-    Ok(out)
+}
+
+/// The huge-page test after Table 105.13: the same walk on 4 KiB and on huge pages, both
+/// layouts, with each backing as verified.
+fn huge_figure(saved: &Saved, run: &DataFile, h: &Block, lpp: &str) -> Result<Figure, DrawError> {
+    let layout = need_texts(h, sc::huge_pages::LAYOUT)?;
+    let advice = need_texts(h, sc::huge_pages::ADVICE)?;
+    let ns = need_nums(h, sc::huge_pages::NS)?;
+    let lo = opt_nums(h, sc::huge_pages::MIN_NS);
+    let hi = opt_nums(h, sc::huge_pages::MAX_NS);
+    let pct = opt_nums(h, sc::huge_pages::HUGE_BACKING_PCT);
+    let n = run
+        .meta_num(sc::META_HUGE_WALK_PAGES)
+        .filter(|n| n.is_finite() && *n > 0.0);
+    let mut bars = BarChart::new(
+        &format!(
+            "The huge-page test after Table 105.13: the same walk on 4 KiB pages and on huge \
+             pages ({}{})",
+            n.map_or(String::new(), |n| format!(
+                "{} pages of 4 KiB, ",
+                grouped(n)
+            )),
+            saved.label
+        ),
+        AxisSpec::linear("time per read (ns, median)").starting_at_zero(),
+    );
+    bars.categories = vec![
+        "slot at offset 0 (the appendix's method)".into(),
+        format!("slot on line i mod {lpp}"),
+    ];
+    let find = |lay: &str, adv: &str| {
+        (0..layout.len().min(advice.len())).find(|&i| layout[i] == lay && advice[i] == adv)
+    };
+    for (k, (adv, what)) in [
+        ("nohugepage", "4 KiB pages, MADV_NOHUGEPAGE"),
+        ("hugepage", "huge pages, MADV_HUGEPAGE"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let backing = find("offset0", adv)
+            .and_then(|i| pct[i])
+            .map_or("backing unknown".to_string(), |p| {
+                format!("{}% huge, verified", num(p))
+            });
+        bars.series.push(BarSeries::new(
+            format!("{what} ({backing})"),
+            ["offset0", "line"]
+                .iter()
+                .map(|l| find(l, adv).and_then(|i| ns[i].map(|v| Bar::spread(v, lo[i], hi[i]))))
+                .collect(),
+            color(if k == 0 { 5 } else { 3 }),
+        ));
+    }
+    bars.mark_disturbed(&crate::marks::disturbed_by(
+        run,
+        h,
+        sc::huge_pages::LAYOUT,
+        &["offset0", "line"],
+    ));
+    for cat in 0..2 {
+        let x = Bar::over(bars.series[0].values[cat], bars.series[1].values[cat]);
+        bars.bracket((0, cat), (1, cat), "4 KiB / huge", x);
+    }
+    Ok(Figure::new("tlb_walk-huge.svg", bars.render()?))
 }
 
 /// The data TLBs' reach for 4 KiB pages as the run recorded it (`#META dtlb_l1_4k_entries`

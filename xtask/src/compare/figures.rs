@@ -322,68 +322,12 @@ fn draw(
         v.dedup();
         v
     };
-    let others = with_data
-        .iter()
-        .filter(|&&i| i != base && ms[i].kind == Kind::Run)
-        .count();
-    let med = if many {
-        median_line(ms, &series)
-    } else {
-        Vec::new()
-    };
-    let odd = far_series(ms, &series, &med);
-    for s in order.iter().filter(|s| !odd.contains(&s.machine)) {
-        c.series.push(style(ms, base, others, s));
-    }
-    if !med.is_empty() {
-        let runs = with_data
-            .iter()
-            .filter(|&&i| ms[i].kind == Kind::Run)
-            .count();
-        // Above the baseline, short-dashed and thinner: where the two coincide, both show.
-        c.series.push(Drawn::new(
-            format!("median over the {runs} measured runs (short dashes)"),
-            med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
-            Style {
-                color: BLACK_C,
-                line: Some(Dash::Short),
-                width: 2,
-                marker: None,
-                size: 3,
-            },
-        ));
-    }
-    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
-        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
-        c.series.push(outlier_style(ms, base, rank, s));
-    }
+    c.series = drawn_series(ms, base, &series, &order, &with_data);
     if c.x.scale != Scale::Linear {
-        // Gaps are gaps: a line is not drawn across sizes a machine never measured.
-        let step = c
-            .series
-            .iter()
-            .map(|d| finest_step(&d.points))
-            .fold(f64::INFINITY, f64::min);
-        c.series = std::mem::take(&mut c.series)
-            .into_iter()
-            .flat_map(|d| split_at_gaps(d, step))
-            .collect();
+        break_at_gaps(&mut c);
     }
     if c.x.is_category() {
-        // Categories are not a sequence: dots, never lines joining them.
-        // The median a cross, so that the baseline's dot shows under it.
-        for d in &mut c.series {
-            d.style.line = None;
-            if let Some(l) = d.label.strip_suffix(" (short dashes)") {
-                d.label = format!("{l} (crosses)");
-                d.style.marker = Some(Marker::Cross);
-                d.style.size = 5;
-            } else if d.style.marker.is_none() {
-                d.label = d.label.replace(" (dashed)", "");
-                d.style.marker = Some(Marker::Dot);
-                d.style.size = 2;
-            }
-        }
+        as_dots(&mut c);
     }
     c.verticals = verticals;
     let dropped = undrawable(&c.x, &c.y, &c.series);
@@ -391,22 +335,115 @@ fn draw(
         c.footer.push(e);
     }
     c.footer.extend(spec.notes);
+    c.footer.extend(missing_note(ms, &with_data));
+    c.footer.extend(dropped_note(dropped));
+    finish(&c, spec.file)
+}
+
+/// The drawn series in drawing order: the machines near the median, then the median itself
+/// (beyond eight machines), then the machines far from it, coloured and on top.
+fn drawn_series(
+    ms: &[Machine],
+    base: usize,
+    series: &[Series],
+    order: &[&Series],
+    with_data: &[usize],
+) -> Vec<Drawn> {
+    let others = with_data
+        .iter()
+        .filter(|&&i| i != base && ms[i].kind == Kind::Run)
+        .count();
+    let med = if ms.len() > MANY {
+        median_line(ms, series)
+    } else {
+        Vec::new()
+    };
+    let odd = far_series(ms, series, &med);
+    let mut out: Vec<Drawn> = order
+        .iter()
+        .filter(|s| !odd.contains(&s.machine))
+        .map(|s| style(ms, base, others, s))
+        .collect();
+    if !med.is_empty() {
+        let runs = with_data
+            .iter()
+            .filter(|&&i| ms[i].kind == Kind::Run)
+            .count();
+        out.push(median_drawn(runs, &med));
+    }
+    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
+        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
+        out.push(outlier_style(ms, base, rank, s));
+    }
+    out
+}
+
+/// The median over the measured runs: above the baseline, short-dashed and thinner, so that
+/// where the two coincide, both show.
+fn median_drawn(runs: usize, med: &[(f64, f64)]) -> Drawn {
+    Drawn::new(
+        format!("median over the {runs} measured runs (short dashes)"),
+        med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
+        Style {
+            color: BLACK_C,
+            line: Some(Dash::Short),
+            width: 2,
+            marker: None,
+            size: 3,
+        },
+    )
+}
+
+/// Gaps are gaps: a line is not drawn across sizes a machine never measured.
+fn break_at_gaps(c: &mut LineChart) {
+    let step = c
+        .series
+        .iter()
+        .map(|d| finest_step(&d.points))
+        .fold(f64::INFINITY, f64::min);
+    c.series = std::mem::take(&mut c.series)
+        .into_iter()
+        .flat_map(|d| split_at_gaps(d, step))
+        .collect();
+}
+
+/// Categories are not a sequence: dots, never lines joining them. The median a cross, so
+/// that the baseline's dot shows under it.
+fn as_dots(c: &mut LineChart) {
+    for d in &mut c.series {
+        d.style.line = None;
+        if let Some(l) = d.label.strip_suffix(" (short dashes)") {
+            d.label = format!("{l} (crosses)");
+            d.style.marker = Some(Marker::Cross);
+            d.style.size = 5;
+        } else if d.style.marker.is_none() {
+            d.label = d.label.replace(" (dashed)", "");
+            d.style.marker = Some(Marker::Dot);
+            d.style.size = 2;
+        }
+    }
+}
+
+/// The line naming (or, beyond eight machines, counting) the machines with no numbers for
+/// a figure, if any.
+fn missing_note(ms: &[Machine], with_data: &[usize]) -> Option<String> {
     let missing: Vec<&str> = (0..ms.len())
         .filter(|i| !with_data.contains(i))
         .map(|i| ms[i].label.as_str())
         .collect();
-    if !missing.is_empty() {
-        c.footer.push(if many {
-            format!(
-                "{} machine(s) have no numbers for this figure.",
-                missing.len()
-            )
-        } else {
-            format!("No numbers for this figure: {}.", missing.join(", "))
-        });
+    if missing.is_empty() {
+        None
+    } else if ms.len() > MANY {
+        Some(format!(
+            "{} machine(s) have no numbers for this figure.",
+            missing.len()
+        ))
+    } else {
+        Some(format!(
+            "No numbers for this figure: {}.",
+            missing.join(", ")
+        ))
     }
-    c.footer.extend(dropped_note(dropped));
-    finish(&c, spec.file)
 }
 
 /// Renders a chart into the overlay `file`; a chart with no value that can be drawn (every

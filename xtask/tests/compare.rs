@@ -92,175 +92,229 @@ fn refused(o: &Output, needle: &str) {
 /// machine `i - 1`; `skip` leaves experiments out; `extra` adds a column to the latency block.
 fn synthetic(dir: &Path, i: usize, skip: &[&str], extra: bool) {
     fs::create_dir_all(dir).unwrap();
-    let k = 1.0 + i as f64 * 0.04;
-    let meta = format!(
-        "#META cpu_model Synthetic CPU {i}\n#META arch x86_64\n#META logical_cores 4\n\
-         #META page_size_bytes 4096\n#META l1d_size_bytes 32768 sysfs\n#META l1d_line_bytes 64 sysfs\n\
-         #META l2_size_bytes 1048576 sysfs\n#META l3_size_bytes 16777216 sysfs\n#META quick no\n\
-         #META load_before 0.{i:02} 0.10 0.10\n"
-    );
-    let kf = |rows: &[(&str, f64, &str)]| {
-        let mut t = String::from("#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n");
-        for (n, v, u) in rows {
-            t.push_str(&format!("#DATA {n} {v} {u}\n"));
+    let m = Synth::new(i);
+    let files: Vec<(&str, String)> = vec![
+        ("clock_probe", m.clock_probe()),
+        ("cache_ladder", m.cache_ladder(extra)),
+        ("stride", m.stride()),
+        ("tlb_walk", m.tlb_walk()),
+        ("branch", m.branch()),
+        ("fp_cost", m.fp_cost()),
+        ("false_sharing", m.false_sharing()),
+        ("bandwidth", m.bandwidth()),
+    ];
+    for (e, text) in files {
+        if !skip.contains(&e) {
+            fs::write(dir.join(format!("{e}.txt")), text).unwrap();
         }
-        t + "#DATA-END\n"
-    };
-    let mut files: Vec<(&str, String)> = Vec::new();
-    files.push((
-        "clock_probe",
+    }
+}
+
+/// A `key_figures` block of `(figure, value, unit)` rows.
+fn key_figures(rows: &[(&str, f64, &str)]) -> String {
+    let mut t = String::from("#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n");
+    for (n, v, u) in rows {
+        t.push_str(&format!("#DATA {n} {v} {u}\n"));
+    }
+    t + "#DATA-END\n"
+}
+
+/// Synthetic machine `i`: its `#META` lines and its slowness factor `k`.
+struct Synth {
+    i: usize,
+    k: f64,
+    meta: String,
+}
+
+impl Synth {
+    fn new(i: usize) -> Self {
+        let meta = format!(
+            "#META cpu_model Synthetic CPU {i}\n#META arch x86_64\n#META logical_cores 4\n\
+             #META page_size_bytes 4096\n#META l1d_size_bytes 32768 sysfs\n#META l1d_line_bytes 64 sysfs\n\
+             #META l2_size_bytes 1048576 sysfs\n#META l3_size_bytes 16777216 sysfs\n#META quick no\n\
+             #META load_before 0.{i:02} 0.10 0.10\n"
+        );
+        Synth {
+            i,
+            k: 1.0 + i as f64 * 0.04,
+            meta,
+        }
+    }
+
+    fn clock_probe(&self) -> String {
+        let (meta, k) = (&self.meta, self.k);
         format!(
             "== the clock ==\n{meta}#DATA-BEGIN clock_cost\n#COLUMNS method:text median_ns min_ns max_ns\n\
              #DATA clock_gettime {} 20 30\n#DATA-END\n{}",
             20.0 * k,
-            kf(&[("clock_read", 20.0 * k, "ns"), ("clock_step", 20.0, "ns")])
-        ),
-    ));
-    let mut lat = String::from("#DATA-BEGIN latency\n#COLUMNS kib where:text index_ns pointer_ns");
-    lat.push_str(if extra { " extra_ns\n" } else { "\n" });
-    let mut kib = 4u64;
-    while kib <= 131072 {
-        let ns = if kib <= 32 {
-            1.0
-        } else if kib <= 1024 {
-            4.0
-        } else if kib <= 16384 {
-            15.0
-        } else {
-            100.0
-        };
-        let ns = ns * k * (1.0 + (kib as f64).log2() * 0.01);
-        lat.push_str(&format!("#DATA {kib} L1d {} {ns}", ns * 1.2));
-        if extra {
-            lat.push_str(" 7");
+            key_figures(&[("clock_read", 20.0 * k, "ns"), ("clock_step", 20.0, "ns")])
+        )
+    }
+
+    fn cache_ladder(&self, extra: bool) -> String {
+        let k = self.k;
+        let mut lat =
+            String::from("#DATA-BEGIN latency\n#COLUMNS kib where:text index_ns pointer_ns");
+        lat.push_str(if extra { " extra_ns\n" } else { "\n" });
+        let mut kib = 4u64;
+        while kib <= 131072 {
+            let ns = if kib <= 32 {
+                1.0
+            } else if kib <= 1024 {
+                4.0
+            } else if kib <= 16384 {
+                15.0
+            } else {
+                100.0
+            };
+            let ns = ns * k * (1.0 + (kib as f64).log2() * 0.01);
+            lat.push_str(&format!("#DATA {kib} L1d {} {ns}", ns * 1.2));
+            if extra {
+                lat.push_str(" 7");
+            }
+            lat.push('\n');
+            kib *= 2;
         }
-        lat.push('\n');
-        kib *= 2;
-    }
-    lat.push_str("#DATA-END\n");
-    files.push((
-        "cache_ladder",
-        format!("{meta}{lat}{}", kf(&[("ladder_factor", 100.0 * k, "x")])),
-    ));
-    let mut st = String::from("#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n");
-    for e in 0..13 {
-        let b = 1u64 << e;
-        st.push_str(&format!(
-            "#DATA {b} {}\n",
-            k * (0.5 + (b.min(64) as f64) / 20.0)
-        ));
-    }
-    files.push(("stride", format!("{meta}{st}#DATA-END\n")));
-    let mut tl = String::from("#DATA-BEGIN pages\n#COLUMNS pages offset0_ns\n");
-    for e in (4..=16).step_by(2) {
-        tl.push_str(&format!(
-            "#DATA {} {}\n",
-            1u64 << e,
-            k * 3.0 * (e as f64 - 3.0)
-        ));
-    }
-    tl.push_str("#DATA-END\n");
-    files.push((
-        "tlb_walk",
+        lat.push_str("#DATA-END\n");
         format!(
-            "{meta}{tl}{}",
-            kf(&[
+            "{}{lat}{}",
+            self.meta,
+            key_figures(&[("ladder_factor", 100.0 * k, "x")])
+        )
+    }
+
+    fn stride(&self) -> String {
+        let mut st = String::from("#DATA-BEGIN stride\n#COLUMNS stride_bytes appendix_ns\n");
+        for e in 0..13 {
+            let b = 1u64 << e;
+            st.push_str(&format!(
+                "#DATA {b} {}\n",
+                self.k * (0.5 + (b.min(64) as f64) / 20.0)
+            ));
+        }
+        format!("{}{st}#DATA-END\n", self.meta)
+    }
+
+    fn tlb_walk(&self) -> String {
+        let k = self.k;
+        let mut tl = String::from("#DATA-BEGIN pages\n#COLUMNS pages offset0_ns\n");
+        for e in (4..=16).step_by(2) {
+            tl.push_str(&format!(
+                "#DATA {} {}\n",
+                1u64 << e,
+                k * 3.0 * (e as f64 - 3.0)
+            ));
+        }
+        tl.push_str("#DATA-END\n");
+        format!(
+            "{}{tl}{}",
+            self.meta,
+            key_figures(&[
                 ("first_touch_ns", 1000.0 * k, "ns"),
                 ("touch_again_ns", 10.0, "ns"),
                 ("first_touch_factor", 100.0 * k, "x")
             ])
-        ),
-    ));
-    files.push((
-        "branch",
+        )
+    }
+
+    fn branch(&self) -> String {
+        let k = self.k;
         format!(
-            "{meta}#DATA-BEGIN patterns\n#COLUMNS pattern:text period median_ns\n#DATA always_true 1 {}\n\
+            "{}#DATA-BEGIN patterns\n#COLUMNS pattern:text period median_ns\n#DATA always_true 1 {}\n\
              #DATA alternating 2 {}\n#DATA one_in_four 4 {}\n#DATA one_in_sixteen 16 {}\n#DATA random 0 {}\n#DATA-END\n{}",
+            self.meta,
             0.3 * k,
             0.35 * k,
             0.4 * k,
             0.5 * k,
             3.5 * k,
-            kf(&[("mispredict", 6.0 * k, "ns"), ("real_branch_random_over_sorted", 10.0, "x")])
-        ),
-    ));
-    files.push((
-        "fp_cost",
+            key_figures(&[
+                ("mispredict", 6.0 * k, "ns"),
+                ("real_branch_random_over_sorted", 10.0, "x")
+            ])
+        )
+    }
+
+    fn fp_cost(&self) -> String {
+        let k = self.k;
+        // Every other machine has the appendix's per-element table too (the overlay draws it).
+        let per_element = if self.i.is_multiple_of(2) {
+            format!(
+                "#DATA-BEGIN per_element\n#COLUMNS op:text median_ns case:text\n\
+                 #DATA multiply {} l1_multiply\n#DATA add {} l1_add\n#DATA divide {} l1_divide\n\
+                 #DATA-END\n",
+                0.34 * k,
+                0.27 * k,
+                1.3 * k
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{meta}#DATA-BEGIN ops\n#COLUMNS op:text latency_ns throughput_ns\n#DATA multiply 0.75 {}\n\
+            "{}#DATA-BEGIN ops\n#COLUMNS op:text latency_ns throughput_ns\n#DATA multiply 0.75 {}\n\
              #DATA add 0.5 {}\n#DATA divide 3.2 {}\n#DATA sqrt 5 {}\n#DATA sin 12 {}\n#DATA-END\n{}{}",
+            self.meta,
             0.13 * k,
             0.13 * k,
             1.0 * k,
             1.9 * k,
             7.9 * k,
-            // Every other machine has the appendix's per-element table too (the overlay draws it).
-            if i.is_multiple_of(2) {
-                format!(
-                    "#DATA-BEGIN per_element\n#COLUMNS op:text median_ns case:text\n\
-                     #DATA multiply {} l1_multiply\n#DATA add {} l1_add\n#DATA divide {} l1_divide\n\
-                     #DATA-END\n",
-                    0.34 * k,
-                    0.27 * k,
-                    1.3 * k
-                )
-            } else {
-                String::new()
-            },
-            kf(&[("denormal_over_normal", 1.0 + i as f64, "x"), ("float_speedup_lanes", 2.0, "x")])
-        ),
-    ));
-    files.push((
-        "false_sharing",
+            per_element,
+            key_figures(&[
+                ("denormal_over_normal", 1.0 + self.i as f64, "x"),
+                ("float_speedup_lanes", 2.0, "x")
+            ])
+        )
+    }
+
+    fn false_sharing(&self) -> String {
+        let k = self.k;
         format!(
-            "{meta}#DATA-BEGIN distance\n#COLUMNS distance_bytes ns_median vs_split_median\n\
+            "{}#DATA-BEGIN distance\n#COLUMNS distance_bytes ns_median vs_split_median\n\
              #DATA 8 1 {a}\n#DATA 16 1 {a}\n#DATA 32 1 {a}\n#DATA 64 0.12 1\n#DATA 128 0.12 1\n#DATA-END\n\
              #DATA-BEGIN c2c\n#COLUMNS from to one_way_median_ns\n#DATA 0 1 {c}\n#DATA 1 0 {d}\n#DATA-END\n{}",
-            kf(&[("same_line_vs_apart_2t", 8.0, "x")]),
+            self.meta,
+            key_figures(&[("same_line_vs_apart_2t", 8.0, "x")]),
             a = 8.0 * k,
             c = 30.0 * k,
             d = 33.0 * k
-        ),
-    ));
-    // bandwidth: the read kernel in both forms (the overlay draws only the explicit one).
-    let bw = ::bandwidth::schema::bandwidth::BLOCK;
-    let mut b = {
-        use ::bandwidth::schema::bandwidth::{FORM, GBS, KERNEL, KIB, OP};
-        format!(
-            "#META explicit_width avx2\n#DATA-BEGIN {bw}\n\
-             #COLUMNS {KIB} {KERNEL}:text {OP}:text {FORM}:text {GBS}\n"
         )
-    };
-    let mut kib = 4u64;
-    while kib <= 131072 {
-        let gbs = if kib <= 32 {
-            200.0
-        } else if kib <= 1024 {
-            110.0
-        } else if kib <= 16384 {
-            90.0
-        } else {
-            30.0
-        } / k;
-        b.push_str(&format!("#DATA {kib} read_explicit read explicit {gbs}\n"));
-        b.push_str(&format!(
-            "#DATA {kib} read_plain read plain {}\n",
-            gbs / 2.0
-        ));
-        kib *= 2;
     }
-    b.push_str("#DATA-END\n");
-    files.push((
-        "bandwidth",
-        format!(
-            "{meta}{b}{}",
-            kf(&[("l1_over_memory_read", 200.0 / 30.0, "x")])
-        ),
-    ));
-    for (e, text) in files {
-        if !skip.contains(&e) {
-            fs::write(dir.join(format!("{e}.txt")), text).unwrap();
+
+    /// bandwidth: the read kernel in both forms (the overlay draws only the explicit one).
+    fn bandwidth(&self) -> String {
+        let bw = ::bandwidth::schema::bandwidth::BLOCK;
+        let mut b = {
+            use ::bandwidth::schema::bandwidth::{FORM, GBS, KERNEL, KIB, OP};
+            format!(
+                "#META explicit_width avx2\n#DATA-BEGIN {bw}\n\
+                 #COLUMNS {KIB} {KERNEL}:text {OP}:text {FORM}:text {GBS}\n"
+            )
+        };
+        let mut kib = 4u64;
+        while kib <= 131072 {
+            let gbs = if kib <= 32 {
+                200.0
+            } else if kib <= 1024 {
+                110.0
+            } else if kib <= 16384 {
+                90.0
+            } else {
+                30.0
+            } / self.k;
+            b.push_str(&format!("#DATA {kib} read_explicit read explicit {gbs}\n"));
+            b.push_str(&format!(
+                "#DATA {kib} read_plain read plain {}\n",
+                gbs / 2.0
+            ));
+            kib *= 2;
         }
+        b.push_str("#DATA-END\n");
+        format!(
+            "{}{b}{}",
+            self.meta,
+            key_figures(&[("l1_over_memory_read", 200.0 / 30.0, "x")])
+        )
     }
 }
 
@@ -302,6 +356,17 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     assert!(stdout.lines().all(|l| l.chars().count() <= 100), "{stdout}");
     assert!(!stdout.lines().any(|l| l.starts_with('#')), "{stdout}");
     let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    the_appendix_numbers_side_by_side(&md);
+    the_latency_overlay_compares_like_with_like(&out);
+    the_bandwidth_overlay_draws_the_explicit_read(&out);
+    assert!(md.contains("(compare-bandwidth.svg)"));
+    the_fp_overlay_draws_one_method(&out);
+    missing_parts_are_listed_once(&out, &md);
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// The first example's compare.md: the book's and the phone's numbers beside this machine's.
+fn the_appendix_numbers_side_by_side(md: &str) {
     // The book's numbers, side by side with the phone's (transcribed, so fixed).
     assert!(md.contains("yes: 61.5x"), "the book's ladder");
     assert!(
@@ -324,6 +389,10 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         md.contains("200..265"),
         "the phone's clock as a range in the key figures"
     );
+}
+
+/// The first example's latency overlay.
+fn the_latency_overlay_compares_like_with_like(out: &Path) {
     // The phone's latency curve is on the figure, dashed, beside this machine's.
     let lat = fs::read_to_string(out.join("compare-latency.svg")).unwrap();
     assert!(has_text(&lat, "appendix-phone (index chase)"));
@@ -337,7 +406,10 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     for label in ["4K", "64K", "1M", "1", "10", "100"] {
         assert!(has_text(&lat, label), "{label}: {:?}", svg_texts(&lat));
     }
-    // Each missing part listed once; the extra column listed.
+}
+
+/// The first example's bandwidth overlay.
+fn the_bandwidth_overlay_draws_the_explicit_read(out: &Path) {
     // Bandwidth by working set: the explicit read kernel of each machine that has it (the plain
     // one left out), the appendix's folders named as having no numbers.
     let bw = fs::read_to_string(out.join("compare-bandwidth.svg")).unwrap();
@@ -354,7 +426,10 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
         prose.contains("synthetic yes: 6.67x"),
         "the effect under the figure"
     );
-    assert!(md.contains("(compare-bandwidth.svg)"));
+}
+
+/// The first example's fp overlay.
+fn the_fp_overlay_draws_one_method(out: &Path) {
     // The cost of each operation: a run with the appendix's per-element table draws that table,
     // beside the book's numbers for the same loop.
     let fp = fs::read_to_string(out.join("compare-fp.svg")).unwrap();
@@ -376,6 +451,10 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     );
     assert!(fp_prose.contains("1 run(s) saved without the per-element table are not drawn"));
     assert!(fp_prose.contains("divide over multiply, per element: amd-epyc-zen4-2c "));
+}
+
+/// The first example's missing parts (each listed once; the extra column listed) and CSV.
+fn missing_parts_are_listed_once(out: &Path, md: &str) {
     let missing = "**synthetic** has no tlb_walk, sink_bench, env_scan (no file).";
     assert_eq!(md.matches(missing).count(), 1, "{md}");
     assert_eq!(
@@ -388,7 +467,6 @@ fn this_machine_the_books_machine_and_the_phone_side_by_side() {
     assert!(csv.contains("synthetic,cache_ladder,latency,4,extra_ns,7.0,ns,\n"));
     assert!(csv.contains("appendix-phone,cache_ladder,latency,131072,index_ns,305.0,ns,\n"));
     assert!(!csv.contains("synthetic,tlb_walk"));
-    let _ = fs::remove_dir_all(&d);
 }
 
 /// A minimal CSV line splitter (RFC 4180 quotes), enough to check the file's shape.
@@ -476,23 +554,32 @@ fn bad_input_is_one_line_and_nothing_is_written() {
     let d = scratch("bad");
     let good = results("appendix-book");
     let out = d.join("never");
-    let o = s(&out);
+    bad_arguments_are_refused(&d, &good, s(&out));
+    assert!(!out.exists(), "nothing written for bad input");
+    an_unwritable_out_is_refused(&d, &good);
+    a_results_folder_is_never_written_into(&d, &good);
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// Too few folders, folders that are not results, an unknown baseline or argument: each
+/// refused with one line.
+fn bad_arguments_are_refused(d: &Path, good: &str, o: &str) {
     refused(
         &xtask(&["compare", "--out", o]),
         "at least two results folders",
     );
     refused(
-        &xtask(&["compare", &good, "--out", o]),
+        &xtask(&["compare", good, "--out", o]),
         "at least two results folders",
     );
     refused(
-        &xtask(&["compare", &good, "/nonexistent/results/x", "--out", o]),
+        &xtask(&["compare", good, "/nonexistent/results/x", "--out", o]),
         "not a results folder",
     );
     let empty = d.join("empty");
     fs::create_dir_all(&empty).unwrap();
     refused(
-        &xtask(&["compare", &good, s(&empty), "--out", o]),
+        &xtask(&["compare", good, s(&empty), "--out", o]),
         "not a results folder",
     );
     let notes = d.join("notes");
@@ -500,17 +587,17 @@ fn bad_input_is_one_line_and_nothing_is_written() {
     fs::write(notes.join("notes.txt"), "my notes").unwrap();
     fs::write(notes.join("summary.md"), "# nothing").unwrap();
     refused(
-        &xtask(&["compare", &good, s(&notes), "--out", o]),
+        &xtask(&["compare", good, s(&notes), "--out", o]),
         "not a results folder",
     );
     refused(
-        &xtask(&["compare", &good, s(&notes.join("notes.txt")), "--out", o]),
+        &xtask(&["compare", good, s(&notes.join("notes.txt")), "--out", o]),
         "not a folder",
     );
     refused(
         &xtask(&[
             "compare",
-            &good,
+            good,
             &results("appendix-phone"),
             "--baseline",
             "nobody",
@@ -520,18 +607,20 @@ fn bad_input_is_one_line_and_nothing_is_written() {
         "--baseline",
     );
     refused(
-        &xtask(&["compare", &good, &good, "--colour", "--out", o]),
+        &xtask(&["compare", good, good, "--colour", "--out", o]),
         "unknown argument",
     );
-    assert!(!out.exists(), "nothing written for bad input");
-    // An unwritable --out: a path under a file.
+}
+
+/// An unwritable --out (a path under a file, or a file) is refused, and the file kept.
+fn an_unwritable_out_is_refused(d: &Path, good: &str) {
     let file = d.join("a-file");
     fs::write(&file, "keep me").unwrap();
     let under = file.join("out");
     refused(
         &xtask(&[
             "compare",
-            &good,
+            good,
             &results("appendix-phone"),
             "--out",
             s(&under),
@@ -541,7 +630,7 @@ fn bad_input_is_one_line_and_nothing_is_written() {
     refused(
         &xtask(&[
             "compare",
-            &good,
+            good,
             &results("appendix-phone"),
             "--out",
             s(&file),
@@ -549,16 +638,18 @@ fn bad_input_is_one_line_and_nothing_is_written() {
         "--out",
     );
     assert_eq!(fs::read_to_string(&file).unwrap(), "keep me");
-    // A results folder is never written into (its own index.html would be replaced).
+}
+
+/// A results folder is never written into (its own index.html would be replaced).
+fn a_results_folder_is_never_written_into(d: &Path, good: &str) {
     let run = d.join("run");
     synthetic(&run, 1, &[], false);
     let before = fs::read_dir(&run).unwrap().count();
     refused(
-        &xtask(&["compare", &good, s(&run), "--out", s(&run)]),
+        &xtask(&["compare", good, s(&run), "--out", s(&run)]),
         "is a results folder",
     );
     assert_eq!(fs::read_dir(&run).unwrap().count(), before);
-    let _ = fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -864,20 +955,6 @@ impl Rng {
 /// figure it writes as SVG, and give the same bytes twice: never a hang, never a panic.
 #[test]
 fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
-    const CORNERS: [&str; 12] = [
-        "0",
-        "-0",
-        "5e-324",
-        "1e-308",
-        "1e-12",
-        "1",
-        "-1",
-        "1e300",
-        "1e308",
-        "-1e308",
-        "1.7976931348623157e308",
-        "NA",
-    ];
     let d = scratch("fuzz");
     for case in 0..12u64 {
         let mut r = Rng::new(case);
@@ -890,78 +967,14 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
                 if p.extension().is_none_or(|e| e != "txt") {
                     continue;
                 }
-                let one = (r.below(4) == 0).then(|| CORNERS[r.below(CORNERS.len())]);
-                let text: Vec<String> = fs::read_to_string(&p)
-                    .unwrap()
-                    .lines()
-                    .map(|l| {
-                        if !l.starts_with("#DATA ") {
-                            return l.to_string();
-                        }
-                        l.split(' ')
-                            .map(|t| {
-                                let num = t.parse::<f64>().is_ok();
-                                match one {
-                                    Some(v) if num => v.to_string(),
-                                    None if num && r.below(3) == 0 => {
-                                        CORNERS[r.below(CORNERS.len())].to_string()
-                                    }
-                                    _ => t.to_string(),
-                                }
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .collect();
-                fs::write(&p, text.join("\n") + "\n").unwrap();
+                corrupt(&p, &mut r);
             }
             dirs.push(dir);
         }
         let mut svgs = Vec::new();
         for k in 0..2 {
             let out = d.join(format!("c{case}-out{k}"));
-            let mut child = Command::new(XTASK)
-                .args([
-                    "compare",
-                    s(&dirs[0]),
-                    s(&dirs[1]),
-                    &results("appendix-book"),
-                ])
-                .args(["--out", s(&out)])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let t = Instant::now();
-            while child.try_wait().unwrap().is_none() {
-                if t.elapsed() > Duration::from_secs(60) {
-                    let _ = child.kill();
-                    panic!("case {case}: compare hung");
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let o = child.wait_with_output().unwrap();
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert!(o.status.success(), "case {case}: {err}");
-            assert!(!err.contains("panicked"), "case {case}: {err}");
-            let mut names: Vec<String> = fs::read_dir(&out)
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".svg"))
-                .collect();
-            names.sort();
-            let texts: Vec<String> = names
-                .iter()
-                .map(|n| fs::read_to_string(out.join(n)).unwrap())
-                .collect();
-            for (n, t) in names.iter().zip(&texts) {
-                assert!(
-                    t.starts_with("<svg") && t.trim_end().ends_with("</svg>"),
-                    "{n}"
-                );
-                assert!(t.len() < 300_000 && !t.contains("NaN"), "case {case}: {n}");
-            }
-            svgs.push((names, texts));
+            svgs.push(svgs_of_compare(case, &dirs, &out));
         }
         assert!(
             svgs[0] == svgs[1],
@@ -969,6 +982,98 @@ fn overlays_of_arbitrary_numbers_finish_and_never_panic() {
         );
     }
     let _ = fs::remove_dir_all(&d);
+}
+
+/// Numbers at the edges of what a file may hold.
+const CORNERS: [&str; 12] = [
+    "0",
+    "-0",
+    "5e-324",
+    "1e-308",
+    "1e-12",
+    "1",
+    "-1",
+    "1e300",
+    "1e308",
+    "-1e308",
+    "1.7976931348623157e308",
+    "NA",
+];
+
+/// Rewrites a `.txt` file with some of its numbers replaced by corner values: in about one
+/// file in four every number by the same one, else about one number in three.
+fn corrupt(p: &Path, r: &mut Rng) {
+    let one = (r.below(4) == 0).then(|| CORNERS[r.below(CORNERS.len())]);
+    let text: Vec<String> = fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            if !l.starts_with("#DATA ") {
+                return l.to_string();
+            }
+            l.split(' ')
+                .map(|t| {
+                    let num = t.parse::<f64>().is_ok();
+                    match one {
+                        Some(v) if num => v.to_string(),
+                        None if num && r.below(3) == 0 => {
+                            CORNERS[r.below(CORNERS.len())].to_string()
+                        }
+                        _ => t.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    fs::write(p, text.join("\n") + "\n").unwrap();
+}
+
+/// Compares the folders into `out` (failing if it runs over a minute, fails or panics) and
+/// gives the SVG files' names and texts, in name order.
+fn svgs_of_compare(case: u64, dirs: &[PathBuf], out: &Path) -> (Vec<String>, Vec<String>) {
+    let mut child = Command::new(XTASK)
+        .args([
+            "compare",
+            s(&dirs[0]),
+            s(&dirs[1]),
+            &results("appendix-book"),
+        ])
+        .args(["--out", s(out)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("case {case}: compare hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "case {case}: {err}");
+    assert!(!err.contains("panicked"), "case {case}: {err}");
+    let mut names: Vec<String> = fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    names.sort();
+    let texts: Vec<String> = names
+        .iter()
+        .map(|n| fs::read_to_string(out.join(n)).unwrap())
+        .collect();
+    for (n, t) in names.iter().zip(&texts) {
+        assert!(
+            t.starts_with("<svg") && t.trim_end().ends_with("</svg>"),
+            "{n}"
+        );
+        assert!(t.len() < 300_000 && !t.contains("NaN"), "case {case}: {n}");
+    }
+    (names, texts)
 }
 
 /// A copy of the reference folder's experiment files with every measured (decimal) number of
@@ -1007,6 +1112,16 @@ fn perturbed_copy(to: &Path, k: f64) {
 #[test]
 fn a_class_of_perturbed_copies_finds_its_planted_outlier_and_fits_the_page() {
     let d = scratch("perturbed");
+    let out = compare_a_class(&d);
+    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    the_class_table_leads_with_the_outlier(&md);
+    the_class_page_and_figures(&out);
+    let _ = fs::remove_dir_all(&d);
+}
+
+/// Compares the four committed folders and 31 perturbed copies of one (the last, 3x, the
+/// planted outlier) into `d/out`.
+fn compare_a_class(d: &Path) -> PathBuf {
     let mut args: Vec<String> = vec!["compare".into()];
     for name in [
         "amd-epyc-zen4-2c",
@@ -1028,7 +1143,11 @@ fn a_class_of_perturbed_copies_finds_its_planted_outlier_and_fits_the_page() {
     args.extend(["--out".into(), s(&out).to_string()]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     ok(&xtask(&refs));
-    let md = fs::read_to_string(out.join("compare.md")).unwrap();
+    out
+}
+
+/// compare.md fits 160 columns and sorts the machines by the ladder, the outlier first.
+fn the_class_table_leads_with_the_outlier(md: &str) {
     let widest = md.lines().max_by_key(|l| l.chars().count()).unwrap();
     assert!(
         widest.chars().count() <= 160,
@@ -1063,6 +1182,11 @@ fn a_class_of_perturbed_copies_finds_its_planted_outlier_and_fits_the_page() {
         ladder.len() >= 31 && ladder.windows(2).all(|w| w[0] >= w[1]),
         "{ladder:?}"
     );
+}
+
+/// The figures come first on the page; the outlier is named on the latency figure, the FP
+/// figure holds one method.
+fn the_class_page_and_figures(out: &Path) {
     let html = fs::read_to_string(out.join("index.html")).unwrap();
     let first_figure = html.find("<figure").expect("a figure");
     let first_table = html.find("<table").expect("a table");
@@ -1097,5 +1221,4 @@ fn a_class_of_perturbed_copies_finds_its_planted_outlier_and_fits_the_page() {
             .iter()
             .any(|t| t.starts_with("student-0") || t.starts_with("student-1"))
     );
-    let _ = fs::remove_dir_all(&d);
 }

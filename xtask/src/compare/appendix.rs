@@ -61,6 +61,12 @@ const PATTERNS: [(f64, &str); 5] = [
 ];
 const OPS: [&str; 5] = ["multiply", "add", "divide", "sqrt", "sin"];
 
+/// A figure row of an appendix file: name, value, unit.
+type Figure = (String, f64, String);
+/// The rows of a C program's block: its first two numeric columns, side by side.
+type Pairs<'a> =
+    std::iter::Zip<std::slice::Iter<'a, Option<f64>>, std::slice::Iter<'a, Option<f64>>>;
+
 /// The experiment's file in this project's names.
 pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     let mut out = DataFile {
@@ -69,113 +75,12 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
     };
     let prog = program_block(f);
     let figures = figure_rows(f);
-    let mut used_program = false;
-    if let Some(b) = prog
-        && let (Some(x), Some(y)) = (col(b, 0), col(b, 1))
-    {
-        let rows = x.iter().zip(&y);
-        let named = match exp {
-            cl::EXPERIMENT => {
-                let seq = col(b, 2);
-                let where_at = b.columns.iter().position(|c| c.text);
-                let where_col = format!("{}:text", cl::latency::WHERE);
-                let mut cols = vec![cl::latency::KIB, cl::latency::INDEX_NS];
-                if seq.is_some() {
-                    cols.push(cl::latency::SEQ_NS);
-                }
-                if where_at.is_some() {
-                    cols.push(&where_col);
-                }
-                let mut nb = Block::new(cl::latency::BLOCK, &cols);
-                for (i, (k, v)) in rows.enumerate() {
-                    let mut row: Vec<Value> = vec![(*k).into(), (*v).into()];
-                    if let Some(s) = &seq {
-                        row.push(s[i].into());
-                    }
-                    if let Some(w) = where_at {
-                        row.push(match &b.rows[i][w] {
-                            Value::Text(t) => Value::Text(t.clone()),
-                            _ => Value::Missing,
-                        });
-                    }
-                    nb.row(row);
-                }
-                Some(nb)
-            }
-            ::stride::schema::EXPERIMENT => Some(pairs(
-                ::stride::schema::stride::BLOCK,
-                ::stride::schema::stride::STRIDE_BYTES,
-                ::stride::schema::stride::APPENDIX_NS,
-                rows,
-            )),
-            ::tlb_walk::schema::EXPERIMENT => Some(pairs(
-                ::tlb_walk::schema::pages::BLOCK,
-                ::tlb_walk::schema::pages::PAGES,
-                ::tlb_walk::schema::pages::OFFSET0_NS,
-                rows,
-            )),
-            ::branch::schema::EXPERIMENT => {
-                use ::branch::schema::patterns as pat;
-                let pattern = format!("{}:text", pat::PATTERN);
-                let mut nb = Block::new(pat::BLOCK, &[&pattern, pat::PERIOD, pat::MEDIAN_NS]);
-                for (p, v) in rows {
-                    let name = p.map_or_else(
-                        || "unknown".to_string(),
-                        |p| {
-                            PATTERNS.iter().find(|(q, _)| *q == p).map_or_else(
-                                || ident(&format!("period_{p}")),
-                                |(_, n)| n.to_string(),
-                            )
-                        },
-                    );
-                    nb.row(vec![name.into(), (*p).into(), (*v).into()]);
-                }
-                Some(nb)
-            }
-            ::fp_cost::schema::EXPERIMENT => {
-                use ::fp_cost::schema::{APPENDIX_LOOP_NS, ops};
-                let op = format!("{}:text", ops::OP);
-                let mut nb = Block::new(ops::BLOCK, &[&op, APPENDIX_LOOP_NS]);
-                for (k, v) in rows {
-                    let name = k
-                        .filter(|k| k.fract() == 0.0 && *k >= 0.0 && (*k as usize) < OPS.len())
-                        .map_or_else(
-                            || ident(&format!("op_{}", k.unwrap_or(-1.0))),
-                            |k| OPS[k as usize].to_string(),
-                        );
-                    nb.row(vec![name.into(), (*v).into()]);
-                }
-                Some(nb)
-            }
-            ::false_sharing::schema::EXPERIMENT => {
-                let mut nb = distance_block();
-                for (d, v) in rows {
-                    let split = d.and_then(|d| vs_split(&figures, d));
-                    nb.row(vec![(*d).into(), (*v).into(), split.into()]);
-                }
-                Some(nb)
-            }
-            _ => None,
-        };
-        if let Some(nb) = named {
-            out.blocks.push(nb);
-            used_program = true;
-        }
-    }
+    let named = prog.and_then(|b| named_program_block(exp, b, &figures));
+    let used_program = named.is_some();
+    out.blocks.extend(named);
     // The phone's false sharing: ratios by distance with no nanoseconds.
     if exp == ::false_sharing::schema::EXPERIMENT && !used_program {
-        let mut ds: Vec<f64> = figures
-            .iter()
-            .filter_map(|(n, _, _)| split_distance(n))
-            .collect();
-        ds.dedup();
-        if !ds.is_empty() {
-            let mut nb = distance_block();
-            for d in ds {
-                nb.row(vec![d.into(), Value::Missing, vs_split(&figures, d).into()]);
-            }
-            out.blocks.push(nb);
-        }
+        out.blocks.extend(ratio_only_distance(&figures));
     }
     // Every other bare block is kept as it is.
     for b in f.bare_blocks() {
@@ -184,60 +89,185 @@ pub fn translate(exp: &str, f: &DataFile) -> DataFile {
             out.blocks.push(b.clone());
         }
     }
-    let kf: Vec<&(String, f64, String)> = figures
+    out.blocks.extend(key_figures_block(exp, &figures));
+    out
+}
+
+/// The C program's block under this project's block and column names, if the experiment
+/// has one and the block's first two columns are numeric.
+fn named_program_block(exp: &str, b: &Block, figures: &[Figure]) -> Option<Block> {
+    let (Some(x), Some(y)) = (col(b, 0), col(b, 1)) else {
+        return None;
+    };
+    let rows = x.iter().zip(&y);
+    match exp {
+        cl::EXPERIMENT => Some(latency_block(b, rows)),
+        ::stride::schema::EXPERIMENT => Some(pairs(
+            ::stride::schema::stride::BLOCK,
+            ::stride::schema::stride::STRIDE_BYTES,
+            ::stride::schema::stride::APPENDIX_NS,
+            rows,
+        )),
+        ::tlb_walk::schema::EXPERIMENT => Some(pairs(
+            ::tlb_walk::schema::pages::BLOCK,
+            ::tlb_walk::schema::pages::PAGES,
+            ::tlb_walk::schema::pages::OFFSET0_NS,
+            rows,
+        )),
+        ::branch::schema::EXPERIMENT => Some(patterns_block(rows)),
+        ::fp_cost::schema::EXPERIMENT => Some(ops_block(rows)),
+        ::false_sharing::schema::EXPERIMENT => {
+            let mut nb = distance_block();
+            for (d, v) in rows {
+                let split = d.and_then(|d| vs_split(figures, d));
+                nb.row(vec![(*d).into(), (*v).into(), split.into()]);
+            }
+            Some(nb)
+        }
+        _ => None,
+    }
+}
+
+/// cache_ladder's `latency` block from the C program's ladder (its optional third numeric
+/// column is the sequential time, its text column the level).
+fn latency_block(b: &Block, rows: Pairs) -> Block {
+    let seq = col(b, 2);
+    let where_at = b.columns.iter().position(|c| c.text);
+    let where_col = format!("{}:text", cl::latency::WHERE);
+    let mut cols = vec![cl::latency::KIB, cl::latency::INDEX_NS];
+    if seq.is_some() {
+        cols.push(cl::latency::SEQ_NS);
+    }
+    if where_at.is_some() {
+        cols.push(&where_col);
+    }
+    let mut nb = Block::new(cl::latency::BLOCK, &cols);
+    for (i, (k, v)) in rows.enumerate() {
+        let mut row: Vec<Value> = vec![(*k).into(), (*v).into()];
+        if let Some(s) = &seq {
+            row.push(s[i].into());
+        }
+        if let Some(w) = where_at {
+            row.push(match &b.rows[i][w] {
+                Value::Text(t) => Value::Text(t.clone()),
+                _ => Value::Missing,
+            });
+        }
+        nb.row(row);
+    }
+    nb
+}
+
+/// branch's `patterns` block: each period gets its pattern's name.
+fn patterns_block(rows: Pairs) -> Block {
+    use ::branch::schema::patterns as pat;
+    let pattern = format!("{}:text", pat::PATTERN);
+    let mut nb = Block::new(pat::BLOCK, &[&pattern, pat::PERIOD, pat::MEDIAN_NS]);
+    for (p, v) in rows {
+        let name = p.map_or_else(
+            || "unknown".to_string(),
+            |p| {
+                PATTERNS
+                    .iter()
+                    .find(|(q, _)| *q == p)
+                    .map_or_else(|| ident(&format!("period_{p}")), |(_, n)| n.to_string())
+            },
+        );
+        nb.row(vec![name.into(), (*p).into(), (*v).into()]);
+    }
+    nb
+}
+
+/// fp_cost's `ops` block: each operation's index gets its name.
+fn ops_block(rows: Pairs) -> Block {
+    use ::fp_cost::schema::{APPENDIX_LOOP_NS, ops};
+    let op = format!("{}:text", ops::OP);
+    let mut nb = Block::new(ops::BLOCK, &[&op, APPENDIX_LOOP_NS]);
+    for (k, v) in rows {
+        let name = k
+            .filter(|k| k.fract() == 0.0 && *k >= 0.0 && (*k as usize) < OPS.len())
+            .map_or_else(
+                || ident(&format!("op_{}", k.unwrap_or(-1.0))),
+                |k| OPS[k as usize].to_string(),
+            );
+        nb.row(vec![name.into(), (*v).into()]);
+    }
+    nb
+}
+
+/// false_sharing's `distance` block from the `vs_split_<N>b` figures alone (no
+/// nanoseconds), if there are any.
+fn ratio_only_distance(figures: &[Figure]) -> Option<Block> {
+    let mut ds: Vec<f64> = figures
+        .iter()
+        .filter_map(|(n, _, _)| split_distance(n))
+        .collect();
+    ds.dedup();
+    if ds.is_empty() {
+        return None;
+    }
+    let mut nb = distance_block();
+    for d in ds {
+        nb.row(vec![d.into(), Value::Missing, vs_split(figures, d).into()]);
+    }
+    Some(nb)
+}
+
+/// The `key_figures` block from the figure rows (false_sharing's `vs_split_<N>b` rows
+/// left out), if any remain.
+fn key_figures_block(exp: &str, figures: &[Figure]) -> Option<Block> {
+    let kf: Vec<&Figure> = figures
         .iter()
         .filter(|(n, _, _)| {
             exp != ::false_sharing::schema::EXPERIMENT || split_distance(n).is_none()
         })
         .collect();
-    if !kf.is_empty() {
-        let mut nb = Block::new(
-            schema::key_figures::BLOCK,
-            &[
-                schema::key_figures::COLUMNS,
-                &[schema::key_figures::LOW, schema::key_figures::HIGH],
-            ]
-            .concat(),
-        );
-        let mut seen: Vec<&str> = Vec::new();
-        for (name, _, unit) in &kf {
-            if seen.contains(&name.as_str()) {
-                continue;
-            }
-            seen.push(name);
-            let vals: Vec<f64> = kf.iter().filter(|r| &r.0 == name).map(|r| r.1).collect();
-            let row: Vec<Value> = if vals.len() == 1 {
-                vec![
-                    name.as_str().into(),
-                    vals[0].into(),
-                    unit.as_str().into(),
-                    Value::Missing,
-                    Value::Missing,
-                ]
-            } else {
-                let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                vec![
-                    name.as_str().into(),
-                    Value::Missing,
-                    unit.as_str().into(),
-                    lo.into(),
-                    hi.into(),
-                ]
-            };
-            nb.row(row);
-        }
-        out.blocks.push(nb);
+    if kf.is_empty() {
+        return None;
     }
-    out
+    let mut nb = Block::new(
+        schema::key_figures::BLOCK,
+        &[
+            schema::key_figures::COLUMNS,
+            &[schema::key_figures::LOW, schema::key_figures::HIGH],
+        ]
+        .concat(),
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, _, unit) in &kf {
+        if seen.contains(&name.as_str()) {
+            continue;
+        }
+        seen.push(name);
+        let vals: Vec<f64> = kf.iter().filter(|r| &r.0 == name).map(|r| r.1).collect();
+        nb.row(key_figure_row(name, unit, &vals));
+    }
+    Some(nb)
 }
 
-fn pairs<'a>(
-    name: &str,
-    x: &str,
-    y: &str,
-    rows: impl Iterator<Item = (&'a Option<f64>, &'a Option<f64>)>,
-) -> Block {
+/// One figure's row: its value if given once, else the range of its values.
+fn key_figure_row(name: &str, unit: &str, vals: &[f64]) -> Vec<Value> {
+    if vals.len() == 1 {
+        return vec![
+            name.into(),
+            vals[0].into(),
+            unit.into(),
+            Value::Missing,
+            Value::Missing,
+        ];
+    }
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    vec![
+        name.into(),
+        Value::Missing,
+        unit.into(),
+        lo.into(),
+        hi.into(),
+    ]
+}
+
+fn pairs(name: &str, x: &str, y: &str, rows: Pairs) -> Block {
     let mut nb = Block::new(name, &[x, y]);
     for (a, b) in rows {
         nb.row(vec![(*a).into(), (*b).into()]);
@@ -245,7 +275,6 @@ fn pairs<'a>(
     nb
 }
 
-/// `vs_split_8b` -> 8.
 /// false_sharing's `distance` block with the columns the appendix's numbers fill.
 fn distance_block() -> Block {
     use ::false_sharing::schema::distance as d;
@@ -255,6 +284,7 @@ fn distance_block() -> Block {
     )
 }
 
+/// `vs_split_8b` -> 8.
 fn split_distance(name: &str) -> Option<f64> {
     name.strip_prefix("vs_split_")?
         .strip_suffix('b')?

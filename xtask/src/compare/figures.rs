@@ -322,68 +322,12 @@ fn draw(
         v.dedup();
         v
     };
-    let others = with_data
-        .iter()
-        .filter(|&&i| i != base && ms[i].kind == Kind::Run)
-        .count();
-    let med = if many {
-        median_line(ms, &series)
-    } else {
-        Vec::new()
-    };
-    let odd = far_series(ms, &series, &med);
-    for s in order.iter().filter(|s| !odd.contains(&s.machine)) {
-        c.series.push(style(ms, base, others, s));
-    }
-    if !med.is_empty() {
-        let runs = with_data
-            .iter()
-            .filter(|&&i| ms[i].kind == Kind::Run)
-            .count();
-        // Above the baseline, short-dashed and thinner: where the two coincide, both show.
-        c.series.push(Drawn::new(
-            format!("median over the {runs} measured runs (short dashes)"),
-            med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
-            Style {
-                color: BLACK_C,
-                line: Some(Dash::Short),
-                width: 2,
-                marker: None,
-                size: 3,
-            },
-        ));
-    }
-    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
-        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
-        c.series.push(outlier_style(ms, base, rank, s));
-    }
+    c.series = drawn_series(ms, base, &series, &order, &with_data);
     if c.x.scale != Scale::Linear {
-        // Gaps are gaps: a line is not drawn across sizes a machine never measured.
-        let step = c
-            .series
-            .iter()
-            .map(|d| finest_step(&d.points))
-            .fold(f64::INFINITY, f64::min);
-        c.series = std::mem::take(&mut c.series)
-            .into_iter()
-            .flat_map(|d| split_at_gaps(d, step))
-            .collect();
+        break_at_gaps(&mut c);
     }
     if c.x.is_category() {
-        // Categories are not a sequence: dots, never lines joining them.
-        // The median a cross, so that the baseline's dot shows under it.
-        for d in &mut c.series {
-            d.style.line = None;
-            if let Some(l) = d.label.strip_suffix(" (short dashes)") {
-                d.label = format!("{l} (crosses)");
-                d.style.marker = Some(Marker::Cross);
-                d.style.size = 5;
-            } else if d.style.marker.is_none() {
-                d.label = d.label.replace(" (dashed)", "");
-                d.style.marker = Some(Marker::Dot);
-                d.style.size = 2;
-            }
-        }
+        as_dots(&mut c);
     }
     c.verticals = verticals;
     let dropped = undrawable(&c.x, &c.y, &c.series);
@@ -391,22 +335,115 @@ fn draw(
         c.footer.push(e);
     }
     c.footer.extend(spec.notes);
+    c.footer.extend(missing_note(ms, &with_data));
+    c.footer.extend(dropped_note(dropped));
+    finish(&c, spec.file)
+}
+
+/// The drawn series in drawing order: the machines near the median, then the median itself
+/// (beyond eight machines), then the machines far from it, coloured and on top.
+fn drawn_series(
+    ms: &[Machine],
+    base: usize,
+    series: &[Series],
+    order: &[&Series],
+    with_data: &[usize],
+) -> Vec<Drawn> {
+    let others = with_data
+        .iter()
+        .filter(|&&i| i != base && ms[i].kind == Kind::Run)
+        .count();
+    let med = if ms.len() > MANY {
+        median_line(ms, series)
+    } else {
+        Vec::new()
+    };
+    let odd = far_series(ms, series, &med);
+    let mut out: Vec<Drawn> = order
+        .iter()
+        .filter(|s| !odd.contains(&s.machine))
+        .map(|s| style(ms, base, others, s))
+        .collect();
+    if !med.is_empty() {
+        let runs = with_data
+            .iter()
+            .filter(|&&i| ms[i].kind == Kind::Run)
+            .count();
+        out.push(median_drawn(runs, &med));
+    }
+    for s in order.iter().filter(|s| odd.contains(&s.machine)) {
+        let rank = odd.iter().position(|&i| i == s.machine).unwrap_or(0);
+        out.push(outlier_style(ms, base, rank, s));
+    }
+    out
+}
+
+/// The median over the measured runs: above the baseline, short-dashed and thinner, so that
+/// where the two coincide, both show.
+fn median_drawn(runs: usize, med: &[(f64, f64)]) -> Drawn {
+    Drawn::new(
+        format!("median over the {runs} measured runs (short dashes)"),
+        med.iter().map(|&(x, y)| Pt::new(x, y)).collect(),
+        Style {
+            color: BLACK_C,
+            line: Some(Dash::Short),
+            width: 2,
+            marker: None,
+            size: 3,
+        },
+    )
+}
+
+/// Gaps are gaps: a line is not drawn across sizes a machine never measured.
+fn break_at_gaps(c: &mut LineChart) {
+    let step = c
+        .series
+        .iter()
+        .map(|d| finest_step(&d.points))
+        .fold(f64::INFINITY, f64::min);
+    c.series = std::mem::take(&mut c.series)
+        .into_iter()
+        .flat_map(|d| split_at_gaps(d, step))
+        .collect();
+}
+
+/// Categories are not a sequence: dots, never lines joining them. The median a cross, so
+/// that the baseline's dot shows under it.
+fn as_dots(c: &mut LineChart) {
+    for d in &mut c.series {
+        d.style.line = None;
+        if let Some(l) = d.label.strip_suffix(" (short dashes)") {
+            d.label = format!("{l} (crosses)");
+            d.style.marker = Some(Marker::Cross);
+            d.style.size = 5;
+        } else if d.style.marker.is_none() {
+            d.label = d.label.replace(" (dashed)", "");
+            d.style.marker = Some(Marker::Dot);
+            d.style.size = 2;
+        }
+    }
+}
+
+/// The line naming (or, beyond eight machines, counting) the machines with no numbers for
+/// a figure, if any.
+fn missing_note(ms: &[Machine], with_data: &[usize]) -> Option<String> {
     let missing: Vec<&str> = (0..ms.len())
         .filter(|i| !with_data.contains(i))
         .map(|i| ms[i].label.as_str())
         .collect();
-    if !missing.is_empty() {
-        c.footer.push(if many {
-            format!(
-                "{} machine(s) have no numbers for this figure.",
-                missing.len()
-            )
-        } else {
-            format!("No numbers for this figure: {}.", missing.join(", "))
-        });
+    if missing.is_empty() {
+        None
+    } else if ms.len() > MANY {
+        Some(format!(
+            "{} machine(s) have no numbers for this figure.",
+            missing.len()
+        ))
+    } else {
+        Some(format!(
+            "No numbers for this figure: {}.",
+            missing.join(", ")
+        ))
     }
-    c.footer.extend(dropped_note(dropped));
-    finish(&c, spec.file)
 }
 
 /// Renders a chart into the overlay `file`; a chart with no value that can be drawn (every
@@ -740,6 +777,27 @@ fn branch(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
 
 fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     let cats = ["multiply", "add", "divide", "sqrt", "sin"];
+    let (series, other_method) = fp_series(ms, &cats);
+    let notes = fp_notes(ms, base, &series, other_method);
+    let spec = Spec {
+        file: "compare-fp.svg",
+        title: format!(
+            "Table 105.24, {} machines: the cost of each operation (double)",
+            ms.len()
+        ),
+        subtitle: "one operation per element of two arrays in L1, four accumulators (the \
+                   appendix's loop), on every machine drawn"
+            .into(),
+        x: category_axis("operation", &cats),
+        y: AxisSpec::log10("ns per operation (log)"),
+        effect: None,
+        notes,
+    };
+    draw(ms, base, spec, series, Vec::new())
+}
+
+/// The series of the fp figure, and how many runs were left out as measuring another thing.
+fn fp_series(ms: &[Machine], cats: &[&str]) -> (Vec<Series>, usize) {
     // The appendix's own table where a run has it (section 3a, in L1: case `l1_<op>`); older
     // runs lack it and give their independent operations instead, said in their label.
     let l1_cats: Vec<String> = cats.iter().map(|c| format!("l1_{c}")).collect();
@@ -762,7 +820,7 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
         ::fp_cost::schema::EXPERIMENT,
         ::fp_cost::schema::ops::BLOCK,
         ::fp_cost::schema::ops::OP,
-        &cats,
+        cats,
         |m| match m.kind {
             Kind::Run => (
                 ::fp_cost::schema::ops::THROUGHPUT_NS,
@@ -785,6 +843,11 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
     series.retain(|s| ms[s.machine].kind == Kind::Appendix && !with_table.contains(&s.machine));
     series.extend(tables);
     series.sort_by_key(|s| s.machine);
+    (series, other_method)
+}
+
+/// The lines under the fp figure: divide over multiply, and the runs left out.
+fn fp_notes(ms: &[Machine], base: usize, series: &[Series], other_method: usize) -> Vec<String> {
     // The key ratio: divide against multiply, on each machine's own series.
     let ratio = |s: &Series, k: f64| {
         let at = |x: f64| s.points.iter().find(|p| p.0 == x).map(|p| p.1);
@@ -808,21 +871,7 @@ fn fp(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
              independent operations measure another thing (throughput)."
         ));
     }
-    let spec = Spec {
-        file: "compare-fp.svg",
-        title: format!(
-            "Table 105.24, {} machines: the cost of each operation (double)",
-            ms.len()
-        ),
-        subtitle: "one operation per element of two arrays in L1, four accumulators (the \
-                   appendix's loop), on every machine drawn"
-            .into(),
-        x: category_axis("operation", &cats),
-        y: AxisSpec::log10("ns per operation (log)"),
-        effect: None,
-        notes,
-    };
-    draw(ms, base, spec, series, Vec::new())
+    notes
 }
 
 fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
@@ -855,122 +904,154 @@ fn false_sharing(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String>
     draw(ms, base, spec, series, line_verticals(ms))
 }
 
-fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
-    // Each machine: the median over its core pairs of the one-way latency, and their range.
-    let mut rows: Vec<(usize, f64, f64, f64, usize)> = Vec::new();
-    for (i, m) in ms.iter().enumerate() {
-        let Some(v) = m
-            .runs
-            .get(::false_sharing::schema::EXPERIMENT)
-            .and_then(|f| f.block(::false_sharing::schema::c2c::BLOCK))
-            .and_then(|b| b.nums(::false_sharing::schema::c2c::ONE_WAY_MEDIAN_NS))
-        else {
-            continue;
-        };
-        let mut v: Vec<f64> = v
-            .into_iter()
-            .flatten()
-            .filter(|x| *x > 0.0 && x.is_finite())
-            .collect();
-        if v.is_empty() {
-            continue;
-        }
-        let Some(med) = median(&v) else {
-            continue;
-        };
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        rows.push((i, med, v[0], v[n - 1], n));
+/// One machine's core-to-core latency: the median over its core pairs of the one-way
+/// latency, their range and their number.
+struct C2cRow {
+    machine: usize,
+    median: f64,
+    lo: f64,
+    hi: f64,
+    pairs: usize,
+}
+
+/// Machine `i`'s core-to-core row, if it has positive, finite one-way latencies.
+fn c2c_row(i: usize, m: &Machine) -> Option<C2cRow> {
+    let v = m
+        .runs
+        .get(::false_sharing::schema::EXPERIMENT)
+        .and_then(|f| f.block(::false_sharing::schema::c2c::BLOCK))
+        .and_then(|b| b.nums(::false_sharing::schema::c2c::ONE_WAY_MEDIAN_NS))?;
+    let mut v: Vec<f64> = v
+        .into_iter()
+        .flatten()
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .collect();
+    if v.is_empty() {
+        return None;
     }
+    let med = median(&v)?;
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(C2cRow {
+        machine: i,
+        median: med,
+        lo: v[0],
+        hi: v[n - 1],
+        pairs: n,
+    })
+}
+
+fn c2c(ms: &[Machine], base: usize) -> Result<Option<Overlay>, String> {
+    let rows: Vec<C2cRow> = ms
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| c2c_row(i, m))
+        .collect();
     if rows.is_empty() {
         return Ok(None);
     }
     let many = ms.len() > MANY;
     let k = rows.len();
-    // Top to bottom in the order given.
-    let names: Vec<String> = rows
-        .iter()
-        .rev()
-        .map(|r| {
-            let name = clip(&ms[r.0].label, 36);
-            if many && r.0 == base {
-                format!("{name} (baseline)")
-            } else {
-                name
-            }
-        })
-        .collect();
     let mut c = LineChart::new(
         &format!(
             "Core-to-core latency, {k} machine{}: one way, median over core pairs",
             if k == 1 { "" } else { "s" }
         ),
         AxisSpec::log10("ns one way (log)"),
-        AxisSpec::categories("", &names),
+        AxisSpec::categories("", &c2c_names(ms, base, &rows)),
     );
     c.subtitle =
         "a compare-and-swap ping-pong between two pinned threads, each machine's own pairs".into();
     c.plot_height = (24 * k as u32 + 40).clamp(110, 4000);
     c.whisker_label = "dot: the median over core pairs; bar: their range (min..max)".into();
-    for (pos, &(i, med, lo, hi, _)) in rows.iter().enumerate() {
+    for (pos, r) in rows.iter().enumerate() {
         let yv = (k - 1 - pos) as f64;
         // The machines are named on the axis: no legend entry each.
-        c.series.push(Drawn::new(
+        let mut d = Drawn::new(
             "",
-            vec![Pt::spread(med, yv, Some(lo), Some(hi))],
+            vec![Pt::spread(r.median, yv, Some(r.lo), Some(r.hi))],
             Style::points(0, Marker::Dot),
-        ));
-        if let Some(s) = c.series.last_mut() {
-            s.style.color = color(ms, base, i);
-        }
+        );
+        d.style.color = color(ms, base, r.machine);
+        c.series.push(d);
     }
-    let meds: Vec<f64> = rows.iter().map(|r| r.1).collect();
+    if many {
+        c.verticals.extend(c2c_median_vertical(&rows));
+    }
+    c.footer.push(c2c_values(ms, base, &rows));
+    c.footer.extend(c2c_missing(ms, &rows));
+    finish(&c, "compare-c2c.svg")
+}
+
+/// The machines' names on the category axis, top to bottom in the order given.
+fn c2c_names(ms: &[Machine], base: usize, rows: &[C2cRow]) -> Vec<String> {
+    rows.iter()
+        .rev()
+        .map(|r| {
+            let name = clip(&ms[r.machine].label, 36);
+            if ms.len() > MANY && r.machine == base {
+                format!("{name} (baseline)")
+            } else {
+                name
+            }
+        })
+        .collect()
+}
+
+/// The median over the machines' medians as a vertical line, given three machines or more.
+fn c2c_median_vertical(rows: &[C2cRow]) -> Option<Vertical> {
+    let meds: Vec<f64> = rows.iter().map(|r| r.median).collect();
     let n = meds.len();
-    if many
-        && n >= 3
-        && let Some(m) = median(&meds)
-    {
-        c.verticals.push(Vertical {
-            x: m,
-            label: format!("median {} ns", sig3(m)),
-            kind: VerticalKind::Knee(BLACK_C),
-            legend: format!("median over the {n} machines: {} ns", sig3(m)),
-        });
+    if n < 3 {
+        return None;
     }
-    c.footer.push(
-        rows.iter()
-            .filter(|r| !many || r.0 == base)
-            .map(|r| {
-                format!(
-                    "{}: {} ns ({}..{} over {} pairs)",
-                    ms[r.0].label,
-                    sig3(r.1),
-                    sig3(r.2),
-                    sig3(r.3),
-                    r.4
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-            + ".",
-    );
+    let m = median(&meds)?;
+    Some(Vertical {
+        x: m,
+        label: format!("median {} ns", sig3(m)),
+        kind: VerticalKind::Knee(BLACK_C),
+        legend: format!("median over the {n} machines: {} ns", sig3(m)),
+    })
+}
+
+/// The line of numbers under the figure: every machine's, or beyond eight the baseline's.
+fn c2c_values(ms: &[Machine], base: usize, rows: &[C2cRow]) -> String {
+    rows.iter()
+        .filter(|r| ms.len() <= MANY || r.machine == base)
+        .map(|r| {
+            format!(
+                "{}: {} ns ({}..{} over {} pairs)",
+                ms[r.machine].label,
+                sig3(r.median),
+                sig3(r.lo),
+                sig3(r.hi),
+                r.pairs
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+        + "."
+}
+
+/// The line counting the machines with no core-to-core numbers, if any.
+fn c2c_missing(ms: &[Machine], rows: &[C2cRow]) -> Option<String> {
     let missing: Vec<&Machine> = (0..ms.len())
-        .filter(|i| !rows.iter().any(|r| r.0 == *i))
+        .filter(|i| !rows.iter().any(|r| r.machine == *i))
         .map(|i| &ms[i])
         .collect();
-    if !missing.is_empty() {
-        // The reason only where it is the reason: a run may lack them too (an older run).
-        let why = if missing.iter().all(|m| m.kind == Kind::Appendix) {
-            " (the appendix does not measure them)"
-        } else {
-            ""
-        };
-        c.footer.push(format!(
-            "{} machine(s) have no core-to-core numbers{why}.",
-            missing.len()
-        ));
+    if missing.is_empty() {
+        return None;
     }
-    finish(&c, "compare-c2c.svg")
+    // The reason only where it is the reason: a run may lack them too (an older run).
+    let why = if missing.iter().all(|m| m.kind == Kind::Appendix) {
+        " (the appendix does not measure them)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{} machine(s) have no core-to-core numbers{why}.",
+        missing.len()
+    ))
 }
 
 /// Every overlay figure that has data. An error is a bug in drawing, not bad input.

@@ -150,105 +150,133 @@ pub fn markdown(md: &str, img: &dyn Fn(&str, &str) -> String) -> String {
     };
     let mut i = 0;
     while i < lines.len() {
-        let line = lines[i];
-        let t = line.trim_end();
-        if t.trim_start().starts_with("```") {
-            flush(&mut para, &mut out);
-            let mut code = Vec::new();
-            i += 1;
-            while i < lines.len() && !lines[i].trim_start().starts_with("```") {
-                code.push(lines[i]);
-                i += 1;
-            }
-            let _ = writeln!(out, "<pre><code>{}</code></pre>", escape(&code.join("\n")));
-            i += 1;
-            continue;
-        }
+        let t = lines[i].trim_end();
         if t.trim().is_empty() {
             flush(&mut para, &mut out);
             i += 1;
             continue;
         }
-        let hashes = t.chars().take_while(|c| *c == '#').count();
-        if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
+        let mut written = String::new();
+        if let Some(next) = block(&lines, i, img, &mut written) {
+            // A block ends the paragraph before it.
             flush(&mut para, &mut out);
-            let text = t[hashes..].trim();
-            let _ = writeln!(
-                out,
-                "<h{hashes} id=\"{}\">{}</h{hashes}>",
-                anchor(text),
-                inline(text)
-            );
+            out.push_str(&written);
+            i = next;
+        } else {
+            para.push(t.trim());
             i += 1;
-            continue;
         }
-        if let Some((alt, src)) = image(t) {
-            flush(&mut para, &mut out);
-            out.push_str(&img(alt, src));
-            i += 1;
-            continue;
-        }
-        if t.trim_start().starts_with('|') && i + 1 < lines.len() && is_separator(lines[i + 1]) {
-            flush(&mut para, &mut out);
-            let head = cells(t);
-            let right: Vec<bool> = cells(lines[i + 1])
-                .iter()
-                .map(|c| c.ends_with(':'))
-                .collect();
-            out.push_str("<div class=\"scroll\"><table>\n<tr>");
-            for h in &head {
-                let _ = write!(out, "<th>{}</th>", inline(h));
-            }
-            out.push_str("</tr>\n");
-            i += 2;
-            while i < lines.len() && lines[i].trim_start().starts_with('|') {
-                out.push_str("<tr>");
-                for (k, c) in cells(lines[i]).iter().enumerate() {
-                    let class = if right.get(k) == Some(&true) {
-                        " class=\"r\""
-                    } else {
-                        ""
-                    };
-                    let _ = write!(out, "<td{class}>{}</td>", inline(c));
-                }
-                out.push_str("</tr>\n");
-                i += 1;
-            }
-            out.push_str("</table></div>\n");
-            continue;
-        }
-        fn bullet(l: &str) -> Option<&str> {
-            let l = l.trim_start();
-            l.strip_prefix("- ").or_else(|| l.strip_prefix("* "))
-        }
-        if bullet(t).is_some() && !t.starts_with("  ") {
-            flush(&mut para, &mut out);
-            out.push_str("<ul>\n");
-            while i < lines.len() {
-                let Some(first) = bullet(lines[i]).filter(|_| !lines[i].starts_with("    ")) else {
-                    break;
-                };
-                let mut item = vec![first.to_string()];
-                i += 1;
-                // Continuation lines are indented.
-                while i < lines.len()
-                    && lines[i].starts_with("  ")
-                    && !lines[i].trim().is_empty()
-                    && bullet(lines[i]).is_none()
-                {
-                    item.push(lines[i].trim().to_string());
-                    i += 1;
-                }
-                let _ = writeln!(out, "<li>{}</li>", inline(&item.join(" ")));
-            }
-            out.push_str("</ul>\n");
-            continue;
-        }
-        para.push(t.trim());
-        i += 1;
     }
     flush(&mut para, &mut out);
     out
+}
+
+/// Writes the block (code, heading, image, table or list) that starts at line `i`, if one
+/// does, and gives the index of the line after it.
+fn block(
+    lines: &[&str],
+    i: usize,
+    img: &dyn Fn(&str, &str) -> String,
+    out: &mut String,
+) -> Option<usize> {
+    let t = lines[i].trim_end();
+    if t.trim_start().starts_with("```") {
+        return Some(code_block(lines, i, out));
+    }
+    let hashes = t.chars().take_while(|c| *c == '#').count();
+    if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
+        let text = t[hashes..].trim();
+        let _ = writeln!(
+            out,
+            "<h{hashes} id=\"{}\">{}</h{hashes}>",
+            anchor(text),
+            inline(text)
+        );
+        return Some(i + 1);
+    }
+    if let Some((alt, src)) = image(t) {
+        out.push_str(&img(alt, src));
+        return Some(i + 1);
+    }
+    if t.trim_start().starts_with('|') && i + 1 < lines.len() && is_separator(lines[i + 1]) {
+        return Some(table(lines, i, out));
+    }
+    if bullet(t).is_some() && !t.starts_with("  ") {
+        return Some(list(lines, i, out));
+    }
+    None
+}
+
+/// A fenced code block from line `i` (the fence) to the closing fence.
+fn code_block(lines: &[&str], mut i: usize, out: &mut String) -> usize {
+    let mut code = Vec::new();
+    i += 1;
+    while i < lines.len() && !lines[i].trim_start().starts_with("```") {
+        code.push(lines[i]);
+        i += 1;
+    }
+    let _ = writeln!(out, "<pre><code>{}</code></pre>", escape(&code.join("\n")));
+    i + 1
+}
+
+/// A table from its head (line `i`) and separator line to its last `|` line; columns whose
+/// separator ends in `:` are right-aligned.
+fn table(lines: &[&str], mut i: usize, out: &mut String) -> usize {
+    let head = cells(lines[i].trim_end());
+    let right: Vec<bool> = cells(lines[i + 1])
+        .iter()
+        .map(|c| c.ends_with(':'))
+        .collect();
+    out.push_str("<div class=\"scroll\"><table>\n<tr>");
+    for h in &head {
+        let _ = write!(out, "<th>{}</th>", inline(h));
+    }
+    out.push_str("</tr>\n");
+    i += 2;
+    while i < lines.len() && lines[i].trim_start().starts_with('|') {
+        out.push_str("<tr>");
+        for (k, c) in cells(lines[i]).iter().enumerate() {
+            let class = if right.get(k) == Some(&true) {
+                " class=\"r\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<td{class}>{}</td>", inline(c));
+        }
+        out.push_str("</tr>\n");
+        i += 1;
+    }
+    out.push_str("</table></div>\n");
+    i
+}
+
+/// The text of a bullet line (`- ` or `* `), if it is one.
+fn bullet(l: &str) -> Option<&str> {
+    let l = l.trim_start();
+    l.strip_prefix("- ").or_else(|| l.strip_prefix("* "))
+}
+
+/// A bullet list from line `i`; an item's continuation lines are indented.
+fn list(lines: &[&str], mut i: usize, out: &mut String) -> usize {
+    out.push_str("<ul>\n");
+    while i < lines.len() {
+        let Some(first) = bullet(lines[i]).filter(|_| !lines[i].starts_with("    ")) else {
+            break;
+        };
+        let mut item = vec![first.to_string()];
+        i += 1;
+        while i < lines.len()
+            && lines[i].starts_with("  ")
+            && !lines[i].trim().is_empty()
+            && bullet(lines[i]).is_none()
+        {
+            item.push(lines[i].trim().to_string());
+            i += 1;
+        }
+        let _ = writeln!(out, "<li>{}</li>", inline(&item.join(" ")));
+    }
+    out.push_str("</ul>\n");
+    i
 }
 
 /// A whole page around `body`.

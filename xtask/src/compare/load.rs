@@ -244,33 +244,59 @@ pub fn bytes_text(b: f64) -> String {
     format!("{} {unit}", super::effects::trim(super::sig4(v)))
 }
 
-fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
-    // clock_probe first (it reads the machine's numbers), then the others in run order.
-    let mut order: Vec<&DataFile> = files
-        .iter()
-        .filter(|(e, _)| *e == ::clock_probe::schema::EXPERIMENT)
-        .map(|(_, f)| f)
-        .collect();
-    order.extend(
-        files
+/// One machine's saved files, read for their `meta` lines: clock_probe first (it reads the
+/// machine's numbers), then the others in run order.
+struct MetaLines<'a> {
+    order: Vec<&'a DataFile>,
+}
+
+impl<'a> MetaLines<'a> {
+    fn new(files: &'a [(&'static str, DataFile)]) -> Self {
+        let mut order: Vec<&DataFile> = files
             .iter()
-            .filter(|(e, _)| *e != ::clock_probe::schema::EXPERIMENT)
-            .map(|(_, f)| f),
-    );
-    let get = |k: &str| order.iter().find_map(|f| f.meta(k)).map(str::to_string);
-    let unknown = || "unknown".to_string();
-    // "49152 sysfs" -> "48 KiB (sysfs)"; disagreeing sources ("l3_size_bytes_sysconf
-    // 402653184 disagrees") are added: "32 MiB (sysfs; sysconf says 384 MiB)".
-    let size = |key: &str| -> String {
-        let Some(v) = get(key) else { return unknown() };
+            .filter(|(e, _)| *e == ::clock_probe::schema::EXPERIMENT)
+            .map(|(_, f)| f)
+            .collect();
+        order.extend(
+            files
+                .iter()
+                .filter(|(e, _)| *e != ::clock_probe::schema::EXPERIMENT)
+                .map(|(_, f)| f),
+        );
+        MetaLines { order }
+    }
+
+    /// The first file's value for `key`.
+    fn get(&self, key: &str) -> Option<String> {
+        self.order
+            .iter()
+            .find_map(|f| f.meta(key))
+            .map(str::to_string)
+    }
+
+    /// The first word of `key`'s value as a number.
+    fn num(&self, key: &str) -> Option<f64> {
+        self.get(key).and_then(|v| {
+            v.split_whitespace()
+                .next()
+                .and_then(|w| w.parse::<f64>().ok())
+        })
+    }
+
+    /// A size with its source: "49152 sysfs" -> "48 KiB (sysfs)"; disagreeing sources
+    /// ("l3_size_bytes_sysconf 402653184 disagrees") are added: "32 MiB (sysfs; sysconf says
+    /// 384 MiB)".
+    fn size(&self, key: &str) -> String {
+        let Some(v) = self.get(key) else {
+            return unknown();
+        };
         let mut words = v.split_whitespace();
         let Some(n) = words.next().and_then(|w| w.parse::<f64>().ok()) else {
             return v;
         };
-        let src: Vec<&str> = words.collect();
         let mut s = bytes_text(n);
-        let mut notes: Vec<String> = src.iter().map(|w| w.to_string()).collect();
-        for f in &order {
+        let mut notes: Vec<String> = words.map(|w| w.to_string()).collect();
+        for f in &self.order {
             for (k, val) in &f.meta {
                 if let Some(other) = k.strip_prefix(&format!("{key}_"))
                     && val.ends_with("disagrees")
@@ -287,74 +313,91 @@ fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
             s.push_str(&format!(" ({})", notes.join("; ")));
         }
         s
-    };
-    let num = |key: &str| {
-        get(key).and_then(|v| {
-            v.split_whitespace()
-                .next()
-                .and_then(|w| w.parse::<f64>().ok())
-        })
-    };
-    let mut l1d = size("l1d_size_bytes");
-    if let Some(line) = num("l1d_line_bytes") {
-        l1d.push_str(&format!(", {} B lines", super::effects::sig3(line)));
     }
-    if let Some(w) = num("l1d_ways") {
-        l1d.push_str(&format!(", {}-way", super::effects::sig3(w)));
+
+    /// The L1d size with its line size and ways where known.
+    fn l1d(&self) -> String {
+        let mut l1d = self.size("l1d_size_bytes");
+        if let Some(line) = self.num("l1d_line_bytes") {
+            l1d.push_str(&format!(", {} B lines", super::effects::sig3(line)));
+        }
+        if let Some(w) = self.num("l1d_ways") {
+            l1d.push_str(&format!(", {}-way", super::effects::sig3(w)));
+        }
+        l1d
     }
-    let cpu = match (get("cpu_model"), get("cpu_family")) {
-        (Some(m), Some(f)) => format!("{m}; {f}"),
-        (Some(m), None) => m,
-        (None, Some(f)) => f,
-        (None, None) => unknown(),
-    };
-    let page = num("page_size_bytes").map_or_else(unknown, bytes_text);
-    // The 1-minute load average before each experiment, lowest..highest.
-    let loads: Vec<f64> = order
-        .iter()
-        .filter_map(|f| f.meta("load_before"))
-        .filter_map(|v| v.split_whitespace().next()?.parse().ok())
-        .collect();
-    let load = match (
-        loads.iter().copied().reduce(f64::min),
-        loads.iter().copied().reduce(f64::max),
-    ) {
-        (Some(a), Some(b)) if a == b => format!("{a:.2}"),
-        (Some(a), Some(b)) => format!("{a:.2}-{b:.2}"),
-        _ => unknown(),
-    };
-    let quick: Vec<&str> = order.iter().filter_map(|f| f.meta("quick")).collect();
-    let run = if quick.is_empty() {
-        unknown()
-    } else if quick.iter().all(|q| *q == "yes") {
-        "quick".into()
-    } else if quick.iter().all(|q| *q == "no") {
-        "full".into()
-    } else {
-        "mixed full and quick".into()
-    };
-    let (date, commit) = saved_stamps(&order).unwrap_or_else(|| summary_date_commit(dir));
+
+    /// The CPU's model and family, as far as known.
+    fn cpu(&self) -> String {
+        match (self.get("cpu_model"), self.get("cpu_family")) {
+            (Some(m), Some(f)) => format!("{m}; {f}"),
+            (Some(m), None) => m,
+            (None, Some(f)) => f,
+            (None, None) => unknown(),
+        }
+    }
+
+    /// The 1-minute load average before each experiment, lowest..highest.
+    fn load(&self) -> String {
+        let loads: Vec<f64> = self
+            .order
+            .iter()
+            .filter_map(|f| f.meta("load_before"))
+            .filter_map(|v| v.split_whitespace().next()?.parse().ok())
+            .collect();
+        match (
+            loads.iter().copied().reduce(f64::min),
+            loads.iter().copied().reduce(f64::max),
+        ) {
+            (Some(a), Some(b)) if a == b => format!("{a:.2}"),
+            (Some(a), Some(b)) => format!("{a:.2}-{b:.2}"),
+            _ => unknown(),
+        }
+    }
+
+    /// Whether the experiments ran full, quick or mixed.
+    fn run(&self) -> String {
+        let quick: Vec<&str> = self.order.iter().filter_map(|f| f.meta("quick")).collect();
+        if quick.is_empty() {
+            unknown()
+        } else if quick.iter().all(|q| *q == "yes") {
+            "quick".into()
+        } else if quick.iter().all(|q| *q == "no") {
+            "full".into()
+        } else {
+            "mixed full and quick".into()
+        }
+    }
+}
+
+fn unknown() -> String {
+    "unknown".to_string()
+}
+
+fn facts(dir: &Path, files: &[(&'static str, DataFile)]) -> Facts {
+    let m = MetaLines::new(files);
+    let (date, commit) = saved_stamps(&m.order).unwrap_or_else(|| summary_date_commit(dir));
     Facts {
-        cpu,
-        arch: get("arch").unwrap_or_else(unknown),
-        cores: get("logical_cores").unwrap_or_else(unknown),
-        page,
-        l1d,
-        l2: size("l2_size_bytes"),
-        l3: size("l3_size_bytes"),
-        line_bytes: num("l1d_line_bytes").filter(|l| *l > 0.0),
+        cpu: m.cpu(),
+        arch: m.get("arch").unwrap_or_else(unknown),
+        cores: m.get("logical_cores").unwrap_or_else(unknown),
+        page: m.num("page_size_bytes").map_or_else(unknown, bytes_text),
+        l1d: m.l1d(),
+        l2: m.size("l2_size_bytes"),
+        l3: m.size("l3_size_bytes"),
+        line_bytes: m.num("l1d_line_bytes").filter(|l| *l > 0.0),
         cache_kib: [
             ("L1d", "l1d_size_bytes"),
             ("L2", "l2_size_bytes"),
             ("L3", "l3_size_bytes"),
         ]
         .into_iter()
-        .filter_map(|(n, k)| Some((n, num(k).filter(|v| *v > 0.0)? / 1024.0)))
+        .filter_map(|(n, k)| Some((n, m.num(k).filter(|v| *v > 0.0)? / 1024.0)))
         .collect(),
-        run,
+        run: m.run(),
         date: date.unwrap_or_else(unknown),
         commit: commit.unwrap_or_else(unknown),
-        load,
+        load: m.load(),
     }
 }
 

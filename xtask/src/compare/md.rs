@@ -207,29 +207,7 @@ fn columns(
     base: usize,
     run_fact: &dyn Fn(&str, &Machine) -> String,
 ) {
-    let mut header = vec!["fact".to_string()];
-    header.extend(ms.iter().map(|m| m.label.clone()));
-    let fact = |name: &str, get: &dyn Fn(&Machine) -> String| -> Vec<String> {
-        let mut r = vec![name.to_string()];
-        r.extend(ms.iter().map(get));
-        r
-    };
-    let rows = vec![
-        fact("folder", &|m| format!("`{}`", m.dir.display())),
-        fact("what it holds", &|m| m.source.clone()),
-        fact("CPU", &|m| m.facts.cpu.clone()),
-        fact("architecture", &|m| m.facts.arch.clone()),
-        fact("logical cores", &|m| m.facts.cores.clone()),
-        fact("page size", &|m| m.facts.page.clone()),
-        fact("L1d", &|m| m.facts.l1d.clone()),
-        fact("L2", &|m| m.facts.l2.clone()),
-        fact("L3", &|m| m.facts.l3.clone()),
-        fact("run", &|m| run_fact(&m.facts.run, m)),
-        fact("date", &|m| run_fact(&m.facts.date, m)),
-        fact("commit", &|m| run_fact(&m.facts.commit, m)),
-        fact("load before (1 min)", &|m| run_fact(&m.facts.load, m)),
-    ];
-    table(s, &header, 99, &rows);
+    facts_by_column(s, ms, run_fact);
 
     let _ = writeln!(s, "## Effects\n");
     let _ = writeln!(
@@ -257,39 +235,72 @@ fn columns(
          machine; \"-\" where a machine has no such figure.\n"
     );
     for exp in crate::project::EXPERIMENTS.iter() {
-        // Names in the baseline's order, then each other machine's new ones.
-        let mut order: Vec<usize> = vec![base];
-        order.extend((0..ms.len()).filter(|&i| i != base));
-        let mut names: Vec<(String, String)> = Vec::new();
-        for &i in &order {
-            for k in keyfig::of(&ms[i], exp) {
-                if !names.iter().any(|(n, _)| *n == k.name) {
-                    names.push((k.name.clone(), k.unit.clone()));
-                }
-            }
-        }
-        if names.is_empty() {
-            continue;
-        }
-        let _ = writeln!(s, "### {exp}\n");
-        let mut header = vec!["figure".to_string(), "unit".to_string()];
-        header.extend(ms.iter().map(|m| m.label.clone()));
-        let rows: Vec<Vec<String>> = names
-            .iter()
-            .map(|(n, unit)| {
-                let b = keyfig::get(&ms[base], exp, n);
-                let mut r = vec![keyfig::label(exp, n), unit.clone()];
-                r.extend(ms.iter().map(|m| match keyfig::get(m, exp, n) {
-                    Some(k) if std::ptr::eq(m, &ms[base]) => mark(m, exp, n).on(&value_text(&k)),
-                    Some(k) => mark(m, exp, n).on(&with_ratio(&k, b.as_ref(), unit)),
-                    None => "-".into(),
-                }));
-                r
-            })
-            .collect();
-        table(s, &header, 2, &rows);
+        key_figures_by_column(s, ms, base, exp);
     }
     marks_note(s, ms);
+}
+
+/// The machines' facts, one column per machine.
+fn facts_by_column(s: &mut String, ms: &[Machine], run_fact: &dyn Fn(&str, &Machine) -> String) {
+    let mut header = vec!["fact".to_string()];
+    header.extend(ms.iter().map(|m| m.label.clone()));
+    let fact = |name: &str, get: &dyn Fn(&Machine) -> String| -> Vec<String> {
+        let mut r = vec![name.to_string()];
+        r.extend(ms.iter().map(get));
+        r
+    };
+    let rows = vec![
+        fact("folder", &|m| format!("`{}`", m.dir.display())),
+        fact("what it holds", &|m| m.source.clone()),
+        fact("CPU", &|m| m.facts.cpu.clone()),
+        fact("architecture", &|m| m.facts.arch.clone()),
+        fact("logical cores", &|m| m.facts.cores.clone()),
+        fact("page size", &|m| m.facts.page.clone()),
+        fact("L1d", &|m| m.facts.l1d.clone()),
+        fact("L2", &|m| m.facts.l2.clone()),
+        fact("L3", &|m| m.facts.l3.clone()),
+        fact("run", &|m| run_fact(&m.facts.run, m)),
+        fact("date", &|m| run_fact(&m.facts.date, m)),
+        fact("commit", &|m| run_fact(&m.facts.commit, m)),
+        fact("load before (1 min)", &|m| run_fact(&m.facts.load, m)),
+    ];
+    table(s, &header, 99, &rows);
+}
+
+/// Experiment `exp`'s key figures, one column per machine, each with its ratio to the
+/// baseline's; nothing where no machine has one.
+fn key_figures_by_column(s: &mut String, ms: &[Machine], base: usize, exp: &str) {
+    // Names in the baseline's order, then each other machine's new ones.
+    let mut order: Vec<usize> = vec![base];
+    order.extend((0..ms.len()).filter(|&i| i != base));
+    let mut names: Vec<(String, String)> = Vec::new();
+    for &i in &order {
+        for k in keyfig::of(&ms[i], exp) {
+            if !names.iter().any(|(n, _)| *n == k.name) {
+                names.push((k.name.clone(), k.unit.clone()));
+            }
+        }
+    }
+    if names.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "### {exp}\n");
+    let mut header = vec!["figure".to_string(), "unit".to_string()];
+    header.extend(ms.iter().map(|m| m.label.clone()));
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .map(|(n, unit)| {
+            let b = keyfig::get(&ms[base], exp, n);
+            let mut r = vec![keyfig::label(exp, n), unit.clone()];
+            r.extend(ms.iter().map(|m| match keyfig::get(m, exp, n) {
+                Some(k) if std::ptr::eq(m, &ms[base]) => mark(m, exp, n).on(&value_text(&k)),
+                Some(k) => mark(m, exp, n).on(&with_ratio(&k, b.as_ref(), unit)),
+                None => "-".into(),
+            }));
+            r
+        })
+        .collect();
+    table(s, &header, 2, &rows);
 }
 
 /// What is missing, and the data.
@@ -363,34 +374,16 @@ fn marks_note(s: &mut String, ms: &[Machine]) {
 
 /// Every missing part, each listed once.
 pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
-    let mut out = Vec::new();
-    for m in ms {
-        if !m.no_file.is_empty() {
-            out.push(format!(
-                "**{}** has no {} (no file).",
-                m.label,
-                m.no_file.join(", ")
-            ));
-        }
-        if !m.empty.is_empty() {
-            out.push(format!(
-                "**{}**: {} holds no numbers.",
-                m.label,
-                m.empty.join(", ")
-            ));
-        }
-        for p in &m.problems {
-            out.push(format!(
-                "**{}**: `{p}`; that experiment is left out, the others count.",
-                m.label
-            ));
-        }
-    }
+    let mut out: Vec<String> = ms.iter().flat_map(file_problems).collect();
     // Runs of this project: blocks and columns that not every run has (another version of the
     // output format). The appendix's folders are compared on what they contain.
     let runs: Vec<&Machine> = ms.iter().filter(|m| m.kind == Kind::Run).collect();
     for exp in crate::project::EXPERIMENTS.iter() {
-        let with: Vec<&&Machine> = runs.iter().filter(|m| m.runs.contains_key(*exp)).collect();
+        let with: Vec<&Machine> = runs
+            .iter()
+            .copied()
+            .filter(|m| m.runs.contains_key(*exp))
+            .collect();
         if with.len() < 2 {
             continue;
         }
@@ -399,48 +392,83 @@ pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
             .flat_map(|m| m.runs[*exp].blocks.iter().filter_map(|b| b.name.clone()))
             .collect();
         for b in &blocks {
-            let have: Vec<&&&Machine> = with
-                .iter()
-                .filter(|m| m.runs[*exp].block(b).is_some())
-                .collect();
-            if have.len() < with.len() {
-                let lacking: Vec<&str> = with
-                    .iter()
-                    .filter(|m| m.runs[*exp].block(b).is_none())
-                    .map(|m| m.label.as_str())
-                    .collect();
-                out.push(format!(
-                    "`{exp}.{b}`: no such block in {}.",
-                    names(&lacking)
-                ));
-            }
-            if have.len() < 2 {
-                continue;
-            }
-            let cols = |m: &Machine| -> Vec<String> {
-                m.runs[*exp]
-                    .block(b)
-                    .map(|bl| bl.columns.iter().map(|c| c.name.clone()).collect())
-                    .unwrap_or_default()
-            };
-            let all: BTreeSet<String> = have.iter().flat_map(|m| cols(m)).collect();
-            let shared = all
-                .iter()
-                .filter(|c| have.iter().all(|m| cols(m).contains(c)))
-                .count();
-            for c in &all {
-                let holders: Vec<&str> = have
-                    .iter()
-                    .filter(|m| cols(m).contains(c))
-                    .map(|m| m.label.as_str())
-                    .collect();
-                if holders.len() < have.len() {
-                    out.push(format!(
-                        "`{exp}.{b}`: column `{c}` only in {}; compared on the {shared} columns all have.",
-                        names(&holders)
-                    ));
-                }
-            }
+            out.extend(block_differences(exp, b, &with));
+        }
+    }
+    out
+}
+
+/// Machine `m`'s files that are missing, empty or unreadable.
+fn file_problems(m: &Machine) -> Vec<String> {
+    let mut out = Vec::new();
+    if !m.no_file.is_empty() {
+        out.push(format!(
+            "**{}** has no {} (no file).",
+            m.label,
+            m.no_file.join(", ")
+        ));
+    }
+    if !m.empty.is_empty() {
+        out.push(format!(
+            "**{}**: {} holds no numbers.",
+            m.label,
+            m.empty.join(", ")
+        ));
+    }
+    for p in &m.problems {
+        out.push(format!(
+            "**{}**: `{p}`; that experiment is left out, the others count.",
+            m.label
+        ));
+    }
+    out
+}
+
+/// How block `b` of `exp` differs between the runs `with` that have the experiment: the runs
+/// without the block, and the columns not every run with it has.
+fn block_differences(exp: &str, b: &str, with: &[&Machine]) -> Vec<String> {
+    let mut out = Vec::new();
+    let have: Vec<&Machine> = with
+        .iter()
+        .copied()
+        .filter(|m| m.runs[exp].block(b).is_some())
+        .collect();
+    if have.len() < with.len() {
+        let lacking: Vec<&str> = with
+            .iter()
+            .filter(|m| m.runs[exp].block(b).is_none())
+            .map(|m| m.label.as_str())
+            .collect();
+        out.push(format!(
+            "`{exp}.{b}`: no such block in {}.",
+            names(&lacking)
+        ));
+    }
+    if have.len() < 2 {
+        return out;
+    }
+    let cols = |m: &Machine| -> Vec<String> {
+        m.runs[exp]
+            .block(b)
+            .map(|bl| bl.columns.iter().map(|c| c.name.clone()).collect())
+            .unwrap_or_default()
+    };
+    let all: BTreeSet<String> = have.iter().flat_map(|m| cols(m)).collect();
+    let shared = all
+        .iter()
+        .filter(|c| have.iter().all(|m| cols(m).contains(c)))
+        .count();
+    for c in &all {
+        let holders: Vec<&str> = have
+            .iter()
+            .filter(|m| cols(m).contains(c))
+            .map(|m| m.label.as_str())
+            .collect();
+        if holders.len() < have.len() {
+            out.push(format!(
+                "`{exp}.{b}`: column `{c}` only in {}; compared on the {shared} columns all have.",
+                names(&holders)
+            ));
         }
     }
     out

@@ -80,30 +80,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
     load::label_all(&mut machines);
     let base = match &o.baseline {
         None => 0,
-        Some(b) => {
-            let exact: Vec<usize> = (0..machines.len())
-                .filter(|&i| machines[i].label == *b)
-                .collect();
-            let by_name: Vec<usize> = (0..machines.len())
-                .filter(|&i| {
-                    machines[i]
-                        .dir
-                        .file_name()
-                        .is_some_and(|n| n.to_string_lossy() == *b)
-                })
-                .collect();
-            match (exact.as_slice(), by_name.as_slice()) {
-                ([i, ..], _) | ([], [i]) => *i,
-                _ => {
-                    let labels: Vec<&str> = machines.iter().map(|m| m.label.as_str()).collect();
-                    return Err(format!(
-                        "--baseline {} is not among the folders compared ({})",
-                        shown(b),
-                        clip(&labels.join(", "), 200)
-                    ));
-                }
-            }
-        }
+        Some(b) => baseline(&machines, b)?,
     };
 
     // Everything is made in memory first; then written.
@@ -118,19 +95,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
     let html_text = html::compare_page(&md_text, &inline);
 
     let out = &o.out;
-    if out.exists() && !out.is_dir() {
-        return Err(format!(
-            "cannot write --out {}: it is not a folder",
-            out.display()
-        ));
-    }
-    if load::present_experiments(out).is_ok() {
-        // Its own index.html (written by run-all) would be replaced.
-        return Err(format!(
-            "--out {} is a results folder; give the comparison a folder of its own",
-            out.display()
-        ));
-    }
+    check_out(out)?;
     fs::create_dir_all(out).map_err(|e| format!("cannot write --out {}: {e}", out.display()))?;
     write_file(out, "compare.md", &md_text)?;
     write_file(out, "compare.csv", &csv_text)?;
@@ -147,7 +112,60 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
     }
 
     let report = report(&machines, base, &figs, rows.len(), out);
-    let warnings = machines
+    Ok(Written {
+        report,
+        warnings: warnings(&machines),
+    })
+}
+
+/// The index of the machine `--baseline b` names: by its label, else by its folder's name
+/// where that names one machine only.
+fn baseline(machines: &[load::Machine], b: &str) -> Result<usize, String> {
+    let exact: Vec<usize> = (0..machines.len())
+        .filter(|&i| machines[i].label == *b)
+        .collect();
+    let by_name: Vec<usize> = (0..machines.len())
+        .filter(|&i| {
+            machines[i]
+                .dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy() == *b)
+        })
+        .collect();
+    match (exact.as_slice(), by_name.as_slice()) {
+        ([i, ..], _) | ([], [i]) => Ok(*i),
+        _ => {
+            let labels: Vec<&str> = machines.iter().map(|m| m.label.as_str()).collect();
+            Err(format!(
+                "--baseline {} is not among the folders compared ({})",
+                shown(b),
+                clip(&labels.join(", "), 200)
+            ))
+        }
+    }
+}
+
+/// Refuses an `--out` that is a file, or a results folder (whose own index.html would be
+/// replaced).
+fn check_out(out: &Path) -> Result<(), String> {
+    if out.exists() && !out.is_dir() {
+        return Err(format!(
+            "cannot write --out {}: it is not a folder",
+            out.display()
+        ));
+    }
+    if load::present_experiments(out).is_ok() {
+        return Err(format!(
+            "--out {} is a results folder; give the comparison a folder of its own",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
+/// One warning line per experiment file left out.
+fn warnings(machines: &[load::Machine]) -> Vec<String> {
+    machines
         .iter()
         .flat_map(|m| {
             m.problems.iter().map(move |p| {
@@ -157,8 +175,7 @@ pub fn run(o: &crate::flags::Compare) -> Result<Written, String> {
                 )
             })
         })
-        .collect();
-    Ok(Written { report, warnings })
+        .collect()
 }
 
 fn report(

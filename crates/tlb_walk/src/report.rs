@@ -206,14 +206,15 @@ pub fn reach_sentence(rows: &[Row], reach: &[Reach]) -> Option<String> {
         })
         .collect();
     let (lo, hi) = (a.pages as u64, b.pages as u64);
-    let place = if let Some(r) = reach.iter().find(|r| lo < r.pages && r.pages < hi) {
+    // A step from exactly the reach (64 pages fit a 64-entry TLB) to beyond it crosses it.
+    let place = if let Some(r) = reach.iter().find(|r| lo <= r.pages && r.pages < hi) {
         format!("across the {} reach", r.name)
-    } else if let Some(r) = reach.iter().rfind(|r| r.pages <= lo) {
+    } else if let Some(r) = reach.iter().rfind(|r| r.pages < lo) {
         format!("past the {} reach", r.name)
     } else {
         format!("within the {} reach", first.name)
     };
-    Some(format!(
+    let text = format!(
         "CPUID gives the data TLBs' reach for 4 KiB pages: {}. Across each, the line layout's \
          cost goes {}; its steepest step between neighbouring counts is {} -> {} pages \
          ({:.2}x), {place}.",
@@ -222,7 +223,9 @@ pub fn reach_sentence(rows: &[Row], reach: &[Reach]) -> Option<String> {
         a.pages,
         b.pages,
         step(a, b)
-    ))
+    );
+    // Marked on its own when the two counts of the steepest step had no clean round.
+    Some(show::marked(&a.tally.merge(&b.tally), false, vec![text]).remove(0))
 }
 
 /// Section 1's closing sentences, from its rows, the TLB reaches CPUID gives (none where it
@@ -657,6 +660,16 @@ mod tests {
             reach_sentence(&r, &mid)
                 .unwrap()
                 .ends_with("across the L1 reach.")
+        );
+        // A step that starts exactly at the reach crosses it.
+        let at = [Reach {
+            name: "L1",
+            pages: 2896,
+        }];
+        assert!(
+            reach_sentence(&r, &at)
+                .unwrap()
+                .ends_with("2896 -> 4096 pages (3.00x), across the L1 reach.")
         );
         // No sizes known: no sentence, and none added to the reading.
         assert!(reach_sentence(&r, &[]).is_none());

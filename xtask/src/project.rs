@@ -1,61 +1,100 @@
-//! The project as xtask sees it: where the workspace is, which experiments exist, and the
-//! one registry that ties an experiment to its figure drawer.
+//! The project as xtask sees it: where the workspace is, which experiments exist and what
+//! each declares about what it writes (its crate's `schema`).
 
 use crate::error::{Result, bad};
 use measure::data::{Block, DataFile};
 use std::path::PathBuf;
 
-/// Every experiment, in the order run-all runs them (the clock first). The figure drawers'
-/// registry, `figures::DRAWERS`, names the same experiments in the same order (checked when
+/// Every experiment, in the order run-all runs them (the clock first), from [`DECLARED`].
+/// The figure drawers' registry, `figures::DRAWERS`, names the same experiments in the same order (checked when
 /// xtask is built), so that nothing here depends on the layers above. Key figures need no
 /// reader of their own: [`measure::key::read`] reads every experiment's.
-pub const EXPERIMENTS: [&str; 10] = [
-    "clock_probe",
-    "cache_ladder",
-    "stride",
-    "tlb_walk",
-    "branch",
-    "fp_cost",
-    "false_sharing",
-    "sink_bench",
-    "env_scan",
-    "bandwidth",
+pub const EXPERIMENTS: [&str; DECLARED.len()] = {
+    let mut names = [""; DECLARED.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = DECLARED[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// What an experiment's crate declares about what it writes (its `schema`): its name, the
+/// block each key figure comes from, and each key figure in words.
+struct Declared {
+    name: &'static str,
+    key_sources: measure::key::Sources,
+    key_words: &'static [(&'static str, &'static str)],
+}
+
+/// Every experiment's declarations, in run-all's order: the one list of experiments.
+const DECLARED: [Declared; 10] = [
+    Declared {
+        name: ::clock_probe::schema::EXPERIMENT,
+        key_sources: ::clock_probe::schema::KEY_SOURCES,
+        key_words: ::clock_probe::schema::key::ALL,
+    },
+    Declared {
+        name: ::cache_ladder::schema::EXPERIMENT,
+        key_sources: ::cache_ladder::schema::KEY_SOURCES,
+        key_words: ::cache_ladder::schema::key::ALL,
+    },
+    Declared {
+        name: ::stride::schema::EXPERIMENT,
+        key_sources: ::stride::schema::KEY_SOURCES,
+        key_words: ::stride::schema::key::ALL,
+    },
+    Declared {
+        name: ::tlb_walk::schema::EXPERIMENT,
+        key_sources: ::tlb_walk::schema::KEY_SOURCES,
+        key_words: ::tlb_walk::schema::key::ALL,
+    },
+    Declared {
+        name: ::branch::schema::EXPERIMENT,
+        key_sources: ::branch::schema::KEY_SOURCES,
+        key_words: ::branch::schema::key::ALL,
+    },
+    Declared {
+        name: ::fp_cost::schema::EXPERIMENT,
+        key_sources: ::fp_cost::schema::KEY_SOURCES,
+        key_words: ::fp_cost::schema::key::ALL,
+    },
+    Declared {
+        name: ::false_sharing::schema::EXPERIMENT,
+        key_sources: ::false_sharing::schema::KEY_SOURCES,
+        key_words: ::false_sharing::schema::key::ALL,
+    },
+    Declared {
+        name: ::sink_bench::schema::EXPERIMENT,
+        key_sources: ::sink_bench::schema::KEY_SOURCES,
+        key_words: ::sink_bench::schema::key::ALL,
+    },
+    Declared {
+        name: ::env_scan::schema::EXPERIMENT,
+        key_sources: ::env_scan::schema::KEY_SOURCES,
+        key_words: ::env_scan::schema::key::ALL,
+    },
+    Declared {
+        name: ::bandwidth::schema::EXPERIMENT,
+        key_sources: ::bandwidth::schema::KEY_SOURCES,
+        key_words: ::bandwidth::schema::key::ALL,
+    },
 ];
+
+fn declared(experiment: &str) -> Option<&'static Declared> {
+    DECLARED.iter().find(|d| d.name == experiment)
+}
 
 /// The block each key figure of `experiment` comes from, as the experiment declares it
 /// (`<experiment>::schema::KEY_SOURCES`); none for a name that is no experiment.
 pub fn key_sources(experiment: &str) -> measure::key::Sources {
-    match experiment {
-        "clock_probe" => ::clock_probe::schema::KEY_SOURCES,
-        "cache_ladder" => ::cache_ladder::schema::KEY_SOURCES,
-        "stride" => ::stride::schema::KEY_SOURCES,
-        "tlb_walk" => ::tlb_walk::schema::KEY_SOURCES,
-        "branch" => ::branch::schema::KEY_SOURCES,
-        "fp_cost" => ::fp_cost::schema::KEY_SOURCES,
-        "false_sharing" => ::false_sharing::schema::KEY_SOURCES,
-        "sink_bench" => ::sink_bench::schema::KEY_SOURCES,
-        "env_scan" => ::env_scan::schema::KEY_SOURCES,
-        "bandwidth" => ::bandwidth::schema::KEY_SOURCES,
-        _ => &[],
-    }
+    declared(experiment).map_or(&[], |d| d.key_sources)
 }
 
 /// Every key figure `experiment` declares, with what it is in words
 /// (`<experiment>::schema::key::ALL`); none for a name that is no experiment.
 pub fn key_words(experiment: &str) -> &'static [(&'static str, &'static str)] {
-    match experiment {
-        "clock_probe" => ::clock_probe::schema::key::ALL,
-        "cache_ladder" => ::cache_ladder::schema::key::ALL,
-        "stride" => ::stride::schema::key::ALL,
-        "tlb_walk" => ::tlb_walk::schema::key::ALL,
-        "branch" => ::branch::schema::key::ALL,
-        "fp_cost" => ::fp_cost::schema::key::ALL,
-        "false_sharing" => ::false_sharing::schema::key::ALL,
-        "sink_bench" => ::sink_bench::schema::key::ALL,
-        "env_scan" => ::env_scan::schema::key::ALL,
-        "bandwidth" => ::bandwidth::schema::key::ALL,
-        _ => &[],
-    }
+    declared(experiment).map_or(&[], |d| d.key_words)
 }
 
 /// Key figure `name` of `experiment` in words, as its experiment declares it; `None` for a

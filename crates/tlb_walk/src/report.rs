@@ -215,9 +215,8 @@ pub fn reach_sentence(rows: &[Row], reach: &[Reach]) -> Option<String> {
         format!("within the {} reach", first.name)
     };
     let text = format!(
-        "CPUID gives the data TLBs' reach for 4 KiB pages: {}. Across each, the line layout's \
-         cost goes {}; its steepest step between neighbouring counts is {} -> {} pages \
-         ({:.2}x), {place}.",
+        "across the data TLBs' reach for 4 KiB pages (CPUID: {}) the line layout's cost goes \
+         {}; its steepest step between neighbouring counts is {} -> {} pages ({:.2}x), {place}.",
         sizes.join(", "),
         across.join(", "),
         a.pages,

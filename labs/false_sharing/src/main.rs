@@ -3,7 +3,7 @@
 use lab_false_sharing::{SPEC, THREADS, baseline, input, solution};
 
 /// Numbers added per call (all threads together).
-const N: usize = 100_000;
+const N: usize = 20_000;
 
 fn main() {
     labkit::args(

@@ -19,6 +19,9 @@ use measure::ring::{self, Rng};
 use measure::rounds::{Step, Want};
 use std::sync::Mutex;
 
+pub mod start_line;
+use start_line::Arrival;
+
 /// What a lab measures and what it asks for.
 #[derive(Debug, Clone, Copy)]
 pub struct Spec {
@@ -182,20 +185,31 @@ static WORKERS: Mutex<Vec<Evidence>> = Mutex::new(Vec::new());
 /// VM, waking an idle virtual CPU takes up to a few hundred microseconds on a quiet machine).
 pub const START_WAIT_NS: u64 = 1_000_000;
 
-/// Runs one worker thread's share of a timed call, on a thread made for the call, and keeps
-/// what happened to that thread for the round the call belongs to: its evidence during
-/// `work`, and a wait for its core before it began (a new thread's counters start at zero)
-/// when that wait was over [`START_WAIT_NS`].
+/// Runs one worker thread's share of a call, on a thread made for the call, and keeps what
+/// happened to that thread for the round the call belongs to.
+///
+/// In a timed call ([`start_line::time_team`]) the worker first waits at the start line for
+/// the others; its evidence and its share's time begin when all are there, so a slow start
+/// of the threads is neither timed nor held against the round. A worker that arrived alone
+/// leaves no evidence, so its round counts as disturbed. Outside a timed call the evidence
+/// covers the work, plus a wait for the core before it began (a new thread's counters start
+/// at zero) when that wait was over [`START_WAIT_NS`].
 pub fn on_worker<T>(work: impl FnOnce() -> T) -> T {
     let probe = Probe::new();
+    let arrival = start_line::wait();
     let first = probe.mark();
-    let out = work();
+    let out = match arrival {
+        Arrival::Unarmed => work(),
+        Arrival::Together | Arrival::Alone => start_line::time_share(work),
+    };
     let mut e = Evidence::between(&first, &probe.mark());
     let before = first.waited_ns.unwrap_or(0);
-    if before > START_WAIT_NS {
+    if arrival == Arrival::Unarmed && before > START_WAIT_NS {
         e.waited_ns = Some(e.waited_ns.unwrap_or(0) + before);
     }
-    WORKERS.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+    if arrival != Arrival::Alone {
+        WORKERS.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+    }
     out
 }
 
@@ -227,6 +241,16 @@ pub fn wall_ns<T>(f: impl FnOnce() -> T) -> f64 {
     let (ns, r) = measure::clock::time_ns(f);
     measure::black_box(r);
     ns
+}
+
+/// The figure of one timed call of `f`: its wall time, or for an exercise on several cores
+/// the span its workers worked together ([`start_line::time_team`]).
+pub fn figure_ns<T>(cores: usize, f: impl FnOnce() -> T) -> f64 {
+    if cores > 1 {
+        start_line::time_team(cores, f)
+    } else {
+        wall_ns(f)
+    }
 }
 
 /// The fastest `a` over the fastest `b` of `rounds` (clean rounds only, when any is clean):
@@ -363,8 +387,8 @@ pub fn run_speedup<I, O: std::fmt::Debug>(
         r.timing = paired(
             core,
             spec.cores,
-            || wall_ns(|| baseline(measure::black_box(big))),
-            || wall_ns(|| solution(measure::black_box(big))),
+            || figure_ns(spec.cores, || baseline(measure::black_box(big))),
+            || figure_ns(spec.cores, || solution(measure::black_box(big))),
         );
     }
     r

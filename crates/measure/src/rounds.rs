@@ -170,27 +170,47 @@ pub fn interleaved(
     })
 }
 
+/// The time budget for rounds beyond the minimum: it starts when every variant has its
+/// minimum, and is spent once `budget_ns` have passed since then.
+pub(crate) struct Extra {
+    budget_ns: u64,
+    since: Option<u64>,
+}
+
+impl Extra {
+    pub(crate) fn new(budget_ns: u64) -> Extra {
+        Extra {
+            budget_ns,
+            since: None,
+        }
+    }
+
+    /// Whether the budget is spent; `past_minimum` says whether every variant has had its
+    /// minimum (before that, no extra time is counted).
+    pub(crate) fn spent(&mut self, past_minimum: bool) -> bool {
+        if !past_minimum {
+            return false;
+        }
+        let t0 = *self.since.get_or_insert_with(now_ns);
+        now_ns().saturating_sub(t0) >= self.budget_ns
+    }
+}
+
 /// [`interleaved`] where the caller brings each timed round's evidence along with its figure
 /// (the evidence of a warm-up is ignored): for rounds whose work runs on other threads, each
 /// with its own [`Probe`], judged by the most disturbed of them (`measure::team::worst`).
 pub fn judged(want: &Want, n: usize, mut step: impl FnMut(Step) -> (f64, Evidence)) -> Vec<Timed> {
     let mut out = vec![Timed::default(); n];
     let mut cold = vec![true; n];
-    let mut extra_since: Option<u64> = None;
+    let mut extra = Extra::new(want.budget_ns);
     loop {
         let short: Vec<usize> = (0..n)
             .filter(|&i| out[i].clean_count() < want.clean && out[i].values.len() < want.max_rounds)
             .collect();
-        if short.is_empty() {
-            return out;
-        }
         // The first `want.clean` rounds of every variant are always taken; rounds beyond
         // them only within the budget.
-        if out.iter().all(|t| t.values.len() >= want.clean) {
-            let t0 = *extra_since.get_or_insert_with(now_ns);
-            if now_ns().saturating_sub(t0) >= want.budget_ns {
-                return out;
-            }
+        if short.is_empty() || extra.spent(out.iter().all(|t| t.values.len() >= want.clean)) {
+            return out;
         }
         for i in short {
             if cold[i] || want.warm_every {

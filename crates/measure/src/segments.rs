@@ -16,7 +16,6 @@
 //!
 //! On a quiet machine every segment is usable and a repetition is exactly its own time.
 
-use crate::clock::now_ns;
 use crate::disturb::{Evidence, Probe, Tally};
 use crate::stats::{Summary, median};
 
@@ -194,19 +193,13 @@ pub fn interleaved(
     let n = parts.len();
     let mut out = vec![Segmented::default(); n];
     let mut cold = vec![true; n];
-    let mut extra_since: Option<u64> = None;
+    let mut extra = crate::rounds::Extra::new(want.budget_ns);
     loop {
         let short: Vec<usize> = (0..n)
             .filter(|&i| out[i].short(want) && out[i].ns.len() < want.max_reps)
             .collect();
-        if short.is_empty() {
+        if short.is_empty() || extra.spent(out.iter().all(|s| s.ns.len() >= want.reps)) {
             return out;
-        }
-        if out.iter().all(|s| s.ns.len() >= want.reps) {
-            let t0 = *extra_since.get_or_insert_with(now_ns);
-            if now_ns().saturating_sub(t0) >= want.budget_ns {
-                return out;
-            }
         }
         for i in short {
             if cold[i] || want.warm_every {

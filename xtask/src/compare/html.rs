@@ -24,6 +24,8 @@ border:1px solid #ddd}figcaption{font-size:0.85rem;color:#444}\
 @media (max-width:600px){body{padding:0.4rem}table{font-size:0.8rem}\
 figure .scroll svg,figure .scroll img{min-width:640px}}";
 
+/// Text made safe for an element or a quoted attribute the page itself writes (a title, a
+/// caption, a file name).
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -13,7 +13,7 @@
 //! - every file a drawer writes is listed in [`super::DRAWERS`];
 //! - drawing twice gives the same bytes.
 
-use super::chart::PanelGeom;
+use super::chart::{Dash, PanelGeom};
 use super::{DRAWERS, Figure, Saved};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -208,7 +208,7 @@ fn check_all(saved: &Saved, reference_word: &str) {
         let f = figs.iter().find(|f| f.file == file).expect(file);
         assert!(f.svg.contains(reference_word), "{file} names its reference");
         assert!(
-            f.svg.contains("stroke-dasharray=\"10 5\""),
+            f.geometry.dashes.contains(&Dash::Long),
             "{file}: the reference is dashed"
         );
     }

@@ -238,6 +238,8 @@ pub struct Geometry {
     pub legends: Vec<Rect>,
     /// Text boxes drawn inside plot areas (ratios, notes).
     pub boxes: Vec<Rect>,
+    /// Every text drawn, in order (the title first).
+    pub texts: Vec<String>,
     /// The style of every broken stroke drawn, in order.
     pub dashes: Vec<Dash>,
 }
@@ -623,6 +625,7 @@ impl Canvas<'_> {
             font = font.style(FontStyle::Bold);
         }
         let style = font.color(&c).pos(Pos::new(h, v));
+        self.geom.texts.push(s.to_string());
         self.area
             .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
             .map_err(err)?;
@@ -654,6 +657,7 @@ impl Canvas<'_> {
             .transform(FontTransform::Rotate270)
             .color(&c)
             .pos(Pos::new(HPos::Center, VPos::Center));
+        self.geom.texts.push(s.to_string());
         self.area
             .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
             .map_err(err)

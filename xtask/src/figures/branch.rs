@@ -542,7 +542,7 @@ mod tests {
         let f = draw(&saved(RUN, label)).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(f[1].svg.contains("C program, this machine"));
-        assert!(f[1].svg.contains("stroke-dasharray"));
+        assert!(f[1].geometry.dashes.contains(&Dash::Long));
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! rules holds in every figure (PRESENTATION.md):
 //!
 //! - **the legend never covers data**: it is always drawn below the plot area, outside it;
-//! - **the appendix's series is dashed**, everywhere, with a real SVG dashed stroke
-//!   ([`Style::reference`]); reported sizes and detected knees are vertical lines of their
-//!   own kinds, each with its own legend entry;
+//! - **the appendix's series is dashed**, everywhere ([`Style::reference`]); reported sizes
+//!   and detected knees are vertical lines of their own kinds, each with its own legend
+//!   entry. Dashes are drawn by plotters itself ([`Dash::pattern`]), so the SVG it writes is
+//!   kept as written;
 //! - **axes** follow [`axis`]: every decade labelled, power-of-two ticks with units, every
 //!   point inside the labelled range;
 //! - **spread**: points and bars carry their min..max as whiskers;
@@ -31,6 +32,7 @@ pub use heat::{Heatmap, Palette};
 pub use line::{Bracket, HLine, LineChart, Note, Pt, Series, Vertical, VerticalKind};
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontStyle, FontTransform};
@@ -58,7 +60,8 @@ pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-/// How a stroke is drawn. Dashed strokes are real SVG `stroke-dasharray` strokes.
+/// How a stroke is drawn. A broken stroke is drawn by plotters' [`DashedPathElement`]: one
+/// short SVG polyline per dash, the gaps left empty.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dash {
     Solid,
@@ -71,35 +74,15 @@ pub enum Dash {
 }
 
 impl Dash {
-    /// plotters' SVG backend has no dash attribute: a dashed stroke is written with a
-    /// marker opacity that [`finish_svg`] turns into `stroke-dasharray`.
-    fn marker_alpha(self) -> f64 {
+    /// The lengths in pixels of one dash and of the gap after it; none for a solid stroke.
+    pub fn pattern(self) -> Option<(u32, u32)> {
         match self {
-            Dash::Solid => 1.0,
-            Dash::Long => 0.9971,
-            Dash::Short => 0.9972,
-            Dash::Dotted => 0.9973,
+            Dash::Solid => None,
+            Dash::Long => Some((10, 5)),
+            Dash::Short => Some((5, 4)),
+            Dash::Dotted => Some((2, 3)),
         }
     }
-    fn dasharray(self) -> &'static str {
-        match self {
-            Dash::Solid => "",
-            Dash::Long => "10 5",
-            Dash::Short => "5 4",
-            Dash::Dotted => "2 3",
-        }
-    }
-}
-
-/// Turns the dash markers into SVG dash attributes.
-fn finish_svg(svg: String) -> String {
-    let mut s = svg;
-    for d in [Dash::Long, Dash::Short, Dash::Dotted] {
-        let from = format!("opacity=\"{}\"", d.marker_alpha());
-        let to = format!("opacity=\"1\" stroke-dasharray=\"{}\"", d.dasharray());
-        s = s.replace(&from, &to);
-    }
-    s
 }
 
 /// The edge of a plot an axis is labelled along: the x axis at the bottom, the y axis at
@@ -255,6 +238,10 @@ pub struct Geometry {
     pub legends: Vec<Rect>,
     /// Text boxes drawn inside plot areas (ratios, notes).
     pub boxes: Vec<Rect>,
+    /// Every text drawn, in order (the title first).
+    pub texts: Vec<String>,
+    /// The style of every broken stroke drawn, in order.
+    pub dashes: Vec<Dash>,
 }
 
 /// Font sizes.
@@ -336,7 +323,7 @@ pub fn render(
         c.area.present().map_err(err)?;
         geom = c.geom;
     }
-    Ok((finish_svg(svg), geom))
+    Ok((svg, geom))
 }
 
 impl Canvas<'_> {
@@ -352,8 +339,15 @@ impl Canvas<'_> {
             return Ok(());
         }
         let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
-        let style = c.mix(dash.marker_alpha()).stroke_width(width);
-        self.area.draw(&PathElement::new(v, style)).map_err(err)
+        let style = c.stroke_width(width);
+        match dash.pattern() {
+            None => self.area.draw(&PathElement::new(v, style)),
+            Some((on, off)) => {
+                self.geom.dashes.push(dash);
+                self.area.draw(&DashedPathElement::new(v, on, off, style))
+            }
+        }
+        .map_err(err)
     }
 
     /// A rectangle, filled and/or outlined.
@@ -369,13 +363,17 @@ impl Canvas<'_> {
                 .draw(&Rectangle::new(corners, f.filled()))
                 .map_err(err)?;
         }
-        if let Some((c, d)) = stroke {
-            let style = c.mix(d.marker_alpha()).stroke_width(1);
-            self.area
-                .draw(&Rectangle::new(corners, style))
-                .map_err(err)?;
+        match stroke {
+            Some((c, Dash::Solid)) => self
+                .area
+                .draw(&Rectangle::new(corners, c.stroke_width(1)))
+                .map_err(err),
+            Some((c, d)) => {
+                let ring = [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)];
+                self.line(&[&ring[..], &ring[..1]].concat(), c, 1, d)
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// A filled polygon.
@@ -627,6 +625,7 @@ impl Canvas<'_> {
             font = font.style(FontStyle::Bold);
         }
         let style = font.color(&c).pos(Pos::new(h, v));
+        self.geom.texts.push(s.to_string());
         self.area
             .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
             .map_err(err)?;
@@ -658,6 +657,7 @@ impl Canvas<'_> {
             .transform(FontTransform::Rotate270)
             .color(&c)
             .pos(Pos::new(HPos::Center, VPos::Center));
+        self.geom.texts.push(s.to_string());
         self.area
             .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
             .map_err(err)
@@ -1049,16 +1049,74 @@ mod tests {
         assert_eq!(kib_label(48.0), "48K");
     }
 
+    /// The point lists of an SVG's polylines, in order.
+    fn polylines(svg: &str) -> Vec<Vec<(i32, i32)>> {
+        let point = |p: &str| {
+            let (x, y) = p.split_once(',')?;
+            Some((x.parse().ok()?, y.parse().ok()?))
+        };
+        svg.split("<polyline")
+            .skip(1)
+            .filter_map(|t| {
+                let pts = t.split("points=\"").nth(1)?.split('"').next()?;
+                Some(pts.split_whitespace().filter_map(point).collect())
+            })
+            .collect()
+    }
+
+    /// The dashes a horizontal stroke at row `y` from `x0` to `x1` should break into.
+    fn dashes_along(x0: i32, x1: i32, y: i32, (on, off): (u32, u32)) -> Vec<Vec<(i32, i32)>> {
+        let (on, period) = (on as i32, (on + off) as i32);
+        (x0..x1)
+            .step_by(period as usize)
+            .map(|a| vec![(a, y), ((a + on).min(x1), y)])
+            .collect()
+    }
+
     #[test]
-    fn dashes_become_svg_dash_arrays() {
-        let (svg, _) = render((200, 100), |c| {
-            c.line(&[(0.0, 0.0), (100.0, 50.0)], BLACK_C, 2, Dash::Long)?;
-            c.line(&[(0.0, 10.0), (100.0, 60.0)], BLACK_C, 2, Dash::Solid)
+    fn each_dash_style_breaks_a_line_and_its_legend_sample_alike() {
+        assert_eq!(Dash::Solid.pattern(), None);
+        let mut seen = Vec::new();
+        for dash in [Dash::Long, Dash::Short, Dash::Dotted] {
+            let pattern = dash.pattern().unwrap();
+            assert!(
+                !seen.contains(&pattern),
+                "{dash:?} looks like another style"
+            );
+            seen.push(pattern);
+            let (svg, g) = render((200, 100), |c| {
+                c.line(&[(20.0, 50.0), (120.0, 50.0)], BLACK_C, 2, dash)
+            })
+            .unwrap();
+            let want = dashes_along(20, 120, 50, pattern);
+            assert!(want.len() >= 7, "{dash:?}: {} dashes", want.len());
+            assert_eq!(polylines(&svg), want, "{dash:?}");
+            assert_eq!(g.dashes, [dash]);
+            // The legend's sample is the same stroke: from x0 + 8 across GLYPH_W pixels, in
+            // the middle of the first row.
+            let mut legend = Legend::default();
+            legend.push(Glyph::Horizontal(BLACK_C, dash), "a reference");
+            let (svg, _) = render((200, 100), |c| legend.draw(c, 10.0, 190.0, 20.0)).unwrap();
+            let y = px(20.0 + 3.0 + LEGEND_ROW / 2.0);
+            let x1 = px(18.0 + GLYPH_W);
+            assert_eq!(
+                polylines(&svg),
+                dashes_along(18, x1, y, pattern),
+                "{dash:?}"
+            );
+        }
+        // A solid line stays one polyline, and a dashed outline is a broken ring.
+        let (svg, g) = render((200, 100), |c| {
+            c.line(&[(20.0, 50.0), (120.0, 50.0)], BLACK_C, 2, Dash::Solid)?;
+            let r = Rect::new(20.0, 60.0, 80.0, 90.0);
+            c.rect(r, None, Some((BLACK_C, Dash::Long)))
         })
         .unwrap();
-        assert!(svg.contains("stroke-dasharray=\"10 5\""), "{svg}");
-        assert_eq!(svg.matches("stroke-dasharray").count(), 1);
-        assert!(!svg.contains("0.997"));
+        let lines = polylines(&svg);
+        assert_eq!(lines[0], [(20, 50), (120, 50)]);
+        assert_eq!(lines[1], [(20, 60), (30, 60)]);
+        assert!(lines.len() > 10, "{} dashes round the box", lines.len() - 1);
+        assert_eq!(g.dashes, [Dash::Long]);
     }
 
     #[test]

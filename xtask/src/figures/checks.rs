@@ -13,7 +13,7 @@
 //! - every file a drawer writes is listed in [`super::DRAWERS`];
 //! - drawing twice gives the same bytes.
 
-use super::chart::PanelGeom;
+use super::chart::{Dash, PanelGeom};
 use super::{DRAWERS, Figure, Saved};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -118,22 +118,11 @@ fn panel_problems(name: &str, k: usize, p: &PanelGeom) -> Vec<String> {
     out
 }
 
-/// The texts of an SVG, in order, unescaped.
-fn texts(svg: &str) -> Vec<String> {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            let body = &t[t.find('>')? + 1..t.find("</text>")?];
-            Some(body.trim().replace("&apos;", "'").replace("&amp;", "&"))
-        })
-        .collect()
-}
-
 /// What a figure's words break: its title names no appendix figure or table (nor says it
 /// goes beyond the appendix), a "Section" prefix, or a time in "us".
 fn words(f: &Figure) -> Vec<String> {
     let mut out = Vec::new();
-    let all = texts(&f.svg);
+    let all = &f.geometry.texts;
     let title = all.first().map_or("", String::as_str);
     let named = ["Figure 105.", "Table 105."]
         .iter()
@@ -150,7 +139,7 @@ fn words(f: &Figure) -> Vec<String> {
     if title.starts_with("Section") {
         out.push(format!("{}: the title starts with a section", f.file));
     }
-    for t in &all {
+    for t in all {
         if t.split(|c: char| !c.is_alphanumeric()).any(|w| w == "us") {
             out.push(format!("{}: {t:?} writes \"us\" for µs", f.file));
         }
@@ -160,14 +149,18 @@ fn words(f: &Figure) -> Vec<String> {
 
 #[test]
 fn words_catch_a_missing_table_number_and_us() {
-    let fig = |svg: &str| Figure {
-        file: "x.svg".into(),
-        svg: svg.into(),
-        geometry: Default::default(),
+    let fig = |texts: [&str; 2]| {
+        let mut f = Figure {
+            file: "x.svg".into(),
+            svg: String::new(),
+            geometry: Default::default(),
+        };
+        f.geometry.texts = texts.map(String::from).to_vec();
+        f
     };
-    let good = fig("<svg><text x=\"1\">\nTable 105.13: pages\n</text><text>\n5 µs\n</text></svg>");
+    let good = fig(["Table 105.13: pages", "5 µs"]);
     assert!(words(&good).is_empty(), "{:?}", words(&good));
-    let bad = fig("<svg><text>\nSection 3: pages\n</text><text>\ntime (us)\n</text></svg>");
+    let bad = fig(["Section 3: pages", "time (us)"]);
     let w = words(&bad);
     assert_eq!(w.len(), 3, "{w:?}");
 }
@@ -208,7 +201,7 @@ fn check_all(saved: &Saved, reference_word: &str) {
         let f = figs.iter().find(|f| f.file == file).expect(file);
         assert!(f.svg.contains(reference_word), "{file} names its reference");
         assert!(
-            f.svg.contains("stroke-dasharray=\"10 5\""),
+            f.geometry.dashes.contains(&Dash::Long),
             "{file}: the reference is dashed"
         );
     }
@@ -257,9 +250,10 @@ fn the_rules_catch_a_legend_over_data() {
     use super::chart::{PanelGeom, Rect};
     let mut f = Figure {
         file: "x.svg".into(),
-        svg: "<svg><text>\nTable 105.2: x\n</text></svg>".into(),
+        svg: String::new(),
         geometry: super::Geometry::default(),
     };
+    f.geometry.texts.push("Table 105.2: x".into());
     let plot = Rect::new(0.0, 0.0, 100.0, 100.0);
     f.geometry.panels.push(PanelGeom {
         plot: Some(plot),

@@ -301,6 +301,7 @@ fn layout_chart(run: &DataFile, saved: &Saved) -> Result<BarChart, DrawError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figures::chart::Dash;
     use crate::figures::draw_twice;
     use std::path::PathBuf;
 
@@ -372,7 +373,7 @@ mod tests {
         let figs = draw(&s).unwrap();
         std::fs::remove_dir_all(&root).unwrap();
         assert!(figs[0].svg.contains("as printed in the book"));
-        assert!(figs[0].svg.contains("stroke-dasharray=\"10 5\""));
+        assert!(figs[0].geometry.dashes.contains(&Dash::Long));
     }
 
     #[test]

@@ -872,7 +872,7 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.contains("L1d 48K") && a.contains("10.0x"));
         assert!(
-            a.contains("stroke-dasharray"),
+            g.dashes.contains(&Dash::Long),
             "the appendix series is dashed"
         );
         let plot = g.panels[0].plot.unwrap();

@@ -445,7 +445,7 @@ fn unique(b: &Block, cols: &[usize]) -> bool {
 pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
     let mut out = Vec::new();
     for m in machines {
-        for exp in crate::project::EXPERIMENTS.iter() {
+        for exp in crate::experiments::NAMES.iter() {
             let Some(f) = m.runs.get(*exp) else { continue };
             for (block, b) in crate::project::named_blocks(f) {
                 let keys = row_keys(exp, b);
@@ -491,7 +491,7 @@ fn provisional(
     if block == schema::key_figures::BLOCK {
         return keys
             .iter()
-            .map(|k| marks::key_figure(f, exp, k).map(|m| m.provisional))
+            .map(|k| crate::experiments::key_mark(f, exp, k).map(|m| m.provisional))
             .collect();
     }
     let whole = marks::block(f, block).map(|m| m.provisional);

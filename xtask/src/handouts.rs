@@ -119,7 +119,7 @@ fn source_folder(root: &Path, o: &flags::Handouts) -> Result<PathBuf> {
         return Err(bad(format!("--from {}: not a folder", from.display())));
     }
     let has_output = |e: &&str| from.join(format!("{e}.txt")).is_file();
-    if !crate::project::EXPERIMENTS.iter().any(has_output) {
+    if !crate::experiments::NAMES.iter().any(has_output) {
         return Err(bad(format!(
             "--from {}: holds no saved experiment output (<experiment>.txt); nothing was changed",
             from.display()

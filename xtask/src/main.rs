@@ -23,6 +23,7 @@ mod compare;
 mod cross_test;
 mod csv_text;
 mod error;
+mod experiments;
 mod figures;
 mod flags;
 mod handouts;
@@ -42,7 +43,8 @@ fn main() {
     let argv = measure::cli::argv("xtask");
     let result = flags::parse(&argv).and_then(|cmd| match cmd {
         Command::RunAll(o) => run_all::command(&o),
-        Command::Figures(o) => figures::command(&o).and_then(|()| run_all::page_after_figures(&o)),
+        Command::Figures(o) => figures::command(&o, &experiments::drawers())
+            .and_then(|()| run_all::page_after_figures(&o)),
         Command::Compare(o) => compare::command(&o),
         Command::AppendixC(o) => appendix_c::command(&o),
         Command::Verify(o) => verify::command(&o),

@@ -151,12 +151,13 @@ pub fn describe(f: &DataFile) -> String {
     s
 }
 
-/// The mark of key figure `name` of `experiment` in its saved run `f`: its block's, where the
-/// block is known and recorded evidence; else its whole experiment's. `None`: not recorded.
-pub fn key_figure(f: &DataFile, experiment: &str, name: &str) -> Option<Mark> {
+/// The mark of key figure `name` in its saved run `f`: its block's (from `sources`, where its
+/// experiment declares each key figure's block), where the block is known and recorded
+/// evidence; else its whole experiment's. `None`: not recorded.
+pub fn key_figure(f: &DataFile, sources: measure::key::Sources, name: &str) -> Option<Mark> {
     let ev = read(f)?;
     Some(
-        measure::key::source(crate::project::key_sources(experiment), name)
+        measure::key::source(sources, name)
             .and_then(|b| ev.block(b))
             .unwrap_or_else(|| ev.overall()),
     )
@@ -258,7 +259,7 @@ pub mod tests {
     fn no_block_is_not_recorded_never_provisional() {
         let f = measure::data::parse("#META x 1\n").unwrap();
         assert!(read(&f).is_none());
-        assert!(key_figure(&f, "cache_ladder", "first_index_ns").is_none());
+        assert!(key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "first_index_ns").is_none());
         assert_eq!(describe(&f), "not recorded");
         // A block missing the columns it needs is no evidence either, and no crash.
         let odd = measure::data::parse("#DATA-BEGIN disturbance\n#COLUMNS a\n#DATA 1\n#DATA-END\n");
@@ -272,10 +273,10 @@ pub mod tests {
             ("latency/pointer", 31, 0, false, false),
             ("knees", 5, 0, false, true),
         ]);
-        let m = key_figure(&f, "cache_ladder", "first_index_ns").unwrap();
+        let m = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "first_index_ns").unwrap();
         assert!(m.provisional && !m.contended, "{m:?}");
         // Unknown mapping: the whole experiment's marks.
-        let all = key_figure(&f, "cache_ladder", "no_such_figure").unwrap();
+        let all = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "no_such_figure").unwrap();
         assert!(all.provisional && all.contended);
         assert_eq!(
             describe(&f),
@@ -296,11 +297,15 @@ pub mod tests {
             ("layout", 21, 0, false, false),
         ]);
         assert!(
-            !key_figure(&f, "cache_ladder", "first_index_ns")
+            !key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "first_index_ns")
                 .unwrap()
                 .any()
         );
-        assert!(!key_figure(&f, "stride", "x").unwrap().any());
+        assert!(
+            !key_figure(&f, ::stride::schema::KEY_SOURCES, "x")
+                .unwrap()
+                .any()
+        );
         assert_eq!(describe(&f), "none of 2 results");
         assert_eq!(Mark::default().on("1 ns"), "1 ns");
     }

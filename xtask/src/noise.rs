@@ -18,7 +18,7 @@
 
 use crate::error::{Result, bad, failed};
 use crate::flags;
-use crate::marks::{self, Mark};
+use crate::marks::Mark;
 use measure::data::{DataFile, format_num};
 use std::fmt::Write as _;
 use std::fs;
@@ -33,9 +33,10 @@ pub const WITHIN: f64 = 0.10;
 pub const WITHIN_R: f64 = 0.10;
 
 /// Whether a key figure comes from two threads or more (a result of the whole machine, which
-/// a busy loop on one core must change): false_sharing's, and bandwidth's all-core read.
+/// a busy loop on one core must change), as its experiment's descriptor says
+/// ([`crate::experiments::Threads`]): false_sharing's, and bandwidth's all-core read.
 pub fn multi_threaded(experiment: &str, figure: &str) -> bool {
-    experiment == "false_sharing" || figure.starts_with("all_cores")
+    crate::experiments::find(experiment).is_some_and(|e| e.multi_threaded(figure))
 }
 
 /// The four ways an experiment is run.
@@ -353,7 +354,7 @@ pub fn figure_rows(runs: &[Runs]) -> Vec<FigRow> {
             for w in Way::ALL {
                 if let Some(f) = r.get(w) {
                     row.values[w as usize] = measure::key::find(f, &k.name).and_then(|x| x.value);
-                    row.marks[w as usize] = marks::key_figure(f, &r.name, &k.name);
+                    row.marks[w as usize] = crate::experiments::key_mark(f, &r.name, &k.name);
                 }
             }
             out.push(row);
@@ -638,7 +639,9 @@ mod tests {
         }
         t.push_str("#DATA-END\n");
         if let Some((p, c)) = dist {
-            t.push_str(&marks::tests::block_text(&[("latency", 21, 9, p, c)]));
+            t.push_str(&crate::marks::tests::block_text(&[(
+                "latency", 21, 9, p, c,
+            )]));
         }
         measure::data::parse(&t).unwrap()
     }

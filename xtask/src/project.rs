@@ -1,110 +1,10 @@
-//! The project as xtask sees it: where the workspace is, which experiments exist and what
-//! each declares about what it writes (its crate's `schema`).
+//! The project as xtask sees it: where the workspace is, its results folders' labels, the
+//! commit and the clock. The experiments themselves are described one layer up, in
+//! the `experiments` module.
 
 use crate::error::{Result, bad};
 use measure::data::{Block, DataFile};
 use std::path::PathBuf;
-
-/// Every experiment, in the order run-all runs them (the clock first), from [`DECLARED`].
-/// The figure drawers' registry, `figures::DRAWERS`, names the same experiments in the same order (checked when
-/// xtask is built), so that nothing here depends on the layers above. Key figures need no
-/// reader of their own: [`measure::key::read`] reads every experiment's.
-pub const EXPERIMENTS: [&str; DECLARED.len()] = {
-    let mut names = [""; DECLARED.len()];
-    let mut i = 0;
-    while i < names.len() {
-        names[i] = DECLARED[i].name;
-        i += 1;
-    }
-    names
-};
-
-/// What an experiment's crate declares about what it writes (its `schema`): its name, the
-/// block each key figure comes from, and each key figure in words.
-struct Declared {
-    name: &'static str,
-    key_sources: measure::key::Sources,
-    key_words: &'static [(&'static str, &'static str)],
-}
-
-/// Every experiment's declarations, in run-all's order: the one list of experiments.
-const DECLARED: [Declared; 10] = [
-    Declared {
-        name: ::clock_probe::schema::EXPERIMENT,
-        key_sources: ::clock_probe::schema::KEY_SOURCES,
-        key_words: ::clock_probe::schema::key::ALL,
-    },
-    Declared {
-        name: ::cache_ladder::schema::EXPERIMENT,
-        key_sources: ::cache_ladder::schema::KEY_SOURCES,
-        key_words: ::cache_ladder::schema::key::ALL,
-    },
-    Declared {
-        name: ::stride::schema::EXPERIMENT,
-        key_sources: ::stride::schema::KEY_SOURCES,
-        key_words: ::stride::schema::key::ALL,
-    },
-    Declared {
-        name: ::tlb_walk::schema::EXPERIMENT,
-        key_sources: ::tlb_walk::schema::KEY_SOURCES,
-        key_words: ::tlb_walk::schema::key::ALL,
-    },
-    Declared {
-        name: ::branch::schema::EXPERIMENT,
-        key_sources: ::branch::schema::KEY_SOURCES,
-        key_words: ::branch::schema::key::ALL,
-    },
-    Declared {
-        name: ::fp_cost::schema::EXPERIMENT,
-        key_sources: ::fp_cost::schema::KEY_SOURCES,
-        key_words: ::fp_cost::schema::key::ALL,
-    },
-    Declared {
-        name: ::false_sharing::schema::EXPERIMENT,
-        key_sources: ::false_sharing::schema::KEY_SOURCES,
-        key_words: ::false_sharing::schema::key::ALL,
-    },
-    Declared {
-        name: ::sink_bench::schema::EXPERIMENT,
-        key_sources: ::sink_bench::schema::KEY_SOURCES,
-        key_words: ::sink_bench::schema::key::ALL,
-    },
-    Declared {
-        name: ::env_scan::schema::EXPERIMENT,
-        key_sources: ::env_scan::schema::KEY_SOURCES,
-        key_words: ::env_scan::schema::key::ALL,
-    },
-    Declared {
-        name: ::bandwidth::schema::EXPERIMENT,
-        key_sources: ::bandwidth::schema::KEY_SOURCES,
-        key_words: ::bandwidth::schema::key::ALL,
-    },
-];
-
-fn declared(experiment: &str) -> Option<&'static Declared> {
-    DECLARED.iter().find(|d| d.name == experiment)
-}
-
-/// The block each key figure of `experiment` comes from, as the experiment declares it
-/// (`<experiment>::schema::KEY_SOURCES`); none for a name that is no experiment.
-pub fn key_sources(experiment: &str) -> measure::key::Sources {
-    declared(experiment).map_or(&[], |d| d.key_sources)
-}
-
-/// Every key figure `experiment` declares, with what it is in words
-/// (`<experiment>::schema::key::ALL`); none for a name that is no experiment.
-pub fn key_words(experiment: &str) -> &'static [(&'static str, &'static str)] {
-    declared(experiment).map_or(&[], |d| d.key_words)
-}
-
-/// Key figure `name` of `experiment` in words, as its experiment declares it; `None` for a
-/// figure it does not declare (the book's folders name a few of their own).
-pub fn key_in_words(experiment: &str, name: &str) -> Option<&'static str> {
-    key_words(experiment)
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, w)| *w)
-}
 
 /// The blocks of a saved output with the names their CSV files and `compare.csv` give them:
 /// a named block by its name, the bare ones (the appendix's) as `block1`, `block2`, ...
@@ -331,41 +231,6 @@ mod tests {
         );
         f.cpu_family = None;
         assert_eq!(default_label(&f), "amd-epyc-2c");
-    }
-
-    /// Every key figure a committed run wrote is declared, in words, by its experiment; and
-    /// no two of an experiment's figures share a name or their words.
-    #[test]
-    fn every_saved_key_figure_has_words() {
-        let results = root().join("results");
-        let mut seen = 0;
-        for dir in std::fs::read_dir(&results).unwrap().flatten() {
-            for exp in EXPERIMENTS {
-                let Ok(text) = std::fs::read_to_string(dir.path().join(format!("{exp}.txt")))
-                else {
-                    continue;
-                };
-                let Ok(f) = measure::data::parse(&text) else {
-                    continue;
-                };
-                for k in measure::key::read(&f) {
-                    seen += 1;
-                    let at = format!("{}/{exp}: {}", dir.path().display(), k.name);
-                    assert!(key_in_words(exp, &k.name).is_some(), "{at} has no words");
-                }
-            }
-        }
-        assert!(seen > 90, "only {seen} key figures found");
-        for exp in EXPERIMENTS {
-            let all = key_words(exp);
-            for (i, (n, w)) in all.iter().enumerate() {
-                let later = &all[i + 1..];
-                assert!(
-                    later.iter().all(|(m, v)| m != n && v != w),
-                    "{exp}: {n} twice"
-                );
-            }
-        }
     }
 
     #[test]

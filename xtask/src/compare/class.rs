@@ -26,7 +26,7 @@ fn spreads(ms: &[Machine], base: usize) -> Vec<Spread> {
     let mut out: Vec<Spread> = Vec::new();
     let mut order = vec![base];
     order.extend((0..ms.len()).filter(|&i| i != base));
-    for exp in crate::project::EXPERIMENTS.iter() {
+    for exp in crate::experiments::NAMES.iter() {
         for &i in &order {
             for k in keyfig::of(&ms[i], exp) {
                 let Some(v) = k.value.filter(|v| v.is_finite()) else {
@@ -274,7 +274,7 @@ pub fn effects(s: &mut String, ms: &[Machine], base: usize) {
 /// Each experiment's key figures over the class.
 pub fn key_figures(s: &mut String, ms: &[Machine], base: usize) {
     let all = spreads(ms, base);
-    for exp in crate::project::EXPERIMENTS.iter() {
+    for exp in crate::experiments::NAMES.iter() {
         let mine: Vec<&Spread> = all.iter().filter(|x| x.exp == *exp).collect();
         if mine.is_empty() {
             continue;

@@ -20,7 +20,6 @@
 //! `machine,experiment,block,row,column` is unique.
 
 use super::load::Machine;
-use ::cache_ladder::schema as cl;
 use measure::data::{Block, Value, format_num};
 use measure::schema;
 use std::collections::BTreeMap;
@@ -39,300 +38,6 @@ pub struct Row<'a> {
     /// `Some(true)`: from disturbed rounds; `None`: no evidence recorded.
     pub provisional: Option<bool>,
 }
-
-/// The key columns of the blocks this project prints; other blocks use their leading text
-/// columns, or the row's number.
-const KEYS: &[(&str, &str, &[&str])] = &[
-    (
-        "*",
-        schema::key_figures::BLOCK,
-        &[schema::key_figures::FIGURE],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::clock_resolution::BLOCK,
-        &[::clock_probe::schema::clock_resolution::CLOCK],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::clock_cost::BLOCK,
-        &[::clock_probe::schema::clock_cost::METHOD],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::trap_one::BLOCK,
-        &[::clock_probe::schema::trap_one::VARIANT],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::trap_two::BLOCK,
-        &[::clock_probe::schema::trap_two::FILL],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::trap_three_samples::BLOCK,
-        &[::clock_probe::schema::trap_three_samples::ROUND],
-    ),
-    (
-        ::clock_probe::schema::EXPERIMENT,
-        ::clock_probe::schema::trap_three_summary::BLOCK,
-        &[::clock_probe::schema::trap_three_summary::STAT],
-    ),
-    (cl::EXPERIMENT, cl::latency::BLOCK, &[cl::latency::KIB]),
-    (
-        cl::EXPERIMENT,
-        cl::knees::BLOCK,
-        &[cl::knees::SERIES, cl::knees::KIND, cl::knees::FROM_KIB],
-    ),
-    (
-        ::stride::schema::EXPERIMENT,
-        ::stride::schema::stride::BLOCK,
-        &[::stride::schema::stride::STRIDE_BYTES],
-    ),
-    (
-        ::stride::schema::EXPERIMENT,
-        ::stride::schema::stride_passes::BLOCK,
-        &[
-            ::stride::schema::stride_passes::STRIDE_BYTES,
-            ::stride::schema::stride_passes::PASS,
-        ],
-    ),
-    (
-        ::stride::schema::EXPERIMENT,
-        ::stride::schema::layout::BLOCK,
-        &[::stride::schema::layout::LAYOUT],
-    ),
-    (
-        ::tlb_walk::schema::EXPERIMENT,
-        ::tlb_walk::schema::pages::BLOCK,
-        &[::tlb_walk::schema::pages::PAGES],
-    ),
-    (
-        ::tlb_walk::schema::EXPERIMENT,
-        ::tlb_walk::schema::huge_pages::BLOCK,
-        &[
-            ::tlb_walk::schema::huge_pages::LAYOUT,
-            ::tlb_walk::schema::huge_pages::ADVICE,
-        ],
-    ),
-    (
-        ::tlb_walk::schema::EXPERIMENT,
-        ::tlb_walk::schema::huge_verdict::BLOCK,
-        &[::tlb_walk::schema::huge_verdict::LAYOUT],
-    ),
-    (
-        ::tlb_walk::schema::EXPERIMENT,
-        ::tlb_walk::schema::first_touch::BLOCK,
-        &[::tlb_walk::schema::first_touch::TOUCH],
-    ),
-    (
-        ::branch::schema::EXPERIMENT,
-        ::branch::schema::shape::BLOCK,
-        &[::branch::schema::shape::VARIANT],
-    ),
-    (
-        ::branch::schema::EXPERIMENT,
-        ::branch::schema::variants::BLOCK,
-        &[::branch::schema::variants::VARIANT],
-    ),
-    (
-        ::branch::schema::EXPERIMENT,
-        ::branch::schema::patterns::BLOCK,
-        &[::branch::schema::patterns::PATTERN],
-    ),
-    (
-        ::fp_cost::schema::EXPERIMENT,
-        ::fp_cost::schema::shape::BLOCK,
-        &[::fp_cost::schema::shape::KERNEL],
-    ),
-    (
-        ::fp_cost::schema::EXPERIMENT,
-        ::fp_cost::schema::denormal::BLOCK,
-        &[
-            ::fp_cost::schema::denormal::VALUES,
-            ::fp_cost::schema::denormal::FTZ_DAZ,
-        ],
-    ),
-    (
-        ::fp_cost::schema::EXPERIMENT,
-        ::fp_cost::schema::width::BLOCK,
-        &[::fp_cost::schema::width::VARIANT],
-    ),
-    (
-        ::fp_cost::schema::EXPERIMENT,
-        ::fp_cost::schema::ops::BLOCK,
-        &[::fp_cost::schema::ops::OP],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::distance::BLOCK,
-        &[::false_sharing::schema::distance::DISTANCE_BYTES],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::threads::BLOCK,
-        &[
-            ::false_sharing::schema::threads::THREADS,
-            ::false_sharing::schema::threads::LAYOUT,
-        ],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::shared::BLOCK,
-        &[
-            ::false_sharing::schema::shared::METHOD,
-            ::false_sharing::schema::shared::THREADS,
-        ],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::baseline::BLOCK,
-        &[::false_sharing::schema::baseline::SET],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::rounds::BLOCK,
-        &[
-            ::false_sharing::schema::rounds::SET,
-            ::false_sharing::schema::rounds::CONFIG,
-            ::false_sharing::schema::rounds::ROUND,
-        ],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::placement::BLOCK,
-        &[
-            ::false_sharing::schema::placement::SET,
-            ::false_sharing::schema::placement::CONFIG,
-            ::false_sharing::schema::placement::ROUND,
-            ::false_sharing::schema::placement::THREAD,
-        ],
-    ),
-    (
-        ::false_sharing::schema::EXPERIMENT,
-        ::false_sharing::schema::c2c::BLOCK,
-        &[
-            ::false_sharing::schema::c2c::FROM,
-            ::false_sharing::schema::c2c::TO,
-        ],
-    ),
-    (
-        ::sink_bench::schema::EXPERIMENT,
-        ::sink_bench::schema::part1_passes::BLOCK,
-        &[::sink_bench::schema::part1_passes::ROUND],
-    ),
-    (
-        ::sink_bench::schema::EXPERIMENT,
-        ::sink_bench::schema::warm_in_process::BLOCK,
-        &[::sink_bench::schema::warm_in_process::PASS],
-    ),
-    (
-        ::sink_bench::schema::EXPERIMENT,
-        ::sink_bench::schema::fresh_processes::BLOCK,
-        &[::sink_bench::schema::fresh_processes::PROCESS],
-    ),
-    (
-        ::sink_bench::schema::EXPERIMENT,
-        ::sink_bench::schema::series_summary::BLOCK,
-        &[::sink_bench::schema::series_summary::SERIES],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::mechanism::BLOCK,
-        &[::env_scan::schema::mechanism::PAD_BYTES],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::raw::BLOCK,
-        &[::env_scan::schema::raw::SEQ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::deviation::BLOCK,
-        &[
-            ::env_scan::schema::deviation::PAD_BYTES,
-            ::env_scan::schema::deviation::WORKLOAD,
-        ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::correlation::BLOCK,
-        &[
-            ::env_scan::schema::correlation::WORKLOAD,
-            ::env_scan::schema::correlation::PASS_A,
-            ::env_scan::schema::correlation::PASS_B,
-        ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::regions::BLOCK,
-        &[
-            ::env_scan::schema::regions::WORKLOAD,
-            ::env_scan::schema::regions::PASS,
-            ::env_scan::schema::regions::REGION_START_BYTES,
-        ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::slow_share::BLOCK,
-        &[
-            ::env_scan::schema::slow_share::WORKLOAD,
-            ::env_scan::schema::slow_share::PASS,
-        ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::time_trend::BLOCK,
-        &[
-            ::env_scan::schema::time_trend::WORKLOAD,
-            ::env_scan::schema::time_trend::PASS,
-        ],
-    ),
-    (
-        ::env_scan::schema::EXPERIMENT,
-        ::env_scan::schema::verdict::BLOCK,
-        &[::env_scan::schema::verdict::WORKLOAD],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::kernels::BLOCK,
-        &[::bandwidth::schema::kernels::KERNEL],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::bandwidth::BLOCK,
-        &[
-            ::bandwidth::schema::bandwidth::KIB,
-            ::bandwidth::schema::bandwidth::KERNEL,
-        ],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::boundaries::BLOCK,
-        &[
-            ::bandwidth::schema::boundaries::KIND,
-            ::bandwidth::schema::boundaries::FROM_KIB,
-        ],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::threads::BLOCK,
-        &[::bandwidth::schema::threads::THREADS],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::loaded_latency::BLOCK,
-        &[
-            ::bandwidth::schema::loaded_latency::STATE,
-            ::bandwidth::schema::loaded_latency::ROUND,
-        ],
-    ),
-    (
-        ::bandwidth::schema::EXPERIMENT,
-        ::bandwidth::schema::levels::BLOCK,
-        &[::bandwidth::schema::levels::LEVEL],
-    ),
-];
 
 /// The unit of a column, from its name (units are part of column names in `#DATA`).
 pub fn unit_of(column: &str) -> &'static str {
@@ -381,10 +86,13 @@ fn cell_key(v: &Value) -> String {
 /// The row keys of a block, unique within it.
 fn row_keys(experiment: &str, b: &Block) -> Vec<String> {
     let name = b.name.as_deref().unwrap_or("");
-    let known = KEYS
-        .iter()
-        .find(|(e, n, _)| (*e == experiment || *e == "*") && *n == name)
-        .map(|(_, _, k)| *k);
+    // The key figures' block is every experiment's; the others' keys are in the descriptors.
+    let known = if name == schema::key_figures::BLOCK {
+        Some(&[schema::key_figures::FIGURE][..])
+    } else {
+        let listed = crate::experiments::find(experiment).map_or(&[][..], |e| e.row_keys);
+        listed.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
+    };
     let idx: Vec<usize> = match known {
         Some(k) => k.iter().filter_map(|c| b.col_index(c)).collect(),
         None => {
@@ -445,7 +153,7 @@ fn unique(b: &Block, cols: &[usize]) -> bool {
 pub fn rows(machines: &[Machine]) -> Vec<Row<'_>> {
     let mut out = Vec::new();
     for m in machines {
-        for exp in crate::project::EXPERIMENTS.iter() {
+        for exp in crate::experiments::NAMES.iter() {
             let Some(f) = m.runs.get(*exp) else { continue };
             for (block, b) in crate::project::named_blocks(f) {
                 let keys = row_keys(exp, b);
@@ -491,7 +199,7 @@ fn provisional(
     if block == schema::key_figures::BLOCK {
         return keys
             .iter()
-            .map(|k| marks::key_figure(f, exp, k).map(|m| m.provisional))
+            .map(|k| crate::experiments::key_mark(f, exp, k).map(|m| m.provisional))
             .collect();
     }
     let whole = marks::block(f, block).map(|m| m.provisional);

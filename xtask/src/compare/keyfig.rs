@@ -66,7 +66,7 @@ pub fn value(m: &Machine, exp: &str, name: &str) -> Option<f64> {
 /// with the name in the data after them ("a random read ... [`first_index_ns`]"); the name
 /// alone where the experiment declares none (the book's own figures).
 pub fn label(exp: &str, name: &str) -> String {
-    match crate::project::key_in_words(exp, name) {
+    match crate::experiments::key_in_words(exp, name) {
         Some(w) => format!("{w} [`{name}`]"),
         None => format!("`{name}`"),
     }

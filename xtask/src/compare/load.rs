@@ -74,7 +74,7 @@ pub fn present_experiments(dir: &Path) -> Result<Vec<&'static str>, String> {
     }
     fs::read_dir(dir)
         .map_err(|e| format!("{shown} is not a results folder: cannot list it ({e})"))?;
-    let present: Vec<&'static str> = crate::project::EXPERIMENTS
+    let present: Vec<&'static str> = crate::experiments::NAMES
         .iter()
         .copied()
         // Present even when not a regular file: loading reports a FIFO (say) as unreadable.
@@ -129,7 +129,7 @@ pub fn load(dir: &Path) -> Result<Machine, String> {
         }
         runs.insert(exp.to_string(), f);
     }
-    let no_file = crate::project::EXPERIMENTS
+    let no_file = crate::experiments::NAMES
         .iter()
         .copied()
         .filter(|e| !present.contains(e))
@@ -244,26 +244,17 @@ pub fn bytes_text(b: f64) -> String {
     format!("{} {unit}", super::effects::trim(super::sig4(v)))
 }
 
-/// One machine's saved files, read for their `meta` lines: clock_probe first (it reads the
-/// machine's numbers), then the others in run order.
+/// One machine's saved files, read for their `meta` lines in run order
+/// ([`crate::experiments::ALL`]): clock_probe, which reads the machine's numbers, first.
 struct MetaLines<'a> {
     order: Vec<&'a DataFile>,
 }
 
 impl<'a> MetaLines<'a> {
     fn new(files: &'a [(&'static str, DataFile)]) -> Self {
-        let mut order: Vec<&DataFile> = files
-            .iter()
-            .filter(|(e, _)| *e == ::clock_probe::schema::EXPERIMENT)
-            .map(|(_, f)| f)
-            .collect();
-        order.extend(
-            files
-                .iter()
-                .filter(|(e, _)| *e != ::clock_probe::schema::EXPERIMENT)
-                .map(|(_, f)| f),
-        );
-        MetaLines { order }
+        MetaLines {
+            order: files.iter().map(|(_, f)| f).collect(),
+        }
     }
 
     /// The first file's value for `key`.

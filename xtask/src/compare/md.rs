@@ -234,7 +234,7 @@ fn columns(
         "Each experiment's headline numbers as its run (or the book) recorded them, one column per \
          machine; \"-\" where a machine has no such figure.\n"
     );
-    for exp in crate::project::EXPERIMENTS.iter() {
+    for exp in crate::experiments::NAMES.iter() {
         key_figures_by_column(s, ms, base, exp);
     }
     marks_note(s, ms);
@@ -337,7 +337,7 @@ fn tail(s: &mut String, ms: &[Machine], csv_rows: usize) {
 fn mark(m: &Machine, exp: &str, name: &str) -> crate::marks::Mark {
     m.runs
         .get(exp)
-        .and_then(|f| crate::marks::key_figure(f, exp, name))
+        .and_then(|f| crate::experiments::key_mark(f, exp, name))
         .unwrap_or_default()
 }
 
@@ -346,7 +346,7 @@ fn marks_note(s: &mut String, ms: &[Machine]) {
     let marked: Vec<crate::marks::Mark> = ms
         .iter()
         .flat_map(|m| {
-            crate::project::EXPERIMENTS.iter().flat_map(move |exp| {
+            crate::experiments::NAMES.iter().flat_map(move |exp| {
                 keyfig::of(m, exp)
                     .into_iter()
                     .map(move |k| mark(m, exp, &k.name))
@@ -378,7 +378,7 @@ pub fn missing_parts(ms: &[Machine]) -> Vec<String> {
     // Runs of this project: blocks and columns that not every run has (another version of the
     // output format). The appendix's folders are compared on what they contain.
     let runs: Vec<&Machine> = ms.iter().filter(|m| m.kind == Kind::Run).collect();
-    for exp in crate::project::EXPERIMENTS.iter() {
+    for exp in crate::experiments::NAMES.iter() {
         let with: Vec<&Machine> = runs
             .iter()
             .copied()

@@ -1,28 +1,17 @@
-//! Structural rules checked on every figure drawn from the committed reference run, once
-//! with the appendix's C program's numbers (`results/amd-epyc-zen4-2c/appendix-c/`) and once with
-//! the book's printed numbers (`results/appendix-book/`) as the dashed reference:
+//! Structural rules every drawn figure must keep (checked on every figure of the committed
+//! runs by the tests of `experiments`, which know the drawers):
 //!
 //! - no legend covers data: each legend lies outside every plot area (or covers no point);
 //! - every axis has at least two labels;
 //! - every plotted point lies inside its plot area and inside the labelled range of each
 //!   continuous axis;
-//! - no `NaN` or `inf` in the SVG; the appendix's series, where drawn, is really dashed;
+//! - no `NaN` or `inf` in the SVG;
 //! - every title names the appendix's figure or table it redraws ("Table 105.13: ...") or
 //!   says it goes beyond the appendix, with no "Section 3:" prefix; times are in µs, never
-//!   "us";
-//! - every file a drawer writes is listed in [`super::DRAWERS`];
-//! - drawing twice gives the same bytes.
+//!   "us".
 
-use super::chart::{Dash, PanelGeom};
-use super::{DRAWERS, Figure, Saved};
-use std::fs;
-use std::path::{Path, PathBuf};
-
-fn results(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../results")
-        .join(name)
-}
+use super::Figure;
+use super::chart::PanelGeom;
 
 /// Every rule a figure breaks, as text.
 pub fn problems(f: &Figure) -> Vec<String> {
@@ -165,86 +154,6 @@ fn words_catch_a_missing_table_number_and_us() {
     assert_eq!(w.len(), 3, "{w:?}");
 }
 
-fn draw_every(saved: &Saved) -> Vec<Figure> {
-    let mut figs = Vec::new();
-    for (exp, draw, files) in DRAWERS {
-        if saved.run(exp).is_none() {
-            continue;
-        }
-        let drawn = draw(saved).unwrap_or_else(|e| panic!("{exp}: {e}"));
-        for f in &drawn {
-            assert!(
-                files.contains(&f.file.as_str()),
-                "{exp} drew {} which DRAWERS does not list",
-                f.file
-            );
-        }
-        figs.extend(drawn);
-    }
-    figs
-}
-
-fn check_all(saved: &Saved, reference_word: &str) {
-    let figs = draw_every(saved);
-    assert!(figs.len() >= 20, "only {} figures", figs.len());
-    let mut bad = Vec::new();
-    for f in &figs {
-        bad.extend(problems(f));
-    }
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
-    // The appendix's series is drawn, dashed, where the experiment has one.
-    for file in [
-        "cache_ladder-latency.svg",
-        "stride-cost.svg",
-        "tlb_walk-pages.svg",
-    ] {
-        let f = figs.iter().find(|f| f.file == file).expect(file);
-        assert!(f.svg.contains(reference_word), "{file} names its reference");
-        assert!(
-            f.geometry.dashes.contains(&Dash::Long),
-            "{file}: the reference is dashed"
-        );
-    }
-    // Same input, same bytes.
-    let again = draw_every(saved);
-    for (a, b) in figs.iter().zip(&again) {
-        assert_eq!(a.svg, b.svg, "{} is not deterministic", a.file);
-    }
-}
-
-#[test]
-fn the_reference_run_draws_every_figure_by_the_rules() {
-    let saved = Saved::load(&results("amd-epyc-zen4-2c")).unwrap();
-    assert!(saved.broken.is_empty(), "{:?}", saved.broken);
-    check_all(&saved, "C program, this machine");
-}
-
-#[test]
-fn the_books_printed_numbers_draw_by_the_rules_too() {
-    // The reference run without its appendix-c folder, beside a copy of appendix-book:
-    // the drawers fall back to the numbers printed in the book.
-    let root = std::env::temp_dir().join(format!("mm-fig-book-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&root);
-    let run = root.join("amd-epyc-zen4-2c");
-    let book = root.join("appendix-book");
-    fs::create_dir_all(&run).unwrap();
-    fs::create_dir_all(&book).unwrap();
-    for e in fs::read_dir(results("amd-epyc-zen4-2c")).unwrap().flatten() {
-        if e.path().extension().is_some_and(|x| x == "txt") {
-            fs::copy(e.path(), run.join(e.file_name())).unwrap();
-        }
-    }
-    for e in fs::read_dir(results("appendix-book")).unwrap().flatten() {
-        fs::copy(e.path(), book.join(e.file_name())).unwrap();
-    }
-    let saved = Saved::load(&run).unwrap();
-    let outcome = std::panic::catch_unwind(|| check_all(&saved, "as printed in the book"));
-    let _ = fs::remove_dir_all(&root);
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e);
-    }
-}
-
 #[test]
 fn the_rules_catch_a_legend_over_data() {
     use super::chart::{PanelGeom, Rect};
@@ -271,54 +180,4 @@ fn the_rules_catch_a_legend_over_data() {
     assert!(problems(&f).iter().any(|p| p.contains("outside")));
     f.svg = "<svg x=\"NaN\"/>".into();
     assert!(problems(&f).iter().any(|p| p.contains("NaN")));
-}
-
-/// Every block of every experiment of the reference run marked provisional in a synthetic
-/// `disturbance` block: every figure still keeps the rules, and every drawer of a timed block
-/// draws its points or bars hollow, with the legend entry.
-#[test]
-fn disturbed_figures_keep_the_rules_and_carry_the_hollow_mark() {
-    let mut saved = Saved::load(&results("amd-epyc-zen4-2c")).unwrap();
-    for f in saved.runs.values_mut() {
-        let rows: Vec<(&str, u32, u32, bool, bool)> = f
-            .blocks
-            .iter()
-            .filter_map(|b| b.name.as_deref())
-            .map(|n| (n, 21, 9, true, false))
-            .collect();
-        let text = crate::marks::tests::block_text(&rows);
-        let block = measure::data::parse(&text).unwrap().blocks;
-        f.blocks.extend(block);
-    }
-    let figs = draw_every(&saved);
-    let bad: Vec<String> = figs.iter().flat_map(problems).collect();
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
-    for file in [
-        "cache_ladder-latency.svg",
-        "stride-cost.svg",
-        "stride-layout.svg",
-        "tlb_walk-pages.svg",
-        "tlb_walk-huge.svg",
-        "bandwidth-working-set.svg",
-        "branch-variants.svg",
-        "branch-patterns.svg",
-        "fp_cost-ops.svg",
-        "fp_cost-denormal.svg",
-        "fp_cost-width.svg",
-        "fp_cost-placement.svg",
-        "false_sharing-distance.svg",
-        "false_sharing-threads.svg",
-        "false_sharing-shared.svg",
-        "env_scan-deviation.svg",
-        "clock_probe-trap3.svg",
-    ] {
-        let f = figs.iter().find(|f| f.file == file).expect(file);
-        assert!(
-            f.svg.contains(crate::marks::LEGEND),
-            "{file} marks its points"
-        );
-    }
-    // The reference run itself recorded no evidence: none of its figures carries the mark.
-    let quiet = draw_every(&Saved::load(&results("amd-epyc-zen4-2c")).unwrap());
-    assert!(quiet.iter().all(|f| !f.svg.contains(crate::marks::LEGEND)));
 }

@@ -5,12 +5,13 @@ use crate::error::{Result, bad};
 use crate::flags;
 use crate::project::{BOOK_RESULTS, root};
 
-/// Draws the figures. Without options: the book's reference run into `book-figures/`. With
-/// `--from DIR`, `--out DIR` is required: redrawing a scratch run never replaces the book's
-/// figures unless asked in so many words (`--out book-figures`). An experiment whose saved
+/// Draws the figures of every experiment in `drawers`. Without options: the book's reference
+/// run into `book-figures/`. With `--from DIR`, `--out DIR` is required: redrawing a scratch
+/// run never replaces the book's figures unless asked in so many words (`--out
+/// book-figures`). An experiment whose saved
 /// output cannot be drawn keeps its previous figures; its failure is printed with file and
 /// line, and the exit status is 2 (with one line on stderr).
-pub fn command(o: &flags::Figures) -> Result<()> {
+pub fn command(o: &flags::Figures, drawers: &super::Drawers) -> Result<()> {
     let (from, out) = match (&o.from, &o.out) {
         (None, None) => (root().join(BOOK_RESULTS), root().join("book-figures")),
         (Some(_), None) => {
@@ -22,7 +23,7 @@ pub fn command(o: &flags::Figures) -> Result<()> {
         (None, Some(out)) => (root().join(BOOK_RESULTS), out.clone()),
         (Some(from), Some(out)) => (from.clone(), out.clone()),
     };
-    let r = super::publish(&from, &out, None).map_err(bad)?;
+    let r = super::publish(&from, &out, None, drawers).map_err(bad)?;
     for f in &r.drawn {
         println!("wrote {}", f.display());
     }

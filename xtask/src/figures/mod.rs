@@ -1,9 +1,11 @@
 //! `cargo xtask figures`: redraw every figure from saved results, measuring nothing.
 //!
 //! Each experiment with figures has a module here with one function,
-//! `draw(&Saved) -> Result<Vec<Figure>, DrawError>`, registered in [`DRAWERS`] with the
-//! files it may write. A drawer reads the parsed `#DATA` of its experiment (and, where it
-//! compares, the appendix's saved numbers) and returns SVG text; this module writes the files.
+//! `draw(&Saved) -> Result<Vec<Figure>, DrawError>` (a [`Drawer`]). The experiment's
+//! descriptor (in the `experiments` module, the layer above) names it with the files it may
+//! write and hands them down here as [`Drawers`]: this module names no experiment. A drawer
+//! reads the parsed `#DATA` of its experiment (and, where it compares, the appendix's saved
+//! numbers) and returns SVG text; this module writes the files.
 //!
 //! Publishing is careful ([`publish`]): every figure is drawn into a temporary folder inside
 //! the destination first, and only the figures drawn are moved into place. A drawer that
@@ -11,22 +13,22 @@
 //! as they were, and the failure is listed in the [`Report`], naming the file and, where
 //! there is one, the line. Drawing is deterministic: same input, same bytes.
 
-mod bandwidth;
-mod branch;
-mod cache_ladder;
+pub mod bandwidth;
+pub mod branch;
+pub mod cache_ladder;
 pub mod chart;
-mod clock_probe;
+pub mod clock_probe;
 mod command;
-mod env_scan;
-mod false_sharing;
-mod fp_cost;
-mod sink_bench;
-mod stride;
-mod tlb_walk;
+pub mod env_scan;
+pub mod false_sharing;
+pub mod fp_cost;
+pub mod sink_bench;
+pub mod stride;
+pub mod tlb_walk;
 
 pub use command::command;
 #[cfg(test)]
-mod checks;
+pub mod checks;
 
 use measure::data::{self, DataFile};
 use std::collections::BTreeMap;
@@ -119,15 +121,20 @@ impl Broken {
 }
 
 impl Saved {
-    /// Reads and parses every `<experiment>.txt` in `dir`. A file that does not parse is
-    /// kept in `broken` with its file and line; the others are drawn.
-    pub fn load(dir: &Path) -> Result<Saved, String> {
-        Saved::load_with(dir, BTreeMap::new())
+    /// Reads and parses every `<experiment>.txt` in `dir`, for each experiment of
+    /// `experiments`. A file that does not parse is kept in `broken` with its file and line;
+    /// the others are drawn.
+    pub fn load(dir: &Path, experiments: &[&str]) -> Result<Saved, String> {
+        Saved::load_with(dir, experiments, BTreeMap::new())
     }
 
     /// [`Saved::load`], taking the outputs in `parsed` as they are instead of parsing their
     /// files again (run-all's outputs of this run, parsed when they were saved).
-    pub fn load_with(dir: &Path, mut parsed: BTreeMap<String, DataFile>) -> Result<Saved, String> {
+    pub fn load_with(
+        dir: &Path,
+        experiments: &[&str],
+        mut parsed: BTreeMap<String, DataFile>,
+    ) -> Result<Saved, String> {
         let rd = fs::read_dir(dir)
             .map_err(|e| format!("cannot read results folder {}: {e}", dir.display()))?;
         let mut runs = BTreeMap::new();
@@ -138,8 +145,7 @@ impl Saved {
             let Some(stem) = p.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            if p.extension().and_then(|e| e.to_str()) != Some("txt")
-                || !crate::project::EXPERIMENTS.contains(&stem)
+            if p.extension().and_then(|e| e.to_str()) != Some("txt") || !experiments.contains(&stem)
             {
                 continue;
             }
@@ -210,7 +216,14 @@ impl Saved {
     }
 }
 
-type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
+/// An experiment's figure drawer: its saved run in, its figures (or why not) out.
+pub type Drawer = fn(&Saved) -> Result<Vec<Figure>, DrawError>;
+
+/// The experiments' drawers, in the order they are drawn: each one's name, its drawer, and
+/// every file the drawer may write (a drawer that no longer draws one of them, because the
+/// run could not measure it, has that old file removed). Built from the descriptors in
+/// the `experiments` module.
+pub type Drawers<'a> = [(&'a str, Drawer, &'a [&'a str])];
 
 /// For the drawers' tests: draws `saved` twice, checks that the figures are `files` in this
 /// order and that both drawings are the same bytes, and returns them.
@@ -225,92 +238,6 @@ pub fn draw_twice(draw: Drawer, saved: &Saved, files: &[&str]) -> Vec<Figure> {
     }
     a
 }
-
-/// The registry of experiments, in the order run-all runs them: each one's name, its figure
-/// drawer, and every file the drawer may write (a drawer that no longer draws one of them,
-/// because the run could not measure it, has that old file removed). It names the
-/// experiments of [`crate::project::EXPERIMENTS`], in their order (checked below).
-pub const DRAWERS: &[(&str, Drawer, &[&str])] = &[
-    (
-        "clock_probe",
-        clock_probe::draw,
-        &["clock_probe-traps.svg", "clock_probe-trap3.svg"],
-    ),
-    (
-        "cache_ladder",
-        cache_ladder::draw,
-        &["cache_ladder-latency.svg"],
-    ),
-    (
-        "stride",
-        stride::draw,
-        &["stride-cost.svg", "stride-lines.svg", "stride-layout.svg"],
-    ),
-    (
-        "tlb_walk",
-        tlb_walk::draw,
-        &["tlb_walk-pages.svg", "tlb_walk-huge.svg"],
-    ),
-    (
-        "branch",
-        branch::draw,
-        &[
-            "branch-variants.svg",
-            "branch-patterns.svg",
-            "branch-pipeline.svg",
-        ],
-    ),
-    (
-        "fp_cost",
-        fp_cost::draw,
-        &[
-            "fp_cost-ops.svg",
-            "fp_cost-denormal.svg",
-            "fp_cost-width.svg",
-            "fp_cost-placement.svg",
-        ],
-    ),
-    (
-        "false_sharing",
-        false_sharing::draw,
-        &[
-            "false_sharing-lines.svg",
-            "false_sharing-distance.svg",
-            "false_sharing-threads.svg",
-            "false_sharing-shared.svg",
-            "false_sharing-c2c.svg",
-        ],
-    ),
-    (
-        "sink_bench",
-        sink_bench::draw,
-        &["sink_bench-variants.svg", "sink_bench-spread.svg"],
-    ),
-    (
-        "env_scan",
-        env_scan::draw,
-        &["env_scan-deviation.svg", "env_scan-regions.svg"],
-    ),
-    ("bandwidth", bandwidth::draw, &["bandwidth-working-set.svg"]),
-];
-
-/// The drawers' registry and the project's list name the same experiments in the same order:
-/// checked when xtask is built.
-const _: () = {
-    let names = crate::project::EXPERIMENTS;
-    assert!(DRAWERS.len() == names.len(), "a drawer per experiment");
-    let mut i = 0;
-    while i < names.len() {
-        let (a, b) = (DRAWERS[i].0.as_bytes(), names[i].as_bytes());
-        assert!(a.len() == b.len(), "DRAWERS and EXPERIMENTS differ");
-        let mut k = 0;
-        while k < a.len() {
-            assert!(a[k] == b[k], "DRAWERS and EXPERIMENTS differ");
-            k += 1;
-        }
-        i += 1;
-    }
-};
 
 /// A drawer that could not draw.
 #[derive(Debug, Clone)]
@@ -376,16 +303,22 @@ impl Report {
 ///
 /// `Err` only when nothing can be done: `from` unreadable or holding no experiment output,
 /// or `out` not writable.
-pub fn publish(from: &Path, out: &Path, label: Option<&str>) -> Result<Report, String> {
-    let mut saved = Saved::load(from)?;
+pub fn publish(
+    from: &Path,
+    out: &Path,
+    label: Option<&str>,
+    drawers: &Drawers,
+) -> Result<Report, String> {
+    let names: Vec<&str> = drawers.iter().map(|d| d.0).collect();
+    let mut saved = Saved::load(from, &names)?;
     if let Some(l) = label {
         saved.label = l.to_string();
     }
-    publish_saved(&saved, out)
+    publish_saved(&saved, out, drawers)
 }
 
 /// [`publish`] from results already loaded: `saved.dir` is the folder they came from.
-pub fn publish_saved(saved: &Saved, out: &Path) -> Result<Report, String> {
+pub fn publish_saved(saved: &Saved, out: &Path, drawers: &Drawers) -> Result<Report, String> {
     let from = saved.dir.as_path();
     if saved.runs.is_empty() && saved.broken.is_empty() {
         return Err(format!(
@@ -398,18 +331,19 @@ pub fn publish_saved(saved: &Saved, out: &Path) -> Result<Report, String> {
     let tmp = out.join(format!(".tmp-figures-{}", std::process::id()));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let result = draw_into(saved, from, out, &tmp);
+    let result = draw_into(saved, drawers, out, &tmp);
     let _ = fs::remove_dir_all(&tmp);
     result
 }
 
-fn draw_into(saved: &Saved, from: &Path, out: &Path, tmp: &Path) -> Result<Report, String> {
+fn draw_into(saved: &Saved, drawers: &Drawers, out: &Path, tmp: &Path) -> Result<Report, String> {
+    let from = saved.dir.as_path();
     let mut report = Report {
         from: from.to_path_buf(),
         out: out.to_path_buf(),
         ..Report::default()
     };
-    for (exp, draw, files) in DRAWERS {
+    for (exp, draw, files) in drawers {
         let saved_file = from.join(format!("{exp}.txt"));
         let previous: Vec<PathBuf> = files
             .iter()

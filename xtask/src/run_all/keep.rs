@@ -3,14 +3,15 @@
 //! folders that an interrupted run left behind.
 
 use super::{Plan, RunRecord};
-use crate::project::{EXPERIMENTS, running};
+use crate::experiments::NAMES;
+use crate::project::running;
 use std::fs;
 use std::path::Path;
 
 /// The experiment a file in a results folder belongs to (`stride.layout.csv` -> `stride`).
 pub fn owner(file_name: &str) -> Option<&'static str> {
     let stem = file_name.split('.').next()?;
-    EXPERIMENTS.iter().copied().find(|e| *e == stem)
+    NAMES.iter().copied().find(|e| *e == stem)
 }
 
 /// Whether a name is one of a failed run's own files (`stride.failed.txt`).

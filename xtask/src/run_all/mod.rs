@@ -2,9 +2,11 @@
 //! save the raw output, check every `#DATA` block, write CSV, a summary and figures.
 //!
 //! The steps, each in its own function, carry one [`RunRecord`]:
-//! [`Plan::new`] (what to run, where to) → [`build`] → [`run_each`] → [`keep::carry_over`]
+//! [`Plan::new`] (what to run, where to) → [`build`] → [`run_each`] (with each experiment's
+//! step after its run, from its descriptor in [`crate::experiments`]) → [`keep::carry_over`]
 //! (the previous files of experiments not rerun, or rerun and failed) → [`publish::publish`]
-//! (figures, summary, `index.html`, sink_bench's summary, the swap into place). Each saved
+//! (figures, summary, `index.html`, the descriptors' steps on publishing, the swap into
+//! place). Each saved
 //! output is parsed once: [`Outcome`] carries this run's, and publishing loads the folder once
 //! for the figures and both summaries.
 //!
@@ -23,8 +25,9 @@ mod table;
 mod watch;
 
 use crate::error::{Result, bad, failed};
+use crate::experiments::NAMES;
 use crate::flags;
-use crate::project::{EXPERIMENTS, root};
+use crate::project::root;
 use measure::facts::MachineFacts;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -121,18 +124,18 @@ impl Plan {
     /// Checks the options and decides the folders. Creates `out` (only).
     pub fn new(o: &flags::RunAll) -> Result<Plan> {
         let chosen: Vec<&'static str> = match &o.only {
-            None => EXPERIMENTS.to_vec(),
+            None => NAMES.to_vec(),
             Some(list) => {
                 for n in list {
-                    if !EXPERIMENTS.contains(&n.as_str()) {
+                    if !NAMES.contains(&n.as_str()) {
                         return Err(bad(format!(
                             "--only: no experiment named {} (known: {})",
                             measure::cli::echo(n),
-                            EXPERIMENTS.join(", ")
+                            NAMES.join(", ")
                         )));
                     }
                 }
-                EXPERIMENTS
+                NAMES
                     .iter()
                     .copied()
                     .filter(|e| list.iter().any(|n| n == e))
@@ -246,11 +249,9 @@ pub fn run_each(plan: &Plan, bins: &Path) -> RunRecord {
             started.elapsed().as_secs_f64()
         );
         let mut o = one::run_one(bins, exp, plan.quick, core, &plan.tmp, &stamp, plan.timeout);
-        if *exp == "branch" && o.ok {
-            one::verify_branch(bins, &plan.tmp, &mut o);
-        }
-        if *exp == ::sink_bench::schema::EXPERIMENT && o.ok {
-            one::save_sink_bench_asm(bins, &plan.tmp, &mut o);
+        let step = crate::experiments::find(exp).and_then(|e| e.after_run);
+        if let (Some(step), true) = (step, o.ok) {
+            o.take(step(bins, &plan.tmp), &plan.tmp);
         }
         eprintln!("[{}/{n}] {exp}: {} in {:.1} s", i + 1, o.status, o.wall_s);
         outcomes.push(o);

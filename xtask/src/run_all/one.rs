@@ -23,6 +23,17 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Takes what a step after the run ([`crate::experiments::AfterRun`]) found: a note, or
+    /// a failure that turns the run saved in `dir` into a failed one.
+    pub fn take(&mut self, after: crate::experiments::After, dir: &Path) {
+        use crate::experiments::After;
+        match after {
+            After::Quiet => {}
+            After::Note(n) => self.notes.push(n),
+            After::Fail(status) => self.fail_after_save(dir, &status),
+        }
+    }
+
     /// Turns a run saved as good into a failed one: its output becomes `<exp>.failed.txt`
     /// (and `<exp>.failed.stderr.txt`), its CSV files go, so that the previous good output is
     /// kept in its place, as for any failed run.
@@ -212,48 +223,6 @@ fn save(o: &mut Outcome, dir: &Path, out: &Path, err: &Path, stamp: &Stamp) {
     }
 }
 
-/// After a good branch run: the clock-free check of what branch measured (callgrind's branch
-/// simulator, [`crate::verify`]), saved as `branch.verify.txt`. A missing valgrind is a note,
-/// not a failure; a simulation that contradicts the experiment fails the run.
-pub fn verify_branch(bins: &Path, dir: &Path, o: &mut Outcome) {
-    use crate::verify::Verdict;
-    let opts = crate::flags::Verify {
-        n: crate::flags::VERIFY_N.1,
-        bin: Some(bins.join("branch")),
-    };
-    match crate::verify::run(&opts) {
-        Ok(report) => {
-            let _ = fs::write(dir.join("branch.verify.txt"), &report.text);
-            match report.verdict {
-                Verdict::Skipped(why) => o
-                    .notes
-                    .push(format!("verify: skipped ({why}); no branch simulation")),
-                Verdict::Agrees => o.notes.push(
-                    "verify: callgrind's branch simulation agrees (branch.verify.txt)".into(),
-                ),
-                Verdict::Contradicts => o.fail_after_save(
-                    dir,
-                    "failed (the branch simulation contradicts it: branch.verify.txt)",
-                ),
-            }
-        }
-        Err(e) => o.notes.push(format!("verify: could not run: {e}")),
-    }
-}
-
-/// After a sink_bench run: the three timing functions' machine code, read back from the
-/// binary and checked, saved as `sink_bench.asm.txt` on every run (the report prints the
-/// listings only with `--show-asm`). A file that cannot be written is a note.
-pub fn save_sink_bench_asm(bins: &Path, dir: &Path, o: &mut Outcome) {
-    use sink_bench::asm;
-    let bin = bins.join("sink_bench");
-    let text = asm::listing_text(&bin, &asm::CodeCheck::of(&bin));
-    let p = dir.join(asm::LISTING_FILE);
-    if let Err(e) = fs::write(&p, text) {
-        o.notes.push(format!("cannot write {}: {e}", p.display()));
-    }
-}
-
 /// Writes every block of `f` as `<exp>.<block>.csv` (bare blocks as `block1`, `block2`, ...).
 pub fn write_csvs(exp: &str, f: &DataFile, dir: &Path, notes: &mut Vec<String>) {
     for (name, b) in crate::project::named_blocks(f) {
@@ -281,29 +250,6 @@ mod tests {
     }
 
     const LIMIT: Duration = Duration::from_secs(60);
-
-    #[test]
-    fn sink_bench_s_listing_is_saved_even_when_it_cannot_be_read() {
-        let d = std::env::temp_dir().join(format!("run-one-asm-{}", std::process::id()));
-        let (bins, out) = (d.join("bin"), d.join("out"));
-        fs::create_dir_all(&bins).unwrap();
-        fs::create_dir_all(&out).unwrap();
-        // A script has no symbols: the file still comes, and says why there is no listing.
-        fake(&bins, "sink_bench", "exit 0");
-        let mut o = Outcome {
-            name: "sink_bench".into(),
-            status: "ok".into(),
-            ok: true,
-            wall_s: 0.0,
-            notes: Vec::new(),
-            saved: None,
-        };
-        save_sink_bench_asm(&bins, &out, &mut o);
-        let text = fs::read_to_string(out.join("sink_bench.asm.txt")).unwrap();
-        assert!(text.contains("shape check: skipped: "), "{text}");
-        assert!(o.ok && o.notes.is_empty(), "{:?}", o.notes);
-        let _ = fs::remove_dir_all(&d);
-    }
 
     #[test]
     fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {

@@ -4,7 +4,7 @@
 //! name its method.
 
 use super::table;
-use crate::figures::{DRAWERS, Saved};
+use crate::figures::Saved;
 use crate::project::{BOOK_RESULTS, root};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -79,8 +79,8 @@ fn svg_texts(svg: &str) -> Vec<String> {
 /// Every figure of the saved run, drawn now: file name to SVG.
 fn figures(saved: &Saved) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for (_, draw, _) in DRAWERS {
-        for f in draw(saved).unwrap_or_default() {
+    for e in &crate::experiments::ALL {
+        for f in (e.draw)(saved).unwrap_or_default() {
             out.insert(f.file.to_string(), f.svg);
         }
     }
@@ -105,7 +105,7 @@ fn compare_md(dir: &std::path::Path) -> String {
 #[test]
 fn every_key_figure_is_quoted_with_one_value() {
     let dir: PathBuf = root().join(BOOK_RESULTS);
-    let saved = Saved::load(&dir).unwrap();
+    let saved = crate::experiments::load(&dir).unwrap();
     let committed = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     let mut fresh = String::new();
     let ours = saved.runs.iter().map(|(k, v)| (k.clone(), v)).collect();

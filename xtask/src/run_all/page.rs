@@ -3,8 +3,7 @@
 //! Static, no JavaScript; the figures stay files, linked by relative path.
 
 use crate::compare::html::{anchor, escape, inline, markdown, page};
-use crate::figures::Saved;
-use crate::project::EXPERIMENTS;
+use crate::experiments::NAMES;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -224,8 +223,8 @@ fn sections(md: &str) -> (String, Vec<(String, String)>) {
 /// The key figures section from the saved outputs, named in words (the summary's own code,
 /// so a summary written before it named them reads the same here).
 fn key_figures(dir: &Path) -> Option<String> {
-    let saved = Saved::load(dir).ok()?;
-    let rows: Vec<super::summary::Row> = EXPERIMENTS
+    let saved = crate::experiments::load(dir).ok()?;
+    let rows: Vec<super::summary::Row> = NAMES
         .iter()
         .map(|&name| super::summary::Row {
             name,
@@ -388,8 +387,8 @@ mod tests {
             "the summary's own figures note is left out"
         );
         // Every figure the drawers write has a caption.
-        for (_, _, files) in crate::figures::DRAWERS {
-            for f in *files {
+        for e in &crate::experiments::ALL {
+            for f in e.figures {
                 assert!(CAPTIONS.iter().any(|c| c.0 == *f), "{f} has no caption");
             }
         }

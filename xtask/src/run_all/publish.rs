@@ -1,5 +1,6 @@
-//! Publishing a run: figures, summary, `index.html`, sink_bench's summary, and the swap of the
-//! new folder into place (keeping files run-all did not make).
+//! Publishing a run: figures, summary, `index.html`, each experiment's step on publishing
+//! (sink_bench's summary), and the swap of the new folder into place (keeping files run-all
+//! did not make).
 
 use super::{Plan, RunRecord, keep, summary};
 use crate::error::{Result, failed};
@@ -24,7 +25,7 @@ pub fn publish(plan: &Plan, record: &RunRecord) -> Result<String> {
     if let Err(e) = super::page::write_run_index(&plan.tmp, &plan.label) {
         eprintln!("run-all: warning: index.html not written: {e}");
     }
-    sink_bench_summary(plan, record, &saved);
+    steps_on_publish(plan, record, &saved);
     swap_into_place(plan, record)?;
     Ok(text)
 }
@@ -37,7 +38,7 @@ fn load(plan: &Plan, record: &RunRecord) -> std::result::Result<Saved, String> {
         .iter()
         .filter_map(|o| Some((o.name.clone(), o.saved.clone()?)))
         .collect();
-    let mut saved = Saved::load_with(&plan.tmp, now)?;
+    let mut saved = crate::experiments::load_with(&plan.tmp, now)?;
     saved.label = plan.label.clone();
     Ok(saved)
 }
@@ -46,7 +47,7 @@ fn load(plan: &Plan, record: &RunRecord) -> std::result::Result<Saved, String> {
 /// (copied there by [`keep::carry_over`]): a drawer that fails leaves its previous figure.
 fn figures(plan: &Plan, saved: &Saved) -> String {
     let dir = plan.tmp.join("figures");
-    match crate::figures::publish_saved(saved, &dir) {
+    match crate::experiments::publish_figures(saved, &dir) {
         Ok(r) if r.ok() => format!("{} in `figures/`.", r.summary()),
         Ok(r) => {
             let why: Vec<String> = r
@@ -94,29 +95,18 @@ fn swap_into_place(plan: &Plan, record: &RunRecord) -> Result<()> {
     Ok(())
 }
 
-/// Writes `sink_bench.summary.md` beside a good sink_bench output, built from the saved output
-/// by [`crate::sink_bench`] (the text only for the line numbers in its messages).
-fn sink_bench_summary(plan: &Plan, record: &RunRecord, saved: &Saved) {
-    use ::sink_bench::schema::EXPERIMENT;
-    if !record.outcomes.iter().any(|o| o.name == EXPERIMENT && o.ok) {
-        return;
-    }
-    let built = match saved.run(EXPERIMENT) {
-        Some(f) => fs::read_to_string(plan.tmp.join("sink_bench.txt"))
-            .map_err(|e| e.to_string())
-            .and_then(|t| crate::sink_bench::summary_md(&t, f)),
-        None => Err(saved
-            .broken
-            .get(EXPERIMENT)
-            .map_or_else(|| "no saved output".to_string(), |b| b.why.clone())),
-    };
-    if let Err(e) = built.and_then(|md| {
-        fs::write(plan.tmp.join(crate::sink_bench::SUMMARY_FILE), md).map_err(|e| e.to_string())
-    }) {
-        eprintln!(
-            "run-all: warning: {} not written: {e}",
-            crate::sink_bench::SUMMARY_FILE
-        );
+/// Each experiment's step on publishing ([`crate::experiments::Experiment::on_publish`]),
+/// for those that ran well now: sink_bench's summary beside its output. A step that fails is
+/// a warning.
+fn steps_on_publish(plan: &Plan, record: &RunRecord, saved: &Saved) {
+    for e in &crate::experiments::ALL {
+        let Some(step) = e.on_publish else { continue };
+        if !record.outcomes.iter().any(|o| o.name == e.name && o.ok) {
+            continue;
+        }
+        if let Err(why) = step(&plan.tmp, saved) {
+            eprintln!("run-all: warning: {why}");
+        }
     }
 }
 
@@ -143,7 +133,7 @@ pub fn recap(plan: &Plan, record: &RunRecord) -> String {
     let mut text = vec![format!(
         "run-all ({mode}): {} of {} experiments ran, {:.0} s.",
         record.outcomes.len(),
-        crate::project::EXPERIMENTS.len(),
+        crate::experiments::NAMES.len(),
         record.wall_s
     )];
     let mut list = |what: &str, v: Vec<&str>| {

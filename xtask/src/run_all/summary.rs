@@ -5,8 +5,8 @@
 //! as complete as one run now.
 
 use super::{Plan, RunRecord};
+use crate::experiments::NAMES;
 use crate::figures::Saved;
-use crate::project::EXPERIMENTS;
 use measure::data::DataFile;
 use measure::{fmt, key, quiet};
 use std::fmt::Write as _;
@@ -64,7 +64,7 @@ impl Row<'_> {
 
 /// Every experiment's row, from the folder's saved outputs (parsed once, by run-all).
 pub fn rows<'a>(saved: &'a Saved, record: &RunRecord) -> Vec<Row<'a>> {
-    EXPERIMENTS
+    NAMES
         .iter()
         .map(|&name| {
             let now = record
@@ -130,7 +130,7 @@ fn table_105_26(s: &mut String, plan: &Plan, rows: &[Row]) {
 
 fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
     let ran: Vec<&str> = record.outcomes.iter().map(|o| o.name.as_str()).collect();
-    let all = ran.len() == EXPERIMENTS.len();
+    let all = ran.len() == NAMES.len();
     let mode = if plan.quick { "quick (smoke)" } else { "full" };
     let commit = record.commit.as_deref().unwrap_or("unknown");
     let mixed = rows.iter().filter(|r| r.saved.is_some()).any(|r| {
@@ -143,7 +143,7 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
     let mut h = if all {
         format!(
             "A {mode} run of all {} experiments, started {}, commit {commit}, {:.0} s in all.",
-            EXPERIMENTS.len(),
+            NAMES.len(),
             record.started_utc,
             record.wall_s
         )
@@ -153,7 +153,7 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
             .iter()
             .filter(|r| r.now.is_none() && r.saved.is_some())
             .count();
-        let absent = EXPERIMENTS.len().saturating_sub(ran.len() + kept);
+        let absent = NAMES.len().saturating_sub(ran.len() + kept);
         let mut others = Vec::new();
         if kept > 0 {
             others.push(format!(
@@ -174,7 +174,7 @@ fn header(plan: &Plan, record: &RunRecord, rows: &[Row]) -> String {
              ({}); {}.",
             record.started_utc,
             ran.len(),
-            EXPERIMENTS.len(),
+            NAMES.len(),
             ran.join(", "),
             others.join("; ")
         )
@@ -299,7 +299,7 @@ fn experiments(s: &mut String, rows: &[Row]) {
 }
 
 /// The key figures, each named in words as its experiment declares it
-/// ([`crate::project::key_in_words`]), its name in the data beside it.
+/// ([`crate::experiments::key_in_words`]), its name in the data beside it.
 pub fn key_figures(s: &mut String, rows: &[Row]) {
     let _ = writeln!(
         s,
@@ -314,7 +314,7 @@ pub fn key_figures(s: &mut String, rows: &[Row]) {
         for (i, k) in figs.iter().enumerate() {
             let who = if i == 0 { r.name } else { "" };
             let m = mark(r, &k.name);
-            let words = crate::project::key_in_words(r.name, &k.name).unwrap_or(&k.name);
+            let words = crate::experiments::key_in_words(r.name, &k.name).unwrap_or(&k.name);
             let _ = writeln!(
                 s,
                 "| {who} | {words} | {} | `{}` |",
@@ -330,7 +330,7 @@ pub fn key_figures(s: &mut String, rows: &[Row]) {
 /// The mark of key figure `name` of the row's experiment (none where nothing was recorded).
 fn mark(r: &Row, name: &str) -> crate::marks::Mark {
     r.saved
-        .and_then(|f| crate::marks::key_figure(f, r.name, name))
+        .and_then(|f| crate::experiments::key_mark(f, r.name, name))
         .unwrap_or_default()
 }
 

@@ -80,7 +80,7 @@ fn fig(exp: &str, f: &DataFile, name: &str) -> Option<Cell> {
             span(lo, hi, &k.unit)
         }
     };
-    let m = marks::key_figure(f, exp, name).unwrap_or_default();
+    let m = crate::experiments::key_mark(f, exp, name).unwrap_or_default();
     Some((text, m))
 }
 
@@ -761,7 +761,7 @@ mod tests {
     fn every_row_names_a_known_experiment() {
         for l in LINES {
             assert!(
-                crate::project::EXPERIMENTS.contains(&l.experiment),
+                crate::experiments::NAMES.contains(&l.experiment),
                 "{}",
                 l.experiment
             );

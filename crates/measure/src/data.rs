@@ -235,33 +235,11 @@ pub fn meta(key: &str, value: impl fmt::Display) {
 /// redirect stdout to a file); piped or redirected, it is printed whole, exactly as the parser
 /// expects. Without [`open`](part::open) (unit tests, helper processes) lines go straight to stdout.
 pub mod part {
+    use crate::out::{Show, collapsed_line};
     use std::io::{IsTerminal, Write};
     use std::sync::Mutex;
 
     static HELD: Mutex<Option<Vec<String>>> = Mutex::new(None);
-
-    /// How the data part is shown, from `--data` / `--no-data` / whether stdout is a terminal.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-    pub enum Show {
-        /// `--data`: print every line, even on a terminal.
-        All,
-        /// `--no-data`: one line saying what was left out, even when piped.
-        Collapsed,
-        /// Neither flag: collapsed on a terminal, whole otherwise.
-        #[default]
-        Auto,
-    }
-
-    impl Show {
-        /// Whether the whole part is printed when stdout is (`tty`) or is not a terminal.
-        pub fn prints_all(self, tty: bool) -> bool {
-            match self {
-                Show::All => true,
-                Show::Collapsed => false,
-                Show::Auto => !tty,
-            }
-        }
-    }
 
     /// Starts holding data lines back.
     pub fn open() {
@@ -279,14 +257,6 @@ pub mod part {
                 print!("{text}");
             }
         }
-    }
-
-    /// The one line a collapsed part is shown as.
-    pub fn collapsed_line(program: &str, blocks: usize, metas: usize) -> String {
-        format!(
-            "[data: {blocks} #DATA blocks, {metas} #META lines hidden; add --data, or redirect: \
-             > {program}.txt]"
-        )
     }
 
     /// Closes the part and writes it: whole, or as one line (see [`Show`]).

@@ -78,14 +78,9 @@ fn main() {
         "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
     );
     let words = memory.main.region.as_u64_mut();
-    let (rows, sweep_tally, segments_ns) = by_working_set(
-        &mut exp.out,
-        &kit.kernels,
-        words,
-        &setup.sizes,
-        &plan,
-        setup.core,
-    );
+    let (rows, sweep_tally, segments_ns, repeated) =
+        by_working_set(&kit.kernels, words, &setup.sizes, &plan, setup.core);
+    exp.out.meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(
         &mut exp.out,
@@ -491,15 +486,15 @@ fn loaded_latency(
 
 /// Section 2's measuring: every working set in two passes in different orders, each round
 /// (or segment) judged by its evidence, inside a window on the pinned `core`. Returns the
-/// rows, their rounds with the load around them, and the times of all clean segments.
+/// rows, their rounds with the load around them, the times of all clean segments, and how
+/// many rounds were taken again because they were disturbed.
 fn by_working_set(
-    out: &mut Out,
     kernels: &[kernels::Kernel],
     words: &mut [u64],
     sizes: &[usize],
     plan: &sweep::Plan,
     core: Option<usize>,
-) -> (Vec<Row>, Tally, Vec<f64>) {
+) -> (Vec<Row>, Tally, Vec<f64>, usize) {
     let mut probe = Probe::new();
     let window = Window::open(core);
     let scan = scan::run_named(
@@ -515,7 +510,6 @@ fn by_working_set(
         .iter()
         .flat_map(|p| p.passes.iter().map(sweep::Measured::disturbed))
         .sum();
-    out.meta("rounds_repeated_off_core", disturbed);
     let tally = rows
         .iter()
         .fold(Tally::default(), |t, r| t.merge(&r.tally()))
@@ -527,7 +521,7 @@ fn by_working_set(
         .flat_map(|m| &m.kernels)
         .flat_map(|t| t.clean_segments_ns.iter().copied())
         .collect();
-    (rows, tally, segments_ns)
+    (rows, tally, segments_ns, disturbed)
 }
 
 /// The chase of section 6: its memory (`bytes` of it), the core it runs on, that core if

@@ -112,7 +112,8 @@ fn main() {
 
     // == 1. The mechanism, shown before anything is timed (mechanism.rs).
     exp.section("1. the mechanism: where a stack local lands as PAD grows");
-    let mechanism = mechanism::demonstrate(&mut exp.out, &launcher);
+    let checks = mechanism::demonstrate(&launcher);
+    let mechanism = mechanism::report(&mut exp.out, &checks);
 
     // == 2. The scan: three passes, both workloads at every size, each child checked.
     let pads: Vec<usize> = (0..=MAX_PAD).step_by(step).collect();

@@ -60,13 +60,16 @@ impl Checks {
     }
 }
 
-/// Runs the demonstration children, checks their addresses, prints the table and the
-/// checks, and records the `mechanism` block and its `#META` lines.
-pub fn demonstrate(out: &mut Out, launcher: &Launcher) -> Mechanism {
-    let reports = run_children(launcher);
-    let c = check(&reports);
-    print(out, &c);
-    record(out, &c);
+/// Runs the demonstration children and checks their addresses.
+pub fn demonstrate(launcher: &Launcher) -> Checks {
+    check(&run_children(launcher))
+}
+
+/// Prints the table and the checks of `c`, and records the `mechanism` block and its `#META`
+/// lines. Returns what the later sections need.
+pub fn report(out: &mut Out, c: &Checks) -> Mechanism {
+    print(out, c);
+    record(out, c);
     Mechanism {
         aslr_verified: c.aslr_verified(),
         shift_at_4096: c.rows.iter().find(|r| r.pad == 4096).and_then(|r| r.shift),

@@ -1,7 +1,8 @@
 //! The start and the end of every experiment, so each `main.rs` can begin with its subject.
 //!
-//! [`start!`](crate::start) parses the arguments, opens the data part (every `#DATA` and
-//! `#META` line is held back until the human report is done), warns loudly if the binary was
+//! [`start!`](crate::start) parses the arguments, opens the experiment's own data part
+//! (`exp.out`, a [`crate::out::Out`]: every `#DATA` and `#META` line is held back until the
+//! human report is done, and each section's readings are kept for the recap), warns loudly if the binary was
 //! built without optimisation, prints the machine's facts, and records the load average and a
 //! CPU-time snapshot; [`Experiment::pin_main_thread`] pins and verifies;
 //! [`Experiment::core_clock`] estimates the core clock before the measurements;

@@ -30,10 +30,10 @@ mod verdict;
 
 use kernels::{Form, Fun, Op, Width};
 use measure::cli::{self, Opt};
-use measure::data::meta;
 use measure::disturb::{Probe, Tally, Window};
-use measure::fmt::{bytes as size, conclude};
+use measure::fmt::bytes as size;
 use measure::mem::{self, HugeAdvice, room_for};
+use measure::out::Out;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use measure::show;
@@ -68,39 +68,49 @@ fn main() {
     exp.section(
         "1. the kernels (their code read back from this binary), the core clock, the memory",
     );
-    let kit = the_kernels(&exp);
+    let kit = the_kernels(&mut exp);
     let mut memory = memory(&exp, &setup);
     let plan = sweep::Plan::new(setup.quick);
-    describe(&setup, &kit, &memory, &plan);
+    describe(&mut exp.out, &setup, &kit, &memory, &plan);
 
     // == 2. Bandwidth by working set, every size in two passes in different orders.
     exp.section(
         "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
     );
     let words = memory.main.region.as_u64_mut();
-    let (rows, sweep_tally, segments_ns) =
+    let (rows, sweep_tally, segments_ns, repeated) =
         by_working_set(&kit.kernels, words, &setup.sizes, &plan, setup.core);
+    exp.out.meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(
+        &mut exp.out,
         &rows,
         &kit.kernels,
         kit.width,
         &|b| facts.where_fits(b),
         &kit.cc,
     );
-    report::segmented(&rows, &segments_ns);
+    report::segmented(&mut exp.out, &rows, &segments_ns);
     let beyond = reading::beyond_caches(&rows, setup.largest);
     let text = reading::bandwidth(&rows, &kit.kernels, beyond);
-    read_out(&show::marked(&sweep_tally, true, vec![text]), "bandwidth");
+    read_out(
+        &mut exp.out,
+        &show::marked(&sweep_tally, true, vec![text]),
+        "bandwidth",
+    );
     exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
     let reported = exp.facts.reported_caches();
     let found = boundaries::find(&report::points(&rows, kit.explicit_read().0));
-    let (drops, agree, last_drop) = report::boundaries(&found, &reported);
+    let (drops, agree, last_drop) = report::boundaries(&mut exp.out, &found, &reported);
     let text = reading::boundaries(drops, agree, last_drop, &reported, setup.largest, beyond);
-    read_out(&show::marked(&sweep_tally, true, vec![text]), "boundaries");
+    read_out(
+        &mut exp.out,
+        &show::marked(&sweep_tally, true, vec![text]),
+        "boundaries",
+    );
     exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);
 
     // == 4. Non-temporal stores: where they win, where they lose.
@@ -108,10 +118,11 @@ fn main() {
         "4. non-temporal stores: where they win, where they lose (stream over {})",
         kit.width.name()
     ));
-    let (nt_gain, nt_text) = report::non_temporal(&rows, &kit.kernels, kit.width, beyond);
+    let (nt_gain, nt_text) =
+        report::non_temporal(&mut exp.out, &rows, &kit.kernels, kit.width, beyond);
     if let Some(t) = nt_text {
         for s in show::marked(&sweep_tally, true, vec![t]) {
-            conclude(&s);
+            exp.out.conclude(&s);
         }
     }
 
@@ -251,12 +262,12 @@ impl Kit {
 }
 
 /// Section 1's kernels, read back from this binary, and the core clock.
-fn the_kernels(exp: &Experiment) -> Kit {
+fn the_kernels(exp: &mut Experiment) -> Kit {
     let width = Width::detect();
     let kernels = kernels::all(width);
     let shapes: Vec<shape::Shape> = kernels.iter().map(|k| shape::read_back(k.symbol)).collect();
     let lim = limit::lookup(exp.facts.cpu_family.as_deref(), width.bytes());
-    report::kernels(width, &kernels, &shapes, lim.as_ref());
+    report::kernels(&mut exp.out, width, &kernels, &shapes, lim.as_ref());
     let cc = exp.core_clock();
     Kit {
         width,
@@ -298,7 +309,7 @@ fn memory(exp: &Experiment, setup: &Setup) -> Memory {
 
 /// Section 1's account of the memory, the working sets and the rounds, recorded as `#META`,
 /// and what the kernels' widths say about the build.
-fn describe(setup: &Setup, kit: &Kit, memory: &Memory, plan: &sweep::Plan) {
+fn describe(out: &mut Out, setup: &Setup, kit: &Kit, memory: &Memory, plan: &sweep::Plan) {
     let (sizes, backing) = (&setup.sizes, memory.main.backing);
     say(
         "memory",
@@ -327,12 +338,12 @@ fn describe(setup: &Setup, kit: &Kit, memory: &Memory, plan: &sweep::Plan) {
         ),
     );
     report::rounds(plan);
-    meta("max_kib", setup.max / 1024);
-    meta("huge_backing_pct", mem::backing_meta(backing));
-    meta("rounds_per_pass", plan.rounds);
-    meta("vector_bytes", kit.width.bytes());
-    meta(::bandwidth::schema::META_EXPLICIT_WIDTH, kit.width.name());
-    conclude(&widths_reading(
+    out.meta("max_kib", setup.max / 1024);
+    out.meta("huge_backing_pct", mem::backing_meta(backing));
+    out.meta("rounds_per_pass", plan.rounds);
+    out.meta("vector_bytes", kit.width.bytes());
+    out.meta(::bandwidth::schema::META_EXPLICIT_WIDTH, kit.width.name());
+    out.conclude(&widths_reading(
         kit.access_bytes(Form::Plain),
         kit.access_bytes(Form::Explicit),
     ));
@@ -387,7 +398,7 @@ fn all_cores(
     let laps = ((if setup.quick { 4e6 } else { 20e6 }) * 30.0 / per as f64)
         .ceil()
         .max(1.0) as u64;
-    meta("threads_laps_per_run", laps);
+    exp.out.meta("threads_laps_per_run", laps);
     let bytes = per as f64 * laps as f64;
     // The workers are this process's threads on every core, so the window is opened for no
     // one core: other processes' work anywhere is what it names; each worker's evidence
@@ -416,9 +427,13 @@ fn all_cores(
     } else {
         format!("more cores than the {available} this run may use")
     };
-    let totals = report::threads(&trows, &short, region);
+    let totals = report::threads(&mut exp.out, &trows, &short, region);
     let text = reading::scaling(&trows, &totals);
-    read_out(&show::marked(&tally, true, vec![text]), "scaling");
+    read_out(
+        &mut exp.out,
+        &show::marked(&tally, true, vec![text]),
+        "scaling",
+    );
     exp.disturbance(::bandwidth::schema::threads::BLOCK, &tally);
     Scaled {
         one: totals.first().map(|t| t.1),
@@ -445,7 +460,7 @@ fn loaded_latency(
             "this run may use one core"
         };
         println!("  skipped: {why}; a loaded latency needs at least two");
-        meta("loaded_latency", "skipped");
+        exp.out.meta("loaded_latency", "skipped");
         return None;
     }
     let per = memory.region as usize;
@@ -471,14 +486,15 @@ fn loaded_latency(
 
 /// Section 2's measuring: every working set in two passes in different orders, each round
 /// (or segment) judged by its evidence, inside a window on the pinned `core`. Returns the
-/// rows, their rounds with the load around them, and the times of all clean segments.
+/// rows, their rounds with the load around them, the times of all clean segments, and how
+/// many rounds were taken again because they were disturbed.
 fn by_working_set(
     kernels: &[kernels::Kernel],
     words: &mut [u64],
     sizes: &[usize],
     plan: &sweep::Plan,
     core: Option<usize>,
-) -> (Vec<Row>, Tally, Vec<f64>) {
+) -> (Vec<Row>, Tally, Vec<f64>, usize) {
     let mut probe = Probe::new();
     let window = Window::open(core);
     let scan = scan::run_named(
@@ -494,7 +510,6 @@ fn by_working_set(
         .iter()
         .flat_map(|p| p.passes.iter().map(sweep::Measured::disturbed))
         .sum();
-    meta("rounds_repeated_off_core", disturbed);
     let tally = rows
         .iter()
         .fold(Tally::default(), |t, r| t.merge(&r.tally()))
@@ -506,7 +521,7 @@ fn by_working_set(
         .flat_map(|m| &m.kernels)
         .flat_map(|t| t.clean_segments_ns.iter().copied())
         .collect();
-    (rows, tally, segments_ns)
+    (rows, tally, segments_ns, disturbed)
 }
 
 /// The chase of section 6: its memory (`bytes` of it), the core it runs on, that core if
@@ -559,18 +574,30 @@ fn under_load(
             latency::BUDGET_NS as f64 / 1e6
         ),
     );
-    let text = report::loaded(&ll, &v, cc, chase.bytes as u64, chase.on, streamers);
-    read_out(&show::marked(&tally, true, vec![text]), "loaded");
+    let text = report::loaded(
+        &mut exp.out,
+        &ll,
+        &v,
+        cc,
+        chase.bytes as u64,
+        chase.on,
+        streamers,
+    );
+    read_out(
+        &mut exp.out,
+        &show::marked(&tally, true, vec![text]),
+        "loaded",
+    );
     exp.disturbance(::bandwidth::schema::loaded_latency::BLOCK, &tally);
     v
 }
 
 /// Prints a section's marked sentences and records them as `#META verdict_<key>`.
-fn read_out(sentences: &[String], key: &str) {
+fn read_out(out: &mut Out, sentences: &[String], key: &str) {
     for s in sentences {
-        conclude(s);
+        out.conclude(s);
     }
-    meta(&format!("verdict_{key}"), sentences.join(" "));
+    out.meta(&format!("verdict_{key}"), sentences.join(" "));
 }
 
 /// The working sets: 4 KiB and 6 KiB, doubling, up to `max` (one per octave with `--quick`).

@@ -8,9 +8,10 @@ use crate::limit::Limit;
 use crate::shape::Shape;
 use crate::sweep::{Cell, Taken};
 use measure::clock::CoreClock;
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::disturb::Tally;
 use measure::fmt::{bytes as size, median_min_max};
+use measure::out::Out;
 use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
@@ -76,7 +77,13 @@ fn form_label(f: Form, w: Width) -> &'static str {
 }
 
 /// Section 1: the vector width, each kernel's code as read back, and the L1 limit.
-pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option<&Limit>) {
+pub fn kernels(
+    out: &mut Out,
+    width: Width,
+    kernels: &[Kernel],
+    shapes: &[Shape],
+    limit: Option<&Limit>,
+) {
     let mut det = Vec::new();
     #[cfg(target_arch = "x86_64")]
     for (f, yes) in [
@@ -127,7 +134,7 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
             s.insns_per_access.into(),
         ]);
     }
-    block.print();
+    out.block(&block);
     match limit {
         Some(l) => {
             println!(
@@ -140,18 +147,18 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
                 l.stores.1
             );
             println!("                   source: {}", l.source());
-            measure::data::meta("l1_load_limit_bytes_per_cycle", l.load_bytes());
-            measure::data::meta("l1_store_limit_bytes_per_cycle", l.store_bytes());
-            measure::data::meta("l1_limit_source", l.source());
+            out.meta("l1_load_limit_bytes_per_cycle", l.load_bytes());
+            out.meta("l1_store_limit_bytes_per_cycle", l.store_bytes());
+            out.meta("l1_limit_source", l.source());
         }
         None => {
             println!(
                 "  L1 limit       : unknown: this program's table has no entry for this CPU at {} bytes,\n                   and no instruction reports load ports, so no limit is compared with",
                 width.bytes()
             );
-            measure::data::meta("l1_load_limit_bytes_per_cycle", "unknown");
-            measure::data::meta("l1_store_limit_bytes_per_cycle", "unknown");
-            measure::data::meta(
+            out.meta("l1_load_limit_bytes_per_cycle", "unknown");
+            out.meta("l1_store_limit_bytes_per_cycle", "unknown");
+            out.meta(
                 "l1_limit_source",
                 "no entry for this CPU in this program's table",
             );
@@ -161,6 +168,7 @@ pub fn kernels(width: Width, kernels: &[Kernel], shapes: &[Shape], limit: Option
 
 /// Section 2: the bandwidth table, and the `bandwidth` block (one row per size and kernel).
 pub fn table(
+    out: &mut Out,
     rows: &[Row],
     kernels: &[Kernel],
     width: Width,
@@ -217,7 +225,7 @@ pub fn table(
         }
         println!("{line}");
     }
-    block.print();
+    out.block(&block);
 }
 
 /// Section 1: how a working set's rounds are taken (the plan, before any is).
@@ -243,7 +251,7 @@ pub fn rounds(plan: &crate::sweep::Plan) {
 
 /// Section 2: where the laps were timed in segments, how many there were, and how long the
 /// undisturbed ones lasted (`clean_ns`).
-pub fn segmented(rows: &[Row], clean_ns: &[f64]) {
+pub fn segmented(out: &mut Out, rows: &[Row], clean_ns: &[f64]) {
     let seg: Vec<(usize, Tally)> = rows
         .iter()
         .map(|r| (r.bytes, r.tally()))
@@ -254,7 +262,7 @@ pub fn segmented(rows: &[Row], clean_ns: &[f64]) {
             "segments",
             "none: every kernel's lap fit in half a round at every size",
         );
-        meta("segmented_sizes", 0);
+        out.meta("segmented_sizes", 0);
         return;
     };
     let n: usize = seg.iter().map(|(_, t)| t.rounds).sum();
@@ -274,16 +282,17 @@ pub fn segmented(rows: &[Row], clean_ns: &[f64]) {
             longest
         ),
     );
-    meta("segmented_sizes", seg.len());
-    meta("segments", n);
-    meta("segment_median_us", format!("{median:.1}"));
-    meta("segment_longest_us", format!("{longest:.1}"));
+    out.meta("segmented_sizes", seg.len());
+    out.meta("segments", n);
+    out.meta("segment_median_us", format!("{median:.1}"));
+    out.meta("segment_longest_us", format!("{longest:.1}"));
 }
 
 /// Section 4: streaming stores against ordinary ones at the smallest and the largest set,
 /// and from which size on they win. Returns streaming write over ordinary write at the
 /// largest set, and the sentence on what that means (for the caller to mark and print).
 pub fn non_temporal(
+    out: &mut Out,
     rows: &[Row],
     kernels: &[Kernel],
     width: Width,
@@ -297,7 +306,7 @@ pub fn non_temporal(
             width.name(),
             std::env::consts::ARCH
         );
-        meta("non_temporal", "skipped");
+        out.meta("non_temporal", "skipped");
     } else {
         let mut lines = Vec::new();
         for op in [Op::Write, Op::Copy] {
@@ -335,11 +344,11 @@ pub fn non_temporal(
                 "{}",
                 measure::fmt::wrap_to(&text, &first_indent, &" ".repeat(10), measure::fmt::WIDTH)
             );
-            meta(
+            out.meta(
                 &format!("{}_stream_wins_from_kib", op.name()),
                 wins_from.map_or("none".into(), |b| (b / 1024).to_string()),
             );
-            meta(
+            out.meta(
                 &format!("verdict_stream_{}", op.name()),
                 wins_from.map_or("never won for good".into(), |b| {
                     format!("won from {} on", size(b as u64))
@@ -398,7 +407,11 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
 
 /// Section 3: the boundaries and unstable stretches, and their `boundaries` block. Returns
 /// (boundaries found, of them agreeing with a reported size, the last drop's start).
-pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usize, Option<u64>) {
+pub fn boundaries(
+    out: &mut Out,
+    found: &[Finding],
+    reported: &[(String, u64)],
+) -> (usize, usize, Option<u64>) {
     let mut b = Block::new(
         ::bandwidth::schema::boundaries::BLOCK,
         ::bandwidth::schema::boundaries::COLUMNS,
@@ -473,7 +486,7 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
             }
         }
     }
-    meta(
+    out.meta(
         "boundaries_read",
         if falls.is_empty() {
             "none".to_string()
@@ -495,13 +508,18 @@ pub fn boundaries(found: &[Finding], reported: &[(String, u64)]) -> (usize, usiz
             )
         );
     }
-    b.print();
+    out.block(&b);
     (drops, agree, last)
 }
 
 /// Section 5's table and its `threads` block; `short` says why the rows not run were
 /// skipped. Returns each measured row's median total.
-pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec<(usize, f64)> {
+pub fn threads(
+    out: &mut Out,
+    rows: &[crate::team::ThreadRow],
+    short: &str,
+    region: u64,
+) -> Vec<(usize, f64)> {
     println!(
         "  {:<7} {:<8} {:>24} {:>11} {:>12}  pinned; rounds disturbed",
         "threads", "cores", "total GB/s (min..max)", "per thread", "vs 1 thread"
@@ -514,7 +532,7 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
         .first()
         .and_then(|r| r.total.summary())
         .map(|s| s.median);
-    let mut out = Vec::new();
+    let mut totals = Vec::new();
     let mut skipped = Vec::new();
     for r in rows {
         let Some(s) = r.total.summary() else {
@@ -569,19 +587,20 @@ pub fn threads(rows: &[crate::team::ThreadRow], short: &str, region: u64) -> Vec
             r.total.values.len().into(),
             r.total.disturbed_count().into(),
         ]);
-        out.push((r.threads, s.median));
+        totals.push((r.threads, s.median));
     }
     if !skipped.is_empty() {
         println!("  {:<7} skipped: {short}", skipped.join(", "));
     }
-    b.print();
-    out
+    out.block(&b);
+    totals
 }
 
 /// Section 6: the setup, idle and loaded latency, what the streamers read, and the
 /// `loaded_latency` block. Returns the conclusion ([`loaded_reading`]) for the caller to mark
 /// and print.
 pub fn loaded(
+    out: &mut Out,
     l: &crate::latency::Loaded,
     v: &crate::latency::Verdict,
     cc: &CoreClock,
@@ -625,8 +644,8 @@ pub fn loaded(
             &v.loaded_counts,
         ),
     );
-    measure::data::meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
-    loaded_block(l, v, verified, chase_bytes);
+    out.meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
+    loaded_block(out, l, v, verified, chase_bytes);
     loaded_reading(v)
 }
 
@@ -656,6 +675,7 @@ pub fn loaded_reading(v: &crate::latency::Verdict) -> String {
 
 /// Section 6's `loaded_latency` block: every round, idle and loaded.
 fn loaded_block(
+    out: &mut Out,
     l: &crate::latency::Loaded,
     v: &crate::latency::Verdict,
     verified: bool,
@@ -692,7 +712,7 @@ fn loaded_block(
             ]);
         }
     }
-    b.print();
+    out.block(&b);
 }
 
 #[cfg(test)]

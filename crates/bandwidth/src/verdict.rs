@@ -7,9 +7,10 @@ use crate::kernels::{Form, Kernel, Op};
 use crate::limit::Limit;
 use crate::report::{Row, find, gbs};
 use measure::clock::CoreClock;
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::disturb::Tally;
-use measure::fmt::{bytes as size, conclude};
+use measure::fmt::bytes as size;
+use measure::out::Out;
 use measure::run::Experiment;
 use measure::show;
 
@@ -85,7 +86,7 @@ pub fn print(
     let lv = levels(rows, &reported, |row| {
         r.map_or(0.0, |k| row.cells[k].gbs.median)
     });
-    levels_table(rows, &lv, [r, w, c], cc);
+    levels_table(&mut exp.out, rows, &lv, [r, w, c], cc);
     let bpc = |gbs: f64| cc.ghz.map(|g| gbs / g);
     let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
 
@@ -98,6 +99,7 @@ pub fn print(
     match (lim, ra, wa) {
         (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
             verdict(
+                &mut exp.out,
                 ("l1_limit", "L1 against the core's limit"),
                 (&seen.sweep, false),
                 &format!(
@@ -111,12 +113,13 @@ pub fn print(
                 ),
             );
             exp.key_figure("l1_read_of_limit", None::<f64>, "%");
-            meta("l1_read_goal_met", "unknown");
+            exp.out.meta("l1_read_goal_met", "unknown");
         }
         (Some(l), Some(rb), Some(wb)) => {
             let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
             let met = pr >= 1.0 - READ_GOAL;
             verdict(
+                &mut exp.out,
                 ("l1_limit", "L1 against the core's limit (section 1)"),
                 (&seen.sweep, false),
                 &format!(
@@ -138,10 +141,11 @@ pub fn print(
                 ),
             );
             exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
-            meta("l1_read_goal_met", measure::fmt::yes_no(met));
+            exp.out.meta("l1_read_goal_met", measure::fmt::yes_no(met));
         }
         (_, Some(rb), _) => {
             verdict(
+                &mut exp.out,
                 ("l1_limit", "L1 against the core's limit"),
                 (&seen.sweep, false),
                 &format!(
@@ -152,6 +156,7 @@ pub fn print(
             exp.key_figure("l1_read_of_limit", None::<f64>, "%");
         }
         _ => verdict(
+            &mut exp.out,
             ("l1_limit", "L1 against the core's limit"),
             (&seen.sweep, false),
             "no core-clock estimate, so no bytes per cycle.",
@@ -179,6 +184,7 @@ fn l1_memory(
     let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
     if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
         verdict(
+            &mut exp.out,
             ("l1_memory", "L1 against memory"),
             (&seen.sweep, true),
             &format!(
@@ -195,6 +201,7 @@ fn l1_memory(
         exp.key_figure(::bandwidth::schema::key::L1_OVER_MEMORY_READ, a / m, "x");
     } else {
         verdict(
+            &mut exp.out,
             ("l1_memory", "L1 against memory"),
             (&seen.sweep, true),
             "not computed, because no L1d size is reported or the largest set is not at least \
@@ -211,6 +218,7 @@ fn l1_memory(
 /// Section 7's table: each level's representative set in GB/s and bytes per cycle, and the
 /// `levels` block. `k`: the explicit read, write and copy kernels.
 fn levels_table(
+    out: &mut Out,
     rows: &[Row],
     lv: &[(String, usize)],
     [r, w, c]: [Option<usize>; 3],
@@ -256,7 +264,7 @@ fn levels_table(
             gc.and_then(bpc).into(),
         ]);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// All cores against one (recorded, marked as section 5 printed it) and the key figures of
@@ -272,7 +280,7 @@ fn recorded(exp: &mut Experiment, seen: &Seen) {
                 all / one,
                 gbs(one),
             );
-            meta(
+            exp.out.meta(
                 "verdict_all_cores",
                 show::marked(&seen.threads_tally, true, vec![text]).join(" "),
             );
@@ -280,7 +288,8 @@ fn recorded(exp: &mut Experiment, seen: &Seen) {
             exp.key_figure("all_cores_over_one", all / one, "x");
         }
         _ => {
-            meta("verdict_all_cores", "one core only, not compared.");
+            exp.out
+                .meta("verdict_all_cores", "one core only, not compared.");
             exp.key_figure("all_cores_over_one", None::<f64>, "x");
         }
     }
@@ -297,12 +306,12 @@ fn recorded(exp: &mut Experiment, seen: &Seen) {
 /// Prints `label: text` as a conclusion, marked by the rounds behind it ([`marked`]), and
 /// records the marked text as `#META verdict_<key>` (for the generated handouts, which quote
 /// verdicts rather than numbers that may be missing).
-fn verdict((key, label): (&str, &str), (tally, shared): (&Tally, bool), text: &str) {
+fn verdict(out: &mut Out, (key, label): (&str, &str), (tally, shared): (&Tally, bool), text: &str) {
     let said = marked(tally, shared, label, text);
     for s in &said {
-        conclude(s);
+        out.conclude(s);
     }
-    meta(&format!("verdict_{key}"), said.join(" "));
+    out.meta(&format!("verdict_{key}"), said.join(" "));
 }
 
 /// `label: text`, marked by [`show::marked`]: "provisional: ...; the clean rounds give: L1

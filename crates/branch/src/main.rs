@@ -36,10 +36,10 @@ mod same;
 use bench::{Order, Orders, Pattern, PatternTimes, Regularity};
 use branch::shape::{self, Shape, Verdict};
 use measure::cli::{self, Opt};
-use measure::data::meta;
 use measure::disturb::Tally;
-use measure::fmt::{bytes, conclude, say};
+use measure::fmt::{bytes, say};
 use measure::keep::{black_box, opaque_i64};
+use measure::out::Out;
 use measure::ring;
 use measure::show::marked;
 use measure::stats::Summary;
@@ -210,11 +210,11 @@ fn main() {
         );
     }
     let core = exp.pin_main_thread().map(|p| p.requested);
-    meta(::branch::schema::META_N, N);
-    meta("threshold", THRESHOLD);
-    meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
-    meta("rounds", rounds);
-    meta("values_per_round", bench::CHUNK);
+    exp.out.meta(::branch::schema::META_N, N);
+    exp.out.meta("threshold", THRESHOLD);
+    exp.out.meta("seed", format!("{:#x}", ring::DEFAULT_SEED));
+    exp.out.meta("rounds", rounds);
+    exp.out.meta("values_per_round", bench::CHUNK);
 
     // == 1. Before measuring: is there still a branch?
     exp.section("1. before measuring: is there still a branch? (this binary, read back)");
@@ -222,11 +222,11 @@ fn main() {
     let shapes = PerVersion::from_fn(|v| verdicts.get(v).as_ref().ok().map(|v| v.shape));
     for (v, s) in shapes.iter() {
         let key = v.symbol().replace("branch_", "shape_");
-        meta(&key, s.map_or("unchecked", Shape::word));
+        exp.out.meta(&key, s.map_or("unchecked", Shape::word));
     }
     report::print_shapes(&verdicts);
-    report::shape_block(&verdicts).print();
-    read_out(&[shape_sentence(&shapes)]);
+    exp.out.block(&report::shape_block(&verdicts));
+    read_out(&mut exp.out, &[shape_sentence(&shapes)]);
 
     // == 2. The same data, the same computation, only the order differs.
     exp.section("2. the same data, the same computation, only the order differs");
@@ -246,8 +246,8 @@ fn main() {
     say(&order_intro(taken, rounds), "  ");
     let want = bench::want(rounds);
     let orders = bench::time_orders((&random, &sorted, &sums), &shapes, &want, core);
-    report::print_orders(&orders, sums.iter().sum());
-    read_out(&orders_verdict(&orders));
+    report::print_orders(&mut exp.out, &orders, sums.iter().sum());
+    read_out(&mut exp.out, &orders_verdict(&orders));
     exp.disturbance(::branch::schema::variants::BLOCK, &orders.tally);
     let o = &orders.orders;
     exp.key_figure("as_written_random_over_sorted", o.as_written.ratio(), "x");
@@ -268,8 +268,8 @@ fn main() {
     if let Ok(m) = &derived.miss {
         report::print_miss(&derived, m, &cc);
     }
-    report::miss_block(&derived, &cc).print();
-    read_out(&miss_verdict(&derived, &cc));
+    exp.out.block(&report::miss_block(&derived, &cc));
+    read_out(&mut exp.out, &miss_verdict(&derived, &cc));
     exp.disturbance(::branch::schema::mispredict::BLOCK, &derived.tally);
     let miss = derived.miss.ok();
     exp.key_figure(::branch::schema::key::MISPREDICT, miss.map(|m| m.ns), "ns");
@@ -285,10 +285,10 @@ fn main() {
     let patterns = bench::pattern_arrays(random).unwrap_or_else(|e| cli::fail(exp.name, &e));
     let timed = bench::time_patterns(&patterns, branch_real, &want, core);
     let found = judge_patterns(&patterns, timed, miss);
-    report::print_patterns(&found.rows);
+    report::print_patterns(&mut exp.out, &found.rows);
     let reading = patterns_verdict(&found);
-    meta("verdict_patterns", periodic_word(&found.rows));
-    read_out(&reading);
+    exp.out.meta("verdict_patterns", periodic_word(&found.rows));
+    read_out(&mut exp.out, &reading);
     exp.disturbance(::branch::schema::patterns::BLOCK, &found.tally);
     exp.finish();
 }
@@ -303,10 +303,13 @@ fn same_source(
     exp: &mut measure::run::Experiment,
 ) {
     if same::BUILDS.is_empty() {
-        read_out(&[format!(
-            "skipped: this binary does not hold the two builds ({}).",
-            same::WHY_NOT
-        )]);
+        read_out(
+            &mut exp.out,
+            &[format!(
+                "skipped: this binary does not hold the two builds ({}).",
+                same::WHY_NOT
+            )],
+        );
         return;
     }
     say(
@@ -335,16 +338,16 @@ fn same_source(
         })
         .collect();
     let (built, tally) = bench::time_builds(data, &builds, want, core);
-    report::print_builds(&built);
-    read_out(&same::verdict(&built, &tally));
+    report::print_builds(&mut exp.out, &built);
+    read_out(&mut exp.out, &same::verdict(&built, &tally));
     exp.disturbance(::branch::schema::same_source::BLOCK, &tally);
 }
 
 /// Prints a section's reading: "how to read this run:" and one `*` line per sentence.
-fn read_out(sentences: &[String]) {
+fn read_out(out: &mut Out, sentences: &[String]) {
     println!("\n  how to read this run:");
     for s in sentences {
-        conclude(s);
+        out.conclude(s);
     }
 }
 

@@ -9,6 +9,7 @@ use measure::clock::CoreClock;
 use measure::data::{Block, Value};
 use measure::disturb::Tally;
 use measure::fmt::{WIDTH, median_min_max, wrap_to};
+use measure::out::Out;
 use measure::stats::Summary;
 
 /// Section 1: each version's verdict read from the binary, with its sentence.
@@ -46,7 +47,7 @@ pub fn shape_block(shapes: &PerVersion<Result<Verdict, String>>) -> Block {
 }
 
 /// Section 2: the random/sorted table, its footnote and the `variants` block.
-pub fn print_orders(found: &Orders, expect: i64) {
+pub fn print_orders(out: &mut Out, found: &Orders, expect: i64) {
     let orders = &found.orders;
     println!(
         "\n  {:<22} {:>24} {:>24} {:>14}",
@@ -81,12 +82,12 @@ pub fn print_orders(found: &Orders, expect: i64) {
     println!(
         "  (median, min..max over the clean rounds; every slice's sum was checked, {expect} in all)"
     );
-    b.print();
+    out.block(&b);
 }
 
 /// Section 2b's table: each build of the one source over random and sorted data, and its
 /// `same_source` block.
-pub fn print_builds(built: &[crate::bench::Built]) {
+pub fn print_builds(out: &mut Out, built: &[crate::bench::Built]) {
     println!(
         "\n  {:<26} {:>22} {:>22} {:>14}",
         "ns per element", "random order", "sorted order", "random/sorted"
@@ -118,7 +119,7 @@ pub fn print_builds(built: &[crate::bench::Built]) {
         ]);
         b.row(row);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// The cost of one misprediction, with the range the rounds' extremes allow.
@@ -208,7 +209,7 @@ pub struct PatternsFound<'a> {
 }
 
 /// Section 4: the table by pattern, its footnote and the `patterns` block.
-pub fn print_patterns(rows: &[PatternRow]) {
+pub fn print_patterns(out: &mut Out, rows: &[PatternRow]) {
     println!(
         "  {:<14} {:>6} {:>24} {:>10}  what the time says",
         "pattern", "taken", "ns per element", "vs always"
@@ -247,5 +248,5 @@ pub fn print_patterns(rows: &[PatternRow]) {
             WIDTH
         )
     );
-    b.print();
+    out.block(&b);
 }

@@ -18,7 +18,6 @@
 use measure::chase::{Link, Plan, Ring};
 use measure::cli;
 use measure::clock::now_ns;
-use measure::data::meta;
 use measure::disturb::Probe;
 use measure::fmt::{bytes, say};
 use measure::keep::black_box;
@@ -51,6 +50,20 @@ pub struct Backing {
 }
 
 impl Memory {
+    /// The `#META` facts of the regions as prepared: each one's verified huge-page share
+    /// (`skipped` for a huge region that could not be made).
+    pub fn meta(&self) -> [(&'static str, String); 3] {
+        let huge = match self.huge {
+            Some(_) => backing_meta(self.before.huge),
+            None => "skipped".to_string(),
+        };
+        [
+            ("index_backing_pct", backing_meta(self.before.index)),
+            ("pointer_backing_pct", backing_meta(self.before.pointer)),
+            (::cache_ladder::schema::META_HUGE_BACKING_PCT, huge),
+        ]
+    }
+
     /// The backing read again from smaps (after the scan: a verdict needs it to have held).
     pub fn backing_after(&self) -> Backing {
         Backing {
@@ -63,7 +76,8 @@ impl Memory {
 
 /// Maps the three regions, each as large as `max` (halved until the memory is given), asks
 /// for small pages, small pages and huge pages, touches every page so that no round pays for
-/// first touch, and prints and records each region's verified backing.
+/// first touch, and prints each region's verified backing ([`Memory::meta`] gives it for
+/// the data part).
 pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
     let show = |name: &str, p: &Prepared| {
         let asked = format!("{}, {:?} ", bytes(p.region.len() as u64), p.advice);
@@ -85,15 +99,9 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
         };
         show("index region", &index);
         show("pointer region", &pointer);
-        meta("index_backing_pct", backing_meta(index.backing));
-        meta("pointer_backing_pct", backing_meta(pointer.backing));
         let (huge, huge_before) = match mem::prepare(max as usize, HugeAdvice::Huge, page) {
             Ok(h) => {
                 show("huge region", &h);
-                meta(
-                    ::cache_ladder::schema::META_HUGE_BACKING_PCT,
-                    backing_meta(h.backing),
-                );
                 if h.backing.is_some_and(|b| b < 90.0) {
                     say(
                         &format!(
@@ -111,11 +119,9 @@ pub fn map(mut max: u64, page: usize, thp: Option<&str>) -> Memory {
                     &format!("huge region    : skipped: {e}; the huge-page column stays empty"),
                     "  ",
                 );
-                meta(::cache_ladder::schema::META_HUGE_BACKING_PCT, "skipped");
                 (None, None)
             }
         };
-        meta("thp_mode_seen", thp.unwrap_or("unknown"));
         return Memory {
             before: Backing {
                 index: index.backing,

@@ -33,9 +33,8 @@ use ladder::Memory;
 use measure::chase::Plan;
 use measure::cli::{self, Opt};
 use measure::clock::CoreClock;
-use measure::data::meta;
 use measure::disturb::{Load, Probe, Tally, Window};
-use measure::fmt::{bytes, conclude, say};
+use measure::fmt::{bytes, say};
 use measure::mem::{self, backing_meta};
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
@@ -73,7 +72,7 @@ fn main() {
     exp.section("1. the caches of this machine, as reported");
     let reported = exp.facts.reported_caches();
     if reported.is_empty() {
-        meta("reported_caches", "none");
+        exp.out.meta("reported_caches", "none");
         say(
             "unknown: no source reports a cache size, so the \"where\" column shows ? and only \
              the curve can tell where the levels end.",
@@ -88,7 +87,7 @@ fn main() {
             "  {} (sources above): the \"where\" column goes by these",
             r.join(", ")
         );
-        meta("reported_caches", r.join(", "));
+        exp.out.meta("reported_caches", r.join(", "));
     }
     if let Some(note) = &max.note {
         say(note, "  ");
@@ -103,6 +102,9 @@ fn main() {
     exp.section("3. the memory the rings live in");
     let page = exp.facts.page_size.unwrap_or(4096) as usize;
     let mut mem = ladder::map(max.bytes, page, exp.facts.thp_mode.as_deref());
+    exp.out.metas(mem.meta());
+    let thp = exp.facts.thp_mode.as_deref().unwrap_or("unknown");
+    exp.out.meta("thp_mode_seen", thp);
     let sizes: Vec<usize> = (12..)
         .map(|k| 1usize << k)
         .take_while(|&b| b as u64 <= mem.max)
@@ -113,7 +115,7 @@ fn main() {
         bytes(*sizes.last().expect("max >= 4 KiB") as u64),
         sizes.len()
     );
-    meta("max_kib", mem.max / 1024);
+    exp.out.meta("max_kib", mem.max / 1024);
 
     // == 4. The ladder: every size in two passes, forward and shuffled.
     let (rows, tally) = ladder_section(&mut exp, &mut mem, &sizes, &cc, core);
@@ -126,7 +128,7 @@ fn main() {
         if series == Series::Huge && mem.huge.is_none() {
             continue;
         }
-        let r = report::boundaries(series, &rows, &reported, TOP_WITHIN, &mut kb);
+        let r = report::boundaries(&mut exp.out, series, &rows, &reported, TOP_WITHIN, &mut kb);
         if series == Series::Pointer {
             if let Some(k) = r.top_from_kib {
                 exp.key_figure("top_level_from", k, "KiB");
@@ -137,12 +139,12 @@ fn main() {
         }
         readings.push((series, r));
     }
-    kb.print();
+    exp.out.block(&kb);
     println!("\n  how to read this run:");
     let curve = read::curve_tally(&rows, &tally);
     read::boundaries(&readings, &reported, mem.max, &curve)
         .iter()
-        .for_each(|s| conclude(s));
+        .for_each(|s| exp.out.conclude(s));
     exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
     let largest_set = mem.max as usize;
     drop(mem);
@@ -214,8 +216,8 @@ fn mlp_section(
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
     println!("\n  how to read this run:");
-    mlp::reading(&m).iter().for_each(|s| conclude(s));
-    m.block().print();
+    mlp::reading(&m).iter().for_each(|s| exp.out.conclude(s));
+    exp.out.block(&m.block());
     exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
         let most = mem.points.last().expect("points");
@@ -239,7 +241,7 @@ fn ladder_section(
     } else {
         Plan::full(2.5e5, 40_000_000)
     };
-    plan.meta();
+    exp.out.metas(plan.meta());
     exp.section("4. time for one read, by working set (median of all rounds of both passes)");
     say(
         &format!(
@@ -283,7 +285,9 @@ fn ladder_section(
         tally,
     };
     println!("\n  how to read this run:");
-    read::ladder(&ladder).iter().for_each(|s| conclude(s));
+    read::ladder(&ladder)
+        .iter()
+        .for_each(|s| exp.out.conclude(s));
     record(&ladder, mem, after, cc, load, exp);
     (rows, tally)
 }
@@ -364,12 +368,13 @@ fn record(
     };
     if let (Some(h), Some(check)) = (last.huge, l.huge) {
         if let Some(v) = read::huge_verdict(last, check) {
-            meta("verdict_huge", v.trim_end_matches('.'));
+            exp.out.meta("verdict_huge", v.trim_end_matches('.'));
         }
         exp.key_figure("largest_huge_ns", h.ns.median, "ns");
     }
     let flagged = l.rows.iter().filter(|r| !r.stable()).count();
-    meta("flagged_sizes", format!("{flagged} of {}", l.rows.len()));
+    exp.out
+        .meta("flagged_sizes", format!("{flagged} of {}", l.rows.len()));
     let (pi, pp) = (first.index.ns.median, first.pointer.ns.median);
     exp.key_figure("first_pointer_ns", pp, "ns");
     exp.key_figure(key::FIRST_INDEX_NS, pi, "ns");
@@ -406,7 +411,8 @@ fn record(
         ("huge", after.huge),
     ] {
         if name != "huge" || mem.huge.is_some() {
-            meta(&format!("{name}_backing_end_pct"), backing_meta(b));
+            exp.out
+                .meta(&format!("{name}_backing_end_pct"), backing_meta(b));
         }
     }
 }

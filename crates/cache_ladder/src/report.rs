@@ -8,9 +8,10 @@ use crate::knees::{self, Finding, Point};
 use crate::ladder::Rounds;
 use ::cache_ladder::schema;
 use measure::clock::CoreClock;
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::disturb::Tally;
 use measure::fmt::{WIDTH, bytes, say, wrap_to};
+use measure::out::Out;
 use measure::rounds::Timed;
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
@@ -170,7 +171,7 @@ fn ns_cycles(ns: f64, cc: &CoreClock) -> String {
 }
 
 /// Prints the latency table (the three chases) and its `#DATA` block.
-pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
+pub fn table(rows: &[Row], exp: &mut Experiment, cc: &CoreClock) {
     println!(
         "\n  {:<8} {:<7} {:>16} {:>16} {:>16} {:>7}  flags",
         "working", "where", "index chase", "pointer chase", "on huge pages", "factor"
@@ -242,7 +243,7 @@ pub fn table(rows: &[Row], exp: &Experiment, cc: &CoreClock) {
         ),
         "  ",
     );
-    block.print();
+    exp.out.block(&block);
 }
 
 /// Prints the second table: the in-order sweeps, and how far each chase spread.
@@ -304,6 +305,7 @@ pub struct Boundaries {
 /// beside the nearest `reported` cache size, and the unstable stretches; adds the rows to the
 /// `knees` block `kb` and records the top level as `#META`.
 pub fn boundaries(
+    out: &mut Out,
     series: Series,
     rows: &[Row],
     reported: &[(String, u64)],
@@ -316,7 +318,7 @@ pub fn boundaries(
     // The level the top is read against: the largest stable size, not the largest measured.
     let top_of = pts.iter().rev().find(|p| p.stable).map(|p| p.kib);
     print_top(top, top_of, top_within);
-    meta(
+    out.meta(
         &format!("{}_top_level_from_kib", series.name()),
         top.map_or("unknown".into(), |k| k.to_string()),
     );
@@ -354,8 +356,8 @@ pub fn boundaries(
             v.join("; ")
         }
     };
-    meta(&format!("{}_knees", series.name()), or_none(knees_text));
-    meta(
+    out.meta(&format!("{}_knees", series.name()), or_none(knees_text));
+    out.meta(
         &format!("{}_unstable", series.name()),
         or_none(unstable_text),
     );

@@ -18,15 +18,16 @@ mod clocks;
 
 use ::clock_probe::schema::key;
 use measure::clock::{self, CoreClock, now_ns};
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::disturb::{Load, Probe, Tally, Window};
 use measure::fmt::{grouped, median_min_max};
 use measure::keep::black_box;
 use measure::mem::{HugeAdvice, Region};
+use measure::out::Out;
 use measure::rounds::{self, Step, Want};
 use measure::run::Experiment;
 use measure::segments::{self, Segmented, Step as SegStep};
-use measure::show::{how_to_read, marked};
+use measure::show::marked;
 use measure::stats::{Summary, sorted_but_largest};
 
 /// 1M `i32`: the 4 MiB array of the appendix's traps one and three.
@@ -66,7 +67,7 @@ fn main() {
 
     // == 1. The machine's numbers were printed by start!, each with its source.
     exp.section("1. this machine's numbers (read by the program itself, printed above)");
-    how_to_read(&facts_verdict(&exp.facts));
+    exp.out.how_to_read(&facts_verdict(&exp.facts));
 
     // == 2. Resolution: what the clocks claim.
     exp.section("2. clock resolution: what the clocks claim");
@@ -74,15 +75,15 @@ fn main() {
     let (batches, per_batch) = if quick { (21, 5_000) } else { (101, 10_000) };
     let window = Window::open(core);
     let probe = clock::probe(batches, per_batch);
-    let claims = claimed(&probe);
+    let claims = claimed(&mut exp.out, &probe);
     // Table 105.1: which clocks go backwards (measured) and which jump when set (documented).
-    clocks_table(if quick { 20_000 } else { 100_000 });
+    clocks_table(&mut exp.out, if quick { 20_000 } else { 100_000 });
 
     // == 3. Cost: what one reading takes, and the smallest step two readings show.
     exp.section("3. the cost of reading the clock (median of batches, min..max)");
     let cost = reading_cost(&probe, &claims, window.close());
     print_cost(&cost, per_batch, 2 * batches);
-    how_to_read(&cost_verdict(&cost));
+    exp.out.how_to_read(&cost_verdict(&cost));
     method_by_scale(cost.gettime.median);
     record_cost(&mut exp, &cost);
 
@@ -91,7 +92,8 @@ fn main() {
     let window = Window::open(core);
     let mut cc = exp.core_clock();
     cc.tally = cc.tally.with_load(window.close());
-    how_to_read(&core_clock_verdict(&cc, cost.gettime.median));
+    exp.out
+        .how_to_read(&core_clock_verdict(&cc, cost.gettime.median));
     exp.disturbance("core_clock", &cc.tally);
     exp.key_figure("core_clock", cc.ghz, "GHz");
 
@@ -111,7 +113,7 @@ fn main() {
 }
 
 /// Section 2: what each clock claims, printed and recorded; the claims that were given.
-fn claimed(probe: &clock::ClockReport) -> Vec<u64> {
+fn claimed(out: &mut Out, probe: &clock::ClockReport) -> Vec<u64> {
     let mut res = Block::new(
         ::clock_probe::schema::clock_resolution::BLOCK,
         ::clock_probe::schema::clock_resolution::COLUMNS,
@@ -123,9 +125,9 @@ fn claimed(probe: &clock::ClockReport) -> Vec<u64> {
         }
         res.row(vec![(*name).into(), (*ns).into()]);
     }
-    res.print();
+    out.block(&res);
     let claims: Vec<u64> = probe.claimed.iter().filter_map(|c| c.1).collect();
-    how_to_read(&[match claims.iter().min() {
+    out.how_to_read(&[match claims.iter().min() {
         Some(&c) => format!(
             "the clocks claim {c} ns or better; a claimed resolution is not what one reading \
              costs, nor the smallest step two readings show. Section 3 measures both."
@@ -136,7 +138,7 @@ fn claimed(probe: &clock::ClockReport) -> Vec<u64> {
 }
 
 /// Table 105.1: the clocks of C and POSIX, each read `reads` times back to back.
-fn clocks_table(reads: usize) {
+fn clocks_table(out: &mut Out, reads: usize) {
     let clocks = clocks::measure(reads);
     println!();
     measure::fmt::say(
@@ -147,7 +149,7 @@ fn clocks_table(reads: usize) {
     for row in clocks::table(&clocks) {
         println!("{row}");
     }
-    how_to_read(&clocks::verdict(&clocks));
+    out.how_to_read(&clocks::verdict(&clocks));
 }
 
 /// Section 3's numbers: each way's cost, the smallest step, and how they were taken.
@@ -194,17 +196,17 @@ fn method_by_scale(read_ns: f64) {
 /// Section 3's block, evidence and key figures.
 fn record_cost(exp: &mut Experiment, cost: &Cost) {
     let (g, i) = (&cost.gettime, &cost.instant);
-    summary_block(
+    let block = summary_block(
         ::clock_probe::schema::clock_cost::BLOCK,
         ::clock_probe::schema::clock_cost::COLUMNS,
         &[
             ("clock_gettime", g, cost.tallies[0]),
             ("instant_now", i, cost.tallies[1]),
         ],
-    )
-    .print();
+    );
+    exp.out.block(&block);
     exp.disturbance(::clock_probe::schema::clock_cost::BLOCK, &cost.tally);
-    meta("clock_min_step_ns", cost.min_step_ns);
+    exp.out.meta("clock_min_step_ns", cost.min_step_ns);
     exp.key_figure(key::CLOCK_READ, g.median, "ns");
     exp.key_figure("clock_step", cost.min_step_ns, "ns");
 }
@@ -375,8 +377,8 @@ fn trap_one(exp: &mut Experiment, floor: f64, clean: usize, core: Option<usize>)
         r.s[1][1].n
     );
     trap_one_table(&r, sizes);
-    how_to_read(&trap_one_verdict(&r));
-    trap_one_blocks(&r, sizes);
+    exp.out.how_to_read(&trap_one_verdict(&r));
+    trap_one_blocks(&mut exp.out, &r, sizes);
     exp.disturbance(::clock_probe::schema::times_ten::BLOCK, &r.tally);
     exp.key_figure("discarded_vs_used", r.ratio(), "x");
     exp.key_figure("used_times_ten", r.grew()[1], "x");
@@ -410,7 +412,7 @@ fn trap_one_table(r: &TrapOne, sizes: [usize; 2]) {
 }
 
 /// Trap one's blocks: `trap_one` (N elements) and `times_ten` (both sizes).
-fn trap_one_blocks(r: &TrapOne, sizes: [usize; 2]) {
+fn trap_one_blocks(out: &mut Out, r: &TrapOne, sizes: [usize; 2]) {
     let mut t1 = Block::new(
         ::clock_probe::schema::trap_one::BLOCK,
         ::clock_probe::schema::trap_one::COLUMNS,
@@ -440,8 +442,8 @@ fn trap_one_blocks(r: &TrapOne, sizes: [usize; 2]) {
             x10.row(row);
         }
     }
-    t1.print();
-    x10.print();
+    out.block(&t1);
+    out.block(&x10);
 }
 
 /// What trap one's numbers say; provisional when its rounds were disturbed.
@@ -541,16 +543,16 @@ fn trap_two(exp: &mut Experiment, buffers: usize, core: Option<usize>) {
         f.median, f.n
     );
     println!("                          second : {:>10.0} ns", s.median);
-    how_to_read(&trap_two_verdict(&r));
-    summary_block(
+    exp.out.how_to_read(&trap_two_verdict(&r));
+    let block = summary_block(
         ::clock_probe::schema::trap_two::BLOCK,
         ::clock_probe::schema::trap_two::COLUMNS,
         &[
             ("first", &f, r.first.tally()),
             ("second", &s, r.second.tally()),
         ],
-    )
-    .print();
+    );
+    exp.out.block(&block);
     exp.disturbance(::clock_probe::schema::trap_two::BLOCK, &r.tally);
     exp.key_figure("first_vs_second_fill", f.median / s.median, "x");
 }
@@ -633,7 +635,7 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
     for row in clocks::which_statistic(&s) {
         println!("{row}");
     }
-    how_to_read(&trap_three_verdict(&r));
+    exp.out.how_to_read(&trap_three_verdict(&r));
     let mut b = Block::new(
         ::clock_probe::schema::trap_three_samples::BLOCK,
         ::clock_probe::schema::trap_three_samples::COLUMNS,
@@ -646,7 +648,7 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
             usize::from(*d).into(),
         ]);
     }
-    b.print();
+    exp.out.block(&b);
     let mut t3s = Block::new(
         ::clock_probe::schema::trap_three_summary::BLOCK,
         ::clock_probe::schema::trap_three_summary::COLUMNS,
@@ -660,7 +662,7 @@ fn trap_three(exp: &mut Experiment, rounds: usize) {
     ] {
         t3s.row(vec![n.into(), v.into()]);
     }
-    t3s.print();
+    exp.out.block(&t3s);
     exp.key_figure("mean_over_median", s.mean_over_median(), "x");
 }
 

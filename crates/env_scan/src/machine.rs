@@ -4,7 +4,6 @@
 //! other processes at each end (`measure::quiet`: the machine's busy time from `/proc/stat`
 //! less this process's own, over a short window in which this process sleeps).
 
-use measure::data::meta;
 use measure::fmt::field;
 use measure::quiet;
 use measure::run::Experiment;
@@ -12,7 +11,7 @@ use std::time::Duration;
 
 /// Other processes' CPU use over `window`, in cores: prints the `busy CPUs` line and records
 /// `#META other_cores_<when>`. `None` where `/proc/stat` cannot be read.
-pub fn busy(exp: &Experiment, when: &str, window: Duration) -> Option<f64> {
+pub fn busy(exp: &mut Experiment, when: &str, window: Duration) -> Option<f64> {
     let a = quiet::snapshot();
     std::thread::sleep(window);
     let other = quiet::between(&a, &quiet::snapshot()).map(|w| w.cores());
@@ -28,7 +27,7 @@ pub fn busy(exp: &Experiment, when: &str, window: Duration) -> Option<f64> {
         None => "unknown (/proc/stat unreadable)".to_string(),
     };
     println!("{}", field("busy CPUs", &text));
-    meta(
+    exp.out.meta(
         &format!("other_cores_{when}"),
         other.map_or("unknown".into(), |c| format!("{c:.3}")),
     );

@@ -38,7 +38,7 @@ use launch::Launcher;
 use measure::cli::{self, Opt};
 use measure::data::Block;
 use measure::disturb::Tally;
-use measure::fmt::{WIDTH, conclude, wrap_to};
+use measure::fmt::{WIDTH, wrap_to};
 use measure::pin;
 use measure::ring;
 use measure::run::Experiment;
@@ -105,14 +105,15 @@ fn main() {
 
     // == The setup: what every child gets, and the machine before the scan.
     exp.section("the setup");
-    report::setup(&launcher, repeat);
+    report::setup(&mut exp.out, &launcher, repeat);
     exp.section("the machine before the scan");
     exp.core_clock();
-    let busy_before = machine::busy(&exp, "before", window);
+    let busy_before = machine::busy(&mut exp, "before", window);
 
     // == 1. The mechanism, shown before anything is timed (mechanism.rs).
     exp.section("1. the mechanism: where a stack local lands as PAD grows");
-    let mechanism = mechanism::demonstrate(&launcher);
+    let checks = mechanism::demonstrate(&launcher);
+    let mechanism = mechanism::report(&mut exp.out, &checks);
 
     // == 2. The scan: three passes, both workloads at every size, each child checked.
     let pads: Vec<usize> = (0..=MAX_PAD).step_by(step).collect();
@@ -124,27 +125,27 @@ fn main() {
         Workload::ALL.len(),
         passes::children(pads.len(), ORDERS.len())
     ));
-    report::plan(&ORDERS, step, pads.len(), ring::DEFAULT_SEED);
+    report::plan(&mut exp.out, &ORDERS, step, pads.len(), ring::DEFAULT_SEED);
     let scanned = passes::run(&launcher, &pads, &ORDERS, (1, repeat));
     let tally = passes::Tally::of(&scanned);
-    report::children(&scanned, &tally, launcher.core);
+    report::children(&mut exp.out, &scanned, &tally, launcher.core);
     let aslr_verified = mechanism.aslr_verified && tally.all_aslr_off();
 
     // == 3. Each size against the median of its pass.
     exp.section("3. each size's deviation from the median of its pass");
     let devs = scanned.deviations();
-    report::deviations(&scanned, &devs);
+    report::deviations(&mut exp.out, &scanned, &devs);
 
     // == 4. Do the passes agree? Correlation of the deviations, pass against pass.
     exp.section("4. correlation of the deviations between passes (size by size)");
-    report::correlations(&ORDERS, &devs);
+    report::correlations(&mut exp.out, &ORDERS, &devs);
 
     // == 5. Regions of 256 bytes: what a scan in one direction would have shown.
     let n_regions = MAX_PAD / REGION_BYTES + 1;
     exp.section(&format!(
         "5. median deviation (%) by region of {REGION_BYTES} bytes of padding ({n_regions} regions)"
     ));
-    report::regions(&scanned, &devs, n_regions);
+    report::regions(&mut exp.out, &scanned, &devs, n_regions);
 
     // == 6. How often is one size much slower than its pass? And does each pass drift?
     exp.section(&format!(
@@ -157,7 +158,7 @@ fn main() {
     exp.section("7. the verdict");
     caveats(&launcher, &tally, aslr_verified);
     verdicts(&mut exp, &scanned, &devs, &positions, aslr_verified);
-    conclude(
+    exp.out.conclude(
         "The rule: scan a parameter in more than one order, and believe only what every order shows.",
     );
 
@@ -170,15 +171,15 @@ fn main() {
         scans.push(s);
     }
     exp.section("8. the machine after the scan");
-    let busy_after = machine::busy(&exp, "after", window);
-    conclude(&machine::compare(busy_before, busy_after));
+    let busy_after = machine::busy(&mut exp, "after", window);
+    exp.out.conclude(&machine::compare(busy_before, busy_after));
     if repeat > 1 {
         exp.section(&format!(
             "9. repeats: the whole scan {repeat} times, and how the region medians moved"
         ));
-        report::repeats(&ORDERS, &repeats);
+        report::repeats(&mut exp.out, &ORDERS, &repeats);
     }
-    report::raw(&scans);
+    report::raw(&mut exp.out, &scans);
     exp.key_figure(
         "stack_shift_at_pad_4096",
         mechanism.shift_at_4096.map(|s| s as f64),
@@ -290,7 +291,7 @@ fn verdicts(
         let tally = s.tally(w, None);
         exp.disturbance(&format!("raw/{}", workload.name()), &tally);
         let said = verdict_sentences(&j, aslr_verified, &tally);
-        report::verdict(*workload, &said, j.kind, tally.provisional());
+        report::verdict(&mut exp.out, *workload, &said, j.kind, tally.provisional());
         verdict.row(vec![
             workload.name().into(),
             j.kind.name().into(),
@@ -307,7 +308,7 @@ fn verdicts(
             "r",
         );
     }
-    verdict.print();
+    exp.out.block(&verdict);
 }
 
 #[cfg(test)]

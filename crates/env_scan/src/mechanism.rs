@@ -7,8 +7,9 @@
 
 use crate::child::{Report, Workload};
 use crate::launch::Launcher;
-use measure::data::{Block, Value, meta};
-use measure::fmt::{WIDTH, conclude, wrap_to, yes_no};
+use measure::data::{Block, Value};
+use measure::fmt::{WIDTH, wrap_to, yes_no};
+use measure::out::Out;
 use std::collections::BTreeMap;
 
 /// PAD sizes for the demonstration; 0 comes again at the end, to check that the same
@@ -59,13 +60,16 @@ impl Checks {
     }
 }
 
-/// Runs the demonstration children, checks their addresses, prints the table and the
-/// checks, and emits the `mechanism` block and its `#META` lines.
-pub fn demonstrate(launcher: &Launcher) -> Mechanism {
-    let reports = run_children(launcher);
-    let c = check(&reports);
-    print(&c);
-    record(&c);
+/// Runs the demonstration children and checks their addresses.
+pub fn demonstrate(launcher: &Launcher) -> Checks {
+    check(&run_children(launcher))
+}
+
+/// Prints the table and the checks of `c`, and records the `mechanism` block and its `#META`
+/// lines. Returns what the later sections need.
+pub fn report(out: &mut Out, c: &Checks) -> Mechanism {
+    print(out, c);
+    record(out, c);
     Mechanism {
         aslr_verified: c.aslr_verified(),
         shift_at_4096: c.rows.iter().find(|r| r.pad == 4096).and_then(|r| r.shift),
@@ -138,7 +142,7 @@ pub fn check(reports: &[(usize, Option<Report>)]) -> Checks {
 }
 
 /// The table of addresses, the four checks, and what follows from them.
-fn print(c: &Checks) {
+fn print(out: &mut Out, c: &Checks) {
     for r in &c.rows {
         let Some(addr) = r.addr else { continue };
         let (pad, lo, hi) = (r.pad, r.lo, r.hi);
@@ -181,12 +185,12 @@ fn print(c: &Checks) {
         }
     );
     if c.aslr_verified() && c.steps_hold {
-        conclude(
+        out.conclude(
             "So PAD sets the stack's position modulo 4 KiB, relative to code and globals that do \
              not move; 256 sizes of 16 bytes visit every position once.",
         );
     } else if !c.aslr_verified() {
-        conclude(
+        out.conclude(
             "With randomisation on, PAD does not decide where the stack lands: the scan below \
              cannot test placement by environment size.",
         );
@@ -194,7 +198,7 @@ fn print(c: &Checks) {
 }
 
 /// The `mechanism` block and its `#META` lines.
-fn record(c: &Checks) {
+fn record(out: &mut Out, c: &Checks) {
     let mut mech = Block::new(
         ::env_scan::schema::mechanism::BLOCK,
         ::env_scan::schema::mechanism::COLUMNS,
@@ -212,13 +216,13 @@ fn record(c: &Checks) {
             when(r.pinned),
         ]);
     }
-    mech.print();
-    meta("aslr_off_verified", yes_no(c.aslr_verified()));
-    meta(
+    out.block(&mech);
+    out.meta("aslr_off_verified", yes_no(c.aslr_verified()));
+    out.meta(
         "stack_16_byte_steps",
         if c.steps_hold { "held" } else { "did_not_hold" },
     );
-    meta(
+    out.meta(
         "stack_4k_at_pad_4096",
         match c.exact_4k {
             Some(true) => "held",

@@ -7,8 +7,9 @@ use crate::child::{self, Workload};
 use crate::launch::Launcher;
 use crate::passes::{Scanned, Tally};
 use crate::repeats::{self, Repeat};
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::fmt::{WIDTH, field, wrap, wrap_to, yes_no};
+use measure::out::Out;
 use measure::run::Experiment;
 use measure::scan::{self, Order};
 use measure::stats::Summary;
@@ -26,7 +27,7 @@ fn show_ns(ns: f64) -> String {
 
 /// The setup: the system's ASLR setting, how the children are started, the workloads, how
 /// many scans.
-pub fn setup(launcher: &Launcher, repeat: usize) {
+pub fn setup(out: &mut Out, launcher: &Launcher, repeat: usize) {
     let system_aslr = std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
         .ok()
         .map(|s| s.trim().to_string());
@@ -108,21 +109,21 @@ pub fn setup(launcher: &Launcher, repeat: usize) {
             }
         )
     );
-    meta("repeat", repeat);
-    meta("system_randomize_va_space", system_aslr);
-    meta("aslr_off_requested", yes_no(launcher.aslr_off));
-    meta(
+    out.meta("repeat", repeat);
+    out.meta("system_randomize_va_space", system_aslr);
+    out.meta("aslr_off_requested", yes_no(launcher.aslr_off));
+    out.meta(
         "child_core",
         launcher.core.map_or("none".to_string(), |c| c.to_string()),
     );
-    meta("reps_per_child", launcher.reps);
-    meta("copy_times", child::COPY_TIMES);
-    meta("copy_floats", child::COPY_LEN);
-    meta("fib_n", child::FIB_N);
+    out.meta("reps_per_child", launcher.reps);
+    out.meta("copy_times", child::COPY_TIMES);
+    out.meta("copy_floats", child::COPY_LEN);
+    out.meta("fib_n", child::FIB_N);
 }
 
 /// The scan's plan, before it runs: the pass orders and the shuffle seed.
-pub fn plan(orders: &[Order], step: usize, sizes: usize, seed: u64) {
+pub fn plan(out: &mut Out, orders: &[Order], step: usize, sizes: usize, seed: u64) {
     let names: Vec<&str> = orders.iter().map(Order::name).collect();
     println!(
         "{}",
@@ -131,14 +132,14 @@ pub fn plan(orders: &[Order], step: usize, sizes: usize, seed: u64) {
             &format!("{} (shuffle seed {seed:#x})", names.join(", "))
         )
     );
-    meta("step_bytes", step);
-    meta("sizes", sizes);
-    meta("shuffle_seed", seed);
-    meta("passes", names.join(","));
+    out.meta("step_bytes", step);
+    out.meta("sizes", sizes);
+    out.meta("shuffle_seed", seed);
+    out.meta("passes", names.join(","));
 }
 
 /// What the children reported about themselves, and the scan's `#META` checks.
-pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
+pub fn children(out: &mut Out, s: &Scanned, t: &Tally, core: Option<usize>) {
     let total = s.total();
     println!(
         "  {total} children in {:.1} s; {} reported, {} failed",
@@ -183,13 +184,13 @@ pub fn children(s: &Scanned, t: &Tally, core: Option<usize>) {
         println!("{}", wrap_to(&said, "  ! ", "    ", WIDTH));
     }
     disturbed_runs(s);
-    meta("children", total);
-    meta("children_failed", t.failures.len());
-    meta("children_aslr_off", t.aslr_off);
-    meta("children_pinned", t.pinned);
-    meta("addresses_reproduced", t.reproduced);
-    meta("scan_s", format!("{:.1}", s.seconds));
-    meta("pinned_verified", yes_no(t.all_pinned()));
+    out.meta("children", total);
+    out.meta("children_failed", t.failures.len());
+    out.meta("children_aslr_off", t.aslr_off);
+    out.meta("children_pinned", t.pinned);
+    out.meta("addresses_reproduced", t.reproduced);
+    out.meta("scan_s", format!("{:.1}", s.seconds));
+    out.meta("pinned_verified", yes_no(t.all_pinned()));
 }
 
 /// How many timed runs were disturbed, pass by pass (each child's own evidence), and the
@@ -220,7 +221,7 @@ fn disturbed_runs(s: &Scanned) {
 
 /// Every child of every scan in time order, with what it measured and where its stack
 /// array lay: the `raw` block.
-pub fn raw(scans: &[Scanned]) {
+pub fn raw(out: &mut Out, scans: &[Scanned]) {
     let mut raw = Block::new(
         ::env_scan::schema::raw::BLOCK,
         ::env_scan::schema::raw::COLUMNS,
@@ -258,12 +259,12 @@ pub fn raw(scans: &[Scanned]) {
             raw.row(row);
         }
     }
-    raw.print();
+    out.block(&raw);
 }
 
 /// Section 3: each pass's median and spread, how many sizes the passes agree on, and the
 /// `deviation` block.
-pub fn deviations(s: &Scanned, devs: &Devs) {
+pub fn deviations(out: &mut Out, s: &Scanned, devs: &Devs) {
     use ::env_scan::schema::deviation as d;
     let mut cols = vec![d::PAD_BYTES.to_string(), format!("{}:text", d::WORKLOAD)];
     cols.extend(s.orders.iter().map(|o| d::pass_column(o.name())));
@@ -306,12 +307,12 @@ pub fn deviations(s: &Scanned, devs: &Devs) {
             s.pads.len()
         );
     }
-    block.print();
+    out.block(&block);
 }
 
 /// Section 4: the correlation of the deviations for every pair of passes, as a table of one
 /// row per workload, and its block.
-pub fn correlations(orders: &[Order], devs: &Devs) {
+pub fn correlations(out: &mut Out, orders: &[Order], devs: &Devs) {
     let mut corr = Block::new(
         ::env_scan::schema::correlation::BLOCK,
         ::env_scan::schema::correlation::COLUMNS,
@@ -337,12 +338,12 @@ pub fn correlations(orders: &[Order], devs: &Devs) {
         }
         println!("{line}");
     }
-    corr.print();
+    out.block(&corr);
 }
 
 /// Section 5: the median deviation per region of [`REGION_BYTES`], one row per region and a
 /// column per workload and pass.
-pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
+pub fn regions(out: &mut Out, s: &Scanned, devs: &Devs, n_regions: usize) {
     let mut reg = Block::new(
         ::env_scan::schema::regions::BLOCK,
         ::env_scan::schema::regions::COLUMNS,
@@ -390,7 +391,7 @@ pub fn regions(s: &Scanned, devs: &Devs, n_regions: usize) {
             }
         }
     }
-    reg.print();
+    out.block(&reg);
 }
 
 /// Section 6: the share of sizes [`SLOW_PCT`] or more slower than their pass, each pass's
@@ -426,13 +427,19 @@ pub fn slow_and_trend(exp: &mut Experiment, s: &Scanned, devs: &Devs, positions:
             }
         }
     }
-    slow.print();
-    trend.print();
+    exp.out.block(&slow);
+    exp.out.block(&trend);
 }
 
 /// One workload's verdict: its headline (marked where provisional), the judgement's
 /// reasons, and its `#META` lines.
-pub fn verdict(workload: Workload, said: &[String], kind: analysis::Kind, provisional: bool) {
+pub fn verdict(
+    out: &mut Out,
+    workload: Workload,
+    said: &[String],
+    kind: analysis::Kind,
+    provisional: bool,
+) {
     let (headline, reasons) = said.split_first().expect("a headline");
     println!(
         "{}",
@@ -441,8 +448,8 @@ pub fn verdict(workload: Workload, said: &[String], kind: analysis::Kind, provis
     for l in reasons {
         println!("{}", wrap_to(l, "    - ", "      ", WIDTH));
     }
-    meta(&format!("verdict_{}", workload.name()), kind.name());
-    meta(
+    out.meta(&format!("verdict_{}", workload.name()), kind.name());
+    out.meta(
         &format!("verdict_{}_provisional", workload.name()),
         if provisional { "yes" } else { "no" },
     );
@@ -450,7 +457,7 @@ pub fn verdict(workload: Workload, said: &[String], kind: analysis::Kind, provis
 
 /// Section 9: each repeat's time and verdicts, how far each region moved between repeats
 /// (the `region_repeats` and `region_moves` blocks), and what that means for one scan.
-pub fn repeats(orders: &[Order], all: &[Repeat]) {
+pub fn repeats(out: &mut Out, orders: &[Order], all: &[Repeat]) {
     let mut per = Block::new(
         ::env_scan::schema::region_repeats::BLOCK,
         ::env_scan::schema::region_repeats::COLUMNS,
@@ -546,11 +553,11 @@ pub fn repeats(orders: &[Order], all: &[Repeat]) {
             }
         }
     }
-    per.print();
-    kinds.print();
-    moves.print();
+    out.block(&per);
+    out.block(&kinds);
+    out.block(&moves);
     if let Some(said) = repeats_conclusion(all, largest) {
-        measure::fmt::conclude(&said);
+        out.conclude(&said);
     }
 }
 

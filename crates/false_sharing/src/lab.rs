@@ -10,6 +10,7 @@
 use measure::data::Block;
 use measure::disturb::{Evidence, Tally};
 use measure::mem::Region;
+use measure::out::Out;
 use measure::ring;
 use measure::rounds::Timed;
 use measure::scan::{self, Order};
@@ -442,9 +443,9 @@ impl Lab {
     }
 
     /// Prints the raw rounds and placements gathered so far.
-    pub fn print_raw(&self) {
-        self.rounds.print();
-        self.placement.print();
+    pub fn record_raw(&self, out: &mut Out) {
+        out.block(&self.rounds);
+        out.block(&self.placement);
     }
 }
 

@@ -31,10 +31,9 @@ mod report;
 use ::false_sharing::schema::key;
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
-use measure::data::meta;
 use measure::disturb::{Load, Tally, Window};
 use measure::fmt::grouped;
-use measure::show::{how_to_read, marked};
+use measure::show::marked;
 use measure::stats::{self, Summary};
 use report::ns;
 use std::sync::Mutex;
@@ -110,13 +109,14 @@ fn main() {
     exp.section("0. the cores, the cache line, and where the threads run");
     let cores = measure::team::usable(None, limit);
     let line = exp.facts.line_size();
-    report::setup(&cores, limit.is_some(), &line, pinned);
+    report::setup(&mut exp.out, &cores, limit.is_some(), &line, pinned);
     if cores.len() < 2 {
         println!(
             "\n  This run may use only one core. Nothing between cores can be measured: no false\n  \
              sharing, no contention, no core-to-core latency. Stopping here."
         );
-        meta(::false_sharing::schema::META_FS_SKIPPED, "one core");
+        exp.out
+            .meta(::false_sharing::schema::META_FS_SKIPPED, "one core");
         exp.finish();
         return;
     }
@@ -130,8 +130,8 @@ fn main() {
     distance_sections(&mut exp, &mut lab, line.value, &mut baselines);
     threads_section(&mut exp, &mut lab, line.value, &mut baselines);
     shared_section(&mut exp, &mut lab, &mut baselines);
-    baselines.print();
-    lab.print_raw();
+    baselines.record(&mut exp.out);
+    lab.record_raw(&mut exp.out);
     c2c_section(&mut exp, &cores, pinned, quick);
     exp.finish();
 }
@@ -166,7 +166,7 @@ fn read_out(
 ) -> Vec<String> {
     exp.disturbance(result, tally);
     let say = marked(tally, false, say);
-    how_to_read(&say);
+    exp.out.how_to_read(&say);
     say
 }
 
@@ -201,19 +201,19 @@ fn distance_sections(
         exp.key_figure(key::SAME_LINE_VS_APART_2T, loss, "x");
     }
     if let Some(e) = v.ends {
-        meta("fs_loss_ends_bytes", e);
+        exp.out.meta("fs_loss_ends_bytes", e);
     }
     let mut say = v.say;
     let n = say.len();
     say.extend(v.groups);
     let say = read_out(exp, "distance", &tally, say);
-    meta("fs_verdict", say[..n].join(" "));
-    meta(
+    exp.out.meta("fs_verdict", say[..n].join(" "));
+    exp.out.meta(
         "fs_groups_verdict",
         say.get(n)
             .map_or("one group of rounds in every row", |g| g.as_str()),
     );
-    table.print();
+    table.record(&mut exp.out);
 }
 
 /// Section 1's sentences: what one increment is, and how much the baseline moved.
@@ -260,7 +260,7 @@ fn threads_section(
         &tally,
         layout_verdict(&teams, apart, lab.max_threads()),
     );
-    table.print();
+    table.record(&mut exp.out);
 }
 
 /// Section 4: values that really are shared, relaxed atomics and a mutex.
@@ -294,7 +294,7 @@ fn shared_section(
             exp.key_figure(&w.label(), m.summary().median, "ns");
         }
     }
-    table.print();
+    table.record(&mut exp.out);
 }
 
 /// Section 5, beyond the appendix: how long a line takes from one core to another.
@@ -309,14 +309,15 @@ fn c2c_section(
         println!(
             "  skipped: --no-pin. A latency between two cores needs the two threads on those cores."
         );
-        meta(::false_sharing::schema::META_C2C_SKIPPED, "unpinned run");
+        exp.out
+            .meta(::false_sharing::schema::META_C2C_SKIPPED, "unpinned run");
         return;
     }
     let plan = c2c::Plan::new(quick);
     report::c2c_plan(&plan);
     let window = Window::open(None);
     let survey = c2c::survey(cores, &plan);
-    let (block, one_way) = report::c2c(cores, &plan, &survey);
+    let (block, one_way) = report::c2c(&mut exp.out, cores, &plan, &survey);
     let compared = match one_way.first() {
         Some(first) => c2c::methods(
             first.from,
@@ -333,15 +334,16 @@ fn c2c_section(
     let (methods, by_method) = report::methods(&compared);
     let v = c2c_verdict(&one_way, &by_method);
     if let Some((median, far)) = v.median_far {
-        meta("c2c_placement", if far { "far" } else { "near" });
+        exp.out
+            .meta("c2c_placement", if far { "far" } else { "near" });
         exp.key_figure(key::C2C_ONE_WAY_MEDIAN, median, "ns");
     }
     exp.disturbance("c2c", &survey_tally);
     let say = marked(&survey_tally.merge(&c2c::tally(&compared)), false, v.say);
-    how_to_read(&say);
-    meta("c2c_verdict", &say[0]);
-    block.print();
-    methods.print();
+    exp.out.how_to_read(&say);
+    exp.out.meta("c2c_verdict", &say[0]);
+    exp.out.block(&block);
+    exp.out.block(&methods);
 }
 
 /// Section 2's verdict and the figures it found.

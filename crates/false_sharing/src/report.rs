@@ -7,9 +7,10 @@
 use crate::SUSPICIOUS_BELOW;
 use crate::c2c::{self, Method, Pair};
 use crate::lab::{Lab, Measured, Plan, Work, find};
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::facts::Fact;
 use measure::fmt::{WIDTH, field, grouped, median_min_max, wrap_to, yes_no_unknown};
+use measure::out::Out;
 use measure::stats::{Split, Summary};
 use measure::team::{self, Core};
 
@@ -20,13 +21,13 @@ pub fn say(text: &str, first: &str, rest: &str) {
 
 /// Section 0: the cores, their layout, the cache line and how the threads are placed, each
 /// also as `#META`.
-pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
+pub fn setup(out: &mut Out, cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
     let ids = team::list(cores.iter().map(|c| c.id));
     let cores_text = format!(
         "{} ({ids}){}; {}",
         cores.len(),
         if limited { ", limited by --cores" } else { "" },
-        topology(cores)
+        topology(out, cores)
     );
     println!("{}", field("cores", &cores_text));
     match line.value {
@@ -45,21 +46,21 @@ pub fn setup(cores: &[Core], limited: bool, line: &Fact, pinned: bool) {
         "--no-pin: threads go where the scheduler puts them; where each one ran is read back"
     };
     println!("{}", field("placement", placement));
-    meta("fs_cores", ids);
-    meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
-    meta(
+    out.meta("fs_cores", ids);
+    out.meta("fs_pinning", if pinned { "pinned" } else { "unpinned" });
+    out.meta(
         ::false_sharing::schema::META_FS_LINE_BYTES,
         line.value.map_or("unknown".into(), |l| l.to_string()),
     );
 }
 
 /// What the kernel says about the cores' physical layout, in words (and as `#META`).
-fn topology(cores: &[Core]) -> String {
+fn topology(out: &mut Out, cores: &[Core]) -> String {
     let known = cores
         .iter()
         .all(|c| c.package.is_some() && c.core.is_some());
     if !known {
-        meta("fs_topology", "unknown");
+        out.meta("fs_topology", "unknown");
         return "sysfs does not say which cores are SMT siblings".into();
     }
     let mut sib = Vec::new();
@@ -80,7 +81,7 @@ fn topology(cores: &[Core]) -> String {
             sib.join(sep)
         }
     };
-    meta(
+    out.meta(
         "fs_topology",
         format!(
             "packages {} smt_pairs {}",
@@ -158,8 +159,8 @@ impl Baselines {
         self.0.row(row);
     }
 
-    pub fn print(&self) {
-        self.0.print();
+    pub fn record(&self, out: &mut Out) {
+        out.block(&self.0);
     }
 }
 
@@ -271,8 +272,8 @@ impl Table {
         disturbed(set);
     }
 
-    pub fn print(&self) {
-        self.block.print();
+    pub fn record(&self, out: &mut Out) {
+        out.block(&self.block);
     }
 }
 
@@ -516,7 +517,12 @@ pub struct OneWay {
 /// Section 5's record of the survey `s`: how much was measured (also as `#META`), the matrix
 /// of one-way latencies (up to 12 cores), and the `c2c` block. Returns the block and the
 /// measured directions.
-pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<OneWay>) {
+pub fn c2c(
+    out: &mut Out,
+    cores: &[Core],
+    plan: &c2c::Plan,
+    s: &c2c::Survey,
+) -> (Block, Vec<OneWay>) {
     if s.visited < s.total {
         say(
             &format!(
@@ -531,15 +537,15 @@ pub fn c2c(cores: &[Core], plan: &c2c::Plan, s: &c2c::Survey) -> (Block, Vec<One
             "  ",
         );
     }
-    meta(
+    out.meta(
         ::false_sharing::schema::META_C2C_CORES,
         team::list(cores.iter().map(|c| c.id)),
     );
-    meta(::false_sharing::schema::META_C2C_PAIRS_VISITED, s.visited);
-    meta(::false_sharing::schema::META_C2C_PAIRS_TOTAL, s.total);
-    meta("c2c_batches", plan.batches);
-    meta("c2c_round_trips_per_batch", plan.per_batch);
-    meta("c2c_method", Method::Cas.label());
+    out.meta(::false_sharing::schema::META_C2C_PAIRS_VISITED, s.visited);
+    out.meta(::false_sharing::schema::META_C2C_PAIRS_TOTAL, s.total);
+    out.meta("c2c_batches", plan.batches);
+    out.meta("c2c_round_trips_per_batch", plan.per_batch);
+    out.meta("c2c_method", Method::Cas.label());
     let by_id = |id: usize| cores.iter().find(|c| c.id == id).copied();
     let mut blk = Block::new(
         ::false_sharing::schema::c2c::BLOCK,

@@ -36,10 +36,10 @@ mod verdict;
 use ::fp_cost::schema::key;
 use kernels::{CHAINS, OPS};
 use measure::clock::CoreClock;
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::fmt::{self, bytes, grouped};
+use measure::out::Out;
 use measure::run::Experiment;
-use measure::show::how_to_read;
 use shape::Shapes;
 use timing::{N, PerElement};
 
@@ -84,8 +84,8 @@ fn main() {
     // batch (the appendix's 4M would last over a millisecond, longer than a round should).
     let reps = if quick { 250 } else { 500 };
     let core = exp.pin_main_thread().map(|p| p.requested);
-    meta("rounds", rounds);
-    meta("array_reps", reps);
+    exp.out.meta("rounds", rounds);
+    exp.out.meta("array_reps", reps);
     let plan = Plan {
         reps,
         want: timing::want(rounds),
@@ -93,7 +93,7 @@ fn main() {
     };
 
     exp.section("how this is measured");
-    let (cc, shapes) = how_this_is_measured(&exp, &plan);
+    let (cc, shapes) = how_this_is_measured(&mut exp, &plan);
 
     exp.section("1. denormals: numbers very close to zero");
     denormals(&mut exp, &plan, &shapes);
@@ -108,13 +108,13 @@ fn main() {
         exp.section("4. the first try, repeated: arrays far beyond the last-level cache");
         beyond_the_cache(&mut exp, big_mib, llc, &plan, &in_l1, &mut per_element);
     }
-    per_element.print();
+    exp.out.block(&per_element);
     exp.finish();
 }
 
 /// The working set against the reported L1, the core clock, and the shape of every timed
 /// loop as compiled.
-fn how_this_is_measured(exp: &Experiment, plan: &Plan) -> (CoreClock, Shapes) {
+fn how_this_is_measured(exp: &mut Experiment, plan: &Plan) -> (CoreClock, Shapes) {
     let (reps, rounds) = (plan.reps, plan.want.clean);
     let set = (2 * N * std::mem::size_of::<f64>()) as u64;
     let l1 = exp.facts.cache(1).and_then(|c| c.size.value);
@@ -140,7 +140,7 @@ fn how_this_is_measured(exp: &Experiment, plan: &Plan) -> (CoreClock, Shapes) {
         .iter()
         .flat_map(|o| [o.latency_symbol, o.throughput_symbol]);
     let shapes = Shapes::read_back(dots.chain(ops));
-    report::shapes(&shapes);
+    report::shapes(&mut exp.out, &shapes);
     (cc, shapes)
 }
 
@@ -152,12 +152,12 @@ fn denormals(exp: &mut Experiment, plan: &Plan, shapes: &Shapes) {
     // has timed differently on this machine (see docs/NOTES.md), so the placement is recorded.
     let placed = match shapes.loop_addr("fp_dot4_f64") {
         Some(a) => {
-            meta("dot4_loop_addr", format!("{a:#x}"));
-            meta("dot4_loop_offset_mod64", a % 64);
+            exp.out.meta("dot4_loop_addr", format!("{a:#x}"));
+            exp.out.meta("dot4_loop_offset_mod64", a % 64);
             format!(", its loop {} bytes past a 64-byte boundary", a % 64)
         }
         None => {
-            meta("dot4_loop_offset_mod64", "unknown");
+            exp.out.meta("dot4_loop_offset_mod64", "unknown");
             String::new()
         }
     };
@@ -170,11 +170,11 @@ fn denormals(exp: &mut Experiment, plan: &Plan, shapes: &Shapes) {
     );
     fmt::say(&text, "  ");
     let d = timing::denormals(tiny, reps, want, core);
-    report::flush_switch(&d);
-    report::denormal_table(&d);
+    report::flush_switch(&mut exp.out, &d);
+    report::denormal_table(&mut exp.out, &d);
     let say = verdict::denormals(&d);
-    meta("denormal_verdict", &say[0]);
-    how_to_read(&say);
+    exp.out.meta("denormal_verdict", &say[0]);
+    exp.out.how_to_read(&say);
     exp.disturbance(::fp_cost::schema::denormal::BLOCK, &d.tally);
     let r = d.ratio_off();
     exp.key_figure(key::DENORMAL_OVER_NORMAL, r, "x");
@@ -187,11 +187,11 @@ fn float_and_double(exp: &mut Experiment, plan: &Plan, shapes: &Shapes) {
     let (reps, want, core) = (plan.reps, &plan.want, plan.core);
     let w = timing::widths(reps, want, core);
     println!("  a . b over two {N}-element arrays, {reps} times; gain = double / float:");
-    report::width_table(&w, shapes);
+    report::width_table(&mut exp.out, &w, shapes);
     let vectorised = ["fp_dot_lanes_f32", "fp_dot_lanes_f64"]
         .iter()
         .all(|s| shapes.of(s) == "vectorised");
-    how_to_read(&verdict::widths(&w, vectorised));
+    exp.out.how_to_read(&verdict::widths(&w, vectorised));
     exp.disturbance(::fp_cost::schema::width::BLOCK, &w.tally);
     let (four, strict, lanes) = (
         w.float_gain("four"),
@@ -245,13 +245,13 @@ fn operations(
     );
     println!();
     fmt::say(&text, "  ");
-    report::ops_table(&o, cc, shapes);
+    report::ops_table(&mut exp.out, &o, cc, shapes);
     println!(
         "  (the sqrt and sin chains add 1 each step; the add's latency, {:.3} ns, is subtracted)",
         o.add_latency
     );
-    how_to_read(&verdict::operations(&pe, &o));
-    where_the_code_sits(&pe);
+    exp.out.how_to_read(&verdict::operations(&pe, &o));
+    where_the_code_sits(&mut exp.out, &pe);
     exp.disturbance(::fp_cost::schema::per_element::BLOCK, &pe.tally);
     if !pe.placements.is_empty() {
         exp.disturbance(::fp_cost::schema::placement::BLOCK, &pe.tally);
@@ -285,7 +285,7 @@ fn operations(
 /// Section 3c: the multiply of 3a's loop with its block at each multiple of 8 bytes past a
 /// line, GCC's layout (the C program's) among them, and what that does to the C program's
 /// column. Timed with 3a's rounds; x86-64 only.
-fn where_the_code_sits(pe: &PerElement) {
+fn where_the_code_sits(out: &mut Out, pe: &PerElement) {
     println!();
     if pe.placements.is_empty() {
         fmt::say(
@@ -300,8 +300,8 @@ fn where_the_code_sits(pe: &PerElement) {
          bytes past the start of a 64-byte line of code (= 3a's, * GCC's layout of the C \
          program, where the block spans two lines); ns per element:";
     fmt::say(text, "  ");
-    report::placements(pe);
-    how_to_read(&verdict::placement(pe));
+    report::placements(out, pe);
+    out.how_to_read(&verdict::placement(pe));
 }
 
 /// Section 4: the per-element table again, over arrays of `mib` MiB each (far beyond the
@@ -340,17 +340,17 @@ fn beyond_the_cache(
     fmt::say(&text, "  ");
     if let Err(e) = measure::mem::room_for(total) {
         println!("  skipped: {e}.");
-        meta("big_array_verdict", format!("skipped: {e}"));
+        exp.out.meta("big_array_verdict", format!("skipped: {e}"));
         return;
     }
     let len = (each / 8) as usize;
     let big = timing::per_element_sliced(len, &plan.want, plan.core);
     report::per_element_table(&big, Some(in_l1), "big", block);
-    meta("big_array_bytes", total);
+    exp.out.meta("big_array_bytes", total);
 
     let say = verdict::beyond(&big, in_l1);
-    how_to_read(&say);
-    meta("big_array_verdict", &say[0]);
+    exp.out.how_to_read(&say);
+    exp.out.meta("big_array_verdict", &say[0]);
     exp.disturbance("per_element/big", &big.tally);
     let t: Vec<f64> = big.ops.iter().map(|s| s.median).collect();
     let cheapest = t.iter().copied().fold(f64::INFINITY, f64::min);

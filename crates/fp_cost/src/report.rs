@@ -7,9 +7,10 @@ use crate::shape::Shapes;
 use crate::switch::{BASELINE_PLACEMENT, GCC_PLACEMENT};
 use crate::timing::{DOTS, Denormals, Operations, PerElement, Widths};
 use measure::clock::CoreClock;
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value};
 use measure::disturb::Tally;
 use measure::fmt::{median_min_max, wrap_to};
+use measure::out::Out;
 use measure::stats::Summary;
 
 /// A row's last two cells: its rounds and how many of them were disturbed.
@@ -25,7 +26,7 @@ fn cell(s: &Summary) -> String {
 /// Every kernel's shape in the `shape` block, and for people what was not as intended:
 /// the laned loops must be vectorised, every other timed loop scalar (the appendix's
 /// denormal loop may be either: it is the compiler's choice, and it is reported).
-pub fn shapes(shapes: &Shapes) {
+pub fn shapes(out: &mut Out, shapes: &Shapes) {
     let mut b = Block::new(
         ::fp_cost::schema::shape::BLOCK,
         ::fp_cost::schema::shape::COLUMNS,
@@ -33,7 +34,7 @@ pub fn shapes(shapes: &Shapes) {
     for s in &shapes.0 {
         b.row(vec![s.symbol.into(), s.word.into()]);
     }
-    b.print();
+    out.block(&b);
     let want = |sym: &str| {
         if sym == "fp_dot4_f64" {
             None
@@ -82,7 +83,7 @@ pub fn shapes(shapes: &Shapes) {
 
 /// The control register before, during and after the flush-to-zero rounds, and whether the
 /// switch was verified; as a line and as `#META fp_control_*`.
-pub fn flush_switch(d: &Denormals) {
+pub fn flush_switch(out: &mut Out, d: &Denormals) {
     let ok = d.switch_ok();
     let text = match (d.register, d.switches.first()) {
         (None, _) => {
@@ -90,12 +91,12 @@ pub fn flush_switch(d: &Denormals) {
         }
         (Some(_), None) => "flush-to-zero: not run".to_string(),
         (Some(reg), Some(sw)) => {
-            meta(::fp_cost::schema::META_FP_CONTROL_REGISTER, reg);
-            meta("fp_flush_bits", fpenv::NAMES);
-            meta("fp_control_before", format!("{:#x}", sw.before));
-            meta("fp_control_during", format!("{:#x}", sw.during));
-            meta("fp_control_after", format!("{:#x}", sw.after));
-            meta("fp_control_restored", if ok { "yes" } else { "no" });
+            out.meta(::fp_cost::schema::META_FP_CONTROL_REGISTER, reg);
+            out.meta("fp_flush_bits", fpenv::NAMES);
+            out.meta("fp_control_before", format!("{:#x}", sw.before));
+            out.meta("fp_control_during", format!("{:#x}", sw.during));
+            out.meta("fp_control_after", format!("{:#x}", sw.after));
+            out.meta("fp_control_restored", if ok { "yes" } else { "no" });
             format!(
                 "flush-to-zero: {reg} {:#x} -> {:#x} while timing ({}), then {:#x}: {}",
                 sw.before,
@@ -119,7 +120,7 @@ pub fn flush_switch(d: &Denormals) {
 }
 
 /// Normal and denormal, FTZ/DAZ off and on: the table, the ratio row, the `denormal` block.
-pub fn denormal_table(d: &Denormals) {
+pub fn denormal_table(out: &mut Out, d: &Denormals) {
     let row = |name: &str, off: String, on: String| println!("  {name:<26} {off:>22}  {on:>22}");
     let opt = |s: &Option<Summary>| s.as_ref().map_or("not measured".to_string(), cell);
     println!();
@@ -157,12 +158,12 @@ pub fn denormal_table(d: &Denormals) {
         r.extend(evidence(t));
         b.row(r);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// The dot products, one row per accumulation order with double and float side by side, the
 /// float's gain and the shape of the code; and the `width` block.
-pub fn width_table(w: &Widths, shapes: &Shapes) {
+pub fn width_table(out: &mut Out, w: &Widths, shapes: &Shapes) {
     println!(
         "  {:<28} {:>20}  {:>20}  {:>6}  code",
         "ns per element", "double", "float", "gain"
@@ -207,7 +208,7 @@ pub fn width_table(w: &Widths, shapes: &Shapes) {
         r.extend(evidence(tally));
         b.row(r);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// The appendix's per-element table: ns per element and the ratio to the multiply with the
@@ -266,7 +267,7 @@ pub fn per_element_table(
 
 /// The multiply with case 0's block at each placement: a line of medians for people (3a's
 /// placement and GCC's marked), and the `placement` block.
-pub fn placements(p: &PerElement) {
+pub fn placements(out: &mut Out, p: &PerElement) {
     let mut head = format!("  {:<16}", "bytes past line");
     let mut row = format!("  {:<16}", "multiply, ns");
     let mut b = Block::new(
@@ -288,7 +289,7 @@ pub fn placements(p: &PerElement) {
         b.row(r);
     }
     println!("{head}\n{row}");
-    b.print();
+    out.block(&b);
 }
 
 /// The block of [`per_element_table`]'s rows.
@@ -300,7 +301,7 @@ pub fn per_element_block() -> Block {
 }
 
 /// Latency and throughput of every operation, in ns and cycles, and the `ops` block.
-pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
+pub fn ops_table(out: &mut Out, o: &Operations, cc: &CoreClock, shapes: &Shapes) {
     let cyc = |ns: f64| cc.cycles(ns).map_or("-".to_string(), |c| format!("{c:.1}"));
     println!(
         "  {:<8} {:<15} {:>22} {:>5} {:>22} {:>5} {:>7}",
@@ -342,5 +343,5 @@ pub fn ops_table(o: &Operations, cc: &CoreClock, shapes: &Shapes) {
         r.extend(evidence(&t.tally));
         b.row(r);
     }
-    b.print();
+    out.block(&b);
 }

@@ -282,10 +282,13 @@ impl Plan {
         }
     }
 
-    /// Records the plan as `#META rounds_per_pass` (clean rounds wanted) and `#META round_ms`.
-    pub fn meta(&self) {
-        crate::data::meta("rounds_per_pass", self.rounds);
-        crate::data::meta("round_ms", self.round_ns / 1e6);
+    /// The plan's `#META` facts: `rounds_per_pass` (clean rounds wanted) and `round_ms`.
+    #[must_use]
+    pub fn meta(&self) -> [(&'static str, f64); 2] {
+        [
+            ("rounds_per_pass", self.rounds as f64),
+            ("round_ms", self.round_ns / 1e6),
+        ]
     }
 
     /// What [`rounds::interleaved`](crate::rounds::interleaved) is asked for: the plan's

@@ -4,7 +4,7 @@
 //! `--help`; each adds its own options, each given at most once. Anything unknown or malformed
 //! ends the program with one clear line on stderr and exit status 2, never a panic.
 
-use crate::data::part::Show;
+use crate::out::Show;
 use std::collections::BTreeMap;
 
 /// One option an experiment accepts.
@@ -21,7 +21,7 @@ pub struct Opt {
 #[derive(Debug, Clone, Default)]
 pub struct Args {
     pub quick: bool,
-    /// `--data` / `--no-data`: how the data part is shown (see [`crate::data::part`]).
+    /// `--data` / `--no-data`: how the data part is shown (see [`crate::out`]).
     pub data: Show,
     flags: Vec<&'static str>,
     values: BTreeMap<&'static str, String>,

@@ -17,6 +17,8 @@
 //! numeric columns and the rest of the line (if any) is one text column ("main memory").
 //!
 //! [`parse`] is strict: it reports the first problem with its line number and never panics.
+//! An experiment writes through [`crate::out::Out`], which holds the lines back until its
+//! report is done; [`meta_line`] and [`Block::render`] give the text.
 
 use std::collections::HashSet;
 use std::fmt::{self, Write as _};
@@ -179,12 +181,6 @@ impl Block {
         s.push_str("#DATA-END\n");
         s
     }
-
-    /// Emits the block: into the data part when one is open ([`part::open`]), otherwise
-    /// straight to stdout.
-    pub fn print(&self) {
-        part::emit(self.render());
-    }
 }
 
 /// Numbers are written with up to 6 significant decimals, never in a locale's form.
@@ -219,96 +215,6 @@ fn render_value(v: &Value) -> String {
             }
         }
         Value::Missing => "NA".into(),
-    }
-}
-
-/// Emits one `#META key value` line: into the data part when one is open
-/// ([`part::open`]), otherwise straight to stdout.
-pub fn meta(key: &str, value: impl fmt::Display) {
-    part::emit(meta_line(key, value) + "\n");
-}
-
-/// The data part of an experiment's output: every `#DATA` block and `#META` line, held back
-/// while the human report is printed, and written after it as one part.
-///
-/// On a terminal the part collapses to one line that says how to get it (`--data`, or
-/// redirect stdout to a file); piped or redirected, it is printed whole, exactly as the parser
-/// expects. Without [`open`](part::open) (unit tests, helper processes) lines go straight to stdout.
-pub mod part {
-    use std::io::{IsTerminal, Write};
-    use std::sync::Mutex;
-
-    static HELD: Mutex<Option<Vec<String>>> = Mutex::new(None);
-
-    /// How the data part is shown, from `--data` / `--no-data` / whether stdout is a terminal.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-    pub enum Show {
-        /// `--data`: print every line, even on a terminal.
-        All,
-        /// `--no-data`: one line saying what was left out, even when piped.
-        Collapsed,
-        /// Neither flag: collapsed on a terminal, whole otherwise.
-        #[default]
-        Auto,
-    }
-
-    impl Show {
-        /// Whether the whole part is printed when stdout is (`tty`) or is not a terminal.
-        pub fn prints_all(self, tty: bool) -> bool {
-            match self {
-                Show::All => true,
-                Show::Collapsed => false,
-                Show::Auto => !tty,
-            }
-        }
-    }
-
-    /// Starts holding data lines back.
-    pub fn open() {
-        let mut h = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        h.get_or_insert_with(Vec::new);
-    }
-
-    /// Holds `text` (one or more complete lines) if a part is open, else prints it.
-    pub fn emit(text: String) {
-        let mut h = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        match h.as_mut() {
-            Some(v) => v.push(text),
-            None => {
-                drop(h);
-                print!("{text}");
-            }
-        }
-    }
-
-    /// The one line a collapsed part is shown as.
-    pub fn collapsed_line(program: &str, blocks: usize, metas: usize) -> String {
-        format!(
-            "[data: {blocks} #DATA blocks, {metas} #META lines hidden; add --data, or redirect: \
-             > {program}.txt]"
-        )
-    }
-
-    /// Closes the part and writes it: whole, or as one line (see [`Show`]).
-    pub fn close(program: &str, show: Show) {
-        let held = HELD
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or_default();
-        let text: String = held.concat();
-        let mut out = std::io::stdout().lock();
-        if show.prints_all(out.is_terminal()) {
-            let _ = out.write_all(text.as_bytes());
-        } else {
-            let blocks = text
-                .lines()
-                .filter(|l| l.starts_with("#DATA-BEGIN"))
-                .count();
-            let metas = text.lines().filter(|l| l.starts_with("#META")).count();
-            let _ = writeln!(out, "{}", collapsed_line(program, blocks, metas));
-        }
-        let _ = out.flush();
     }
 }
 

@@ -5,9 +5,9 @@
 //! emulated run says so where its report opens ([`OPENING`], from
 //! [`Experiment::start`](crate::run::Experiment::start)), records `#META emulated yes`
 //! ([`META_EMULATED`](crate::schema::run::META_EMULATED)), and
-//! prints no verdict about speed: [`crate::fmt::conclude`], [`crate::fmt::how_to_read`] and
-//! [`crate::show::how_to_read`] print [`NO_VERDICT`] instead of their sentences (once a
-//! section).
+//! prints no verdict about speed: [`Out::conclude`](crate::out::Out::conclude),
+//! [`Out::how_to_read`](crate::out::Out::how_to_read) and [`crate::fmt::how_to_read`] print
+//! [`NO_VERDICT`] instead of their sentences (once a section).
 //!
 //! **The sign.** qemu-user runs the program's instructions, but its system calls go to the
 //! host's kernel, and `/proc/cpuinfo` is a file of that kernel:
@@ -31,7 +31,6 @@
 //! The answer is read once per process and kept.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The environment variable that decides instead of the sign: `1` emulated, `0` not.
 pub const OVERRIDE: &str = "MM_EMULATED";
@@ -136,29 +135,22 @@ fn arm_implementers(cpuinfo: &str) -> impl Iterator<Item = u64> + '_ {
     })
 }
 
-/// Whether [`NO_VERDICT`] was printed in the current section.
-static SAID: AtomicBool = AtomicBool::new(false);
-
-/// A new report section begins: the next withheld verdict is said again.
-pub fn new_section() {
-    SAID.store(false, Ordering::Relaxed);
-}
-
-/// In an emulated run: prints [`NO_VERDICT`] (the first time in a section: each statement
-/// once) and returns `true`, and the caller prints no verdict. Otherwise `false`.
-pub(crate) fn withhold_verdict() -> bool {
+/// In an emulated run: prints [`NO_VERDICT`] the first time in a section (`said`, the
+/// section's flag, kept by [`Out`](crate::out::Out)) and returns `true`, and the caller prints
+/// no verdict. Otherwise `false`.
+pub(crate) fn withhold_verdict(said: &mut bool) -> bool {
     if !emulated() {
         return false;
     }
-    if let Some(l) = once(&SAID) {
+    if let Some(l) = once(said) {
         println!("{l}");
     }
     true
 }
 
 /// The line [`withhold_verdict`] prints, the first time `said` is found unset.
-fn once(said: &AtomicBool) -> Option<String> {
-    (!said.swap(true, Ordering::Relaxed)).then(|| format!("  {NO_VERDICT}"))
+fn once(said: &mut bool) -> Option<String> {
+    (!std::mem::replace(said, true)).then(|| format!("  {NO_VERDICT}"))
 }
 
 /// The runner of this build's target, as cargo's `CARGO_TARGET_<TRIPLE>_RUNNER` names it
@@ -298,14 +290,14 @@ mod tests {
 
     #[test]
     fn a_withheld_verdict_is_said_once_a_section() {
-        let said = AtomicBool::new(false);
+        let mut said = false;
         assert_eq!(
-            once(&said).as_deref(),
+            once(&mut said).as_deref(),
             Some("  (emulated: no verdict about speed)")
         );
-        assert_eq!(once(&said), None);
-        said.store(false, Ordering::Relaxed);
-        assert!(once(&said).is_some());
+        assert_eq!(once(&mut said), None);
+        said = false;
+        assert!(once(&mut said).is_some());
     }
 
     #[test]

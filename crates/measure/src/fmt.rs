@@ -107,18 +107,6 @@ pub fn say(text: &str, indent: &str) {
     println!("{}", wrap(text, indent));
 }
 
-/// Prints a `* ` statement (a conclusion, as the appendix's C programs print them), wrapped
-/// with the continuation lines indented under its first word. In an emulated run
-/// ([`crate::emulation`]) it prints [`NO_VERDICT`](crate::emulation::NO_VERDICT) instead, once
-/// a section: no time there is the machine's.
-pub fn conclude(text: &str) {
-    if crate::emulation::withhold_verdict() {
-        return;
-    }
-    crate::recap::note(text);
-    println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
-}
-
 /// A report's `  name           : value` line (the name padded to 15 columns, as the machine
 /// facts are printed), with the value wrapped under itself to [`WIDTH`].
 pub fn field(name: &str, value: &str) -> String {

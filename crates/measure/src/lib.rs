@@ -18,11 +18,12 @@
 //! | [`chase`] | pointer-chase rings (index links and address links, any slot layout), their walking kernels, and the round plan (`Plan`: warm-ups, sizing, interleaved rounds) |
 //! | [`curve`] | reading a measured curve against the reported caches: its unstable stretches, the reported size nearest a boundary |
 //! | [`scan`] | scanning a parameter in several orders and checking that the passes agree |
-//! | [`data`] | the `#DATA` format: one writer, one strict parser; the data part held back until the report is done |
+//! | [`data`] | the `#DATA` format: each line and block as text, one strict parser |
+//! | [`out`] | what an experiment records, owned by it (`exp.out`): its data part, held back until the report is done, and the readings its recap repeats |
 //! | [`key`] | reading an experiment's key figures back from a saved run |
 //! | [`schema`] | the names across the data boundary, once: each experiment's blocks, columns and key figures, for writers and readers |
 //! | [`fmt`] | formatting every report shares: sizes, grouped numbers, yes/no, loads, median/min/max cells, wrapping to 100 columns |
-//! | [`show`] | printing several reports do alike: a section's "How to read this run", a prepared region's line, the series and median/min/max blocks |
+//! | [`show`] | printing several reports do alike: a reading marked by its evidence, a prepared region's line, the series and median/min/max blocks |
 //! | [`recap`] | the recap that ends every report: the key figures and each section's first reading, on one screen, marked provisional where disturbed |
 //! | [`progress`] | a line of progress on stderr (a terminal only) when a measurement has been silent for 5 seconds |
 //! | [`quiet`] | whether the machine was quiet: other processes' CPU time while an experiment ran |
@@ -51,6 +52,7 @@ pub mod fmt;
 pub mod keep;
 pub mod key;
 pub mod mem;
+pub mod out;
 pub mod pin;
 pub mod progress;
 pub mod quiet;

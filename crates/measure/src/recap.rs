@@ -5,15 +5,15 @@
 //! "(contention)" after it where other cores were busy. A 110-line report's tables have
 //! scrolled away by its end; this is what is left on the screen.
 //!
-//! The readings are collected as they are printed: [`crate::fmt::conclude`] and
-//! [`crate::show::how_to_read`] note each sentence, [`Experiment::section`] opens a new
-//! section. [`lines`] is pure; the tests check it.
+//! The readings are collected as they are printed, by the experiment's own
+//! [`Out`](crate::out::Out): [`Out::conclude`](crate::out::Out::conclude) and
+//! [`Out::how_to_read`](crate::out::Out::how_to_read) note each sentence,
+//! [`Experiment::section`] opens a new section. [`lines`] is pure; the tests check it.
 //!
 //! [`Experiment::section`]: crate::run::Experiment::section
 
 use crate::data::Block;
 use crate::fmt::WIDTH;
-use std::sync::Mutex;
 
 /// The recap's heading.
 pub const HEADING: &str = "== recap: the key figures, and each section's first reading ==";
@@ -39,39 +39,20 @@ pub struct Figure {
     pub contended: bool,
 }
 
-/// The readings of the sections printed so far.
-static READINGS: Mutex<Vec<Reading>> = Mutex::new(Vec::new());
-
-/// A new section begins, titled `title`.
-pub(crate) fn section(title: &str) {
-    let number = title
+/// The number of a section titled `title`: "2b" for "2b. the same source, built two ways",
+/// empty where the title has none.
+pub(crate) fn section_number(title: &str) -> &str {
+    title
         .split_whitespace()
         .next()
         .and_then(|w| w.strip_suffix('.'))
         .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
-        .unwrap_or("");
-    if let Ok(mut r) = READINGS.lock() {
-        r.push(Reading {
-            section: number.to_string(),
-            ..Default::default()
-        });
-    }
-}
-
-/// A sentence the current section concluded.
-pub(crate) fn note(sentence: &str) {
-    if let Ok(mut r) = READINGS.lock() {
-        if r.is_empty() {
-            r.push(Reading::default());
-        }
-        let last = r.last_mut().expect("one pushed");
-        add(last, sentence);
-    }
+        .unwrap_or("")
 }
 
 /// Adds `sentence` to `r`: the first one that is not only a contention note becomes its
 /// reading; a "provisional:" or "contention:" opening marks it.
-fn add(r: &mut Reading, sentence: &str) {
+pub(crate) fn add(r: &mut Reading, sentence: &str) {
     let s = sentence.trim();
     r.provisional |= s.starts_with("provisional:");
     let contention = s.starts_with("contention:");
@@ -79,14 +60,6 @@ fn add(r: &mut Reading, sentence: &str) {
     if r.first.is_none() && !contention && !s.is_empty() {
         r.first = Some(s.to_string());
     }
-}
-
-/// The readings noted so far, in order (sections that concluded nothing left out).
-pub(crate) fn readings() -> Vec<Reading> {
-    READINGS
-        .lock()
-        .map(|r| r.iter().filter(|r| r.first.is_some()).cloned().collect())
-        .unwrap_or_default()
 }
 
 /// The key figures of an experiment (its `key_figures` block), each marked by the result it
@@ -453,15 +426,10 @@ mod tests {
 
     #[test]
     fn a_section_is_known_by_its_number() {
-        section("2b. the same source, built two ways");
-        note("a reading.");
-        section("the setup");
-        note("another.");
-        let r = readings();
-        let n = r.len();
-        assert!(n >= 2);
-        assert_eq!(r[n - 2].section, "2b");
-        assert_eq!(r[n - 1].section, "");
+        assert_eq!(section_number("2b. the same source, built two ways"), "2b");
+        assert_eq!(section_number("4. time for one read"), "4");
+        assert_eq!(section_number("the setup"), "");
+        assert_eq!(section_number("how this is measured"), "");
         assert_eq!(first_sentence("1.5 ns. Then more."), "1.5 ns.");
     }
 }

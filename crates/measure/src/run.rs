@@ -1,7 +1,8 @@
 //! The start and the end of every experiment, so each `main.rs` can begin with its subject.
 //!
-//! [`start!`](crate::start) parses the arguments, opens the data part (every `#DATA` and
-//! `#META` line is held back until the human report is done), warns loudly if the binary was
+//! [`start!`](crate::start) parses the arguments, opens the experiment's own data part
+//! (`exp.out`, a [`crate::out::Out`]: every `#DATA` and `#META` line is held back until the
+//! human report is done, and each section's readings are kept for the recap), warns loudly if the binary was
 //! built without optimisation, prints the machine's facts, and records the load average and a
 //! CPU-time snapshot; [`Experiment::pin_main_thread`] pins and verifies;
 //! [`Experiment::core_clock`] estimates the core clock before the measurements;
@@ -11,8 +12,9 @@
 
 use crate::cli::{self, Args, Opt};
 use crate::clock::{self, CoreClock, RunClock};
-use crate::data::{Block, Value, meta, part};
+use crate::data::{Block, Value};
 use crate::facts::{self, MachineFacts};
+use crate::out::Out;
 use crate::pin::{self, Pinning};
 use crate::quiet;
 use std::sync::OnceLock;
@@ -39,6 +41,8 @@ pub struct Experiment {
     pub args: Args,
     pub facts: MachineFacts,
     pub load_before: Option<[f64; 3]>,
+    /// The data part and the readings: everything the experiment records goes through it.
+    pub out: Out,
     cpu_before: quiet::Snapshot,
     t0: Instant,
     key_figures: Block,
@@ -69,7 +73,6 @@ impl Experiment {
         let emulated = crate::emulation::detect()
             .unwrap_or_else(|e| cli::fail(name, e))
             .clone();
-        part::open();
         println!(
             "{}",
             crate::fmt::wrap_to(
@@ -91,13 +94,14 @@ impl Experiment {
             println!("{msg}");
             eprintln!("{msg}");
         }
-        meta("experiment", name);
-        meta(
+        let mut out = Out::new();
+        out.meta("experiment", name);
+        out.meta(
             "build",
             format!("opt-level {OPT_LEVEL} profile {PROFILE} debug_assertions {debug_assertions}"),
         );
-        meta("quick", if args.quick { "yes" } else { "no" });
-        meta(
+        out.meta("quick", if args.quick { "yes" } else { "no" });
+        out.meta(
             crate::schema::run::META_EMULATED,
             crate::fmt::yes_no(emulated.emulated),
         );
@@ -106,11 +110,9 @@ impl Experiment {
         for l in facts.describe() {
             println!("  {l}");
         }
-        for (k, v) in facts.meta() {
-            meta(&k, v);
-        }
+        out.metas(facts.meta());
         let load_before = facts::load_average();
-        report_load("before", load_before);
+        report_load(&mut out, "before", load_before);
         let cpu_before = quiet::snapshot();
         let key_figures = Block::new(
             crate::schema::key_figures::BLOCK,
@@ -125,6 +127,7 @@ impl Experiment {
             args,
             facts,
             load_before,
+            out,
             cpu_before,
             t0: Instant::now(),
             key_figures,
@@ -143,23 +146,24 @@ impl Experiment {
 
     /// Pins the calling (main) thread to `MM_CORE` or the default core, prints what happened,
     /// and records it. Returns the verified pinning, if any.
-    pub fn pin_main_thread(&self) -> Option<Pinning> {
+    pub fn pin_main_thread(&mut self) -> Option<Pinning> {
         match pin::default_core() {
             Err(e) => cli::fail(self.name, &e),
             Ok(None) => {
                 println!("  pinning        : skipped (no core list available); running unpinned");
-                meta(crate::schema::run::META_PINNED, "no");
+                self.out.meta(crate::schema::run::META_PINNED, "no");
                 None
             }
             Ok(Some(core)) => {
                 let p = pin::pin_current_thread(core);
                 println!("  pinning        : {p}");
-                meta(
+                self.out.meta(
                     crate::schema::run::META_PINNED,
                     if p.verified() { "yes" } else { "no" },
                 );
-                meta(crate::schema::run::META_PINNED_CORE, p.requested);
-                meta(
+                self.out
+                    .meta(crate::schema::run::META_PINNED_CORE, p.requested);
+                self.out.meta(
                     "running_on_core",
                     p.running_on.map_or("unknown".into(), |c| c.to_string()),
                 );
@@ -173,10 +177,10 @@ impl Experiment {
     /// `#META clock_ghz_estimate`, so that the experiment can print cycles beside nanoseconds.
     /// [`Experiment::finish`] then estimates it again and compares the two. An architecture
     /// without the add-chain kernel gets "unknown", and no cycles are printed.
-    pub fn core_clock(&self) -> CoreClock {
+    pub fn core_clock(&mut self) -> CoreClock {
         let cc = clock::estimate_core_clock(self.clock_rounds());
         println!("{}", crate::fmt::field("core clock", &cc.describe()));
-        meta(
+        self.out.meta(
             crate::schema::run::META_CLOCK_GHZ_ESTIMATE,
             cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),
         );
@@ -193,24 +197,21 @@ impl Experiment {
     /// before and after figures with the spread of every round, says so where they differ by
     /// more than 2%, and records `#META clock_ghz_before`, `clock_ghz_after`,
     /// `clock_spread_pct` and `clock_moved`.
-    fn clock_after(&self) {
+    fn clock_after(&mut self) {
         let Some(before) = self.clock_before.get() else {
             return;
         };
         let after = clock::estimate_core_clock(self.clock_rounds());
         if let Some(r) = RunClock::between(before, &after) {
             println!("{}", clock_line(&r));
-            for (k, v) in r.meta() {
-                meta(k, v);
-            }
+            self.out.metas(r.meta());
         }
     }
 
     /// Prints a section heading (and, in an emulated run, lets the section say once that it
     /// withholds its verdicts).
-    pub fn section(&self, title: &str) {
-        crate::emulation::new_section();
-        crate::recap::section(title);
+    pub fn section(&mut self, title: &str) {
+        self.out.section(title);
         println!("\n== {title} ==");
     }
 
@@ -236,26 +237,27 @@ impl Experiment {
 
     /// Records the key figures, prints the other work seen during the run, the load after
     /// and the wall time, and then writes the data part (whole, or as one line on a terminal).
-    pub fn finish(self) {
+    pub fn finish(mut self) {
         println!();
         self.print_recap();
         if !self.key_figures.rows.is_empty() {
-            self.key_figures.print();
+            self.out.block(&self.key_figures);
         }
         self.report_disturbance();
         self.clock_after();
         match quiet::between(&self.cpu_before, &quiet::snapshot()) {
             Some(w) => {
                 println!("  other work     : {}", w.describe());
-                meta(
+                self.out.meta(
                     crate::schema::run::META_OTHER_CPU_CORES,
                     format!("{:.3}", w.cores()),
                 );
-                meta("other_cpu_s", format!("{:.2}", w.cpu_s));
+                self.out.meta("other_cpu_s", format!("{:.2}", w.cpu_s));
             }
             None => {
                 println!("  other work     : unknown (/proc/stat unreadable)");
-                meta(crate::schema::run::META_OTHER_CPU_CORES, "unknown");
+                self.out
+                    .meta(crate::schema::run::META_OTHER_CPU_CORES, "unknown");
             }
         }
         let load_after = facts::load_average();
@@ -264,13 +266,14 @@ impl Experiment {
             .and_then(|l| load_warning(self.load_before, load_after, l))
         {
             println!("{}", crate::fmt::field("! load", &w));
-            meta("load_warning", "yes");
+            self.out.meta("load_warning", "yes");
         }
-        report_load("after", load_after);
+        report_load(&mut self.out, "after", load_after);
         let wall = self.t0.elapsed().as_secs_f64();
         println!("  wall time      : {wall:.1} s");
-        meta(crate::schema::run::META_WALL_S, format!("{wall:.2}"));
-        part::close(self.name, self.args.data);
+        self.out
+            .meta(crate::schema::run::META_WALL_S, format!("{wall:.2}"));
+        self.out.write(self.name, self.args.data);
     }
 }
 
@@ -279,7 +282,7 @@ impl Experiment {
     /// marked as their rounds demand; nothing when there is neither.
     fn print_recap(&self) {
         let figures = crate::recap::figures(self.key_sources, &self.key_figures, &self.disturbance);
-        let readings = crate::recap::readings();
+        let readings = self.out.readings();
         if figures.is_empty() && readings.is_empty() {
             return;
         }
@@ -293,7 +296,7 @@ impl Experiment {
 
     /// Prints one line on the disturbance behind the results, records `#META
     /// provisional_results`, and writes the `disturbance` block (when any result recorded one).
-    fn report_disturbance(&self) {
+    fn report_disturbance(&mut self) {
         let rows = &self.disturbance.rows;
         if rows.is_empty() {
             return;
@@ -303,7 +306,7 @@ impl Experiment {
             .col_index(crate::schema::disturbance::PROVISIONAL)
             .expect("declared");
         let n = rows.iter().filter(|r| r[col].text() == Some("yes")).count();
-        meta(
+        self.out.meta(
             crate::schema::disturbance::META_PROVISIONAL,
             format!("{n} of {}", rows.len()),
         );
@@ -319,7 +322,7 @@ impl Experiment {
             )
         };
         println!("{}", crate::fmt::field("disturbance", &line));
-        self.disturbance.print();
+        self.out.block(&self.disturbance);
     }
 }
 
@@ -378,15 +381,15 @@ pub fn load_warning(
 
 /// Prints and records a load average. It is not judged here: a pinned experiment raises the
 /// load by itself. The other work seen beside the run ([`quiet`]) is what is judged.
-fn report_load(when: &str, load: Option<[f64; 3]>) {
+fn report_load(out: &mut Out, when: &str, load: Option<[f64; 3]>) {
     match load {
         Some([a, b, c]) => {
             println!("  load {when:<9} : {a:.2} {b:.2} {c:.2} (1, 5, 15 minutes)");
-            meta(&format!("load_{when}"), format!("{a:.2} {b:.2} {c:.2}"));
+            out.meta(&format!("load_{when}"), format!("{a:.2} {b:.2} {c:.2}"));
         }
         None => {
             println!("  load {when:<9} : unknown (/proc/loadavg unreadable)");
-            meta(&format!("load_{when}"), "unknown");
+            out.meta(&format!("load_{when}"), "unknown");
         }
     }
 }

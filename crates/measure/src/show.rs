@@ -1,5 +1,5 @@
-//! Printing that several experiments do alike, written once: a section's closing "How to read
-//! this run", a prepared region's line (what was asked, what the kernel answered, how much of
+//! Printing that several experiments do alike, written once: a reading marked by its
+//! evidence, a prepared region's line (what was asked, what the kernel answered, how much of
 //! it huge pages back), and the two `#DATA` blocks of the same shape in more than one report
 //! (a series of samples by index; labelled `median, min, max` rows), ready to print.
 //!
@@ -10,20 +10,6 @@ use crate::disturb::Tally;
 use crate::fmt::{WIDTH, median_min_max, wrap_to};
 use crate::mem::{Prepared, show_backing};
 use crate::stats::Summary;
-
-/// Prints a section's closing "How to read this run:" paragraph ([`crate::fmt::how_to_read`]);
-/// nothing when there is nothing to say. In an emulated run ([`crate::emulation`]) it prints
-/// [`NO_VERDICT`](crate::emulation::NO_VERDICT) instead, unless the section said it already.
-pub fn how_to_read(sentences: &[String]) {
-    if sentences.is_empty() {
-        return;
-    }
-    if crate::emulation::withhold_verdict() {
-        return;
-    }
-    sentences.iter().for_each(|s| crate::recap::note(s));
-    println!("{}", crate::fmt::how_to_read(sentences));
-}
 
 /// The sentences of a reading drawn from the rounds `tally` counts, marked as the evidence
 /// demands: when the result is provisional, the first sentence begins "provisional: 9 of 31

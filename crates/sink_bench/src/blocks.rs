@@ -6,12 +6,13 @@ use crate::fresh::ChildResult;
 use crate::stats::SeriesStats;
 use measure::data::{Block, Value};
 use measure::disturb::Evidence;
+use measure::out::Out;
 use measure::rounds::Timed;
 
 /// Part 1's passes, one row per round: `part1_passes`, with how many variants the round
 /// holds (a variant with more disturbed passes takes more rounds; NA where it took fewer)
 /// and how many of them were disturbed.
-pub fn part1(passes: &[Timed; 3]) {
+pub fn part1(out: &mut Out, passes: &[Timed; 3]) {
     let mut block = Block::new(
         crate::schema::part1_passes::BLOCK,
         crate::schema::part1_passes::COLUMNS,
@@ -25,7 +26,7 @@ pub fn part1(passes: &[Timed; 3]) {
         row.push(taken.filter(|e| e.disturbed()).count().into());
         block.row(row);
     }
-    block.print();
+    out.block(&block);
 }
 
 /// `(1, 0 or 1)`: the `rounds` and `disturbed_rounds` cells of a row of one pass.
@@ -35,7 +36,7 @@ fn one(e: &Evidence) -> [Value; 2] {
 
 /// Part 2's passes: `warm_in_process`, `fresh_processes`, and `fresh_first_discarded` (the
 /// binary's first execution, which made the same start and was discarded).
-pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
+pub fn part2(out: &mut Out, warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
     let mut b = Block::new(
         crate::schema::warm_in_process::BLOCK,
         crate::schema::warm_in_process::COLUMNS,
@@ -45,7 +46,7 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
         row.extend(one(e));
         b.row(row);
     }
-    b.print();
+    out.block(&b);
     let mut b = Block::new(
         crate::schema::fresh_processes::BLOCK,
         crate::schema::fresh_processes::COLUMNS,
@@ -66,7 +67,7 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
                 .into(),
         ]);
     }
-    b.print();
+    out.block(&b);
     let mut b = Block::new(
         crate::schema::fresh_first_discarded::BLOCK,
         crate::schema::fresh_first_discarded::COLUMNS,
@@ -77,11 +78,11 @@ pub fn part2(warm_in: &Timed, first: &ChildResult, kids: &[ChildResult]) {
         first.cold_faults.into(),
         first.warm_faults.into(),
     ]);
-    b.print();
+    out.block(&b);
 }
 
 /// This process's cold pass: `cold_in_process`.
-pub fn cold(ns: f64, faults: Option<u64>, ev: &Evidence) {
+pub fn cold(out: &mut Out, ns: f64, faults: Option<u64>, ev: &Evidence) {
     let mut b = Block::new(
         crate::schema::cold_in_process::BLOCK,
         crate::schema::cold_in_process::COLUMNS,
@@ -89,11 +90,11 @@ pub fn cold(ns: f64, faults: Option<u64>, ev: &Evidence) {
     let mut row: Vec<Value> = vec![ns.into(), faults.into()];
     row.extend(one(ev));
     b.row(row);
-    b.print();
+    out.block(&b);
 }
 
 /// Every series' statistics: `series_summary`, one row per series (its key in `series`).
-pub fn series(series: &[&SeriesStats]) {
+pub fn series(out: &mut Out, series: &[&SeriesStats]) {
     let mut b = Block::new(
         crate::schema::series_summary::BLOCK,
         crate::schema::series_summary::COLUMNS,
@@ -117,7 +118,7 @@ pub fn series(series: &[&SeriesStats]) {
             st.timed.disturbed_count().into(),
         ]);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// The figures of a run, `None` where one could not be measured. Their names are the
@@ -138,7 +139,7 @@ pub struct Figures {
 }
 
 /// The figures as the `summary_figures` block: `figure`, `value`, `unit`.
-pub fn figures(f: &Figures) {
+pub fn figures(out: &mut Out, f: &Figures) {
     let mut b = Block::new(
         crate::schema::summary_figures::BLOCK,
         crate::schema::summary_figures::COLUMNS,
@@ -172,5 +173,5 @@ pub fn figures(f: &Figures) {
     for (name, value, unit) in rows {
         b.row(vec![name.into(), value.into(), unit.into()]);
     }
-    b.print();
+    out.block(&b);
 }

@@ -90,7 +90,7 @@ fn run(first: ChildResult) {
     exp.key_sources(::sink_bench::schema::KEY_SOURCES);
     let set = options::settings(&exp.args, |k| std::env::var(k).ok())
         .unwrap_or_else(|e| cli::fail("sink_bench", &e));
-    report::settings(&set);
+    report::settings(&mut exp.out, &set);
 
     // One thread, nothing pinned, as the seed ran; --pin departs from it and says so.
     exp.warn_on_load_above(LOAD_WARN_ABOVE);
@@ -100,7 +100,7 @@ fn run(first: ChildResult) {
             .filter(|p| p.granted)
             .map(|p| p.requested)
     } else {
-        report::unpinned();
+        report::unpinned(&mut exp.out);
         None
     };
 
@@ -113,8 +113,8 @@ fn run(first: ChildResult) {
     });
     let page = exp.facts.page_size.unwrap_or(4096);
     let pages = (N * 4) as u64 / page;
-    report::start(&begun, page, pages, set.settle_ms);
-    report::execution(&first);
+    report::start(&mut exp.out, &begun, page, pages, set.settle_ms);
+    report::execution(&mut exp.out, &first);
     report::rounds(EXTRA_NS);
     let (cold_shot, cold_ev, cold_faults) = (begun.cold_ns, begun.cold_ev, begun.cold_faults);
     let a: &[f32] = begun.array();
@@ -131,7 +131,7 @@ fn run(first: ChildResult) {
 
     // == The code that was timed, read back out of this binary.
     exp.section("the code that was timed, read back from this binary (nm -S, objdump -d)");
-    report::code(&asm::CodeCheck::of(&exe), set.show_asm);
+    report::code(&mut exp.out, &asm::CodeCheck::of(&exe), set.show_asm);
     record(&mut exp, &p1, &p2, &cin, &cfr);
     exp.finish();
 }
@@ -156,12 +156,12 @@ fn part1(
     let window = Window::open(core);
     let clock = clock::probe(11, if set.quick { 5_000 } else { 20_000 });
     let (step, read) = (clock.min_step_ns, clock.gettime_cost_ns.median);
-    report::clock(step, read);
+    report::clock(&mut exp.out, step, read);
     let cc = exp.core_clock();
     let chains = Want::new(if set.quick { 5 } else { 11 }).budget(EXTRA_NS);
     let add_t = kernel::add_latency_ns(probe, &chains);
     let add_lat = add_t.as_ref().and_then(Timed::summary);
-    report::add_latency(add_lat.as_ref(), &cc);
+    report::add_latency(&mut exp.out, add_lat.as_ref(), &cc);
 
     let reps = set.reps;
     exp.section(&format!(
@@ -170,7 +170,7 @@ fn part1(
     let want = Want::new(reps).budget(EXTRA_NS);
     let (passes, checksum, sums) = kernel::round_robin(probe, a, &want);
     let expected = sums as f64 * f64::from(PASS_SUM);
-    report::checksum(checksum, expected, sums);
+    report::checksum(&mut exp.out, checksum, expected, sums);
     if checksum != expected {
         eprintln!("sink_bench: error: checksum {checksum} over {sums} passes, not {expected}");
         std::process::exit(1);
@@ -182,20 +182,17 @@ fn part1(
         .map(|(p, (key, label))| SeriesStats::of_passes(key, label, p))
         .collect();
     report::part1_table(&series);
-    blocks::part1(&passes);
+    blocks::part1(&mut exp.out, &passes);
     let tally = rounds::tally(&passes).with_load(load);
     exp.disturbance("part1_passes", &tally);
     let per_elem = series[1].summary.median / N as f64;
     let where_fits = exp.facts.where_fits((N * 4) as u64);
     let pace = verdicts::pace(per_elem, &cc, add_lat.as_ref(), &where_fits);
     let chains = add_t.as_ref().map_or_else(Tally::default, Timed::tally);
-    verdicts::say_all(&verdicts::part1(
-        &series,
-        step,
-        read,
-        pace,
-        &tally.merge(&chains),
-    ));
+    verdicts::say_all(
+        &mut exp.out,
+        &verdicts::part1(&series, step, read, pace, &tally.merge(&chains)),
+    );
     Part1 {
         series,
         step,
@@ -245,13 +242,13 @@ fn part2(
         &fresh::passes(&kids, false),
     );
     let pinned_fresh = kids.iter().filter(|k| k.pinned == Some(true)).count();
-    report::fresh_processes(core, pinned_fresh, &kids);
+    report::fresh_processes(&mut exp.out, core, pinned_fresh, &kids);
     report::spread_table(&[&win, &wfr]);
-    blocks::part2(&warm_in, first, &kids);
+    blocks::part2(&mut exp.out, &warm_in, first, &kids);
     exp.disturbance("warm_in_process", &win.tally().with_load(load));
     exp.disturbance("fresh_processes", &fresh_tally(&kids).with_load(load));
     let tally = win.tally().merge(&wfr.tally()).with_load(load);
-    verdicts::say_all(&verdicts::part2(&win, &wfr, runs, &tally));
+    verdicts::say_all(&mut exp.out, &verdicts::part2(&win, &wfr, runs, &tally));
     Part2 {
         win,
         wfr,
@@ -286,12 +283,15 @@ fn part3(
     report::spread_table(&[&cin, &cfr]);
     let (fault_med, warm_fault_max) = fresh::fault_counts(&p2.kids);
     report::faults(cold_faults, fault_med, warm_fault_max);
-    blocks::cold(cold.values[0], cold_faults, &cold.evidence[0]);
+    blocks::cold(&mut exp.out, cold.values[0], cold_faults, &cold.evidence[0]);
     exp.disturbance("cold_in_process", &cin.tally().with_load(p2.load));
     let cold_over_warm = cfr.summary.median / p2.wfr.summary.median;
     let cost = verdicts::cold_cost(cold_over_warm, fault_med, warm_fault_max, pages);
     let tally = cin.tally().merge(&cfr.tally()).with_load(p2.load);
-    verdicts::say_all(&verdicts::part3(&cin, &cfr, runs, cost, &tally));
+    verdicts::say_all(
+        &mut exp.out,
+        &verdicts::part3(&cin, &cfr, runs, cost, &tally),
+    );
     (cin, cfr)
 }
 
@@ -311,21 +311,24 @@ fn record(
     let (mi, mf, cf) = (&win.summary, &wfr.summary, &cfr.summary);
     let shot = cin.summary.median;
     let per_elem = sb.median / N as f64;
-    blocks::series(&[s1a, s1b, s1c, win, wfr, cin, cfr]);
-    blocks::figures(&Figures {
-        clock_step: p1.step,
-        a_over_b_median: sa.median / sb.median,
-        a_max_over_b_median: sa.max / sb.median,
-        c_over_b_median: sc.median / sb.median,
-        ns_per_element: per_elem,
-        cycles_per_element: p1.cc.cycles(per_elem),
-        add_latency: p1.add_lat.as_ref().map(|l| l.median),
-        fresh_over_in_process_median: mf.median / mi.median,
-        cold_shot_over_fresh_median: shot / cf.median,
-        cold_shot_over_fresh_min: shot / cf.min,
-        cold_over_warm: cf.median / mf.median,
-        cold_faults: fresh::fault_counts(&p2.kids).0,
-    });
+    blocks::series(&mut exp.out, &[s1a, s1b, s1c, win, wfr, cin, cfr]);
+    blocks::figures(
+        &mut exp.out,
+        &Figures {
+            clock_step: p1.step,
+            a_over_b_median: sa.median / sb.median,
+            a_max_over_b_median: sa.max / sb.median,
+            c_over_b_median: sc.median / sb.median,
+            ns_per_element: per_elem,
+            cycles_per_element: p1.cc.cycles(per_elem),
+            add_latency: p1.add_lat.as_ref().map(|l| l.median),
+            fresh_over_in_process_median: mf.median / mi.median,
+            cold_shot_over_fresh_median: shot / cf.median,
+            cold_shot_over_fresh_min: shot / cf.min,
+            cold_over_warm: cf.median / mf.median,
+            cold_faults: fresh::fault_counts(&p2.kids).0,
+        },
+    );
     let (oi, of) = (win.over.unwrap_or([0.0; 3]), wfr.over.unwrap_or([0.0; 3]));
     exp.key_figure("discarded_over_sink", sa.median / sb.median, "x");
     exp.key_figure("checksum_over_sink", sc.median / sb.median, "x");

@@ -10,8 +10,8 @@ use crate::kernel::{N, PASS_SUM};
 use crate::options::Settings;
 use crate::stats::SeriesStats;
 use measure::clock::CoreClock;
-use measure::data::meta;
 use measure::fmt::{WIDTH, wrap_to};
+use measure::out::Out;
 use measure::stats::Summary;
 use std::collections::BTreeSet;
 use std::fmt::Display;
@@ -27,7 +27,7 @@ fn show_opt<T: Display>(v: Option<T>) -> String {
 }
 
 /// The settings line and their `#META`.
-pub fn settings(set: &Settings) {
+pub fn settings(out: &mut Out, set: &Settings) {
     field(
         "settings",
         &format!(
@@ -38,19 +38,19 @@ pub fn settings(set: &Settings) {
             if set.quick { " (quick)" } else { "" }
         ),
     );
-    meta("reps", set.reps);
-    meta("runs", set.runs);
-    meta("settle_ms", set.settle_ms);
+    out.meta("reps", set.reps);
+    out.meta("runs", set.runs);
+    out.meta("settle_ms", set.settle_ms);
 }
 
 /// The pinning line of a default run: one thread, nothing pinned, as the seed ran.
-pub fn unpinned() {
+pub fn unpinned(out: &mut Out) {
     field(
         "pinning",
         "none, as the seed: one thread, the kernel places this process and every fresh one \
          (--pin to pin them)",
     );
-    meta("pinned", "no");
+    out.meta("pinned", "no");
 }
 
 /// Said before the pinning line of a run with `--pin`.
@@ -63,7 +63,7 @@ pub fn pinned_by_option() {
 }
 
 /// The start this process made: its array, the cold pass, the fill and the settle.
-pub fn start(b: &Begun, page: u64, pages: u64, settle_ms: u64) {
+pub fn start(out: &mut Out, b: &Begun, page: u64, pages: u64, settle_ms: u64) {
     field(
         "array",
         &format!(
@@ -93,7 +93,7 @@ pub fn start(b: &Begun, page: u64, pages: u64, settle_ms: u64) {
             b.settle_passes
         ),
     );
-    meta("settle_passes", b.settle_passes);
+    out.meta("settle_passes", b.settle_passes);
 }
 
 /// How passes are judged, and the budget of extra passes.
@@ -111,7 +111,7 @@ pub fn rounds(extra_ns: u64) {
 }
 
 /// Which execution of the binary this is, and the discarded first one.
-pub fn execution(first: &ChildResult) {
+pub fn execution(out: &mut Out, first: &ChildResult) {
     field(
         "execution",
         &format!(
@@ -121,11 +121,11 @@ pub fn execution(first: &ChildResult) {
             first.cold_ns, first.warm_ns
         ),
     );
-    meta("execution", 2);
+    out.meta("execution", 2);
 }
 
 /// The clock's smallest step and the cost of one read.
-pub fn clock(step: f64, read: f64) {
+pub fn clock(out: &mut Out, step: f64, read: f64) {
     field(
         "clock step",
         &format!("{step:.0} ns (smallest non-zero step)"),
@@ -134,12 +134,12 @@ pub fn clock(step: f64, read: f64) {
         "clock read",
         &format!("{read:.1} ns per clock_gettime(MONOTONIC) (median of 11 batches)"),
     );
-    meta("clock_min_step_ns", step);
-    meta("clock_read_ns", format!("{read:.2}"));
+    out.meta("clock_min_step_ns", step);
+    out.meta("clock_read_ns", format!("{read:.2}"));
 }
 
 /// The latency of one dependent float add, or why it is unknown.
-pub fn add_latency(lat: Option<&Summary>, cc: &CoreClock) {
+pub fn add_latency(out: &mut Out, lat: Option<&Summary>, cc: &CoreClock) {
     match lat {
         Some(l) => {
             field(
@@ -151,20 +151,20 @@ pub fn add_latency(lat: Option<&Summary>, cc: &CoreClock) {
                         .map_or(String::new(), |c| format!(", {c:.2} cycles"))
                 ),
             );
-            meta("add_latency_ns", format!("{:.4}", l.median));
+            out.meta("add_latency_ns", format!("{:.4}", l.median));
         }
         None => {
             field(
                 "float add",
                 "unknown (no chain kernel for this architecture)",
             );
-            meta("add_latency_ns", "unknown");
+            out.meta("add_latency_ns", "unknown");
         }
     }
 }
 
 /// Prints and records part 1's checksum against the expected one.
-pub fn checksum(checksum: f64, expected: f64, reps: usize) {
+pub fn checksum(out: &mut Out, checksum: f64, expected: f64, reps: usize) {
     field(
         "checksum",
         &format!(
@@ -176,8 +176,8 @@ pub fn checksum(checksum: f64, expected: f64, reps: usize) {
             }
         ),
     );
-    meta("checksum", checksum);
-    meta("checksum_expected", expected);
+    out.meta("checksum", checksum);
+    out.meta("checksum_expected", expected);
 }
 
 /// Part 1's table: the three variants against (b), the second of them.
@@ -202,7 +202,7 @@ pub fn part1_table(p1: &[SeriesStats]) {
 }
 
 /// How the fresh processes ran.
-pub fn fresh_processes(core: Option<usize>, pinned: usize, kids: &[ChildResult]) {
+pub fn fresh_processes(out: &mut Out, core: Option<usize>, pinned: usize, kids: &[ChildResult]) {
     let runs = kids.len();
     let cpus: BTreeSet<usize> = kids.iter().filter_map(|k| k.cpu).collect();
     let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
@@ -222,7 +222,7 @@ pub fn fresh_processes(core: Option<usize>, pinned: usize, kids: &[ChildResult])
             }
         ),
     );
-    meta("fresh_pinned_verified", pinned);
+    out.meta("fresh_pinned_verified", pinned);
 }
 
 /// A spread table: a heading, then one row per series.
@@ -277,10 +277,10 @@ pub fn faults(this_cold: Option<u64>, fresh_cold_median: Option<f64>, fresh_warm
 
 /// The code check: its verdict in one line, what did not hold, how the clock is read, and
 /// with `--show-asm` the listings with the findings under each.
-pub fn code(check: &CodeCheck, show_asm: bool) {
+pub fn code(out: &mut Out, check: &CodeCheck, show_asm: bool) {
     let verdict = check.verdict();
     field("shape check", &verdict);
-    meta("code_check", &verdict);
+    out.meta("code_check", &verdict);
     for f in check.failures() {
         println!("{}", wrap_to(&f, "    ! ", "      ", WIDTH));
     }

@@ -4,14 +4,14 @@
 
 use crate::stats::{self, SeriesStats};
 use measure::clock::CoreClock;
-use measure::data::meta;
 use measure::disturb::Tally;
+use measure::out::Out;
 use measure::stats::Summary;
 
 /// Prints a verdict (wrapped to the report width) and records it as `#META verdict_<name>`.
-pub fn say(name: &str, text: &str) {
-    measure::fmt::conclude(text);
-    meta(&format!("verdict_{name}"), text);
+pub fn say(out: &mut Out, name: &str, text: &str) {
+    out.conclude(text);
+    out.meta(&format!("verdict_{name}"), text);
 }
 
 /// A part's verdicts, named, passed through the one rule ([`measure::show::marked`]): the
@@ -29,9 +29,9 @@ pub fn marked(tally: &Tally, shared: bool, named: Vec<(&str, String)>) -> Vec<(S
 }
 
 /// Prints and records every verdict of [`marked`].
-pub fn say_all(verdicts: &[(String, String)]) {
+pub fn say_all(out: &mut Out, verdicts: &[(String, String)]) {
     for (name, text) in verdicts {
-        say(name, text);
+        say(out, name, text);
     }
 }
 

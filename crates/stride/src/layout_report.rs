@@ -3,15 +3,16 @@
 
 use crate::layout::{self, PARTICLE_BYTES, USED_BYTES};
 use crate::timing::{self, LayoutTimes};
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::fmt::{bytes, grouped, say};
+use measure::out::Out;
 use measure::scan::DEFAULT_TOLERANCE;
 use measure::show;
 use measure::stats::Summary;
 
 /// The struct, the line and the two arrays' sizes, and the rounds asked (`clean` per loop),
 /// as human lines and `#META`.
-pub fn sizes(n: usize, line: Option<u64>, clean: usize) {
+pub fn sizes(out: &mut Out, n: usize, line: Option<u64>, clean: usize) {
     println!(
         "  size of one struct : {PARTICLE_BYTES} bytes (checked when compiled), line {}",
         line.map_or("unknown".into(), |l| format!("{l} bytes"))
@@ -33,13 +34,13 @@ pub fn sizes(n: usize, line: Option<u64>, clean: usize) {
         ),
         "  ",
     );
-    meta(::stride::schema::META_ELEMENTS, n);
-    meta(::stride::schema::META_STRUCT_BYTES, PARTICLE_BYTES);
+    out.meta(::stride::schema::META_ELEMENTS, n);
+    out.meta(::stride::schema::META_STRUCT_BYTES, PARTICLE_BYTES);
 }
 
 /// The checksums every round returned, the table, and the `layout` block (the figures are
 /// the clean rounds').
-pub fn table(t: &LayoutTimes, line: Option<u64>) {
+pub fn table(out: &mut Out, t: &LayoutTimes, line: Option<u64>) {
     say(
         &format!(
             "every sum checked: {}, {} and {} rounds of the three loops, each of {} elements; \
@@ -125,7 +126,7 @@ pub fn table(t: &LayoutTimes, line: Option<u64>) {
             timed.disturbed_count().into(),
         ]);
     }
-    b.print();
+    out.block(&b);
 }
 
 /// The sentences: AoS against SoA, SoA against its compute floor, and the reverse case,

@@ -30,9 +30,8 @@ mod walk;
 
 use ::stride::schema::key;
 use measure::clock;
-use measure::data::meta;
 use measure::disturb::Window;
-use measure::fmt::{bytes, conclude, grouped, say};
+use measure::fmt::{bytes, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
 use measure::scan;
@@ -109,20 +108,20 @@ fn main() {
     // == 1. The line, and the clock.
     exp.section("1. the cache line of this machine, and the clock");
     let line_fact = exp.facts.line_size();
-    report::line(&line_fact);
+    report::line(&mut exp.out, &line_fact);
     let line = line_fact.value;
     let page = exp.facts.page_size.unwrap_or(4096);
     if exp.facts.page_size.is_none() {
         println!("  page size      : unknown; distinct pages are counted in 4 KiB pages");
     }
-    meta("page_bytes", page);
+    exp.out.meta("page_bytes", page);
     let probe = clock::probe(5, if quick { 5_000 } else { 20_000 });
-    report::clock(&probe);
+    report::clock(&mut exp.out, &probe);
     let cc = exp.core_clock();
 
     // == 2. The buffer: larger than the last-level cache, with every page attached.
     exp.section("2. the buffer: larger than the largest cache, touched beforehand");
-    report::buffer(len, asked, &why, largest, accesses, rounds);
+    report::buffer(&mut exp.out, len, asked, &why, largest, accesses, rounds);
     let region = mem::guard(len as u64 + SLACK).and_then(|()| Region::new(len));
     let mut region = match region {
         Ok(r) => r,
@@ -134,14 +133,18 @@ fn main() {
                 ),
                 "  ",
             );
-            meta("stride_walk", format!("skipped: {e}"));
+            exp.out.meta("stride_walk", format!("skipped: {e}"));
             layout_section(&mut exp, line, layout_rounds, core);
             exp.finish();
             return;
         }
     };
     walk::fill(timing::bytes(&mut region, len));
-    report::backing(region.huge_backing(), exp.facts.thp_mode.as_deref());
+    report::backing(
+        &mut exp.out,
+        region.huge_backing(),
+        exp.facts.thp_mode.as_deref(),
+    );
 
     // == 3. Varying the stride, the number of accesses fixed.
     let shift = line.unwrap_or(64) as usize;
@@ -150,7 +153,7 @@ fn main() {
             "  the fresh-lines walk shifts each lap by 64 bytes: an assumption, the line size is unknown"
         );
     }
-    meta("fresh_shift_bytes", shift);
+    exp.out.meta("fresh_shift_bytes", shift);
     exp.section(&format!(
         "3. varying the stride: {} accesses each, over {}",
         grouped(accesses as u64),
@@ -159,7 +162,7 @@ fn main() {
     let plans = timing::plans(len, &STRIDES, accesses, shift, line, page);
     let orders = orders(quick);
     let want = timing::walk_want(rounds);
-    report::passes(&orders, &want);
+    report::passes(&mut exp.out, &orders, &want);
     let buf: &[u8] = timing::bytes(&mut region, len);
     let window = Window::open(core);
     let rows = timing::sweep(buf, &STRIDES, &plans, &orders, (accesses, shift), &want);
@@ -169,8 +172,8 @@ fn main() {
 
     report::print_cost_table(&walks.rows, line, &cc, probe.min_step_ns);
     report::print_visit_table(&walks.rows, line, &exp.facts);
-    report::stride_blocks(&walks.rows, line, &cc);
-    report::stride_reading(&walks, &exp.facts).render();
+    report::stride_blocks(&mut exp.out, &walks.rows, line, &cc);
+    report::stride_reading(&walks, &exp.facts).render(&mut exp.out);
     exp.disturbance(::stride::schema::stride::BLOCK, &walks.tally);
     stride_key_figures(&mut exp, &walks.rows, line);
     prefetch_part(&mut exp, &walks, page);
@@ -240,9 +243,9 @@ fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
                 prefetch::WIDE
             );
             for s in prefetch::reading(&p) {
-                conclude(&s);
+                exp.out.conclude(&s);
             }
-            p.block().print();
+            exp.out.block(&p.block());
             exp.disturbance(::stride::schema::prefetch::BLOCK, &p.tally);
             exp.key_figure("stride_256_over_line_fresh", p.ratio(), "x");
         }
@@ -261,14 +264,14 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
         .and_then(|c| c.size.value)
         .unwrap_or(32 << 10);
     let small_n = ((l1 / 2) as usize / 8).clamp(256, 2048);
-    layout_report::sizes(ELEMENTS, line, clean);
+    layout_report::sizes(&mut exp.out, ELEMENTS, line, clean);
     let window = Window::open(core);
     let mut t = timing::layouts(&aos, &xs, small_n, clean);
     t.tally = t.tally.with_load(window.close());
-    layout_report::table(&t, line);
+    layout_report::table(&mut exp.out, &t, line);
     println!("\n  how to read this run:");
     for s in layout_report::reading(&t, line) {
-        conclude(&s);
+        exp.out.conclude(&s);
     }
     exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);
     let (a, s) = (

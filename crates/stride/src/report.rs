@@ -4,17 +4,18 @@
 
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::disturb::{Load, Tally};
 use measure::facts::{Fact, MachineFacts};
-use measure::fmt::{bytes, conclude, field, grouped, say};
+use measure::fmt::{bytes, field, grouped, say};
 use measure::mem::backing_meta;
+use measure::out::Out;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
 use measure::show;
 use measure::stats::Summary;
 
 /// The line size and where it came from (human line and `#META`).
-pub fn line(fact: &Fact) {
+pub fn line(out: &mut Out, fact: &Fact) {
     let text = match fact.value {
         Some(l) => format!(
             "{l} bytes (from {})",
@@ -25,28 +26,29 @@ pub fn line(fact: &Fact) {
             .into(),
     };
     println!("{}", field("cache line", &text));
-    meta(
+    out.meta(
         ::stride::schema::META_LINE_BYTES,
         fact.value.map_or("unknown".into(), |l| l.to_string()),
     );
-    meta(
+    out.meta(
         "line_source",
         fact.source.map_or("none".into(), |s| s.to_string()),
     );
 }
 
 /// The cost of one clock reading and the smallest step it shows.
-pub fn clock(probe: &ClockReport) {
+pub fn clock(out: &mut Out, probe: &ClockReport) {
     println!(
         "  clock          : one reading costs {:.1} ns, the smallest step two readings show is {:.1} ns",
         probe.gettime_cost_ns.median, probe.min_step_ns
     );
-    meta("clock_min_step_ns", probe.min_step_ns);
+    out.meta("clock_min_step_ns", probe.min_step_ns);
 }
 
 /// The buffer chosen (`asked` bytes, rounded up to `len`), against the largest cache, and the
 /// walk's fixed counts (`#META`).
 pub fn buffer(
+    out: &mut Out,
     len: usize,
     asked: u64,
     why: &str,
@@ -73,15 +75,15 @@ pub fn buffer(
     };
     let text = format!("{} ({why}{rounded}){against}", bytes(len as u64));
     println!("{}", field("buffer", &text));
-    meta(::stride::schema::META_BUFFER_BYTES, len);
-    meta("buffer_size", bytes(len as u64));
-    meta("buffer_choice", why);
-    meta(::stride::schema::META_ACCESSES, accesses);
-    meta("rounds", rounds);
+    out.meta(::stride::schema::META_BUFFER_BYTES, len);
+    out.meta("buffer_size", bytes(len as u64));
+    out.meta("buffer_choice", why);
+    out.meta(::stride::schema::META_ACCESSES, accesses);
+    out.meta("rounds", rounds);
 }
 
 /// The buffer's huge-page backing, as found (nothing was requested).
-pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
+pub fn backing(out: &mut Out, pct: Option<f64>, thp_mode: Option<&str>) {
     match pct {
         Some(p) => println!(
             "  pages          : {p:.0}% on huge pages (verified in /proc/self/smaps; none asked for, THP {})",
@@ -89,13 +91,13 @@ pub fn backing(pct: Option<f64>, thp_mode: Option<&str>) {
         ),
         None => println!("  pages          : backing unknown (/proc/self/smaps unreadable)"),
     }
-    meta("huge_backing_pct", backing_meta(pct));
+    out.meta("huge_backing_pct", backing_meta(pct));
 }
 
 /// The passes over the strides and how each point is timed (`want`: the rounds asked).
-pub fn passes(orders: &[Order], want: &measure::segments::Want) {
+pub fn passes(out: &mut Out, orders: &[Order], want: &measure::segments::Want) {
     let names: Vec<&str> = orders.iter().map(|o| o.name()).collect();
-    meta("passes", names.join(","));
+    out.meta("passes", names.join(","));
     say(
         &format!(
             "{} passes over the strides ({}), {} rounds per walk and stride after a discarded \
@@ -246,7 +248,7 @@ pub fn print_visit_table(rows: &[Row], line: Option<u64>, facts: &MachineFacts) 
     );
 }
 
-pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
+pub fn stride_blocks(out: &mut Out, rows: &[Row], line: Option<u64>, cc: &CoreClock) {
     let mut b = Block::new(
         ::stride::schema::stride::BLOCK,
         ::stride::schema::stride::COLUMNS,
@@ -280,7 +282,7 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
             r.tally.disturbed.into(),
         ]);
     }
-    b.print();
+    out.block(&b);
     let mut p = Block::new(
         ::stride::schema::stride_passes::BLOCK,
         ::stride::schema::stride_passes::COLUMNS,
@@ -297,7 +299,7 @@ pub fn stride_blocks(rows: &[Row], line: Option<u64>, cc: &CoreClock) {
             ]);
         }
     }
-    p.print();
+    out.block(&p);
 }
 
 /// Section 3's result: every stride's row, the walks' fixed counts, and the rounds behind
@@ -341,13 +343,13 @@ pub struct Reading {
 
 impl Reading {
     /// Prints the sentences under "how to read this run" and records the verdicts.
-    pub fn render(&self) {
+    pub fn render(&self, out: &mut Out) {
         println!("\n  how to read this run:");
         for s in &self.sentences {
-            conclude(s);
+            out.conclude(s);
         }
         for (k, v) in &self.meta {
-            meta(k, v);
+            out.meta(k, v);
         }
     }
 }

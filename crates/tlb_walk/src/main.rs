@@ -26,10 +26,11 @@ mod walk;
 use ::tlb_walk::schema::key;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::disturb::{Probe, Tally, Window};
-use measure::fmt::{WIDTH, bytes as human_bytes, conclude, field, say, wrap_to};
+use measure::fmt::{WIDTH, bytes as human_bytes, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
+use measure::out::Out;
 use measure::ring;
 use measure::rounds;
 use measure::run::Experiment;
@@ -84,9 +85,10 @@ fn main() {
         }
     );
     println!("{}", field("page and line", &text));
-    meta(::tlb_walk::schema::META_PAGE_BYTES, page);
-    meta("line_bytes", line);
-    meta(::tlb_walk::schema::META_LINES_PER_PAGE, lines_per_page);
+    exp.out.meta(::tlb_walk::schema::META_PAGE_BYTES, page);
+    exp.out.meta("line_bytes", line);
+    exp.out
+        .meta(::tlb_walk::schema::META_LINES_PER_PAGE, lines_per_page);
     let cc = exp.core_clock();
 
     // == 1. How many pages before translation becomes the bottleneck.
@@ -110,18 +112,18 @@ fn main() {
     } else {
         Plan::full(2.5e5, 50_000_000)
     };
-    plan.meta();
+    exp.out.metas(plan.meta());
     let rows = match counts.last() {
-        Some(&most) => page_scan(&counts, most, page, g, &plan, core),
+        Some(&most) => page_scan(&mut exp.out, &counts, most, page, g, &plan, core),
         None => Vec::new(),
     };
     if !rows.is_empty() {
-        report::pages(&rows, page, lines_per_page, &cc);
+        report::pages(&mut exp.out, &rows, page, lines_per_page, &cc);
         let tally = rows_tally(&rows);
         println!("\n  how to read this run:");
         report::pages_sentences(&rows, &tlb_reach(&exp.facts, page), &tally)
             .iter()
-            .for_each(|s| conclude(s));
+            .for_each(|s| exp.out.conclude(s));
         report::pages_record(&rows, &mut exp);
         exp.disturbance(::tlb_walk::schema::pages::BLOCK, &tally);
     }
@@ -154,6 +156,7 @@ fn main() {
 /// Section 1: the page counts in two passes, both layouts interleaved in every round, on two
 /// regions of `most` pages asked for 4 KiB pages (the backing verified).
 fn page_scan(
+    out: &mut Out,
     counts: &[usize],
     most: usize,
     page: usize,
@@ -196,7 +199,7 @@ fn page_scan(
             region_line(&first, &" ".repeat(19), "MADV_NOHUGEPAGE ", p)
         );
     }
-    meta(
+    out.meta(
         "scan_backing_pct",
         format!("{} {}", backing_meta(a.backing), backing_meta(b.backing)),
     );
@@ -275,7 +278,8 @@ fn huge_pages(
     core: Option<usize>,
 ) {
     let bytes = pages * page;
-    meta(::tlb_walk::schema::META_HUGE_WALK_PAGES, pages);
+    exp.out
+        .meta(::tlb_walk::schema::META_HUGE_WALK_PAGES, pages);
     let mode = match exp.facts.thp_mode.as_deref() {
         None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
                  the comparison below can only show that"
@@ -313,7 +317,7 @@ fn huge_pages(
         Ok(p) => p,
         Err(e) => {
             say(&format!("skipped: {e}"), "  ");
-            meta("huge_verdict", "skipped");
+            exp.out.meta("huge_verdict", "skipped");
             return;
         }
     };
@@ -354,14 +358,14 @@ fn huge_pages(
         backing_meta(nb_after),
         backing_meta(hb_after)
     );
-    meta("huge_backing_pct", backing_meta(hp));
-    meta("nohuge_backing_pct", backing_meta(np));
-    report::huge(&walks, hp, np, cc);
+    exp.out.meta("huge_backing_pct", backing_meta(hp));
+    exp.out.meta("nohuge_backing_pct", backing_meta(np));
+    report::huge(&mut exp.out, &walks, hp, np, cc);
     let tally = rounds::tally(walks.iter().flat_map(|w| [&w.normal, &w.huge])).with_load(load);
     println!("\n  how to read this run:");
     report::huge_sentences(&walks, hp, np, &tally)
         .iter()
-        .for_each(|s| conclude(s));
+        .for_each(|s| exp.out.conclude(s));
     report::huge_record(&walks, hp, np, exp);
     exp.disturbance(::tlb_walk::schema::huge_pages::BLOCK, &tally);
 }
@@ -429,7 +433,7 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
     println!("\n  how to read this run:");
     report::touch_sentences(factor, &tally)
         .iter()
-        .for_each(|s| conclude(s));
+        .for_each(|s| exp.out.conclude(s));
     let mut b = Block::new(
         ::tlb_walk::schema::first_touch::BLOCK,
         ::tlb_walk::schema::first_touch::COLUMNS,
@@ -444,8 +448,9 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
             t.tally().disturbed.into(),
         ]);
     }
-    b.print();
-    meta("first_touch_backing_pct", backing_meta(backing));
+    exp.out.block(&b);
+    exp.out
+        .meta("first_touch_backing_pct", backing_meta(backing));
     exp.disturbance(::tlb_walk::schema::first_touch::BLOCK, &tally);
     exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
     exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");

@@ -5,9 +5,10 @@ use crate::walk::{self, Layout};
 use crate::{HONOURED_PCT, REFUSED_PCT, WIN_RATIO};
 use ::tlb_walk::schema::key;
 use measure::clock::CoreClock;
-use measure::data::{Block, meta};
+use measure::data::Block;
 use measure::disturb::Tally;
 use measure::fmt::bytes as human_bytes;
+use measure::out::Out;
 use measure::rounds::{self, Timed};
 use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
@@ -59,7 +60,7 @@ fn cycles(cc: &CoreClock, ns: f64) -> String {
 }
 
 /// Section 1's table and its `pages` block.
-pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock) {
+pub fn pages(out: &mut Out, rows: &[Row], page: usize, lpp: usize, cc: &CoreClock) {
     println!(
         "\n  {:>6}  {:>9}  {:>23}  {:>23}  {:>9}  passes",
         "pages",
@@ -118,7 +119,7 @@ pub fn pages(rows: &[Row], page: usize, lpp: usize, cc: &CoreClock) {
         rows[0].pages,
         DEFAULT_TOLERANCE * 100.0
     );
-    block.print();
+    out.block(&block);
 }
 
 /// Where the two layouts part most, read from the counts whose passes agreed (every count
@@ -307,7 +308,7 @@ pub fn pages_record(rows: &[Row], exp: &mut Experiment) {
         return;
     };
     let p = parting(rows);
-    meta("layouts_part_most_at_pages", p.pages);
+    exp.out.meta("layouts_part_most_at_pages", p.pages);
     exp.key_figure(key::FIRST_PAGES_LINE_NS, first.line.median, "ns");
     exp.key_figure("most_pages_line_ns", last.line.median, "ns");
     exp.key_figure(key::FIRST_PAGES_OFFSET0_NS, first.offset0.median, "ns");
@@ -350,7 +351,7 @@ impl HugeWalk {
 
 /// Section 2's table and its `huge_pages` block; `hp` and `np` are the worst verified
 /// backings of the huge-page and the 4 KiB-page region.
-pub fn huge(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, cc: &CoreClock) {
+pub fn huge(out: &mut Out, walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, cc: &CoreClock) {
     println!(
         "\n  {:<26} {:>16} {:>16} {:>9}",
         "layout", "4 KiB pages ns", "huge pages ns", "ratio"
@@ -388,7 +389,7 @@ pub fn huge(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, cc: &CoreClock
             ]);
         }
     }
-    block.print();
+    out.block(&block);
 }
 
 /// What a verdict says, in words.
@@ -454,7 +455,7 @@ pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &m
     );
     for w in walks {
         let v = w.verdict(hp, np);
-        meta(
+        exp.out.meta(
             &format!("verdict_huge_{}", w.layout.name()),
             verdict_text(v),
         );
@@ -462,7 +463,7 @@ pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &m
         verdicts.row(vec![w.layout.name().into(), v.word().into(), ratio.into()]);
         exp.key_figure(&format!("huge_ratio_{}", w.layout.name()), ratio, "x");
     }
-    verdicts.print();
+    exp.out.block(&verdicts);
 }
 
 /// Section 3's closing sentence, from the first-touch factor, marked by its rounds. Pure.

@@ -13,7 +13,7 @@
 //! 3. [`Report::print`]: everything as `#META` lines and one `#DATA` block, which the
 //!    checker parses and judges (`xtask/src/lab/judge.rs`). The binary itself gives no verdict.
 
-use measure::data::{Block, Value, meta};
+use measure::data::{Block, Value, meta_line};
 use measure::disturb::{Evidence, Probe, Tally, Window};
 use measure::ring::{self, Rng};
 use measure::rounds::{Step, Want};
@@ -362,8 +362,13 @@ impl Report {
                 Value::from(if r.disturbed { "yes" } else { "no" }),
             ]);
         }
-        b.print();
+        print!("{}", b.render());
     }
+}
+
+/// Prints one `#META` line: a lab binary has no experiment's data part to hold it back.
+fn meta(key: &str, value: impl std::fmt::Display) {
+    println!("{}", meta_line(key, value));
 }
 
 /// The usual run of a speedup lab: the correctness check on small seeded inputs and on

@@ -193,8 +193,11 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
         "{text}"
     );
     let n = measure::testing::report_lines(&text);
-    // 120 for the appendix's sections, and 8 for the prefetchers' reading beyond it.
-    assert!(n <= 128, "{n} report lines");
+    // 120 for the appendix's sections, and 8 for the prefetchers' reading beyond it; on a busy
+    // machine the "provisional:" and "contention:" sentences add a line or two per reading.
+    let marked = text.contains("provisional:") || text.contains("contention:");
+    let most = if marked { 144 } else { 128 };
+    assert!(n <= most, "{n} report lines (marked: {marked})");
 }
 
 #[test]

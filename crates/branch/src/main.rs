@@ -26,7 +26,8 @@
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! The three kernels are right under this comment; `bench.rs` builds the arrays and times
-//! them interleaved, `report.rs` prints the tables, and `shape.rs` (the library half, shared
+//! them interleaved, `verdict.rs` reads each section's result (pure functions),
+//! `report.rs` prints the tables, and `shape.rs` (the library half, shared
 //! with the tests) reads the compiled loops back.
 
 mod bench;

@@ -16,9 +16,9 @@
 //! verdict derived from what was verified and what was timed; cycles beside nanoseconds.
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom
-//! (its sections 1 to 3). `walk.rs` places the slots and times the rings, `report.rs` prints
-//! the tables and derives the huge-page verdict's words; the chase kernels themselves are
-//! `measure::chase`, shared with cache_ladder.
+//! (its sections 1 to 3). `walk.rs` places the slots and times the rings, `verdict.rs` holds
+//! each section's result and reads it (pure functions), `report.rs` prints the tables and the
+//! readings; the chase kernels themselves are `measure::chase`, shared with cache_ladder.
 
 mod report;
 mod verdict;

@@ -205,14 +205,8 @@ fn page_scan(
         "scan_backing_pct",
         format!("{} {}", backing_meta(a.backing), backing_meta(b.backing)),
     );
-    if [a.backing, b.backing]
-        .iter()
-        .any(|p| p.is_some_and(|p| p > REFUSED_PCT))
-    {
-        say(
-            "! part of these regions is on huge pages after all: fewer translations than pages",
-            "  ",
-        );
+    if let Some(warning) = verdict::scan_backing([a.backing, b.backing]) {
+        say(&warning, "  ");
     }
     let mut probe = Probe::new();
     let window = Window::open(core);

@@ -4,9 +4,9 @@
 //! disturbed rounds, it begins "provisional:"; section 1's largest walks read the last cache
 //! level, a shared one, so contention from other cores is named there.
 
-use crate::WIN_RATIO;
 use crate::report::{HugeWalk, Row};
 use crate::walk;
+use crate::{REFUSED_PCT, WIN_RATIO};
 use measure::disturb::Tally;
 use measure::fmt::bytes as human_bytes;
 use measure::scan::DEFAULT_TOLERANCE;
@@ -157,6 +157,19 @@ pub fn reach_sentence(rows: &[Row], reach: &[Reach]) -> Option<String> {
     );
     // Marked on its own when the two counts of the steepest step had no clean round.
     Some(show::marked(&a.tally.merge(&b.tally), false, vec![text]).remove(0))
+}
+
+/// Section 1's warning when the regions asked for 4 KiB pages are partly on huge pages after
+/// all (more than [`REFUSED_PCT`] of either, as verified): then a page count overstates the
+/// translations. `None` when the backing is as asked or unknown. Pure.
+pub fn scan_backing(backing: [Option<f64>; 2]) -> Option<String> {
+    backing
+        .iter()
+        .any(|p| p.is_some_and(|p| p > REFUSED_PCT))
+        .then(|| {
+            "! part of these regions is on huge pages after all: fewer translations than pages"
+                .to_string()
+        })
 }
 
 /// Section 1's closing sentences, from its rows, the TLB reaches and the rounds behind them.
@@ -598,6 +611,17 @@ mod tests {
         assert!(
             !h.iter().chain(&t).any(|x| x.contains("contention")),
             "{h:?} {t:?}"
+        );
+    }
+
+    #[test]
+    fn a_scan_partly_on_huge_pages_is_said_to_be() {
+        assert_eq!(scan_backing([Some(0.0), Some(0.0)]), None);
+        assert_eq!(scan_backing([None, None]), None);
+        let w = scan_backing([Some(0.0), Some(50.0)]).unwrap();
+        assert!(
+            w.starts_with("! part of these regions is on huge pages"),
+            "{w}"
         );
     }
 }

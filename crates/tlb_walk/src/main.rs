@@ -16,11 +16,12 @@
 //! verdict derived from what was verified and what was timed; cycles beside nanoseconds.
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom
-//! (its sections 1 to 3). `walk.rs` places the slots and times the rings, `report.rs` prints
-//! the tables and derives the huge-page verdict's words; the chase kernels themselves are
-//! `measure::chase`, shared with cache_ladder.
+//! (its sections 1 to 3). `walk.rs` places the slots and times the rings, `verdict.rs` holds
+//! each section's result and reads it (pure functions), `report.rs` prints the tables and the
+//! readings; the chase kernels themselves are `measure::chase`, shared with cache_ladder.
 
 mod report;
+mod verdict;
 mod walk;
 
 use ::tlb_walk::schema::key;
@@ -118,14 +119,15 @@ fn main() {
         None => Vec::new(),
     };
     if !rows.is_empty() {
-        report::pages(&mut exp.out, &rows, page, lines_per_page, &cc);
-        let tally = rows_tally(&rows);
-        println!("\n  how to read this run:");
-        report::pages_sentences(&rows, &tlb_reach(&exp.facts, page), &tally)
-            .iter()
-            .for_each(|s| exp.out.conclude(s));
-        report::pages_record(&rows, &mut exp);
-        exp.disturbance(::tlb_walk::schema::pages::BLOCK, &tally);
+        let scan = verdict::PageScan {
+            tally: rows_tally(&rows),
+            reach: tlb_reach(&exp.facts, page),
+            rows,
+        };
+        report::pages(&mut exp.out, &scan.rows, page, lines_per_page, &cc);
+        report::read_out(&mut exp.out, &verdict::pages(&scan));
+        report::pages_record(&scan.rows, &mut exp);
+        exp.disturbance(::tlb_walk::schema::pages::BLOCK, &scan.tally);
     }
 
     // == 2. Huge pages: the same walk on a region backed by 2 MiB pages, verified.
@@ -203,14 +205,8 @@ fn page_scan(
         "scan_backing_pct",
         format!("{} {}", backing_meta(a.backing), backing_meta(b.backing)),
     );
-    if [a.backing, b.backing]
-        .iter()
-        .any(|p| p.is_some_and(|p| p > REFUSED_PCT))
-    {
-        say(
-            "! part of these regions is on huge pages after all: fewer translations than pages",
-            "  ",
-        );
+    if let Some(warning) = verdict::scan_backing([a.backing, b.backing]) {
+        say(&warning, "  ");
     }
     let mut probe = Probe::new();
     let window = Window::open(core);
@@ -251,13 +247,13 @@ fn page_scan(
 
 /// The data TLBs' reach in 4 KiB pages (one entry maps one page), L1 then L2, where CPUID
 /// gave their entries and the pages are 4 KiB; none otherwise.
-fn tlb_reach(facts: &measure::facts::MachineFacts, page: usize) -> Vec<report::Reach> {
+fn tlb_reach(facts: &measure::facts::MachineFacts, page: usize) -> Vec<verdict::Reach> {
     if page != 4096 {
         return Vec::new();
     }
     [("L1", &facts.dtlb.l1_4k), ("L2", &facts.dtlb.l2_4k)]
         .into_iter()
-        .filter_map(|(name, f)| f.value.map(|pages| report::Reach { name, pages }))
+        .filter_map(|(name, f)| f.value.map(|pages| verdict::Reach { name, pages }))
         .collect()
 }
 
@@ -267,7 +263,7 @@ fn rows_tally(rows: &[Row]) -> Tally {
 }
 
 /// Section 2: the same ring on a region asked for huge pages and one asked against them,
-/// both verified, rounds interleaved, for both layouts.
+/// both verified, rounds interleaved, for both layouts; then its table and its reading.
 fn huge_pages(
     exp: &mut Experiment,
     pages: usize,
@@ -277,10 +273,43 @@ fn huge_pages(
     cc: &CoreClock,
     core: Option<usize>,
 ) {
-    let bytes = pages * page;
     exp.out
         .meta(::tlb_walk::schema::META_HUGE_WALK_PAGES, pages);
-    let mode = match exp.facts.thp_mode.as_deref() {
+    println!(
+        "{}",
+        wrap_to(
+            &thp_mode(exp.facts.thp_mode.as_deref()),
+            "  transparent huge pages : ",
+            "    ",
+            WIDTH
+        )
+    );
+    say(
+        &format!(
+            "the same ring over {pages} pages ({}) in two regions aligned to 2 MiB, one advised \
+             MADV_NOHUGEPAGE and one MADV_HUGEPAGE, touched beforehand; rounds alternate between \
+             them.",
+            human_bytes((pages * page) as u64)
+        ),
+        "  ",
+    );
+    let h = match huge_walks(&mut exp.out, pages, page, g, plan, core) {
+        Ok(h) => h,
+        Err(e) => {
+            say(&format!("skipped: {e}"), "  ");
+            exp.out.meta("huge_verdict", "skipped");
+            return;
+        }
+    };
+    report::huge(&mut exp.out, &h.walks, h.hp, h.np, cc);
+    report::read_out(&mut exp.out, &verdict::huge(&h));
+    report::huge_record(&h.walks, h.hp, h.np, exp);
+    exp.disturbance(::tlb_walk::schema::huge_pages::BLOCK, &h.tally);
+}
+
+/// The kernel's transparent-huge-page mode (sysfs) and what it means for the requests.
+fn thp_mode(mode: Option<&str>) -> String {
+    match mode {
         None => "not offered by this kernel (no sysfs switch): the request cannot be taken, and \
                  the comparison below can only show that"
             .to_string(),
@@ -293,34 +322,24 @@ fn huge_pages(
                 _ => "",
             }
         ),
-    };
-    println!(
-        "{}",
-        wrap_to(&mode, "  transparent huge pages : ", "    ", WIDTH)
-    );
-    say(
-        &format!(
-            "the same ring over {pages} pages ({}) in two regions aligned to 2 MiB, one advised \
-             MADV_NOHUGEPAGE and one MADV_HUGEPAGE, touched beforehand; rounds alternate between \
-             them.",
-            human_bytes(bytes as u64)
-        ),
-        "  ",
-    );
-    let prepared = mem::guard(2 * bytes as u64).and_then(|()| {
-        Ok((
-            mem::prepare(bytes, HugeAdvice::NoHuge, page)?,
-            mem::prepare(bytes, HugeAdvice::Huge, page)?,
-        ))
-    });
-    let (mut normal, mut huge) = match prepared {
-        Ok(p) => p,
-        Err(e) => {
-            say(&format!("skipped: {e}"), "  ");
-            exp.out.meta("huge_verdict", "skipped");
-            return;
-        }
-    };
+    }
+}
+
+/// Section 2's measurement: both regions prepared (their backing printed), both layouts
+/// walked with the rounds interleaved, and the backing read again afterwards (recorded, and
+/// kept at its worst for the verdict); an error when the regions cannot be had.
+fn huge_walks(
+    out: &mut Out,
+    pages: usize,
+    page: usize,
+    g: Geometry,
+    plan: &Plan,
+    core: Option<usize>,
+) -> Result<verdict::Huge, String> {
+    let bytes = pages * page;
+    mem::guard(2 * bytes as u64)?;
+    let mut normal = mem::prepare(bytes, HugeAdvice::NoHuge, page)?;
+    let mut huge = mem::prepare(bytes, HugeAdvice::Huge, page)?;
     for (name, p) in [("MADV_NOHUGEPAGE", &normal), ("MADV_HUGEPAGE", &huge)] {
         let first = format!("  {name:<16}: ");
         println!("{}", region_line(&first, &" ".repeat(20), "", p));
@@ -358,27 +377,39 @@ fn huge_pages(
         backing_meta(nb_after),
         backing_meta(hb_after)
     );
-    exp.out.meta("huge_backing_pct", backing_meta(hp));
-    exp.out.meta("nohuge_backing_pct", backing_meta(np));
-    report::huge(&mut exp.out, &walks, hp, np, cc);
+    out.meta("huge_backing_pct", backing_meta(hp));
+    out.meta("nohuge_backing_pct", backing_meta(np));
     let tally = rounds::tally(walks.iter().flat_map(|w| [&w.normal, &w.huge])).with_load(load);
-    println!("\n  how to read this run:");
-    report::huge_sentences(&walks, hp, np, &tally)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
-    report::huge_record(&walks, hp, np, exp);
-    exp.disturbance(::tlb_walk::schema::huge_pages::BLOCK, &tally);
+    Ok(verdict::Huge {
+        walks,
+        hp,
+        np,
+        tally,
+    })
 }
 
-/// Section 3: a fresh region touched once per page, then again; a fresh region per round.
-/// A round cannot be cut short (its first touch of the whole region is the quantity) and
-/// lasts tens of milliseconds, so it is timed in segments of a few hundred pages
-/// ([`measure::segments`]), each judged by its evidence.
+/// Section 3: the first touch of a page against a second one, measured, then its table, its
+/// reading and its records.
 fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp: &mut Experiment) {
-    if let Err(e) = mem::guard(bytes as u64) {
-        say(&format!("skipped: {e}"), "  ");
-        return;
+    match touch_measure(bytes, page, clean, core) {
+        Err(e) => say(&format!("skipped: {e}"), "  "),
+        Ok(None) => {}
+        Ok(Some(t)) => touch_show(exp, &t),
     }
+}
+
+/// Section 3's measurement: a fresh region touched once per page, then again; a fresh region
+/// per round. A round cannot be cut short (its first touch of the whole region is the
+/// quantity) and lasts tens of milliseconds, so it is timed in segments of a few hundred
+/// pages ([`measure::segments`]), each judged by its evidence. `None` when no segment was
+/// clean.
+fn touch_measure(
+    bytes: usize,
+    page: usize,
+    clean: usize,
+    core: Option<usize>,
+) -> Result<Option<verdict::Touch>, String> {
+    mem::guard(bytes as u64)?;
     let pages = bytes / page;
     let (mut region, mut backing, mut failed) = (None::<Region>, None, None);
     let parts = touch_parts(page, pages);
@@ -406,19 +437,32 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
     });
     let load = window.close();
     if let Some(e) = failed {
-        say(&format!("skipped: {e}"), "  ");
-        return;
+        return Err(e);
     }
     let (first, again) = (&t[0], &t[1]);
-    let tally = first.tally().merge(&again.tally()).with_load(load);
     let (Some(f), Some(a)) = (first.summary(pages as f64), again.summary(pages as f64)) else {
-        return;
+        return Ok(None);
     };
+    Ok(Some(verdict::Touch {
+        bytes,
+        fresh: first.ns.len(),
+        backing,
+        first: f,
+        again: a,
+        first_tally: first.tally(),
+        again_tally: again.tally(),
+        tally: first.tally().merge(&again.tally()).with_load(load),
+    }))
+}
+
+/// Section 3's table, reading, `first_touch` block and key figures.
+fn touch_show(exp: &mut Experiment, t: &verdict::Touch) {
+    let (f, a) = (&t.first, &t.again);
     println!(
         "  {} touched one byte per page, {} fresh regions ({}% on huge pages, verified in smaps):",
-        human_bytes(bytes as u64),
-        first.ns.len(),
-        backing_meta(backing)
+        human_bytes(t.bytes as u64),
+        t.fresh,
+        backing_meta(t.backing)
     );
     println!(
         "  touching a page the first time  : {:>8.1} ns  ({:.1} .. {:.1})",
@@ -428,33 +472,29 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
         "  touching an already-mapped page : {:>8.1} ns  ({:.1} .. {:.1})",
         a.median, a.min, a.max
     );
-    let factor = f.median / a.median;
-    println!("  factor                          : {factor:.0}x");
-    println!("\n  how to read this run:");
-    report::touch_sentences(factor, &tally)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    println!("  factor                          : {:.0}x", t.factor());
+    report::read_out(&mut exp.out, &verdict::touch(t));
     let mut b = Block::new(
         ::tlb_walk::schema::first_touch::BLOCK,
         ::tlb_walk::schema::first_touch::COLUMNS,
     );
-    for (name, s, t) in [("first", f, first), ("again", a, again)] {
+    for (name, s, tally) in [("first", f, &t.first_tally), ("again", a, &t.again_tally)] {
         b.row(vec![
             name.into(),
             s.median.into(),
             s.min.into(),
             s.max.into(),
-            t.tally().rounds.into(),
-            t.tally().disturbed.into(),
+            tally.rounds.into(),
+            tally.disturbed.into(),
         ]);
     }
     exp.out.block(&b);
     exp.out
-        .meta("first_touch_backing_pct", backing_meta(backing));
-    exp.disturbance(::tlb_walk::schema::first_touch::BLOCK, &tally);
+        .meta("first_touch_backing_pct", backing_meta(t.backing));
+    exp.disturbance(::tlb_walk::schema::first_touch::BLOCK, &t.tally);
     exp.key_figure(key::FIRST_TOUCH_NS, f.median, "ns");
     exp.key_figure(key::TOUCH_AGAIN_NS, a.median, "ns");
-    exp.key_figure(key::FIRST_TOUCH_FACTOR, factor, "x");
+    exp.key_figure(key::FIRST_TOUCH_FACTOR, t.factor(), "x");
 }
 
 /// A fresh region of `bytes` asked for 4 KiB pages, so that every page is its own fault as in

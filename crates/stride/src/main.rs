@@ -18,14 +18,15 @@
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `walk.rs` holds the two stride walks and what each visits, `layout.rs` the two layouts,
-//! `timing.rs` how they are timed; `report.rs` and `layout_report.rs` print sections 1-3
-//! and 4.
+//! `timing.rs` how they are timed; `verdict.rs` reads each section's result into sentences
+//! (pure functions, unit-tested); `report.rs` and `layout_report.rs` print sections 1-3 and 4.
 
 mod layout;
 mod layout_report;
 mod prefetch;
 mod report;
 mod timing;
+mod verdict;
 mod walk;
 
 use ::stride::schema::key;
@@ -173,7 +174,7 @@ fn main() {
     report::print_cost_table(&walks.rows, line, &cc, probe.min_step_ns);
     report::print_visit_table(&walks.rows, line, &exp.facts);
     report::stride_blocks(&mut exp.out, &walks.rows, line, &cc);
-    report::stride_reading(&walks, &exp.facts).render(&mut exp.out);
+    verdict::walks_verdict(&walks, &exp.facts).render(&mut exp.out);
     exp.disturbance(::stride::schema::stride::BLOCK, &walks.tally);
     stride_key_figures(&mut exp, &walks.rows, line);
     prefetch_part(&mut exp, &walks, page);
@@ -242,7 +243,7 @@ fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
                 p.line,
                 prefetch::WIDE
             );
-            for s in prefetch::reading(&p) {
+            for s in verdict::prefetch_verdict(&p) {
                 exp.out.conclude(&s);
             }
             exp.out.block(&p.block());
@@ -270,7 +271,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     t.tally = t.tally.with_load(window.close());
     layout_report::table(&mut exp.out, &t, line);
     println!("\n  how to read this run:");
-    for s in layout_report::reading(&t, line) {
+    for s in verdict::layout_verdict(&t, line) {
         exp.out.conclude(&s);
     }
     exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);

@@ -20,13 +20,14 @@
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `ladder.rs` measures one working set (the regions, the rings, the interleaved rounds),
 //! `report.rs` prints the two tables and the boundaries, `knees.rs` reads the boundaries off
-//! the curve, `mlp.rs` measures and reads the parallel chains.
+//! the curve, `mlp.rs` measures the parallel chains, and `verdict.rs` turns each section's
+//! result into its closing sentences (pure functions, unit-tested).
 
 mod knees;
 mod ladder;
 mod mlp;
-mod read;
 mod report;
+mod verdict;
 
 use ::cache_ladder::schema::key;
 use ladder::Memory;
@@ -141,8 +142,8 @@ fn main() {
     }
     exp.out.block(&kb);
     println!("\n  how to read this run:");
-    let curve = read::curve_tally(&rows, &tally);
-    read::boundaries(&readings, &reported, mem.max, &curve)
+    let curve = verdict::curve_tally(&rows, &tally);
+    verdict::boundaries_verdict(&readings, &reported, mem.max, &curve)
         .iter()
         .for_each(|s| exp.out.conclude(s));
     exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
@@ -216,7 +217,9 @@ fn mlp_section(
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
     println!("\n  how to read this run:");
-    mlp::reading(&m).iter().for_each(|s| exp.out.conclude(s));
+    verdict::mlp_verdict(&m)
+        .iter()
+        .for_each(|s| exp.out.conclude(s));
     exp.out.block(&m.block());
     exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
@@ -273,19 +276,19 @@ fn ladder_section(
         .with_load(load);
     report::table(&rows, exp, cc);
     report::sweeps(&rows);
-    let huge = mem.huge.as_ref().map(|_| read::HugeCheck {
+    let huge = mem.huge.as_ref().map(|_| verdict::HugeCheck {
         // The backing must have held from before the scan to after it.
         huge_pct: mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b)),
         pointer_pct: mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b)),
     });
-    let ladder = read::Ladder {
+    let ladder = verdict::Ladder {
         rows: &rows,
         huge,
         ghz: cc.ghz,
         tally,
     };
     println!("\n  how to read this run:");
-    read::ladder(&ladder)
+    verdict::ladder_verdict(&ladder)
         .iter()
         .for_each(|s| exp.out.conclude(s));
     record(&ladder, mem, after, cc, load, exp);
@@ -356,7 +359,7 @@ fn largest_working_set(exp: &Experiment, largest: Option<u64>) -> Largest {
 /// clean rounds), each chase's and sweep's rounds in the `disturbance` block, and the backing
 /// after the scan.
 fn record(
-    l: &read::Ladder,
+    l: &verdict::Ladder,
     mem: &Memory,
     after: ladder::Backing,
     cc: &CoreClock,
@@ -367,7 +370,7 @@ fn record(
         return;
     };
     if let (Some(h), Some(check)) = (last.huge, l.huge) {
-        if let Some(v) = read::huge_verdict(last, check) {
+        if let Some(v) = verdict::huge_verdict(last, check) {
             exp.out.meta("verdict_huge", v.trim_end_matches('.'));
         }
         exp.key_figure("largest_huge_ns", h.ns.median, "ns");

@@ -1,10 +1,12 @@
-//! What the run says: the closing sentences of sections 4 and 5 as pure functions of the
-//! section's results (the rows, the verified backings, the boundaries each series showed, and
-//! the rounds behind them), marked through `measure::show::marked` when rounds were disturbed
-//! or other cores competed for the shared levels. Nothing here prints or records.
+//! What the run says: the closing sentences of sections 4, 5 and 6 as pure functions of the
+//! section's results (the rows, the verified backings, the boundaries each series showed, the
+//! parallel chains, and the rounds behind them), marked through `measure::show::marked` when
+//! rounds were disturbed or other cores competed for the shared levels. Nothing here measures,
+//! prints or records; `main.rs` renders.
 
 use crate::TOP_WITHIN;
 use crate::knees::{self, Finding};
+use crate::mlp::{self, Mlp};
 use crate::report::{Boundaries, Kind, Row, Series};
 use measure::disturb::Tally;
 use measure::fmt::bytes;
@@ -56,7 +58,7 @@ pub fn huge_verdict(last: &Row, check: HugeCheck) -> Option<String> {
 
 /// The closing sentences of section 4, each computed from the run's rows. The largest set
 /// reads memory, so the reading is a shared-level one: other cores' work is named.
-pub fn ladder(l: &Ladder) -> Vec<String> {
+pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
     let (Some(first), Some(last)) = (l.rows.first(), l.rows.last()) else {
         return Vec::new();
     };
@@ -198,7 +200,7 @@ fn knee_starts(pairs: &[(u64, u64)]) -> String {
 /// The closing sentences of section 5, computed from what each series showed and marked by
 /// the rounds behind the curve (`tally`): the boundaries are shared-level readings, so other
 /// cores' work is named. Pure: no printing, no recording.
-pub fn boundaries(
+pub fn boundaries_verdict(
     readings: &[(Series, Boundaries)],
     reported: &[(String, u64)],
     max_bytes: u64,
@@ -341,6 +343,48 @@ fn boundary_findings(
     out
 }
 
+/// The reading: per level, what 16 chains (the most) gain over one, and for memory the
+/// bandwidth they imply, to be set beside the bandwidth experiment's figure from the same
+/// run. Marked by [`show::marked`] (L3 and memory are shared).
+pub fn mlp_verdict(m: &Mlp) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &m.levels {
+        let (one, most) = (&l.points[0], &l.points[l.points.len() - 1]);
+        let flight = l.in_flight(most);
+        let verdict = if flight >= most.chains as f64 * 0.8 {
+            "every chain's miss overlapped the others'"
+        } else if flight >= 2.0 {
+            "the core overlaps misses, but fewer than the chains offer: a limit on misses in \
+             flight (fill buffers, the level's queue) is reached"
+        } else {
+            "hardly any overlap: the loads are served one after another"
+        };
+        out.push(format!(
+            "{} ({}): one chain {:.1} ns a load; {} chains {:.1} ns a load, {flight:.1} loads \
+             in flight, {:.1} GB/s implied: {verdict}.",
+            l.name,
+            measure::fmt::bytes(l.bytes as u64),
+            one.step.median,
+            most.chains,
+            most.step.median / most.chains as f64,
+            mlp::implied_gbs(most),
+        ));
+    }
+    if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
+        let most = &mem.points[mem.points.len() - 1];
+        out.push(format!(
+            "latency x parallelism = bandwidth (Little's law): {:.1} loads in flight x 64 bytes / \
+             {:.1} ns = {:.1} GB/s from memory by random loads; set it beside the bandwidth \
+             experiment's one-core memory read from the same run folder (run-all's summary \
+             does): a streaming read, prefetched, should reach at least this.",
+            mem.in_flight(most),
+            mem.points[0].step.median,
+            mem.in_flight(most) * 64.0 / mem.points[0].step.median,
+        ));
+    }
+    show::marked(&m.tally, true, out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,7 +438,7 @@ mod tests {
     }
 
     fn ladder_says(rows: &[Row], t: Tally) -> Vec<String> {
-        ladder(&Ladder {
+        ladder_verdict(&Ladder {
             rows,
             huge: Some(HugeCheck {
                 huge_pct: Some(100.0),
@@ -420,7 +464,7 @@ mod tests {
         };
         let reported = vec![("L2".to_string(), 1 << 20), ("L3".to_string(), 32 << 20)];
         let readings = vec![(Series::Pointer, b(1024)), (Series::Huge, b(1024))];
-        boundaries(&readings, &reported, 128 << 20, &t)
+        boundaries_verdict(&readings, &reported, 128 << 20, &t)
     }
 
     fn all_say(t: Tally) -> Vec<String> {
@@ -556,5 +600,23 @@ mod tests {
             0,
             "the curve had clean rounds"
         );
+    }
+
+    #[test]
+    fn the_chains_read_quietly_give_the_overlap_and_littles_law() {
+        let all = mlp_verdict(&mlp::tests::mlp(0, 0.0)).join(" ");
+        assert!(all.contains("10.0 loads in flight"), "{all}");
+        assert!(all.contains("a limit on misses in flight"), "{all}");
+        assert!(all.contains("Little's law"), "{all}");
+        assert!(!all.contains("provisional") && !all.contains("contention"));
+    }
+
+    #[test]
+    fn disturbed_chains_are_provisional_and_busy_cores_are_contention() {
+        let s = mlp_verdict(&mlp::tests::mlp(7, 0.0));
+        assert!(s[0].starts_with("provisional: 7 of 50 rounds"), "{}", s[0]);
+        let s = mlp_verdict(&mlp::tests::mlp(0, 0.9));
+        assert!(!s[0].starts_with("provisional"), "{s:?}");
+        assert!(s.last().unwrap().starts_with("contention"), "{s:?}");
     }
 }

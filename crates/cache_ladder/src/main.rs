@@ -129,7 +129,8 @@ fn main() {
         if series == Series::Huge && mem.huge.is_none() {
             continue;
         }
-        let r = report::boundaries(&mut exp.out, series, &rows, &reported, TOP_WITHIN, &mut kb);
+        let r = report::Boundaries::of(series, &rows, TOP_WITHIN);
+        report::boundaries(&mut exp.out, series, &r, &reported, TOP_WITHIN, &mut kb);
         if series == Series::Pointer {
             if let Some(k) = r.top_from_kib {
                 exp.key_figure("top_level_from", k, "KiB");

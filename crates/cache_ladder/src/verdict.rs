@@ -175,6 +175,15 @@ pub fn curve_tally(rows: &[Row], section: &Tally) -> Tally {
     }
 }
 
+/// What one knee says beside the nearest reported size (`name, bytes, within a doubling`).
+pub fn knee_verdict(near: Option<(&str, u64, bool)>) -> String {
+    match near {
+        Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
+        Some((n, b, false)) => format!("nearest is {n} {}, over a doubling away", bytes(b)),
+        None => "no reported size to compare with".into(),
+    }
+}
+
 /// The knees of a series as `(from, to)` pairs in KiB.
 fn knee_pairs(found: &[Finding]) -> Vec<(u64, u64)> {
     found
@@ -618,5 +627,21 @@ mod tests {
         let s = mlp_verdict(&mlp::tests::mlp(0, 0.9));
         assert!(!s[0].starts_with("provisional"), "{s:?}");
         assert!(s.last().unwrap().starts_with("contention"), "{s:?}");
+    }
+
+    #[test]
+    fn a_knee_agrees_with_a_reported_size_only_within_a_doubling() {
+        let reported = vec![("L2".to_string(), 1 << 20), ("L3".to_string(), 32 << 20)];
+        let near = |a, b| knee_verdict(knees::nearest_reported(a, b, &reported));
+        assert_eq!(near(1024, 2048), "agrees with L2 1 MiB");
+        assert!(
+            near(4096, 8192).contains("over a doubling away"),
+            "{}",
+            near(4096, 8192)
+        );
+        assert_eq!(
+            knee_verdict(knees::nearest_reported(1024, 2048, &[])),
+            "no reported size to compare with"
+        );
     }
 }

@@ -256,83 +256,11 @@ fn boundary_findings(
         ));
     }
     let pairs = knee_pairs(&first.found);
-    type Sizes<'a> = Vec<&'a (String, u64)>;
-    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
-        pairs.iter().any(|&(a, b)| {
-            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
-        })
-    });
-    let names = |v: &[&(String, u64)]| {
-        v.iter()
-            .map(|(n, b)| format!("{n} {}", bytes(*b)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if !reported.is_empty() {
-        out.push(format!(
-            "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
-            agreed.len(),
-            reported.len(),
-            if agreed.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", names(&agreed))
-            },
-            if missed.is_empty() {
-                String::new()
-            } else {
-                format!("; no knee agrees with {}", names(&missed))
-            }
-        ));
+        out.push(confirmed(&pairs, reported));
     }
     if let Some((_, largest)) = reported.iter().max_by_key(|(_, b)| *b) {
-        let largest = *largest;
-        let top = first.top_from_kib.map(|k| k * 1024);
-        // The level the top was read against: the largest stable size.
-        let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
-        out.push(match top {
-            _ if max_bytes < 2 * largest => format!(
-                "the largest working set ({}) is not twice the largest reported cache ({}): the \
-                 top of this curve is not memory yet (a full run climbs further).",
-                bytes(max_bytes),
-                bytes(largest)
-            ),
-            Some(_) if of < 2 * largest => format!(
-                "the largest stable working set ({}) is not twice the largest reported cache \
-                 ({}): this run cannot say where memory begins.",
-                bytes(of),
-                bytes(largest)
-            ),
-            Some(top) if top >= of => format!(
-                "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
-                 it: this run shows no top level.",
-                bytes(of)
-            ),
-            Some(top) if top * 2 <= largest => format!(
-                "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
-                 cache ({}): this program got less of that cache than reported.",
-                bytes(of),
-                bytes(top),
-                largest as f64 / top as f64,
-                bytes(largest)
-            ),
-            Some(top) if top >= largest * 2 => format!(
-                "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
-                 reported cache ({}): it kept rising past the caches.",
-                bytes(of),
-                bytes(top),
-                top as f64 / largest as f64,
-                bytes(largest)
-            ),
-            Some(top) => format!(
-                "the curve reaches the level of {} from {} on, within a doubling of the largest \
-                 reported cache ({}): the report and the curve agree about where memory begins.",
-                bytes(of),
-                bytes(top),
-                bytes(largest)
-            ),
-            None => "the curve has no top level in this run (too few stable sizes).".into(),
-        });
+        out.push(top_level(first, *largest, max_bytes));
     }
     if let Some((_, huge)) = readings.get(1) {
         let hp = knee_pairs(&huge.found);
@@ -350,6 +278,88 @@ fn boundary_findings(
         });
     }
     out
+}
+
+/// How many of the `reported` sizes a knee of the 4 KiB curve (`pairs`) agrees with, and which.
+fn confirmed(pairs: &[(u64, u64)], reported: &[(String, u64)]) -> String {
+    type Sizes<'a> = Vec<&'a (String, u64)>;
+    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
+        pairs.iter().any(|&(a, b)| {
+            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
+        })
+    });
+    let names = |v: &[&(String, u64)]| {
+        v.iter()
+            .map(|(n, b)| format!("{n} {}", bytes(*b)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
+        agreed.len(),
+        reported.len(),
+        if agreed.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names(&agreed))
+        },
+        if missed.is_empty() {
+            String::new()
+        } else {
+            format!("; no knee agrees with {}", names(&missed))
+        }
+    )
+}
+
+/// Where the 4 KiB curve (`first`) reaches its top level, against the `largest` reported cache
+/// and the largest working set (`max_bytes`).
+fn top_level(first: &Boundaries, largest: u64, max_bytes: u64) -> String {
+    let top = first.top_from_kib.map(|k| k * 1024);
+    // The level the top was read against: the largest stable size.
+    let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
+    match top {
+        _ if max_bytes < 2 * largest => format!(
+            "the largest working set ({}) is not twice the largest reported cache ({}): the \
+             top of this curve is not memory yet (a full run climbs further).",
+            bytes(max_bytes),
+            bytes(largest)
+        ),
+        Some(_) if of < 2 * largest => format!(
+            "the largest stable working set ({}) is not twice the largest reported cache \
+             ({}): this run cannot say where memory begins.",
+            bytes(of),
+            bytes(largest)
+        ),
+        Some(top) if top >= of => format!(
+            "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
+             it: this run shows no top level.",
+            bytes(of)
+        ),
+        Some(top) if top * 2 <= largest => format!(
+            "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
+             cache ({}): this program got less of that cache than reported.",
+            bytes(of),
+            bytes(top),
+            largest as f64 / top as f64,
+            bytes(largest)
+        ),
+        Some(top) if top >= largest * 2 => format!(
+            "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
+             reported cache ({}): it kept rising past the caches.",
+            bytes(of),
+            bytes(top),
+            top as f64 / largest as f64,
+            bytes(largest)
+        ),
+        Some(top) => format!(
+            "the curve reaches the level of {} from {} on, within a doubling of the largest \
+             reported cache ({}): the report and the curve agree about where memory begins.",
+            bytes(of),
+            bytes(top),
+            bytes(largest)
+        ),
+        None => "the curve has no top level in this run (too few stable sizes).".into(),
+    }
 }
 
 /// The reading: per level, what 16 chains (the most) gain over one, and for memory the
@@ -643,5 +653,22 @@ mod tests {
             knee_verdict(knees::nearest_reported(1024, 2048, &[])),
             "no reported size to compare with"
         );
+    }
+
+    #[test]
+    fn the_top_level_is_read_against_the_largest_reported_cache() {
+        let b = |top: u64| Boundaries {
+            top_from_kib: Some(top),
+            top_of_kib: Some(131072),
+            last_knee_kib: None,
+            found: Vec::new(),
+            stable: 16,
+            points: 16,
+        };
+        let l3 = 32 << 20;
+        assert!(top_level(&b(4096), l3, 128 << 20).contains("got less of that cache"));
+        assert!(top_level(&b(32768), l3, 128 << 20).contains("the report and the curve agree"));
+        assert!(top_level(&b(65536), l3, 128 << 20).contains("kept rising past the caches"));
+        assert!(top_level(&b(4096), l3, 32 << 20).contains("not memory yet"));
     }
 }

@@ -142,11 +142,9 @@ fn main() {
         readings.push((series, r));
     }
     exp.out.block(&kb);
-    println!("\n  how to read this run:");
     let curve = verdict::curve_tally(&rows, &tally);
-    verdict::boundaries_verdict(&readings, &reported, mem.max, &curve)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    let say = verdict::boundaries_verdict(&readings, &reported, mem.max, &curve);
+    report::how_to_read(&mut exp.out, &say);
     exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
     let largest_set = mem.max as usize;
     drop(mem);
@@ -217,10 +215,7 @@ fn mlp_section(
         .with_load(window.close());
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
-    println!("\n  how to read this run:");
-    verdict::mlp_verdict(&m)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    report::how_to_read(&mut exp.out, &verdict::mlp_verdict(&m));
     exp.out.block(&m.block());
     exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
@@ -288,10 +283,7 @@ fn ladder_section(
         ghz: cc.ghz,
         tally,
     };
-    println!("\n  how to read this run:");
-    verdict::ladder_verdict(&ladder)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    report::how_to_read(&mut exp.out, &verdict::ladder_verdict(&ladder));
     record(&ladder, mem, after, cc, load, exp);
     (rows, tally)
 }

@@ -20,13 +20,14 @@
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `ladder.rs` measures one working set (the regions, the rings, the interleaved rounds),
 //! `report.rs` prints the two tables and the boundaries, `knees.rs` reads the boundaries off
-//! the curve, `mlp.rs` measures and reads the parallel chains.
+//! the curve, `mlp.rs` measures the parallel chains, and `verdict.rs` turns each section's
+//! result into its closing sentences (pure functions, unit-tested).
 
 mod knees;
 mod ladder;
 mod mlp;
-mod read;
 mod report;
+mod verdict;
 
 use ::cache_ladder::schema::key;
 use ladder::Memory;
@@ -128,7 +129,8 @@ fn main() {
         if series == Series::Huge && mem.huge.is_none() {
             continue;
         }
-        let r = report::boundaries(&mut exp.out, series, &rows, &reported, TOP_WITHIN, &mut kb);
+        let r = report::Boundaries::of(series, &rows, TOP_WITHIN);
+        report::boundaries(&mut exp.out, series, &r, &reported, TOP_WITHIN, &mut kb);
         if series == Series::Pointer {
             if let Some(k) = r.top_from_kib {
                 exp.key_figure("top_level_from", k, "KiB");
@@ -140,11 +142,9 @@ fn main() {
         readings.push((series, r));
     }
     exp.out.block(&kb);
-    println!("\n  how to read this run:");
-    let curve = read::curve_tally(&rows, &tally);
-    read::boundaries(&readings, &reported, mem.max, &curve)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    let curve = verdict::curve_tally(&rows, &tally);
+    let say = verdict::boundaries_verdict(&readings, &reported, mem.max, &curve);
+    report::how_to_read(&mut exp.out, &say);
     exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
     let largest_set = mem.max as usize;
     drop(mem);
@@ -215,8 +215,7 @@ fn mlp_section(
         .with_load(window.close());
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
-    println!("\n  how to read this run:");
-    mlp::reading(&m).iter().for_each(|s| exp.out.conclude(s));
+    report::how_to_read(&mut exp.out, &verdict::mlp_verdict(&m));
     exp.out.block(&m.block());
     exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
@@ -273,21 +272,18 @@ fn ladder_section(
         .with_load(load);
     report::table(&rows, exp, cc);
     report::sweeps(&rows);
-    let huge = mem.huge.as_ref().map(|_| read::HugeCheck {
+    let huge = mem.huge.as_ref().map(|_| verdict::HugeCheck {
         // The backing must have held from before the scan to after it.
         huge_pct: mem.before.huge.zip(after.huge).map(|(a, b)| a.min(b)),
         pointer_pct: mem.before.pointer.zip(after.pointer).map(|(a, b)| a.max(b)),
     });
-    let ladder = read::Ladder {
+    let ladder = verdict::Ladder {
         rows: &rows,
         huge,
         ghz: cc.ghz,
         tally,
     };
-    println!("\n  how to read this run:");
-    read::ladder(&ladder)
-        .iter()
-        .for_each(|s| exp.out.conclude(s));
+    report::how_to_read(&mut exp.out, &verdict::ladder_verdict(&ladder));
     record(&ladder, mem, after, cc, load, exp);
     (rows, tally)
 }
@@ -356,7 +352,7 @@ fn largest_working_set(exp: &Experiment, largest: Option<u64>) -> Largest {
 /// clean rounds), each chase's and sweep's rounds in the `disturbance` block, and the backing
 /// after the scan.
 fn record(
-    l: &read::Ladder,
+    l: &verdict::Ladder,
     mem: &Memory,
     after: ladder::Backing,
     cc: &CoreClock,
@@ -367,7 +363,7 @@ fn record(
         return;
     };
     if let (Some(h), Some(check)) = (last.huge, l.huge) {
-        if let Some(v) = read::huge_verdict(last, check) {
+        if let Some(v) = verdict::huge_verdict(last, check) {
             exp.out.meta("verdict_huge", v.trim_end_matches('.'));
         }
         exp.key_figure("largest_huge_ns", h.ns.median, "ns");

@@ -4,7 +4,8 @@
 //! `par_mem` do. One chain waits for each load before the next; N chains give the core N loads
 //! it can have in flight. From the time per step of N loads: the time per load, the misses in
 //! flight (N chains' loads per ns over one chain's) and the bandwidth the chains imply
-//! (N lines per step). Measuring lives in [`measure_level`]; the reading is a pure function.
+//! (N lines per step). Measuring lives in [`measure_level`]; the reading is
+//! [`crate::verdict::mlp_verdict`], a pure function of [`Mlp`].
 
 use ::cache_ladder::schema::mlp as sc;
 use measure::chase::{PARALLEL, Ring};
@@ -15,7 +16,6 @@ use measure::keep::black_box;
 use measure::mem::Region;
 use measure::ring::{DEFAULT_SEED, sattolo};
 use measure::rounds::{self, Step, Want};
-use measure::show;
 use measure::stats::Summary;
 
 /// The line each slot sits on: one slot per 64 bytes.
@@ -157,50 +157,8 @@ impl Mlp {
     }
 }
 
-/// The reading: per level, what 16 chains (the most) gain over one, and for memory the
-/// bandwidth they imply, to be set beside the bandwidth experiment's figure from the same
-/// run. Marked by [`show::marked`] (L3 and memory are shared).
-pub fn reading(m: &Mlp) -> Vec<String> {
-    let mut out = Vec::new();
-    for l in &m.levels {
-        let (one, most) = (&l.points[0], &l.points[l.points.len() - 1]);
-        let flight = l.in_flight(most);
-        let verdict = if flight >= most.chains as f64 * 0.8 {
-            "every chain's miss overlapped the others'"
-        } else if flight >= 2.0 {
-            "the core overlaps misses, but fewer than the chains offer: a limit on misses in \
-             flight (fill buffers, the level's queue) is reached"
-        } else {
-            "hardly any overlap: the loads are served one after another"
-        };
-        out.push(format!(
-            "{} ({}): one chain {:.1} ns a load; {} chains {:.1} ns a load, {flight:.1} loads \
-             in flight, {:.1} GB/s implied: {verdict}.",
-            l.name,
-            measure::fmt::bytes(l.bytes as u64),
-            one.step.median,
-            most.chains,
-            most.step.median / most.chains as f64,
-            implied_gbs(most),
-        ));
-    }
-    if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
-        let most = &mem.points[mem.points.len() - 1];
-        out.push(format!(
-            "latency x parallelism = bandwidth (Little's law): {:.1} loads in flight x 64 bytes / \
-             {:.1} ns = {:.1} GB/s from memory by random loads; set it beside the bandwidth \
-             experiment's one-core memory read from the same run folder (run-all's summary \
-             does): a streaming read, prefetched, should reach at least this.",
-            mem.in_flight(most),
-            mem.points[0].step.median,
-            mem.in_flight(most) * 64.0 / mem.points[0].step.median,
-        ));
-    }
-    show::marked(&m.tally, true, out)
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use measure::disturb::Load;
 
@@ -228,7 +186,8 @@ mod tests {
         }
     }
 
-    fn mlp(disturbed: usize, elsewhere: f64) -> Mlp {
+    /// L2 and memory over 50 rounds, `disturbed` of them, with `elsewhere` cores busy.
+    pub(crate) fn mlp(disturbed: usize, elsewhere: f64) -> Mlp {
         Mlp {
             levels: vec![level("L2", 3.0, 3.0), level("memory", 100.0, 160.0)],
             tally: Tally {
@@ -254,19 +213,6 @@ mod tests {
         // 16 chains in 160 ns a step against 100 ns for one: 10 loads in flight.
         assert!((mem.in_flight(most) - 10.0).abs() < 1e-9);
         assert!((implied_gbs(most) - 16.0 * 64.0 / 160.0).abs() < 1e-9);
-        let all = reading(&m).join(" ");
-        assert!(all.contains("10.0 loads in flight"), "{all}");
-        assert!(all.contains("a limit on misses in flight"), "{all}");
-        assert!(all.contains("Little's law"), "{all}");
-        assert!(!all.contains("provisional") && !all.contains("contention"));
-    }
-
-    #[test]
-    fn disturbed_rounds_and_busy_cores_are_marked() {
-        let s = reading(&mlp(7, 0.0));
-        assert!(s[0].starts_with("provisional: 7 of 50 rounds"), "{}", s[0]);
-        let s = reading(&mlp(0, 0.9));
-        assert!(s.last().unwrap().starts_with("contention"), "{s:?}");
     }
 
     #[test]

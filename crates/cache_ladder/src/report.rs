@@ -301,47 +301,61 @@ pub struct Boundaries {
     pub points: usize,
 }
 
-/// Prints what the curve of one `series` shows: where it reaches its top level, each knee
-/// beside the nearest `reported` cache size, and the unstable stretches; adds the rows to the
-/// `knees` block `kb` and records the top level as `#META`.
+impl Boundaries {
+    /// What the curve of one `series` shows: where it reaches its top level (within
+    /// `top_within` of the largest stable size), its knees and unstable stretches. Pure.
+    pub fn of(series: Series, rows: &[Row], top_within: f64) -> Boundaries {
+        let pts = points(series, rows);
+        let found = knees::find(&pts);
+        let last_knee_kib = found.iter().rev().find_map(|f| match *f {
+            Finding::Knee { from_kib, .. } => Some(from_kib),
+            Finding::Unstable { .. } => None,
+        });
+        Boundaries {
+            top_from_kib: knees::top_level_from(&pts, top_within),
+            // The level the top is read against: the largest stable size, not the largest
+            // measured.
+            top_of_kib: pts.iter().rev().find(|p| p.stable).map(|p| p.kib),
+            last_knee_kib,
+            found,
+            stable: pts.iter().filter(|p| p.stable).count(),
+            points: pts.len(),
+        }
+    }
+}
+
+/// Prints what the curve of one `series` showed (`b`): where it reaches its top level, each
+/// knee beside the nearest `reported` cache size, and the unstable stretches; adds the rows to
+/// the `knees` block `kb` and records the top level, the knees and the stretches as `#META`.
 pub fn boundaries(
     out: &mut Out,
     series: Series,
-    rows: &[Row],
+    b: &Boundaries,
     reported: &[(String, u64)],
     top_within: f64,
     kb: &mut Block,
-) -> Boundaries {
-    let pts = points(series, rows);
+) {
     println!("  {}:", series.label());
-    let top = knees::top_level_from(&pts, top_within);
-    // The level the top is read against: the largest stable size, not the largest measured.
-    let top_of = pts.iter().rev().find(|p| p.stable).map(|p| p.kib);
-    print_top(top, top_of, top_within);
+    print_top(b.top_from_kib, b.top_of_kib, top_within);
     out.meta(
         &format!("{}_top_level_from_kib", series.name()),
-        top.map_or("unknown".into(), |k| k.to_string()),
+        b.top_from_kib.map_or("unknown".into(), |k| k.to_string()),
     );
-    let found = knees::find(&pts);
-    if found.is_empty() {
+    if b.found.is_empty() {
         println!(
             "    no rise of {:.1}x or more between stable neighbours, and no unstable stretch",
             knees::MIN_RATIO
         );
     }
-    let mut last_knee = None;
     // The knees and unstable stretches in words as well, for the handout's generated summary.
     let (mut knees_text, mut unstable_text) = (Vec::new(), Vec::new());
-    for f in &found {
+    for f in &b.found {
         match *f {
             Finding::Knee {
                 from_kib,
                 to_kib,
                 ratio,
-            } => {
-                knees_text.push(knee(series, (from_kib, to_kib, ratio), reported, kb));
-                last_knee = Some(from_kib);
-            }
+            } => knees_text.push(knee(series, (from_kib, to_kib, ratio), reported, kb)),
             Finding::Unstable {
                 from_kib,
                 to_kib,
@@ -361,14 +375,6 @@ pub fn boundaries(
         &format!("{}_unstable", series.name()),
         or_none(unstable_text),
     );
-    Boundaries {
-        top_from_kib: top,
-        top_of_kib: top_of,
-        last_knee_kib: last_knee,
-        found,
-        stable: pts.iter().filter(|p| p.stable).count(),
-        points: pts.len(),
-    }
 }
 
 /// The points of one series: size, median, whether stable, and the larger of its spreads.
@@ -416,11 +422,7 @@ fn print_top(top: Option<u64>, top_of: Option<u64>, top_within: f64) {
 fn knee(series: Series, k: (u64, u64, f64), reported: &[(String, u64)], kb: &mut Block) -> String {
     let (from_kib, to_kib, ratio) = k;
     let near = knees::nearest_reported(from_kib, to_kib, reported);
-    let verdict = match near {
-        Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
-        Some((n, b, false)) => format!("nearest is {n} {}, over a doubling away", bytes(b)),
-        None => "no reported size to compare with".into(),
-    };
+    let verdict = crate::verdict::knee_verdict(near);
     let span = format!(
         "{ratio:.2}x from {} to {}",
         bytes(from_kib * 1024),
@@ -502,5 +504,14 @@ pub fn mlp_table(m: &crate::mlp::Mlp) {
                 crate::mlp::implied_gbs(p)
             );
         }
+    }
+}
+
+/// Renders a section's reading: the heading "how to read this run:", then each sentence as a
+/// conclusion (noted for the recap).
+pub fn how_to_read(out: &mut Out, sentences: &[String]) {
+    println!("\n  how to read this run:");
+    for s in sentences {
+        out.conclude(s);
     }
 }

@@ -18,18 +18,19 @@
 //!
 //! Where to start reading: `main` below, which follows the appendix's section top to bottom.
 //! `walk.rs` holds the two stride walks and what each visits, `layout.rs` the two layouts,
-//! `timing.rs` how they are timed; `report.rs` and `layout_report.rs` print sections 1-3
-//! and 4.
+//! `timing.rs` how they are timed; `verdict.rs` reads each section's result into sentences
+//! (pure functions, unit-tested); `report.rs` and `layout_report.rs` print sections 1-3 and 4.
 
 mod layout;
 mod layout_report;
 mod prefetch;
 mod report;
 mod timing;
+mod verdict;
 mod walk;
 
 use ::stride::schema::key;
-use measure::clock;
+use measure::clock::{self, CoreClock};
 use measure::disturb::Window;
 use measure::fmt::{bytes, grouped, say};
 use measure::mem::{self, Region};
@@ -77,29 +78,13 @@ fn main() {
     exp.key_sources(::stride::schema::KEY_SOURCES);
     let quick = exp.args.quick;
     // Options first, so bad input is refused before anything is measured.
-    let asked_buffer = exp.args.size_given("--buffer", MIN_BUFFER, MAX_BUFFER);
-    let accesses = exp
-        .args
-        .count("--accesses", DEFAULT_ACCESSES, 1000, MAX_ACCESSES) as usize;
-    let largest = exp.facts.largest_cache();
-    let (asked, why) = buffer_size(asked_buffer, largest);
-    let len = asked.next_power_of_two() as usize;
-    // The plan against memory: the buffer, then (after it is unmapped) the two layouts.
-    if asked_buffer.is_some()
-        && let Err(e) = mem::guard(len as u64 + SLACK)
-    {
-        measure::cli::fail(exp.name, &format!("--buffer {}: {e}", bytes(len as u64)));
-    }
-    if let Err(e) = mem::guard(layout::bytes(ELEMENTS) as u64) {
-        measure::cli::fail(
-            exp.name,
-            &format!(
-                "section 4 sums {} particles, {} in both layouts: {e}",
-                grouped(ELEMENTS as u64),
-                bytes(layout::bytes(ELEMENTS) as u64)
-            ),
-        );
-    }
+    let Options {
+        accesses,
+        largest,
+        asked,
+        why,
+        len,
+    } = options(&exp);
     let pinned = exp.pin_main_thread();
     let core = pinned.filter(|p| p.verified()).map(|p| p.requested);
     let rounds = if quick { 3 } else { 5 };
@@ -170,17 +155,69 @@ fn main() {
     drop(region);
     let walks = report::Walks::of(rows, load, (line, len, accesses));
 
-    report::print_cost_table(&walks.rows, line, &cc, probe.min_step_ns);
-    report::print_visit_table(&walks.rows, line, &exp.facts);
-    report::stride_blocks(&mut exp.out, &walks.rows, line, &cc);
-    report::stride_reading(&walks, &exp.facts).render(&mut exp.out);
-    exp.disturbance(::stride::schema::stride::BLOCK, &walks.tally);
-    stride_key_figures(&mut exp, &walks.rows, line);
+    walks_part(&mut exp, &walks, &cc, probe.min_step_ns);
     prefetch_part(&mut exp, &walks, page);
 
     // == 4. The same data, laid out differently.
     layout_section(&mut exp, line, layout_rounds, core);
     exp.finish();
+}
+
+/// What the options ask for: the accesses per walk, the buffer (`asked` bytes, `why`, rounded
+/// up to `len`) beside the largest reported cache.
+struct Options {
+    accesses: usize,
+    largest: Option<u64>,
+    asked: u64,
+    why: String,
+    len: usize,
+}
+
+/// `--accesses` and `--buffer`, checked against the memory this process may use (exit 2 if
+/// the buffer asked for, or section 4's layouts, do not fit).
+fn options(exp: &Experiment) -> Options {
+    let asked_buffer = exp.args.size_given("--buffer", MIN_BUFFER, MAX_BUFFER);
+    let accesses = exp
+        .args
+        .count("--accesses", DEFAULT_ACCESSES, 1000, MAX_ACCESSES) as usize;
+    let largest = exp.facts.largest_cache();
+    let (asked, why) = buffer_size(asked_buffer, largest);
+    let len = asked.next_power_of_two() as usize;
+    // The plan against memory: the buffer, then (after it is unmapped) the two layouts.
+    if asked_buffer.is_some()
+        && let Err(e) = mem::guard(len as u64 + SLACK)
+    {
+        measure::cli::fail(exp.name, &format!("--buffer {}: {e}", bytes(len as u64)));
+    }
+    if let Err(e) = mem::guard(layout::bytes(ELEMENTS) as u64) {
+        measure::cli::fail(
+            exp.name,
+            &format!(
+                "section 4 sums {} particles, {} in both layouts: {e}",
+                grouped(ELEMENTS as u64),
+                bytes(layout::bytes(ELEMENTS) as u64)
+            ),
+        );
+    }
+    Options {
+        accesses,
+        largest,
+        asked,
+        why,
+        len,
+    }
+}
+
+/// Section 3 rendered: the two tables, the blocks, the reading, the rounds behind it and the
+/// key figures.
+fn walks_part(exp: &mut Experiment, walks: &report::Walks, cc: &CoreClock, clock_step_ns: f64) {
+    let line = walks.line;
+    report::print_cost_table(&walks.rows, line, cc, clock_step_ns);
+    report::print_visit_table(&walks.rows, line, &exp.facts);
+    report::stride_blocks(&mut exp.out, &walks.rows, line, cc);
+    verdict::walks_verdict(walks, &exp.facts).render(&mut exp.out);
+    exp.disturbance(::stride::schema::stride::BLOCK, &walks.tally);
+    stride_key_figures(exp, &walks.rows, line);
 }
 
 /// The passes over the strides: forward and shuffled, and backward too in a full run.
@@ -242,7 +279,7 @@ fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
                 p.line,
                 prefetch::WIDE
             );
-            for s in prefetch::reading(&p) {
+            for s in verdict::prefetch_verdict(&p) {
                 exp.out.conclude(&s);
             }
             exp.out.block(&p.block());
@@ -269,10 +306,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     let mut t = timing::layouts(&aos, &xs, small_n, clean);
     t.tally = t.tally.with_load(window.close());
     layout_report::table(&mut exp.out, &t, line);
-    println!("\n  how to read this run:");
-    for s in layout_report::reading(&t, line) {
-        exp.out.conclude(&s);
-    }
+    report::how_to_read(&mut exp.out, &verdict::layout_verdict(&t, line));
     exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);
     let (a, s) = (
         timing::LayoutTimes::summary(&t.aos),

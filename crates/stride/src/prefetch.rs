@@ -2,14 +2,13 @@
 //! multichase's default stride. Both read one new line per access, with the same loop, from a
 //! buffer much larger than the caches; what differs is only how far apart the lines are, and
 //! so how much of memory's latency the hardware prefetchers can hide by fetching ahead.
-//! Everything here is a pure function of section 3's rows; printing only renders.
+//! The comparison is drawn from section 3's rows; its verdict is
+//! [`crate::verdict::prefetch_verdict`], and printing only renders.
 
 use crate::report::{Row, Walks};
 use ::stride::schema::prefetch as sc;
 use measure::data::Block;
 use measure::disturb::Tally;
-use measure::scan::DEFAULT_TOLERANCE;
-use measure::show;
 use measure::stats::Summary;
 
 /// The wide stride: multichase's default, chosen there so that the adjacent-line and stream
@@ -80,45 +79,8 @@ impl Prefetch {
     }
 }
 
-/// The reading: what the wider spacing costs, marked by [`show::marked`] (memory is shared).
-pub fn reading(p: &Prefetch) -> Vec<String> {
-    let r = p.ratio();
-    let (a, b) = (&p.at_line, &p.wide);
-    let costs = format!(
-        "{:.2} ns per access at {} bytes, {:.2} ns at {WIDE} bytes ({r:.2}x)",
-        a.median, p.line, b.median
-    );
-    let verdict = if r > 1.0 + DEFAULT_TOLERANCE && b.min > a.max {
-        format!(
-            "the prefetchers hide less when each access skips {} lines, as multichase assumes \
-             when it walks {WIDE} bytes apart.",
-            WIDE / p.line - 1
-        )
-    } else if r < 1.0 - DEFAULT_TOLERANCE && b.max < a.min {
-        "the wider spacing was cheaper: not the prefetchers' lesson; ask what else differs \
-         (pages, the walk's order)."
-            .to_string()
-    } else if (1.0 - DEFAULT_TOLERANCE..=1.0 + DEFAULT_TOLERANCE).contains(&r) {
-        format!(
-            "about the same: here the prefetchers follow a {WIDE}-byte stride as well as a \
-             {}-byte one, or neither walk is held by memory's latency.",
-            p.line
-        )
-    } else {
-        "but the rounds of the two strides overlap: no clear difference in this run.".to_string()
-    };
-    let sentences = vec![format!(
-        "the fresh-lines walk reads one new line per access at both strides, with the same loop \
-         ({} and {} accesses per {} page): {costs}; {verdict}",
-        p.page / p.line,
-        p.page / WIDE,
-        measure::fmt::bytes(p.page),
-    )];
-    show::marked(&p.tally, true, sentences)
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use measure::disturb::Load;
 
@@ -126,7 +88,8 @@ mod tests {
         Summary::of(&[ns * 0.99, ns, ns * 1.01]).unwrap()
     }
 
-    fn prefetch(a: f64, b: f64, disturbed: usize, elsewhere: f64) -> Prefetch {
+    /// Rounds of 2x the spacing at `a` and `b` ns; `disturbed` of 30, `elsewhere` cores busy.
+    pub(crate) fn prefetch(a: f64, b: f64, disturbed: usize, elsewhere: f64) -> Prefetch {
         let t = Tally {
             rounds: 30,
             disturbed,
@@ -147,35 +110,6 @@ mod tests {
             rounds: (t, t),
             tally: t,
         }
-    }
-
-    #[test]
-    fn a_dearer_wide_stride_is_read_as_the_prefetchers_quietly() {
-        let s = reading(&prefetch(2.0, 6.0, 0, 0.0));
-        let all = s.join(" ");
-        assert!(all.contains("(3.00x)"), "{all}");
-        assert!(
-            all.contains("hide less when each access skips 3 lines"),
-            "{all}"
-        );
-        assert!(!all.contains("provisional") && !all.contains("contention"));
-        assert!(all.contains("(64 and 16 accesses per 4 KiB page)"), "{all}");
-    }
-
-    #[test]
-    fn equal_costs_are_not_read_as_the_prefetchers() {
-        let all = reading(&prefetch(5.0, 5.1, 0, 0.0)).join(" ");
-        assert!(all.contains("about the same"), "{all}");
-        assert!(!all.contains("hide less"), "{all}");
-    }
-
-    #[test]
-    fn disturbed_rounds_mark_the_first_words_and_contention_is_named() {
-        let s = reading(&prefetch(2.0, 6.0, 9, 0.0));
-        assert!(s[0].starts_with("provisional: 9 of 30 rounds"), "{}", s[0]);
-        let s = reading(&prefetch(2.0, 6.0, 0, 0.9));
-        assert!(!s[0].starts_with("provisional"));
-        assert!(s.last().unwrap().starts_with("contention"), "{s:?}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Everything printed in sections 1 to 3: the facts the walks use (line, clock, buffer, pages),
-//! the stride tables, the `#DATA` blocks and the sentences. Every sentence branches on this
-//! run's numbers.
+//! the stride tables, the `#DATA` blocks, and the rendering of section 3's reading (whose
+//! sentences are [`crate::verdict::walks_verdict`]'s).
 
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
@@ -11,7 +11,6 @@ use measure::fmt::{bytes, field, grouped, say};
 use measure::mem::backing_meta;
 use measure::out::Out;
 use measure::scan::{DEFAULT_TOLERANCE, Order};
-use measure::show;
 use measure::stats::Summary;
 
 /// The line size and where it came from (human line and `#META`).
@@ -333,329 +332,21 @@ impl Walks {
     }
 }
 
-/// A section's reading: its sentences (marked when its rounds were disturbed) and the
-/// verdicts recorded as `#META`.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Reading {
-    pub sentences: Vec<String>,
-    pub meta: Vec<(&'static str, String)>,
-}
-
-impl Reading {
+impl crate::verdict::Reading {
     /// Prints the sentences under "how to read this run" and records the verdicts.
     pub fn render(&self, out: &mut Out) {
-        println!("\n  how to read this run:");
-        for s in &self.sentences {
-            out.conclude(s);
-        }
+        how_to_read(out, &self.sentences);
         for (k, v) in &self.meta {
             out.meta(k, v);
         }
     }
 }
 
-/// The sentences on the walks, each computed from this run's numbers, marked by
-/// [`show::marked`] (the costs are read from memory, a shared level).
-pub fn stride_reading(w: &Walks, facts: &MachineFacts) -> Reading {
-    let mut r = Reading::default();
-    let (step, step_meta) = largest_step(w);
-    r.sentences.push(step);
-    r.meta.push(("verdict_largest_step", step_meta));
-    r.sentences.extend(narrow(w, facts));
-    let wrapped = w.rows.iter().find(|r| r.plan.wrapped());
-    r.meta.push((
-        "wrap_from_stride",
-        wrapped.map_or("none".into(), |r| r.stride.to_string()),
-    ));
-    r.sentences.push(wrap(w, facts));
-    if let Some((sentence, verdict)) = dip(&w.rows) {
-        r.sentences.push(sentence);
-        r.meta.push(("verdict_dip", verdict.into()));
-    }
-    r.sentences = show::marked(&w.tally, true, r.sentences);
-    r
-}
-
-/// The growth to the line size and the largest step between neighbours, and its `#META`.
-fn largest_step(w: &Walks) -> (String, String) {
-    let (rows, line) = (&w.rows, w.line);
-    let first = &rows[0];
-    let (k, step) = rows
-        .windows(2)
-        .enumerate()
-        .map(|(k, w)| (k, w[1].wrap.median / w[0].wrap.median))
-        .fold((0, 0.0), |best, x| if x.1 > best.1 { x } else { best });
-    let (from, to) = (rows[k].stride, rows[k + 1].stride);
-    // A step to or from a point whose passes disagree may be time, not the stride: say so.
-    let step = if rows[k].agree && rows[k + 1].agree {
-        format!("{step:.2}x")
-    } else {
-        format!("{step:.2}x, a point marked !")
-    };
-    let largest = |the: &str| match line {
-        Some(l) if to == l => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step}): where \
-             every access starts needing a line of its own, the line shows in the time."
-        ),
-        Some(l) => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step}), not at \
-             the line size ({l} bytes): ask which of the machine's numbers {to} equals."
-        ),
-        None => format!(
-            "{the} largest step between neighbours is from {from} to {to} bytes ({step}); the \
-             line size is unknown."
-        ),
-    };
-    let verdict = format!(
-        "from {from} to {to} bytes ({step}), {}",
-        match line {
-            Some(l) if to == l => "at the line size".to_string(),
-            Some(l) => format!("not at the line size ({l} bytes)"),
-            None => "the line size unknown".to_string(),
-        }
-    );
-    let last = &rows[rows.len() - 1];
-    let sentence = match line.and_then(|l| rows.iter().find(|r| r.stride == l)) {
-        Some(at_line) => format!(
-            "from stride 1 to the line size ({} bytes) the cost per access grew {:.1}x; from there \
-             to {} bytes it changed another {:.2}x. {}",
-            at_line.stride,
-            at_line.wrap.median / first.wrap.median,
-            last.stride,
-            last.wrap.median / at_line.wrap.median,
-            largest("The")
-        ),
-        None => largest("the"),
-    };
-    (sentence, verdict)
-}
-
-/// The narrow strides: a fixed count of short steps never leaves the start of the buffer.
-fn narrow(w: &Walks, facts: &MachineFacts) -> Option<String> {
-    let first = &w.rows[0];
-    let set = first.plan.working_set(w.line)?;
-    let fits = facts.where_fits(set);
-    if fits == "memory" || fits == "?" {
-        return None;
-    }
-    let cached = w
-        .rows
-        .iter()
-        .take_while(|r| {
-            r.plan
-                .working_set(w.line)
-                .is_some_and(|b| facts.where_fits(b) != "memory")
-        })
-        .last()
-        .map_or(first.stride, |r| r.stride);
-    Some(format!(
-        "the narrow strides stay in the cache: at stride 1 the {} accesses read only the first \
-         {} of the buffer (in {fits} by the reported sizes), and up to stride {cached} the \
-         working set fits in a reported cache: those points time cache hits and prefetching, \
-         not memory.",
-        grouped(w.accesses as u64),
-        bytes(set)
-    ))
-}
-
-/// The wrap of the appendix's walk, and what the fresh-lines walk costs instead.
-fn wrap(w: &Walks, facts: &MachineFacts) -> String {
-    let last = &w.rows[w.rows.len() - 1];
-    let Some(w0) = w.rows.iter().find(|r| r.plan.wrapped()) else {
-        return format!(
-            "no stride wrapped around: even at {} bytes, {} accesses cover {:.0}% of the {} \
-             buffer, so every access met a position not read before.",
-            last.stride,
-            grouped(w.accesses as u64),
-            last.plan.laps * 100.0,
-            bytes(w.len as u64)
-        );
-    };
-    let set = last.plan.working_set(w.line).map_or(String::new(), |b| {
-        format!(" ({}, in {})", bytes(b), facts.where_fits(b))
-    });
-    let r = last.fresh.median / last.wrap.median;
-    // A difference is claimed only where every round of one walk beat every round of the other.
-    let (cheaper, dearer) = (
-        last.wrap.max < last.fresh.min,
-        last.fresh.max < last.wrap.min,
-    );
-    let verdict = if r > 1.0 + DEFAULT_TOLERANCE && cheaper {
-        format!(
-            "{:.2} ns instead of {:.2} ns ({r:.1}x): the wrap made the widest strides look \
-             cheaper.",
-            last.fresh.median, last.wrap.median
-        )
-    } else if r < 1.0 - DEFAULT_TOLERANCE && dearer {
-        format!(
-            "{:.2} ns against {:.2} ns ({r:.2}x): re-reading did not help here.",
-            last.fresh.median, last.wrap.median
-        )
-    } else if !(1.0 - DEFAULT_TOLERANCE..=1.0 + DEFAULT_TOLERANCE).contains(&r) {
-        format!(
-            "{:.2} ns against {:.2} ns ({r:.2}x), but the rounds of the two walks overlap: no \
-             clear difference in this run.",
-            last.fresh.median, last.wrap.median
-        )
-    } else {
-        format!("about the same ({r:.2}x): here the re-read working set did not matter.")
-    };
-    format!(
-        "the appendix's walk WRAPPED from stride {} up: at {} bytes it made {:.0} laps of the {} \
-         buffer over only {} distinct lines{set}, a small, re-read working set. The fresh-lines \
-         walk, which visits {} lines there, costs {verdict}",
-        w0.stride,
-        last.stride,
-        last.plan.laps,
-        bytes(w.len as u64),
-        last.plan
-            .lines
-            .map_or("(line size unknown)".into(), grouped),
-        last.fresh_plan.lines.map_or("NA".into(), grouped),
-    )
-}
-
-/// The appendix's question: the dip at the widest stride. The sentence and its verdict.
-fn dip(rows: &[Row]) -> Option<(String, &'static str)> {
-    let [.., prev, last] = rows else {
-        return None;
-    };
-    // A dip: the median down by more than the tolerance, and every round below every round
-    // of the stride before.
-    let dip =
-        |a: &Summary, b: &Summary| b.median < a.median * (1.0 - DEFAULT_TOLERANCE) && b.max < a.min;
-    let (wrap_dip, fresh_dip) = (dip(&prev.wrap, &last.wrap), dip(&prev.fresh, &last.fresh));
-    let (from, to) = (prev.stride, last.stride);
-    let wrap = format!("{:.2} -> {:.2}", prev.wrap.median, last.wrap.median);
-    let fresh = format!("{:.2} -> {:.2}", prev.fresh.median, last.fresh.median);
-    Some(match (wrap_dip, fresh_dip) {
-        (true, false) => (
-            format!(
-                "the appendix's walk dipped from {from} to {to} bytes ({wrap} ns) and the \
-                 fresh-lines walk did not ({fresh} ns): the dip goes with the smaller working set \
-                 of the wrapped walk."
-            ),
-            "only the appendix's walk dipped",
-        ),
-        (true, true) => (
-            format!(
-                "both walks dipped from {from} to {to} bytes ({wrap} and {fresh} ns): not only the \
-                 wrap."
-            ),
-            "both walks dipped",
-        ),
-        (false, true) => (
-            format!("only the fresh-lines walk dipped from {from} to {to} bytes ({fresh} ns)."),
-            "only the fresh-lines walk dipped",
-        ),
-        (false, false) => (
-            format!(
-                "no dip at {to} bytes here: {:.2}x the cost at {from} bytes{} (the appendix saw \
-                 0.86x).",
-                last.wrap.median / prev.wrap.median,
-                if last.wrap.median < prev.wrap.median * (1.0 - DEFAULT_TOLERANCE) {
-                    ", but the rounds of the two strides overlap"
-                } else {
-                    ""
-                }
-            ),
-            "no dip",
-        ),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn summary(ns: f64) -> Summary {
-        Summary::of(&[ns * 0.99, ns, ns * 1.01]).unwrap()
-    }
-
-    fn tally(rounds: usize, disturbed: usize, on_core: f64, elsewhere: f64) -> Tally {
-        Tally {
-            rounds,
-            disturbed,
-            load: Some(Load {
-                core: Some(1),
-                on_core: Some(on_core),
-                steal: Some(0.0),
-                elsewhere: Some(elsewhere),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
-    }
-
-    /// Thirteen strides whose cost jumps at the line size, over a 64 MiB buffer.
-    fn walks(t: Tally) -> Walks {
-        let len = 64 << 20;
-        let rows = (0..13)
-            .map(|k| {
-                let stride = 1usize << k;
-                let ns = if stride < 64 { 0.5 } else { 5.0 };
-                Row {
-                    stride: stride as u64,
-                    wrap: summary(ns),
-                    fresh: summary(ns * 1.5),
-                    tally: t,
-                    wrap_spread: 0.01,
-                    fresh_spread: 0.01,
-                    agree: true,
-                    plan: walk::plan(len, stride, 20_000, 0, Some(64), 4096),
-                    fresh_plan: walk::plan(len, stride, 20_000, 64, Some(64), 4096),
-                    passes: Vec::new(),
-                    shortest_ns: 200_000.0,
-                }
-            })
-            .collect();
-        Walks {
-            rows,
-            line: Some(64),
-            len,
-            accesses: 20_000,
-            tally: t,
-        }
-    }
-
-    #[test]
-    fn a_quiet_run_reads_the_line_with_no_mark() {
-        let r = stride_reading(&walks(tally(78, 0, 0.0, 0.0)), &MachineFacts::read());
-        let all = r.sentences.join(" ");
-        assert!(r.sentences[0].starts_with("from stride 1 to the line size (64 bytes)"));
-        assert!(all.contains("from 32 to 64 bytes (10.00x)"), "{all}");
-        assert!(
-            !all.contains("provisional") && !all.contains("contention"),
-            "{all}"
-        );
-        assert!(r.meta.contains(&(
-            "verdict_largest_step",
-            "from 32 to 64 bytes (10.00x), at the line size".into()
-        )));
-    }
-
-    #[test]
-    fn disturbed_walks_are_provisional_in_the_first_words() {
-        let r = stride_reading(&walks(tally(78, 40, 0.5, 0.0)), &MachineFacts::read());
-        assert!(
-            r.sentences[0].starts_with("provisional: 40 of 78 rounds were disturbed (0.50 cores"),
-            "{}",
-            r.sentences[0]
-        );
-        assert!(!r.sentences.iter().any(|s| s.starts_with("contention")));
-    }
-
-    #[test]
-    fn work_on_the_other_core_is_named_contention() {
-        let r = stride_reading(&walks(tally(78, 0, 0.0, 0.9)), &MachineFacts::read());
-        assert!(!r.sentences[0].starts_with("provisional"));
-        assert!(
-            r.sentences
-                .last()
-                .unwrap()
-                .starts_with("contention: 0.90 cores of other work"),
-            "{:?}",
-            r.sentences
-        );
+/// Renders a section's reading: the heading "how to read this run:", then each sentence as a
+/// conclusion (noted for the recap).
+pub fn how_to_read(out: &mut Out, sentences: &[String]) {
+    println!("\n  how to read this run:");
+    for s in sentences {
+        out.conclude(s);
     }
 }

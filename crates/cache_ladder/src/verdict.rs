@@ -1,10 +1,12 @@
-//! What the run says: the closing sentences of sections 4 and 5 as pure functions of the
-//! section's results (the rows, the verified backings, the boundaries each series showed, and
-//! the rounds behind them), marked through `measure::show::marked` when rounds were disturbed
-//! or other cores competed for the shared levels. Nothing here prints or records.
+//! What the run says: the closing sentences of sections 4, 5 and 6 as pure functions of the
+//! section's results (the rows, the verified backings, the boundaries each series showed, the
+//! parallel chains, and the rounds behind them), marked through `measure::show::marked` when
+//! rounds were disturbed or other cores competed for the shared levels. Nothing here measures,
+//! prints or records; `main.rs` renders.
 
 use crate::TOP_WITHIN;
 use crate::knees::{self, Finding};
+use crate::mlp::{self, Mlp};
 use crate::report::{Boundaries, Kind, Row, Series};
 use measure::disturb::Tally;
 use measure::fmt::bytes;
@@ -56,7 +58,7 @@ pub fn huge_verdict(last: &Row, check: HugeCheck) -> Option<String> {
 
 /// The closing sentences of section 4, each computed from the run's rows. The largest set
 /// reads memory, so the reading is a shared-level one: other cores' work is named.
-pub fn ladder(l: &Ladder) -> Vec<String> {
+pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
     let (Some(first), Some(last)) = (l.rows.first(), l.rows.last()) else {
         return Vec::new();
     };
@@ -173,6 +175,15 @@ pub fn curve_tally(rows: &[Row], section: &Tally) -> Tally {
     }
 }
 
+/// What one knee says beside the nearest reported size (`name, bytes, within a doubling`).
+pub fn knee_verdict(near: Option<(&str, u64, bool)>) -> String {
+    match near {
+        Some((n, b, true)) => format!("agrees with {n} {}", bytes(b)),
+        Some((n, b, false)) => format!("nearest is {n} {}, over a doubling away", bytes(b)),
+        None => "no reported size to compare with".into(),
+    }
+}
+
 /// The knees of a series as `(from, to)` pairs in KiB.
 fn knee_pairs(found: &[Finding]) -> Vec<(u64, u64)> {
     found
@@ -198,7 +209,7 @@ fn knee_starts(pairs: &[(u64, u64)]) -> String {
 /// The closing sentences of section 5, computed from what each series showed and marked by
 /// the rounds behind the curve (`tally`): the boundaries are shared-level readings, so other
 /// cores' work is named. Pure: no printing, no recording.
-pub fn boundaries(
+pub fn boundaries_verdict(
     readings: &[(Series, Boundaries)],
     reported: &[(String, u64)],
     max_bytes: u64,
@@ -245,83 +256,11 @@ fn boundary_findings(
         ));
     }
     let pairs = knee_pairs(&first.found);
-    type Sizes<'a> = Vec<&'a (String, u64)>;
-    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
-        pairs.iter().any(|&(a, b)| {
-            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
-        })
-    });
-    let names = |v: &[&(String, u64)]| {
-        v.iter()
-            .map(|(n, b)| format!("{n} {}", bytes(*b)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if !reported.is_empty() {
-        out.push(format!(
-            "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
-            agreed.len(),
-            reported.len(),
-            if agreed.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", names(&agreed))
-            },
-            if missed.is_empty() {
-                String::new()
-            } else {
-                format!("; no knee agrees with {}", names(&missed))
-            }
-        ));
+        out.push(confirmed(&pairs, reported));
     }
     if let Some((_, largest)) = reported.iter().max_by_key(|(_, b)| *b) {
-        let largest = *largest;
-        let top = first.top_from_kib.map(|k| k * 1024);
-        // The level the top was read against: the largest stable size.
-        let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
-        out.push(match top {
-            _ if max_bytes < 2 * largest => format!(
-                "the largest working set ({}) is not twice the largest reported cache ({}): the \
-                 top of this curve is not memory yet (a full run climbs further).",
-                bytes(max_bytes),
-                bytes(largest)
-            ),
-            Some(_) if of < 2 * largest => format!(
-                "the largest stable working set ({}) is not twice the largest reported cache \
-                 ({}): this run cannot say where memory begins.",
-                bytes(of),
-                bytes(largest)
-            ),
-            Some(top) if top >= of => format!(
-                "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
-                 it: this run shows no top level.",
-                bytes(of)
-            ),
-            Some(top) if top * 2 <= largest => format!(
-                "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
-                 cache ({}): this program got less of that cache than reported.",
-                bytes(of),
-                bytes(top),
-                largest as f64 / top as f64,
-                bytes(largest)
-            ),
-            Some(top) if top >= largest * 2 => format!(
-                "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
-                 reported cache ({}): it kept rising past the caches.",
-                bytes(of),
-                bytes(top),
-                top as f64 / largest as f64,
-                bytes(largest)
-            ),
-            Some(top) => format!(
-                "the curve reaches the level of {} from {} on, within a doubling of the largest \
-                 reported cache ({}): the report and the curve agree about where memory begins.",
-                bytes(of),
-                bytes(top),
-                bytes(largest)
-            ),
-            None => "the curve has no top level in this run (too few stable sizes).".into(),
-        });
+        out.push(top_level(first, *largest, max_bytes));
     }
     if let Some((_, huge)) = readings.get(1) {
         let hp = knee_pairs(&huge.found);
@@ -339,6 +278,130 @@ fn boundary_findings(
         });
     }
     out
+}
+
+/// How many of the `reported` sizes a knee of the 4 KiB curve (`pairs`) agrees with, and which.
+fn confirmed(pairs: &[(u64, u64)], reported: &[(String, u64)]) -> String {
+    type Sizes<'a> = Vec<&'a (String, u64)>;
+    let (agreed, missed): (Sizes, Sizes) = reported.iter().partition(|(n, _)| {
+        pairs.iter().any(|&(a, b)| {
+            knees::nearest_reported(a, b, reported).is_some_and(|(m, _, ok)| ok && m == n)
+        })
+    });
+    let names = |v: &[&(String, u64)]| {
+        v.iter()
+            .map(|(n, b)| format!("{n} {}", bytes(*b)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "on 4 KiB pages the curve confirms {} of the {} reported sizes{}{}.",
+        agreed.len(),
+        reported.len(),
+        if agreed.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", names(&agreed))
+        },
+        if missed.is_empty() {
+            String::new()
+        } else {
+            format!("; no knee agrees with {}", names(&missed))
+        }
+    )
+}
+
+/// Where the 4 KiB curve (`first`) reaches its top level, against the `largest` reported cache
+/// and the largest working set (`max_bytes`).
+fn top_level(first: &Boundaries, largest: u64, max_bytes: u64) -> String {
+    let top = first.top_from_kib.map(|k| k * 1024);
+    // The level the top was read against: the largest stable size.
+    let of = first.top_of_kib.map_or(max_bytes, |k| k * 1024);
+    match top {
+        _ if max_bytes < 2 * largest => format!(
+            "the largest working set ({}) is not twice the largest reported cache ({}): the \
+             top of this curve is not memory yet (a full run climbs further).",
+            bytes(max_bytes),
+            bytes(largest)
+        ),
+        Some(_) if of < 2 * largest => format!(
+            "the largest stable working set ({}) is not twice the largest reported cache \
+             ({}): this run cannot say where memory begins.",
+            bytes(of),
+            bytes(largest)
+        ),
+        Some(top) if top >= of => format!(
+            "no stable size below {} (the largest stable one) reads within {TOP_WITHIN}x of \
+             it: this run shows no top level.",
+            bytes(of)
+        ),
+        Some(top) if top * 2 <= largest => format!(
+            "the curve reaches the level of {} from {} on, {:.0}x below the largest reported \
+             cache ({}): this program got less of that cache than reported.",
+            bytes(of),
+            bytes(top),
+            largest as f64 / top as f64,
+            bytes(largest)
+        ),
+        Some(top) if top >= largest * 2 => format!(
+            "the curve reaches the level of {} only from {} on, {:.0}x above the largest \
+             reported cache ({}): it kept rising past the caches.",
+            bytes(of),
+            bytes(top),
+            top as f64 / largest as f64,
+            bytes(largest)
+        ),
+        Some(top) => format!(
+            "the curve reaches the level of {} from {} on, within a doubling of the largest \
+             reported cache ({}): the report and the curve agree about where memory begins.",
+            bytes(of),
+            bytes(top),
+            bytes(largest)
+        ),
+        None => "the curve has no top level in this run (too few stable sizes).".into(),
+    }
+}
+
+/// The reading: per level, what 16 chains (the most) gain over one, and for memory the
+/// bandwidth they imply, to be set beside the bandwidth experiment's figure from the same
+/// run. Marked by [`show::marked`] (L3 and memory are shared).
+pub fn mlp_verdict(m: &Mlp) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in &m.levels {
+        let (one, most) = (&l.points[0], &l.points[l.points.len() - 1]);
+        let flight = l.in_flight(most);
+        let verdict = if flight >= most.chains as f64 * 0.8 {
+            "every chain's miss overlapped the others'"
+        } else if flight >= 2.0 {
+            "the core overlaps misses, but fewer than the chains offer: a limit on misses in \
+             flight (fill buffers, the level's queue) is reached"
+        } else {
+            "hardly any overlap: the loads are served one after another"
+        };
+        out.push(format!(
+            "{} ({}): one chain {:.1} ns a load; {} chains {:.1} ns a load, {flight:.1} loads \
+             in flight, {:.1} GB/s implied: {verdict}.",
+            l.name,
+            measure::fmt::bytes(l.bytes as u64),
+            one.step.median,
+            most.chains,
+            most.step.median / most.chains as f64,
+            mlp::implied_gbs(most),
+        ));
+    }
+    if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
+        let most = &mem.points[mem.points.len() - 1];
+        out.push(format!(
+            "latency x parallelism = bandwidth (Little's law): {:.1} loads in flight x 64 bytes / \
+             {:.1} ns = {:.1} GB/s from memory by random loads; set it beside the bandwidth \
+             experiment's one-core memory read from the same run folder (run-all's summary \
+             does): a streaming read, prefetched, should reach at least this.",
+            mem.in_flight(most),
+            mem.points[0].step.median,
+            mem.in_flight(most) * 64.0 / mem.points[0].step.median,
+        ));
+    }
+    show::marked(&m.tally, true, out)
 }
 
 #[cfg(test)]
@@ -394,7 +457,7 @@ mod tests {
     }
 
     fn ladder_says(rows: &[Row], t: Tally) -> Vec<String> {
-        ladder(&Ladder {
+        ladder_verdict(&Ladder {
             rows,
             huge: Some(HugeCheck {
                 huge_pct: Some(100.0),
@@ -420,7 +483,7 @@ mod tests {
         };
         let reported = vec![("L2".to_string(), 1 << 20), ("L3".to_string(), 32 << 20)];
         let readings = vec![(Series::Pointer, b(1024)), (Series::Huge, b(1024))];
-        boundaries(&readings, &reported, 128 << 20, &t)
+        boundaries_verdict(&readings, &reported, 128 << 20, &t)
     }
 
     fn all_say(t: Tally) -> Vec<String> {
@@ -556,5 +619,56 @@ mod tests {
             0,
             "the curve had clean rounds"
         );
+    }
+
+    #[test]
+    fn the_chains_read_quietly_give_the_overlap_and_littles_law() {
+        let all = mlp_verdict(&mlp::tests::mlp(0, 0.0)).join(" ");
+        assert!(all.contains("10.0 loads in flight"), "{all}");
+        assert!(all.contains("a limit on misses in flight"), "{all}");
+        assert!(all.contains("Little's law"), "{all}");
+        assert!(!all.contains("provisional") && !all.contains("contention"));
+    }
+
+    #[test]
+    fn disturbed_chains_are_provisional_and_busy_cores_are_contention() {
+        let s = mlp_verdict(&mlp::tests::mlp(7, 0.0));
+        assert!(s[0].starts_with("provisional: 7 of 50 rounds"), "{}", s[0]);
+        let s = mlp_verdict(&mlp::tests::mlp(0, 0.9));
+        assert!(!s[0].starts_with("provisional"), "{s:?}");
+        assert!(s.last().unwrap().starts_with("contention"), "{s:?}");
+    }
+
+    #[test]
+    fn a_knee_agrees_with_a_reported_size_only_within_a_doubling() {
+        let reported = vec![("L2".to_string(), 1 << 20), ("L3".to_string(), 32 << 20)];
+        let near = |a, b| knee_verdict(knees::nearest_reported(a, b, &reported));
+        assert_eq!(near(1024, 2048), "agrees with L2 1 MiB");
+        assert!(
+            near(4096, 8192).contains("over a doubling away"),
+            "{}",
+            near(4096, 8192)
+        );
+        assert_eq!(
+            knee_verdict(knees::nearest_reported(1024, 2048, &[])),
+            "no reported size to compare with"
+        );
+    }
+
+    #[test]
+    fn the_top_level_is_read_against_the_largest_reported_cache() {
+        let b = |top: u64| Boundaries {
+            top_from_kib: Some(top),
+            top_of_kib: Some(131072),
+            last_knee_kib: None,
+            found: Vec::new(),
+            stable: 16,
+            points: 16,
+        };
+        let l3 = 32 << 20;
+        assert!(top_level(&b(4096), l3, 128 << 20).contains("got less of that cache"));
+        assert!(top_level(&b(32768), l3, 128 << 20).contains("the report and the curve agree"));
+        assert!(top_level(&b(65536), l3, 128 << 20).contains("kept rising past the caches"));
+        assert!(top_level(&b(4096), l3, 32 << 20).contains("not memory yet"));
     }
 }

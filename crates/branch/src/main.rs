@@ -39,7 +39,6 @@ use branch::shape::{self, Shape, Verdict};
 use measure::cli::{self, Opt};
 use measure::fmt::{bytes, say};
 use measure::keep::{black_box, opaque_i64};
-use measure::out::Out;
 use measure::ring;
 
 /// 4M values: 16 MiB of `i32`, as in the appendix.
@@ -223,7 +222,7 @@ fn main() {
     }
     report::print_shapes(&verdicts);
     exp.out.block(&report::shape_block(&verdicts));
-    read_out(&mut exp.out, &[verdict::shape_sentence(&shapes)]);
+    exp.out.reading(&[verdict::shape_sentence(&shapes)]);
 
     // == 2. The same data, the same computation, only the order differs.
     exp.section("2. the same data, the same computation, only the order differs");
@@ -244,7 +243,7 @@ fn main() {
     let want = bench::want(rounds);
     let orders = bench::time_orders((&random, &sorted, &sums), &shapes, &want, core);
     report::print_orders(&mut exp.out, &orders, sums.iter().sum());
-    read_out(&mut exp.out, &verdict::orders_verdict(&orders));
+    exp.out.reading(&verdict::orders_verdict(&orders));
     exp.disturbance(::branch::schema::variants::BLOCK, &orders.tally);
     let o = &orders.orders;
     exp.key_figure("as_written_random_over_sorted", o.as_written.ratio(), "x");
@@ -266,7 +265,7 @@ fn main() {
         report::print_miss(&derived, m, &cc);
     }
     exp.out.block(&report::miss_block(&derived, &cc));
-    read_out(&mut exp.out, &verdict::miss_verdict(&derived, &cc));
+    exp.out.reading(&verdict::miss_verdict(&derived, &cc));
     exp.disturbance(::branch::schema::mispredict::BLOCK, &derived.tally);
     let miss = derived.miss.ok();
     exp.key_figure(::branch::schema::key::MISPREDICT, miss.map(|m| m.ns), "ns");
@@ -286,7 +285,7 @@ fn main() {
     let reading = verdict::patterns_verdict(&found);
     exp.out
         .meta("verdict_patterns", verdict::periodic_word(&found.rows));
-    read_out(&mut exp.out, &reading);
+    exp.out.reading(&reading);
     exp.disturbance(::branch::schema::patterns::BLOCK, &found.tally);
     exp.finish();
 }
@@ -301,13 +300,10 @@ fn same_source(
     exp: &mut measure::run::Experiment,
 ) {
     if same::BUILDS.is_empty() {
-        read_out(
-            &mut exp.out,
-            &[format!(
-                "skipped: this binary does not hold the two builds ({}).",
-                same::WHY_NOT
-            )],
-        );
+        exp.out.reading(&[format!(
+            "skipped: this binary does not hold the two builds ({}).",
+            same::WHY_NOT
+        )]);
         return;
     }
     say(
@@ -337,16 +333,8 @@ fn same_source(
         .collect();
     let (built, tally) = bench::time_builds(data, &builds, want, core);
     report::print_builds(&mut exp.out, &built);
-    read_out(&mut exp.out, &verdict::same_source(&built, &tally));
+    exp.out.reading(&verdict::same_source(&built, &tally));
     exp.disturbance(::branch::schema::same_source::BLOCK, &tally);
-}
-
-/// Prints a section's reading: "how to read this run:" and one `*` line per sentence.
-fn read_out(out: &mut Out, sentences: &[String]) {
-    println!("\n  how to read this run:");
-    for s in sentences {
-        out.conclude(s);
-    }
 }
 
 /// What section 2 times, and the rounds it takes.

@@ -144,7 +144,7 @@ fn main() {
     exp.out.block(&kb);
     let curve = verdict::curve_tally(&rows, &tally);
     let say = verdict::boundaries_verdict(&readings, &reported, mem.max, &curve);
-    report::how_to_read(&mut exp.out, &say);
+    exp.out.reading(&say);
     exp.disturbance(::cache_ladder::schema::knees::BLOCK, &curve);
     let largest_set = mem.max as usize;
     drop(mem);
@@ -215,7 +215,7 @@ fn mlp_section(
         .with_load(window.close());
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
-    report::how_to_read(&mut exp.out, &verdict::mlp_verdict(&m));
+    exp.out.reading(&verdict::mlp_verdict(&m));
     exp.out.block(&m.block());
     exp.disturbance(::cache_ladder::schema::mlp::BLOCK, &m.tally);
     if let Some(mem) = m.levels.iter().find(|l| l.name == "memory") {
@@ -283,7 +283,7 @@ fn ladder_section(
         ghz: cc.ghz,
         tally,
     };
-    report::how_to_read(&mut exp.out, &verdict::ladder_verdict(&ladder));
+    exp.out.reading(&verdict::ladder_verdict(&ladder));
     record(&ladder, mem, after, cc, load, exp);
     (rows, tally)
 }

@@ -506,12 +506,3 @@ pub fn mlp_table(m: &crate::mlp::Mlp) {
         }
     }
 }
-
-/// Renders a section's reading: the heading "how to read this run:", then each sentence as a
-/// conclusion (noted for the recap).
-pub fn how_to_read(out: &mut Out, sentences: &[String]) {
-    println!("\n  how to read this run:");
-    for s in sentences {
-        out.conclude(s);
-    }
-}

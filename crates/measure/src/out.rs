@@ -94,6 +94,15 @@ impl Out {
         println!("{}", wrap_to(text, "  * ", "    ", WIDTH));
     }
 
+    /// Prints a section's reading as a list: the line "how to read this run:", then each
+    /// sentence as a [`Out::conclude`] bullet (noted for the recap, withheld when emulated).
+    pub fn reading(&mut self, sentences: &[String]) {
+        println!("\n  how to read this run:");
+        for s in sentences {
+            self.conclude(s);
+        }
+    }
+
     /// Prints a section's closing "How to read this run:" paragraph
     /// ([`crate::fmt::how_to_read`]) and notes its sentences for the recap; nothing when there
     /// is nothing to say. Emulated, it withholds them as [`Out::conclude`] does.

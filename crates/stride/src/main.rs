@@ -306,7 +306,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     let mut t = timing::layouts(&aos, &xs, small_n, clean);
     t.tally = t.tally.with_load(window.close());
     layout_report::table(&mut exp.out, &t, line);
-    report::how_to_read(&mut exp.out, &verdict::layout_verdict(&t, line));
+    exp.out.reading(&verdict::layout_verdict(&t, line));
     exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);
     let (a, s) = (
         timing::LayoutTimes::summary(&t.aos),

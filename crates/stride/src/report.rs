@@ -335,18 +335,9 @@ impl Walks {
 impl crate::verdict::Reading {
     /// Prints the sentences under "how to read this run" and records the verdicts.
     pub fn render(&self, out: &mut Out) {
-        how_to_read(out, &self.sentences);
+        out.reading(&self.sentences);
         for (k, v) in &self.meta {
             out.meta(k, v);
         }
-    }
-}
-
-/// Renders a section's reading: the heading "how to read this run:", then each sentence as a
-/// conclusion (noted for the recap).
-pub fn how_to_read(out: &mut Out, sentences: &[String]) {
-    println!("\n  how to read this run:");
-    for s in sentences {
-        out.conclude(s);
     }
 }

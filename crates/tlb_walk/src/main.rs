@@ -125,7 +125,7 @@ fn main() {
             rows,
         };
         report::pages(&mut exp.out, &scan.rows, page, lines_per_page, &cc);
-        report::read_out(&mut exp.out, &verdict::pages(&scan));
+        exp.out.reading(&verdict::pages(&scan));
         report::pages_record(&scan.rows, &mut exp);
         exp.disturbance(::tlb_walk::schema::pages::BLOCK, &scan.tally);
     }
@@ -302,7 +302,7 @@ fn huge_pages(
         }
     };
     report::huge(&mut exp.out, &h.walks, h.hp, h.np, cc);
-    report::read_out(&mut exp.out, &verdict::huge(&h));
+    exp.out.reading(&verdict::huge(&h));
     report::huge_record(&h.walks, h.hp, h.np, exp);
     exp.disturbance(::tlb_walk::schema::huge_pages::BLOCK, &h.tally);
 }
@@ -473,7 +473,7 @@ fn touch_show(exp: &mut Experiment, t: &verdict::Touch) {
         a.median, a.min, a.max
     );
     println!("  factor                          : {:.0}x", t.factor());
-    report::read_out(&mut exp.out, &verdict::touch(t));
+    exp.out.reading(&verdict::touch(t));
     let mut b = Block::new(
         ::tlb_walk::schema::first_touch::BLOCK,
         ::tlb_walk::schema::first_touch::COLUMNS,

@@ -232,12 +232,3 @@ pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &m
     }
     exp.out.block(&verdicts);
 }
-
-/// Prints a section's reading: "how to read this run:" and one line per sentence, each kept
-/// as a conclusion.
-pub fn read_out(out: &mut Out, sentences: &[String]) {
-    println!("\n  how to read this run:");
-    for s in sentences {
-        out.conclude(s);
-    }
-}

@@ -99,12 +99,8 @@ fn main() {
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
     let reported = exp.facts.reported_caches();
     let found = boundaries::find(&report::points(&rows, kit.explicit_read().0));
-    let (drops, agree, last_drop) = report::boundaries(&mut exp.out, &found, &reported);
-    let falls = reading::Falls {
-        drops,
-        agree,
-        last_drop,
-    };
+    report::boundaries(&mut exp.out, &found, &reported);
+    let falls = reading::Falls::of(&found, &reported);
     let said = reading::boundaries(falls, &reported, setup.largest, beyond, &sweep_tally);
     read_out(&mut exp.out, &said, "boundaries");
     exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);

@@ -95,6 +95,28 @@ pub struct Falls {
     pub last_drop: Option<u64>,
 }
 
+impl Falls {
+    /// The falls among `found`, and how many of them lie within a doubling of a size in
+    /// `reported` (`(name, bytes)`).
+    pub fn of(found: &[boundaries::Finding], reported: &[(String, u64)]) -> Falls {
+        let drops: Vec<(u64, u64)> = found
+            .iter()
+            .filter_map(|f| match *f {
+                boundaries::Finding::Drop { from, to, .. } => Some((from, to)),
+                boundaries::Finding::Unstable { .. } => None,
+            })
+            .collect();
+        let near = |&(from, to): &(u64, u64)| {
+            measure::curve::nearest_reported(from, to, reported).is_some_and(|n| n.2)
+        };
+        Falls {
+            drops: drops.len(),
+            agree: drops.iter().filter(|d| near(d)).count(),
+            last_drop: drops.last().map(|d| d.0),
+        }
+    }
+}
+
 /// Section 3's reading, marked by the rounds of section 2's curve (`tally`): `largest`, the
 /// largest reported cache; `beyond`, whether the largest set lies beyond the caches.
 pub fn boundaries(
@@ -356,6 +378,39 @@ mod tests {
             scaling(&[row(1, 0), row(2, 0)], &[(1, 20.0), (2, 21.0)], t),
             loaded(&v, t),
         ]
+    }
+
+    #[test]
+    fn falls_are_counted_and_matched_with_the_reported_sizes() {
+        use boundaries::Finding::{Drop, Unstable};
+        let reported = [("L2".to_string(), 1u64 << 20), ("L3".into(), 32 << 20)];
+        let found = [
+            Drop {
+                from: 1 << 20,
+                to: 2 << 20,
+                ratio: 1.6,
+            },
+            Unstable {
+                from: 4 << 20,
+                to: 8 << 20,
+                spread: 0.4,
+            },
+            Drop {
+                from: 128 << 20,
+                to: 256 << 20,
+                ratio: 1.3,
+            },
+        ];
+        let f = Falls::of(&found, &reported);
+        assert_eq!(
+            f,
+            Falls {
+                drops: 2,
+                agree: 1,
+                last_drop: Some(128 << 20)
+            }
+        );
+        assert_eq!(Falls::of(&found[1..2], &reported).last_drop, None);
     }
 
     #[test]

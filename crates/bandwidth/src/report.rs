@@ -380,25 +380,18 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
         .collect()
 }
 
-/// Section 3: the boundaries and unstable stretches, and their `boundaries` block. Returns
-/// (boundaries found, of them agreeing with a reported size, the last drop's start).
-pub fn boundaries(
-    out: &mut Out,
-    found: &[Finding],
-    reported: &[(String, u64)],
-) -> (usize, usize, Option<u64>) {
+/// Section 3: the boundaries and unstable stretches, and their `boundaries` block. What they
+/// add up to is [`crate::reading::Falls::of`].
+pub fn boundaries(out: &mut Out, found: &[Finding], reported: &[(String, u64)]) {
     let mut b = Block::new(
         ::bandwidth::schema::boundaries::BLOCK,
         ::bandwidth::schema::boundaries::COLUMNS,
     );
-    let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
     let mut falls = Vec::new();
     for f in found {
         match *f {
             Finding::Drop { from, to, ratio } => {
-                drops += 1;
-                last = Some(from);
                 let near = measure::curve::nearest_reported(from, to, reported);
                 falls.push(format!(
                     "{}..{} ({ratio:.1}x{})",
@@ -409,7 +402,6 @@ pub fn boundaries(
                 ));
                 let verdict = match near {
                     Some((n, bytes, true)) => {
-                        agree += 1;
                         format!("agrees with the reported {n} ({})", size(bytes))
                     }
                     Some((n, bytes, false)) => {
@@ -484,7 +476,6 @@ pub fn boundaries(
         );
     }
     out.block(&b);
-    (drops, agree, last)
 }
 
 /// Section 5's table and its `threads` block; `short` says why the rows not run were

@@ -627,6 +627,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_widths_reading_follows_the_bytes_read_back() {
+        let narrow = widths_reading(Some(8), Some(32));
+        assert!(narrow.contains("explicit kernels 32 (4x): the build targets the baseline"));
+        let same = widths_reading(Some(32), Some(32));
+        assert!(same.contains("already uses the widest registers"), "{same}");
+        assert!(widths_reading(None, Some(32)).contains("could not be read back"));
+    }
+
+    #[test]
     fn two_sizes_per_octave_or_one_with_quick() {
         let kib = |v: Vec<usize>| v.into_iter().map(|b| b >> 10).collect::<Vec<_>>();
         assert_eq!(

@@ -36,7 +36,6 @@ use measure::mem::{self, HugeAdvice, room_for};
 use measure::out::Out;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
-use measure::show;
 use report::{Row, find, say};
 
 const OPTS: &[Opt] = &[
@@ -92,25 +91,18 @@ fn main() {
     );
     report::segmented(&mut exp.out, &rows, &segments_ns);
     let beyond = reading::beyond_caches(&rows, setup.largest);
-    let text = reading::bandwidth(&rows, &kit.kernels, beyond);
-    read_out(
-        &mut exp.out,
-        &show::marked(&sweep_tally, true, vec![text]),
-        "bandwidth",
-    );
+    let said = reading::bandwidth(&rows, &kit.kernels, beyond, &sweep_tally);
+    read_out(&mut exp.out, &said, "bandwidth");
     exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
 
     // == 3. Where the bandwidth falls, beside the sizes the machine reports.
     exp.section("3. boundaries read from the explicit read's curve, beside the reported sizes");
     let reported = exp.facts.reported_caches();
     let found = boundaries::find(&report::points(&rows, kit.explicit_read().0));
-    let (drops, agree, last_drop) = report::boundaries(&mut exp.out, &found, &reported);
-    let text = reading::boundaries(drops, agree, last_drop, &reported, setup.largest, beyond);
-    read_out(
-        &mut exp.out,
-        &show::marked(&sweep_tally, true, vec![text]),
-        "boundaries",
-    );
+    report::boundaries(&mut exp.out, &found, &reported);
+    let falls = reading::Falls::of(&found, &reported);
+    let said = reading::boundaries(falls, &reported, setup.largest, beyond, &sweep_tally);
+    read_out(&mut exp.out, &said, "boundaries");
     exp.disturbance(::bandwidth::schema::boundaries::BLOCK, &sweep_tally);
 
     // == 4. Non-temporal stores: where they win, where they lose.
@@ -118,10 +110,11 @@ fn main() {
         "4. non-temporal stores: where they win, where they lose (stream over {})",
         kit.width.name()
     ));
-    let (nt_gain, nt_text) =
+    let (nt_gain, nt_write) =
         report::non_temporal(&mut exp.out, &rows, &kit.kernels, kit.width, beyond);
-    if let Some(t) = nt_text {
-        for s in show::marked(&sweep_tally, true, vec![t]) {
+    if let Some(ratios) = nt_write {
+        let last = rows.last().map_or(0, |r| r.bytes as u64);
+        for s in reading::non_temporal(ratios, last, beyond, &sweep_tally) {
             exp.out.conclude(&s);
         }
     }
@@ -428,12 +421,8 @@ fn all_cores(
         format!("more cores than the {available} this run may use")
     };
     let totals = report::threads(&mut exp.out, &trows, &short, region);
-    let text = reading::scaling(&trows, &totals);
-    read_out(
-        &mut exp.out,
-        &show::marked(&tally, true, vec![text]),
-        "scaling",
-    );
+    let said = reading::scaling(&trows, &totals, &tally);
+    read_out(&mut exp.out, &said, "scaling");
     exp.disturbance(::bandwidth::schema::threads::BLOCK, &tally);
     Scaled {
         one: totals.first().map(|t| t.1),
@@ -574,7 +563,7 @@ fn under_load(
             latency::BUDGET_NS as f64 / 1e6
         ),
     );
-    let text = report::loaded(
+    report::loaded(
         &mut exp.out,
         &ll,
         &v,
@@ -583,11 +572,7 @@ fn under_load(
         chase.on,
         streamers,
     );
-    read_out(
-        &mut exp.out,
-        &show::marked(&tally, true, vec![text]),
-        "loaded",
-    );
+    read_out(&mut exp.out, &reading::loaded(&v, &tally), "loaded");
     exp.disturbance(::bandwidth::schema::loaded_latency::BLOCK, &tally);
     v
 }
@@ -640,6 +625,15 @@ fn fill(words: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_widths_reading_follows_the_bytes_read_back() {
+        let narrow = widths_reading(Some(8), Some(32));
+        assert!(narrow.contains("explicit kernels 32 (4x): the build targets the baseline"));
+        let same = widths_reading(Some(32), Some(32));
+        assert!(same.contains("already uses the widest registers"), "{same}");
+        assert!(widths_reading(None, Some(32)).contains("could not be read back"));
+    }
 
     #[test]
     fn two_sizes_per_octave_or_one_with_quick() {

@@ -16,7 +16,7 @@ use measure::scan::ScanPoint;
 use measure::stats::Summary;
 
 /// A streaming store "wins" where it runs at over this multiple of the ordinary one.
-const STREAM_WINS: f64 = 1.05;
+pub const STREAM_WINS: f64 = 1.05;
 
 /// Prints `label : value`, the value wrapped to the report width under itself.
 pub fn say(label: &str, value: &str) {
@@ -290,14 +290,15 @@ pub fn segmented(out: &mut Out, rows: &[Row], clean_ns: &[f64]) {
 
 /// Section 4: streaming stores against ordinary ones at the smallest and the largest set,
 /// and from which size on they win. Returns streaming write over ordinary write at the
-/// largest set, and the sentence on what that means (for the caller to mark and print).
+/// largest set (beyond the caches), and the write's (smallest, largest) ratios, which
+/// [`crate::reading::non_temporal`] reads.
 pub fn non_temporal(
     out: &mut Out,
     rows: &[Row],
     kernels: &[Kernel],
     width: Width,
     beyond: Option<bool>,
-) -> (Option<f64>, Option<String>) {
+) -> (Option<f64>, Option<(f64, f64)>) {
     let (mut nt_gain, mut sentence) = (None, None);
     let (first, last) = (&rows[0], rows.last().expect("rows"));
     if !width.has_stream() {
@@ -359,33 +360,7 @@ pub fn non_temporal(
             }
             lines.push((op, ratio(first), ratio(last)));
         }
-        if let Some(&(_, inside, at_last)) = lines.first() {
-            let tail = match beyond {
-                Some(true) => format!(
-                    "Beyond them it runs at {at_last:.2}x: {}",
-                    if at_last > STREAM_WINS {
-                        "no line is read before it is overwritten, so the bus carries each byte \
-                         once, not twice."
-                    } else {
-                        "in this run it did not beat the ordinary write even there."
-                    }
-                ),
-                _ => format!(
-                    "The largest set ({}) is not beyond the caches, so this run cannot show where \
-                     streaming wins.",
-                    size(last.bytes as u64)
-                ),
-            };
-            let why = if inside < 1.0 / STREAM_WINS {
-                "it sends every line to memory even though the next lap will want it back."
-            } else {
-                "in this run it was not slower there, although it sends every line to memory."
-            };
-            sentence = Some(format!(
-                "Inside the caches a streaming write runs at {inside:.2}x the ordinary one: \
-                 {why} {tail}"
-            ));
-        }
+        sentence = lines.first().map(|&(_, inside, at_last)| (inside, at_last));
     }
     (nt_gain, sentence)
 }
@@ -405,25 +380,18 @@ pub fn points(rows: &[Row], i: usize) -> Vec<Point> {
         .collect()
 }
 
-/// Section 3: the boundaries and unstable stretches, and their `boundaries` block. Returns
-/// (boundaries found, of them agreeing with a reported size, the last drop's start).
-pub fn boundaries(
-    out: &mut Out,
-    found: &[Finding],
-    reported: &[(String, u64)],
-) -> (usize, usize, Option<u64>) {
+/// Section 3: the boundaries and unstable stretches, and their `boundaries` block. What they
+/// add up to is [`crate::reading::Falls::of`].
+pub fn boundaries(out: &mut Out, found: &[Finding], reported: &[(String, u64)]) {
     let mut b = Block::new(
         ::bandwidth::schema::boundaries::BLOCK,
         ::bandwidth::schema::boundaries::COLUMNS,
     );
-    let (mut drops, mut agree, mut last) = (0, 0, None);
     let mut unstable = Vec::new();
     let mut falls = Vec::new();
     for f in found {
         match *f {
             Finding::Drop { from, to, ratio } => {
-                drops += 1;
-                last = Some(from);
                 let near = measure::curve::nearest_reported(from, to, reported);
                 falls.push(format!(
                     "{}..{} ({ratio:.1}x{})",
@@ -434,7 +402,6 @@ pub fn boundaries(
                 ));
                 let verdict = match near {
                     Some((n, bytes, true)) => {
-                        agree += 1;
                         format!("agrees with the reported {n} ({})", size(bytes))
                     }
                     Some((n, bytes, false)) => {
@@ -509,7 +476,6 @@ pub fn boundaries(
         );
     }
     out.block(&b);
-    (drops, agree, last)
 }
 
 /// Section 5's table and its `threads` block; `short` says why the rows not run were
@@ -597,8 +563,7 @@ pub fn threads(
 }
 
 /// Section 6: the setup, idle and loaded latency, what the streamers read, and the
-/// `loaded_latency` block. Returns the conclusion ([`loaded_reading`]) for the caller to mark
-/// and print.
+/// `loaded_latency` block. Its reading is [`crate::reading::loaded`].
 pub fn loaded(
     out: &mut Out,
     l: &crate::latency::Loaded,
@@ -607,7 +572,7 @@ pub fn loaded(
     chase_bytes: u64,
     core: usize,
     streamers: &[usize],
-) -> String {
+) {
     let verified = l.streamers.iter().all(|s| s.verified());
     let cyc = |ns: f64| {
         cc.cycles(ns)
@@ -646,31 +611,6 @@ pub fn loaded(
     );
     out.meta("loaded_verdict", measure::fmt::yes_no(v.ratio.is_some()));
     loaded_block(out, l, v, verified, chase_bytes);
-    loaded_reading(v)
-}
-
-/// The conclusion on latency under load, from the rounds that count.
-pub fn loaded_reading(v: &crate::latency::Verdict) -> String {
-    match (v.ratio, &v.why_not, &v.idle, &v.loaded) {
-        (Some(r), _, Some(i), Some(l)) => format!(
-            "Under load one miss takes {r:.2}x as long as with the other cores idle{}: {}",
-            if l.min > i.max {
-                " (every loaded round slower than every idle one)"
-            } else {
-                " (the rounds overlap)"
-            },
-            if r > 1.1 && l.min > i.max {
-                "a latency-bound program slows down when a neighbour streams, though it shares no \
-                 data with it: the requests queue in the same memory system."
-            } else if r > 1.1 {
-                "slower in the median, but this run does not separate the load from other work."
-            } else {
-                "in this run the streaming neighbours did not delay the chase measurably."
-            }
-        ),
-        (_, Some(why), _, _) => format!("No verdict on latency under load: {why}."),
-        _ => "No verdict on latency under load.".into(),
-    }
 }
 
 /// Section 6's `loaded_latency` block: every round, idle and loaded.

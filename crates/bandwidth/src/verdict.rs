@@ -96,77 +96,112 @@ pub fn print(
     // L1 against the core's load and store limit.
     let l1row = l1.unwrap_or(0);
     let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
-    match (lim, ra, wa) {
-        (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => {
-            verdict(
-                &mut exp.out,
-                ("l1_limit", "L1 against the core's limit"),
-                (&seen.sweep, false),
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle, above the {} \
-                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
-                 (other work on this core while it was measured?) or the table does not fit this \
-                 CPU. No verdict; the GB/s stand.",
-                    l.load_bytes(),
-                    l.core,
-                    cc.ghz.unwrap_or(f64::NAN)
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
-            exp.out.meta("l1_read_goal_met", "unknown");
-        }
-        (Some(l), Some(rb), Some(wb)) => {
-            let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
-            let met = pr >= 1.0 - READ_GOAL;
-            verdict(
-                &mut exp.out,
-                ("l1_limit", "L1 against the core's limit (section 1)"),
-                (&seen.sweep, false),
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle, \
-                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
-                 Reading within {:.0}% of the limit: {}.{}",
-                    pr * 100.0,
-                    l.load_bytes(),
-                    per_cycle(l.loads, "load"),
-                    pw * 100.0,
-                    l.store_bytes(),
-                    per_cycle(l.stores, "store"),
-                    READ_GOAL * 100.0,
-                    if met { "yes" } else { "no, not in this run" },
-                    seen.read_insns_per_load.map_or(String::new(), |x| format!(
-                        " The read's loop issues {x:.2} instructions a load (read from this \
-                         binary)."
-                    ))
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", pr * 100.0, "%");
-            exp.out.meta("l1_read_goal_met", measure::fmt::yes_no(met));
-        }
-        (_, Some(rb), _) => {
-            verdict(
-                &mut exp.out,
-                ("l1_limit", "L1 against the core's limit"),
-                (&seen.sweep, false),
-                &format!(
-                    "reading reaches {rb:.1} bytes a cycle; the limit for this \
-                 CPU is unknown to this program (see section 1), so it is not compared."
-                ),
-            );
-            exp.key_figure("l1_read_of_limit", None::<f64>, "%");
-        }
-        _ => verdict(
-            &mut exp.out,
-            ("l1_limit", "L1 against the core's limit"),
-            (&seen.sweep, false),
-            "no core-clock estimate, so no bytes per cycle.",
-        ),
+    let said = l1_limit(lim, (ra, wa), cc.ghz, seen.read_insns_per_load);
+    verdict(
+        &mut exp.out,
+        ("l1_limit", said.label),
+        (&seen.sweep, false),
+        &said.text,
+    );
+    if let Some(of_limit) = said.of_limit {
+        exp.key_figure("l1_read_of_limit", of_limit, "%");
+    }
+    if let Some(met) = said.goal_met {
+        exp.out.meta("l1_read_goal_met", met);
     }
     // Bytes per cycle above the limit come from a wrong clock estimate: not a figure to keep.
     let plausible = |b: &f64| lim.is_none_or(|l| *b <= l.load_bytes() * (1.0 + GOAL));
     exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
 
     recorded(exp, seen);
+}
+
+/// Section 7's reading of L1 against the core's load and store limit, before its mark (it
+/// reads no shared level), with what it records.
+#[derive(Debug, PartialEq)]
+struct L1Limit {
+    label: &'static str,
+    text: String,
+    /// The `l1_read_of_limit` key figure (%), when it is recorded at all.
+    of_limit: Option<Option<f64>>,
+    /// `#META l1_read_goal_met`, when it is recorded.
+    goal_met: Option<&'static str>,
+}
+
+/// L1 against the core's limit from the explicit read's and write's bytes a cycle at the L1
+/// set (`ra`, `wa`), the clock estimate behind them (`ghz`) and the read loop's instructions
+/// a load.
+fn l1_limit(
+    lim: Option<&Limit>,
+    (ra, wa): (Option<f64>, Option<f64>),
+    ghz: Option<f64>,
+    insns: Option<f64>,
+) -> L1Limit {
+    let said = |label, text, of_limit, goal_met| L1Limit {
+        label,
+        text,
+        of_limit,
+        goal_met,
+    };
+    match (lim, ra, wa) {
+        (Some(l), Some(rb), _) if rb > l.load_bytes() * (1.0 + GOAL) => said(
+            "L1 against the core's limit",
+            format!(
+                "reading reaches {rb:.1} bytes a cycle, above the {} \
+                 B/cycle this program's table gives a {} core. That cannot be: the clock estimate ({:.2} GHz) is low \
+                 (other work on this core while it was measured?) or the table does not fit this \
+                 CPU. No verdict; the GB/s stand.",
+                l.load_bytes(),
+                l.core,
+                ghz.unwrap_or(f64::NAN)
+            ),
+            Some(None),
+            Some("unknown"),
+        ),
+        (Some(l), Some(rb), Some(wb)) => {
+            let (pr, pw) = (rb / l.load_bytes(), wb / l.store_bytes());
+            let met = pr >= 1.0 - READ_GOAL;
+            let text = format!(
+                "reading reaches {rb:.1} bytes a cycle, \
+                 {:.1}% of the table's {} B/cycle ({}); writing {wb:.1}, {:.1}% of {} ({}). \
+                 Reading within {:.0}% of the limit: {}.{}",
+                pr * 100.0,
+                l.load_bytes(),
+                per_cycle(l.loads, "load"),
+                pw * 100.0,
+                l.store_bytes(),
+                per_cycle(l.stores, "store"),
+                READ_GOAL * 100.0,
+                if met { "yes" } else { "no, not in this run" },
+                insns.map_or(String::new(), |x| format!(
+                    " The read's loop issues {x:.2} instructions a load (read from this \
+                     binary)."
+                ))
+            );
+            let label = "L1 against the core's limit (section 1)";
+            said(
+                label,
+                text,
+                Some(Some(pr * 100.0)),
+                Some(measure::fmt::yes_no(met)),
+            )
+        }
+        (_, Some(rb), _) => said(
+            "L1 against the core's limit",
+            format!(
+                "reading reaches {rb:.1} bytes a cycle; the limit for this \
+                 CPU is unknown to this program (see section 1), so it is not compared."
+            ),
+            Some(None),
+            None,
+        ),
+        _ => said(
+            "L1 against the core's limit",
+            "no core-clock estimate, so no bytes per cycle.".into(),
+            None,
+            None,
+        ),
+    }
 }
 
 /// L1 against memory: the explicit read at the L1 level's set against the memory set, a
@@ -179,39 +214,51 @@ fn l1_memory(
     r: Option<usize>,
     seen: &Seen,
 ) {
-    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
-    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
-    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
-    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
-        verdict(
-            &mut exp.out,
-            ("l1_memory", "L1 against memory"),
-            (&seen.sweep, true),
-            &format!(
-                "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
-                size(rows[l1.unwrap_or(0)].bytes as u64),
-                gbs(a),
-                size(rows[memory.unwrap_or(0)].bytes as u64),
-                gbs(m),
-                a / m
-            ),
-        );
+    let (text, read) = l1_memory_text(rows, lv, r);
+    verdict(
+        &mut exp.out,
+        ("l1_memory", "L1 against memory"),
+        (&seen.sweep, true),
+        &text,
+    );
+    if let Some((a, m)) = read {
         exp.key_figure("l1_read_gbs", a, "GB/s");
         exp.key_figure("memory_read_gbs", m, "GB/s");
         exp.key_figure(::bandwidth::schema::key::L1_OVER_MEMORY_READ, a / m, "x");
     } else {
-        verdict(
-            &mut exp.out,
-            ("l1_memory", "L1 against memory"),
-            (&seen.sweep, true),
-            "not computed, because no L1d size is reported or the largest set is not at least \
-             twice the largest reported cache.",
-        );
         exp.key_figure(
             ::bandwidth::schema::key::L1_OVER_MEMORY_READ,
             None::<f64>,
             "x",
         );
+    }
+}
+
+/// L1 against memory before its mark: the sentence, and the explicit read (kernel `r`) at
+/// the L1 level's set and at the memory set (`lv`: each level's row), in GB/s, when both
+/// are known.
+fn l1_memory_text(
+    rows: &[Row],
+    lv: &[(String, usize)],
+    r: Option<usize>,
+) -> (String, Option<(f64, f64)>) {
+    let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
+    let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
+    let memory = lv.iter().find(|l| l.0 == "memory").map(|l| l.1);
+    if let (Some(a), Some(m)) = (l1.and_then(|i| cell(r, i)), memory.and_then(|i| cell(r, i))) {
+        let text = format!(
+            "reading {} runs at {} GB/s, reading {} at {} GB/s: {:.1}x.",
+            size(rows[l1.unwrap_or(0)].bytes as u64),
+            gbs(a),
+            size(rows[memory.unwrap_or(0)].bytes as u64),
+            gbs(m),
+            a / m
+        );
+        (text, Some((a, m)))
+    } else {
+        let text = "not computed, because no L1d size is reported or the largest set is not at \
+                    least twice the largest reported cache.";
+        (text.into(), None)
     }
 }
 
@@ -383,6 +430,74 @@ mod tests {
             marked(&t(0, load(0.0, 0.9)), false, "L1 limit", "x.").len(),
             1
         );
+    }
+
+    #[test]
+    fn the_l1_limit_is_judged_only_from_plausible_bytes_a_cycle() {
+        let zen = Limit {
+            core: "Zen 4",
+            loads: (2.0, 32),
+            stores: (1.0, 32),
+        };
+        let met = l1_limit(Some(&zen), (Some(62.0), Some(30.0)), Some(4.0), Some(1.25));
+        assert_eq!(met.label, "L1 against the core's limit (section 1)");
+        assert!(
+            met.text
+                .starts_with("reading reaches 62.0 bytes a cycle, 96.9% of the table's 64"),
+            "{met:?}"
+        );
+        assert!(
+            met.text.contains("limit: yes. The read's loop issues 1.25"),
+            "{met:?}"
+        );
+        assert_eq!(
+            (met.goal_met, met.of_limit.map(|x| x.is_some())),
+            (Some("yes"), Some(true))
+        );
+        let short = l1_limit(Some(&zen), (Some(40.0), Some(30.0)), Some(4.0), None);
+        assert!(
+            short.text.ends_with("limit: no, not in this run."),
+            "{short:?}"
+        );
+        assert_eq!(short.goal_met, Some("no"));
+        let over = l1_limit(Some(&zen), (Some(80.0), None), Some(2.0), None);
+        assert!(
+            over.text
+                .contains("That cannot be: the clock estimate (2.00 GHz)")
+        );
+        assert_eq!(
+            (over.of_limit, over.goal_met),
+            (Some(None), Some("unknown"))
+        );
+        let unknown = l1_limit(None, (Some(40.0), Some(30.0)), Some(4.0), None);
+        assert!(
+            unknown.text.contains("unknown to this program"),
+            "{unknown:?}"
+        );
+        assert_eq!((unknown.of_limit, unknown.goal_met), (Some(None), None));
+        let none = l1_limit(Some(&zen), (None, None), None, None);
+        assert_eq!((none.of_limit, none.goal_met), (None, None));
+        // Its mark: provisional from disturbed rounds, and never contention (the core's own).
+        let busy = Tally {
+            rounds: 100,
+            disturbed: 40,
+            ..Default::default()
+        };
+        let m = marked(&busy, false, met.label, &met.text);
+        assert!(m[0].starts_with("provisional: 40 of 100 rounds"), "{m:?}");
+        assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn l1_against_memory_is_read_only_where_both_levels_were_measured() {
+        let mut r = rows(&[32, 65536]);
+        r[1].cells = vec![Cell::of(&[&[0.1, 0.1, 0.1]]).unwrap()];
+        let lv = [("L1d".to_string(), 0), ("memory".to_string(), 1)];
+        let (text, read) = l1_memory_text(&r, &lv, Some(0));
+        assert_eq!(read, Some((1.0, 0.1)));
+        assert!(text.ends_with(": 10.0x."), "{text}");
+        let (text, read) = l1_memory_text(&r, &lv[..1], Some(0));
+        assert!(text.starts_with("not computed") && read.is_none(), "{text}");
     }
 
     #[test]

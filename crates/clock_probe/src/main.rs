@@ -67,7 +67,7 @@ fn main() {
 
     // == 1. The machine's numbers were printed by start!, each with its source.
     exp.section("1. this machine's numbers (read by the program itself, printed above)");
-    exp.out.how_to_read(&facts_verdict(&exp.facts));
+    exp.out.how_to_read(&facts_verdict(&exp.facts.caches));
 
     // == 2. Resolution: what the clocks claim.
     exp.section("2. clock resolution: what the clocks claim");
@@ -127,14 +127,20 @@ fn claimed(out: &mut Out, probe: &clock::ClockReport) -> Vec<u64> {
     }
     out.block(&res);
     let claims: Vec<u64> = probe.claimed.iter().filter_map(|c| c.1).collect();
-    out.how_to_read(&[match claims.iter().min() {
+    out.how_to_read(&claims_verdict(&claims));
+    claims
+}
+
+/// What section 2's claims say. The claims are the kernel's answers, not timings, so no
+/// disturbance can change them and the reading is never marked.
+fn claims_verdict(claims: &[u64]) -> Vec<String> {
+    vec![match claims.iter().min() {
         Some(&c) => format!(
             "the clocks claim {c} ns or better; a claimed resolution is not what one reading \
              costs, nor the smallest step two readings show. Section 3 measures both."
         ),
         None => "no clock told its resolution; section 3 measures what a reading costs.".into(),
-    }]);
-    claims
+    }]
 }
 
 /// Table 105.1: the clocks of C and POSIX, each read `reads` times back to back.
@@ -211,18 +217,11 @@ fn record_cost(exp: &mut Experiment, cost: &Cost) {
     exp.key_figure("clock_step", cost.min_step_ns, "ns");
 }
 
-/// What section 1 says about the machine's numbers: their sources, and whether they agree.
-fn facts_verdict(facts: &measure::facts::MachineFacts) -> Vec<String> {
-    let disagree: usize = facts
-        .caches
-        .iter()
-        .map(|c| c.size.disagreements().len())
-        .sum();
-    let unknown = facts
-        .caches
-        .iter()
-        .filter(|c| c.size.value.is_none())
-        .count();
+/// What section 1 says about the machine's cache sizes: their sources, and whether they
+/// agree. Read from the system, not timed, so never marked.
+fn facts_verdict(caches: &[measure::facts::CacheLevel]) -> Vec<String> {
+    let disagree: usize = caches.iter().map(|c| c.size.disagreements().len()).sum();
+    let unknown = caches.iter().filter(|c| c.size.value.is_none()).count();
     let mut say = vec![
         "every value above names its source: sysfs first, then the CPU itself (CPUID), then \
          glibc's sysconf."
@@ -238,7 +237,7 @@ fn facts_verdict(facts: &measure::facts::MachineFacts) -> Vec<String> {
             if disagree == 1 { "shows" } else { "show" }
         )
     });
-    if unknown > 0 || facts.caches.is_empty() {
+    if unknown > 0 || caches.is_empty() {
         say.push("A size no source reports is printed as unknown, never as 0 bytes.".into());
     }
     say
@@ -819,6 +818,34 @@ mod tests {
             r[3][0].starts_with("the first fill took 37.0x the second"),
             "{r:?}"
         );
+    }
+
+    #[test]
+    fn the_untimed_readings_follow_their_inputs_and_carry_no_mark() {
+        use measure::facts::{CacheLevel, Fact, Source};
+        let level = |readings: Vec<(Source, u64)>| CacheLevel {
+            level: 2,
+            size: Fact::from_readings(readings),
+            line: Fact::default(),
+            ways: Fact::default(),
+        };
+        let agree = facts_verdict(&[level(vec![(Source::Sysfs, 1 << 20)])]);
+        assert_eq!(agree.len(), 2, "{agree:?}");
+        assert!(agree[1].contains("agree on every cache size"), "{agree:?}");
+        let split = vec![(Source::Sysfs, 1 << 20), (Source::Sysconf, 1 << 19)];
+        let differ = facts_verdict(&[level(split), level(vec![])]);
+        assert!(
+            differ[1].starts_with("The line marked ! shows"),
+            "{differ:?}"
+        );
+        assert!(differ[2].contains("printed as unknown"), "{differ:?}");
+        assert!(facts_verdict(&[])[2].contains("unknown"));
+        let c = claims_verdict(&[1000, 1]);
+        assert!(c[0].starts_with("the clocks claim 1 ns or better"), "{c:?}");
+        assert!(claims_verdict(&[])[0].starts_with("no clock told"));
+        for r in [agree, differ, c] {
+            assert!(!r.iter().any(|s| s.contains("provisional")), "{r:?}");
+        }
     }
 
     #[test]

@@ -224,28 +224,44 @@ fn options(exp: &Experiment) -> (usize, usize, Launcher) {
     (step, repeat, launcher)
 }
 
-/// What limits every verdict below: randomisation not verified off, children not pinned.
+/// Prints what limits every verdict below, each as a `!` line.
 fn caveats(launcher: &Launcher, tally: &passes::Tally, aslr_verified: bool) {
-    let warn = |text: &str| println!("{}", wrap_to(text, "  ! ", "    ", WIDTH));
+    let asked_off = launcher.aslr_off;
+    for text in caveat_sentences(asked_off, launcher.core, tally, aslr_verified) {
+        println!("{}", wrap_to(&text, "  ! ", "    ", WIDTH));
+    }
+}
+
+/// What limits every verdict below: randomisation not verified off (`asked_off`: whether it
+/// was asked off), children not pinned to `core`. From the children's own reports, not
+/// timings, so never marked provisional; empty when nothing limits them.
+fn caveat_sentences(
+    asked_off: bool,
+    core: Option<usize>,
+    tally: &passes::Tally,
+    aslr_verified: bool,
+) -> Vec<String> {
+    let mut say = Vec::new();
     if !aslr_verified {
-        warn(&format!(
+        say.push(format!(
             "ASLR was {} in the children: each child's stack landed where randomisation put it, \
              not where PAD put it. A size does not stand for a stack position here, so no pattern \
              by size can come from placement; agreement between passes would be a coincidence, \
              disagreement is expected.",
-            if launcher.aslr_off {
+            if asked_off {
                 "not verified off"
             } else {
                 "left on (--aslr-on)"
             }
         ));
     }
-    match (launcher.core, tally.all_pinned()) {
-        (None, _) => warn(
+    match (core, tally.all_pinned()) {
+        (None, _) => say.push(
             "the children were not pinned (--no-pin or no core list): the scheduler could move \
-             them, and moves between cores add to the spread of every pass.",
+             them, and moves between cores add to the spread of every pass."
+                .into(),
         ),
-        (Some(c), false) => warn(&format!(
+        (Some(c), false) => say.push(format!(
             "{} of {} children were not held on core {c}: their times include running elsewhere \
              or moving, which adds spread that has nothing to do with the environment.",
             tally.ok - tally.pinned,
@@ -253,6 +269,7 @@ fn caveats(launcher: &Launcher, tally: &passes::Tally, aslr_verified: bool) {
         )),
         (Some(_), true) => {}
     }
+    say
 }
 
 /// One workload's verdict as printed: its headline, then the judgement's reasons, passed
@@ -336,6 +353,37 @@ mod tests {
             elsewhere: Some(0.0),
             ..Default::default()
         })
+    }
+
+    #[test]
+    fn the_caveats_name_what_limits_the_verdicts_and_only_that() {
+        let pinned = passes::Tally {
+            ok: 10,
+            pinned: 10,
+            ..Default::default()
+        };
+        assert!(caveat_sentences(true, Some(1), &pinned, true).is_empty());
+        let loose = passes::Tally {
+            ok: 10,
+            pinned: 7,
+            ..Default::default()
+        };
+        let say = caveat_sentences(true, Some(1), &loose, false);
+        assert_eq!(say.len(), 2, "{say:?}");
+        assert!(say[0].starts_with("ASLR was not verified off"), "{say:?}");
+        assert!(
+            say[1].starts_with("3 of 10 children were not held on core 1"),
+            "{say:?}"
+        );
+        let free = caveat_sentences(false, None, &pinned, false);
+        assert!(
+            free[0].starts_with("ASLR was left on (--aslr-on)"),
+            "{free:?}"
+        );
+        assert!(
+            free[1].starts_with("the children were not pinned"),
+            "{free:?}"
+        );
     }
 
     #[test]

@@ -596,3 +596,62 @@ fn repeats_conclusion(all: &[Repeat], largest: Option<(f64, String)>) -> Option<
     );
     Some(said.join(" "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::Kind;
+    use measure::disturb::{Load, Tally as Rounds};
+
+    /// One scan's verdicts (copy, fib) from `rounds` timed runs, `disturbed` of them disturbed.
+    fn scan(kinds: [Kind; 2], rounds: usize, disturbed: usize) -> Repeat {
+        let t = Rounds {
+            rounds,
+            disturbed,
+            ..Default::default()
+        }
+        .with_load(Load {
+            core: Some(1),
+            on_core: Some(0.0),
+            steal: Some(0.0),
+            elsewhere: Some(0.0),
+            ..Default::default()
+        });
+        Repeat {
+            seconds: 1.0,
+            failed: 0,
+            kinds: kinds.to_vec(),
+            tallies: vec![t; 2],
+            regions: vec![],
+        }
+    }
+
+    #[test]
+    fn the_repeats_reading_is_marked_only_when_the_scans_runs_were_disturbed() {
+        let (e, n) = (Kind::Effect, Kind::NoEffect);
+        let largest = || Some((4.5, "copy forward".to_string()));
+        assert_eq!(repeats_conclusion(&[scan([e, n], 100, 0)], None), None);
+        let quiet = repeats_conclusion(&[scan([e, n], 100, 0), scan([e, n], 100, 1)], largest())
+            .expect("a reading");
+        assert!(
+            quiet.starts_with(
+                "A region's median moved by up to 4.5 points between scans (copy forward)"
+            ),
+            "{quiet}"
+        );
+        assert!(quiet.ends_with("every scan gave the same verdict for every workload."));
+        let busy = repeats_conclusion(&[scan([e, n], 100, 0), scan([n, n], 100, 60)], largest())
+            .expect("a reading");
+        assert!(
+            busy.starts_with(
+                "provisional: 120 of 400 rounds were disturbed; the clean rounds give: A region's"
+            ),
+            "{busy}"
+        );
+        assert!(
+            busy.ends_with("only fib kept its verdict from scan to scan."),
+            "{busy}"
+        );
+        assert!(!busy.contains("contention"), "{busy}");
+    }
+}

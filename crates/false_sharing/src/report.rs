@@ -223,39 +223,41 @@ impl Table {
         }
     }
 
-    /// The lines under the table: the flagged rows, the rows whose rounds split in two
-    /// groups (both groups with their counts), the rounds in which other work took a core,
-    /// and where unpinned threads landed.
+    /// Prints the lines under the table ([`Table::notes`]).
     pub fn warnings(&self, set: &[Measured]) {
+        for (text, first, rest) in self.notes(set) {
+            say(&text, first, rest);
+        }
+    }
+
+    /// The lines under the table, each with its first and later indent: the flagged rows,
+    /// the rows whose rounds split in two groups (both groups with their counts), where
+    /// unpinned threads landed, and the rounds in which other work took a core. Pure.
+    fn notes(&self, set: &[Measured]) -> Vec<(String, &'static str, &'static str)> {
+        let mut notes = Vec::new();
         for (name, s) in &self.splits {
-            say(
-                &format!(
-                    "{name} in two groups of rounds: {} at {}, {} at {}",
-                    s.low.n,
-                    with_range(&s.low),
-                    s.high.n,
-                    with_range(&s.high)
-                ),
-                "  ! ",
-                "    ",
+            let text = format!(
+                "{name} in two groups of rounds: {} at {}, {} at {}",
+                s.low.n,
+                with_range(&s.low),
+                s.high.n,
+                with_range(&s.high)
             );
+            notes.push((text, "  ! ", "    "));
         }
         if !self.flags.is_empty() {
-            say(
-                &format!(
-                    "{}: BETTER than a perfect split of the one-thread reference. That is not \
-                     scaling: the reference or the row was disturbed (a clock change, a \
-                     co-tenant, threads on unequal cores). Do not read {} as a result.",
-                    self.flags.join("; "),
-                    if self.flags.len() == 1 {
-                        "this row"
-                    } else {
-                        "these rows"
-                    }
-                ),
-                "  !! ",
-                "     ",
+            let text = format!(
+                "{}: BETTER than a perfect split of the one-thread reference. That is not \
+                 scaling: the reference or the row was disturbed (a clock change, a \
+                 co-tenant, threads on unequal cores). Do not read {} as a result.",
+                self.flags.join("; "),
+                if self.flags.len() == 1 {
+                    "this row"
+                } else {
+                    "these rows"
+                }
             );
+            notes.push((text, "  !! ", "     "));
         }
         let unpinned: Vec<String> = set
             .iter()
@@ -263,13 +265,11 @@ impl Table {
             .map(|m| format!("{} {}", m.work.label(), m.cores_note()))
             .collect();
         if !unpinned.is_empty() {
-            say(
-                &format!("where the unpinned threads ran: {}.", unpinned.join("; ")),
-                "  ",
-                "    ",
-            );
+            let text = format!("where the unpinned threads ran: {}.", unpinned.join("; "));
+            notes.push((text, "  ", "    "));
         }
-        disturbed(set);
+        notes.extend(disturbed(set).map(|t| (t, "  ! ", "    ")));
+        notes
     }
 
     pub fn record(&self, out: &mut Out) {
@@ -671,9 +671,9 @@ pub fn methods(pairs: &[Pair]) -> (Block, Vec<(Method, Option<f64>)>) {
     (blk, out)
 }
 
-/// Says in which rounds other work took a thread's core (by the threads' own evidence), if
-/// any did.
-fn disturbed(set: &[Measured]) {
+/// The line saying in which rounds other work took a thread's core (by the threads' own
+/// evidence), if any did.
+fn disturbed(set: &[Measured]) -> Option<String> {
     let (mut hit, mut all) = (Vec::new(), false);
     for m in set {
         let d = m.disturbed_rounds();
@@ -682,23 +682,19 @@ fn disturbed(set: &[Measured]) {
             all |= d == m.ns.len();
         }
     }
-    if !hit.is_empty() {
-        say(
-            &format!(
-                "other work took a core in some rounds (a thread waited for its core, or was \
-                 off it): {}. {}",
-                hit.join(", "),
-                if all {
-                    "Some rows were disturbed in EVERY round: their medians measure a shared \
-                     machine, not this effect."
-                } else {
-                    "The medians are the clean rounds'; min..max too."
-                }
-            ),
-            "  ! ",
-            "    ",
-        );
-    }
+    (!hit.is_empty()).then(|| {
+        format!(
+            "other work took a core in some rounds (a thread waited for its core, or was off \
+             it): {}. {}",
+            hit.join(", "),
+            if all {
+                "Some rows were disturbed in EVERY round: their medians measure a shared \
+                 machine, not this effect."
+            } else {
+                "The medians are the clean rounds'; min..max too."
+            }
+        )
+    })
 }
 
 /// Better than a perfect split: not scaling but a disturbed measurement.
@@ -766,4 +762,63 @@ fn ratio_text(r: &Summary, suspicious: bool) -> String {
         r.max,
         mark(suspicious)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::disturb::Evidence;
+
+    /// `work` in four rounds, the first `hit` of them disturbed.
+    fn member(work: Work, hit: usize) -> Measured {
+        let ev = |d: bool| Evidence {
+            wall_ns: 10_000_000,
+            waited_ns: Some(if d { 4_000_000 } else { 0 }),
+            switches: if d { 2 } else { 0 },
+            ..Default::default()
+        };
+        Measured {
+            work,
+            ns: vec![1.0; 4],
+            seen: vec![Vec::new(); 4],
+            evidence: (0..4).map(|i| ev(i < hit)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_lines_under_a_table_say_only_what_its_rows_show() {
+        let two = Work::Slots { threads: 2, gap: 8 };
+        let quiet = [member(Work::BASELINE, 0), member(two, 0)];
+        let table = Table::new("t", &["a"]);
+        // Unpinned rows (no core seen) say where they ran; nothing else is said of them.
+        let notes: Vec<_> = table.notes(&quiet).into_iter().map(|n| n.0).collect();
+        assert!(
+            notes
+                .iter()
+                .all(|n| !n.contains("other work") && !n.contains("BETTER"))
+        );
+        let busy = [member(Work::BASELINE, 1), member(two, 4)];
+        let mut flagged = Table::new("t", &["a"]);
+        flagged.flag(true, || "2 threads 8 B apart".into());
+        let notes = flagged.notes(&busy);
+        let better = notes.iter().find(|n| n.1 == "  !! ").expect("the flag");
+        assert!(
+            better
+                .0
+                .starts_with("2 threads 8 B apart: BETTER than a perfect split")
+        );
+        assert!(
+            better.0.ends_with("Do not read this row as a result."),
+            "{notes:?}"
+        );
+        let hit = notes.last().expect("the disturbed rounds");
+        assert_eq!(hit.1, "  ! ");
+        assert!(
+            hit.0.contains(": baseline 1/4, ") && hit.0.contains("disturbed in EVERY round"),
+            "{hit:?}"
+        );
+        let some = disturbed(&[member(Work::BASELINE, 1)]).expect("a line");
+        assert!(some.ends_with("The medians are the clean rounds'; min..max too."));
+        assert_eq!(disturbed(&quiet), None);
+    }
 }

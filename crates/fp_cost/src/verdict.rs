@@ -483,11 +483,17 @@ mod marks {
         };
         let l1 = per_element([0.3, 0.25, 1.3, 2.3, 8.3], disturbed);
         let big = per_element([1.2, 1.2, 1.3, 2.5, 8.5], disturbed);
+        let mut placed = per_element([0.27, 0.25, 1.3, 2.3, 8.3], disturbed);
+        placed.placements = (0..8)
+            .map(|i| (i * 8, s(if i == 0 { 0.27 } else { 0.34 })))
+            .collect();
+        placed.placement_tallies = vec![t; 8];
         vec![
             denormals(&d),
             widths(&w, true),
             operations(&l1, &o),
             beyond(&big, &l1),
+            placement(&placed),
         ]
     }
 
@@ -522,6 +528,7 @@ mod marks {
             r[3][0].starts_with("multiply, add and divide within"),
             "{r:?}"
         );
+        assert!(r[4][0].contains("placement"), "{r:?}");
     }
 
     #[test]

@@ -66,24 +66,26 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The full run takes about 10 s on the 2-core VM (well under a minute even where false
-    /// sharing costs several times more); `--quick` about a second.
+    /// Rounds are short, so that most fit between two preemptions: on the 2-core Zen 3 VM a
+    /// same-line round of two threads takes about 5 ms and a separate-line one 0.2 ms (with
+    /// 60M increments a round took 300 ms, and 44 of 105 were disturbed on a quiet machine).
+    /// The full run takes about a second there, `--quick` half of that.
     pub fn new(quick: bool) -> Plan {
         if quick {
             Plan {
                 rounds: 5,
-                slot_iters: 10_000_000,
-                team_iters: 5_000_000,
-                atomic_iters: 1_000_000,
-                mutex_iters: 200_000,
+                slot_iters: 500_000,
+                team_iters: 250_000,
+                atomic_iters: 100_000,
+                mutex_iters: 20_000,
             }
         } else {
             Plan {
                 rounds: 15,
-                slot_iters: 60_000_000,
-                team_iters: 10_000_000,
-                atomic_iters: 6_000_000,
-                mutex_iters: 1_500_000,
+                slot_iters: 1_000_000,
+                team_iters: 500_000,
+                atomic_iters: 200_000,
+                mutex_iters: 50_000,
             }
         }
     }

@@ -618,7 +618,7 @@ fn shared_verdicts(set: &[Measured], plan: &Plan) -> Vec<String> {
     }
     if let (Some(a), Some(m)) = (find(set, atomic(1)), find(set, locked(1))) {
         say.push(format!(
-            "One uncontended run took {:.0} ms (atomic) and {:.0} ms (mutex). Hence the \
+            "One uncontended run took {:.2} ms (atomic) and {:.2} ms (mutex). Hence the \
              discipline: count separately, combine once at the end.",
             a.summary().median * plan.atomic_iters as f64 / 1e6,
             m.summary().median * plan.mutex_iters as f64 / 1e6

@@ -322,24 +322,12 @@ mod tests {
 
     /// Rounds of a section: quiet, disturbed on its own core, or quiet beside a busy core.
     fn tally(kind: &str) -> Tally {
-        use measure::disturb::Load;
         let (disturbed, on_core, elsewhere) = match kind {
             "quiet" => (0, 0.0, 0.0),
             "disturbed" => (30, 0.5, 0.0),
             _ => (0, 0.0, 0.95),
         };
-        Tally {
-            rounds: 100,
-            disturbed,
-            load: Some(Load {
-                core: Some(1),
-                on_core: Some(on_core),
-                steal: Some(0.0),
-                elsewhere: Some(elsewhere),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
+        measure::testing::tally(100, disturbed, on_core, elsewhere)
     }
 
     /// Sections 2 to 6's readings from synthetic results, marked by `t`.

@@ -160,7 +160,6 @@ impl Mlp {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use measure::disturb::Load;
 
     fn level(name: &str, one: f64, par: f64) -> Level {
         let points = PARALLEL
@@ -190,18 +189,12 @@ pub(crate) mod tests {
     pub(crate) fn mlp(disturbed: usize, elsewhere: f64) -> Mlp {
         Mlp {
             levels: vec![level("L2", 3.0, 3.0), level("memory", 100.0, 160.0)],
-            tally: Tally {
-                rounds: 50,
+            tally: measure::testing::tally(
+                50,
                 disturbed,
-                load: Some(Load {
-                    core: Some(1),
-                    on_core: Some(if disturbed > 0 { 0.4 } else { 0.0 }),
-                    steal: Some(0.0),
-                    elsewhere: Some(elsewhere),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
+                if disturbed > 0 { 0.4 } else { 0.0 },
+                elsewhere,
+            ),
         }
     }
 

@@ -409,7 +409,6 @@ mod tests {
 mod marks {
     use super::*;
     use crate::timing::OpTimes;
-    use measure::disturb::Load;
     use measure::stats::Summary;
 
     fn s(m: f64) -> Summary {
@@ -419,18 +418,10 @@ mod marks {
     /// 40 rounds: quiet, or 12 disturbed with half a core of other work on core 1 and one
     /// core's worth on the other.
     fn tally(disturbed: bool) -> Tally {
-        let x = |v: f64| Some(if disturbed { v } else { 0.0 });
-        Tally {
-            rounds: 40,
-            disturbed: if disturbed { 12 } else { 0 },
-            load: Some(Load {
-                core: Some(1),
-                on_core: x(0.5),
-                steal: Some(0.0),
-                elsewhere: x(1.0),
-                ..Default::default()
-            }),
-            ..Default::default()
+        if disturbed {
+            measure::testing::tally(40, 12, 0.5, 1.0)
+        } else {
+            measure::testing::tally(40, 0, 0.0, 0.0)
         }
     }
 

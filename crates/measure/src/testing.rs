@@ -291,6 +291,29 @@ pub fn report_lines(text: &str) -> usize {
         .count()
 }
 
+/// A synthetic [`Tally`](crate::disturb::Tally) for tests of verdicts: `rounds` rounds,
+/// `disturbed` of them disturbed, `on_core` cores of other work on core 1 (the experiment's),
+/// `elsewhere` cores of it on the other cores, and no steal.
+pub fn tally(
+    rounds: usize,
+    disturbed: usize,
+    on_core: f64,
+    elsewhere: f64,
+) -> crate::disturb::Tally {
+    crate::disturb::Tally {
+        rounds,
+        disturbed,
+        load: Some(crate::disturb::Load {
+            core: Some(1),
+            on_core: Some(on_core),
+            steal: Some(0.0),
+            elsewhere: Some(elsewhere),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

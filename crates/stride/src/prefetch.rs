@@ -82,7 +82,6 @@ impl Prefetch {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use measure::disturb::Load;
 
     fn summary(ns: f64) -> Summary {
         Summary::of(&[ns * 0.99, ns, ns * 1.01]).unwrap()
@@ -90,18 +89,8 @@ pub(crate) mod tests {
 
     /// Rounds of 2x the spacing at `a` and `b` ns; `disturbed` of 30, `elsewhere` cores busy.
     pub(crate) fn prefetch(a: f64, b: f64, disturbed: usize, elsewhere: f64) -> Prefetch {
-        let t = Tally {
-            rounds: 30,
-            disturbed,
-            load: Some(Load {
-                core: Some(1),
-                on_core: Some(if disturbed > 0 { 0.5 } else { 0.0 }),
-                steal: Some(0.0),
-                elsewhere: Some(elsewhere),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let on_core = if disturbed > 0 { 0.5 } else { 0.0 };
+        let t = measure::testing::tally(30, disturbed, on_core, elsewhere);
         Prefetch {
             line: 64,
             page: 4096,

@@ -333,7 +333,7 @@ pub fn layout_verdict(t: &LayoutTimes, line: Option<u64>) -> Vec<String> {
 mod walks_tests {
     use super::*;
     use crate::walk;
-    use measure::disturb::{Load, Tally};
+    use measure::disturb::Tally;
     use measure::facts::{CacheLevel, Fact};
 
     /// A machine that reports L1d 48 KiB, L2 1 MiB and L3 32 MiB, lines of 64 bytes; nothing
@@ -367,18 +367,7 @@ mod walks_tests {
     }
 
     fn tally(rounds: usize, disturbed: usize, on_core: f64, elsewhere: f64) -> Tally {
-        Tally {
-            rounds,
-            disturbed,
-            load: Some(Load {
-                core: Some(1),
-                on_core: Some(on_core),
-                steal: Some(0.0),
-                elsewhere: Some(elsewhere),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }
+        measure::testing::tally(rounds, disturbed, on_core, elsewhere)
     }
 
     /// Thirteen strides whose cost jumps at the line size, over a 64 MiB buffer.

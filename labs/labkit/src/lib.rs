@@ -339,8 +339,9 @@ impl Report {
             let mut why = t.describe();
             if self.timing.unwatched > 0 {
                 why = format!(
-                    "{why}; {} rounds left no evidence from their worker threads (run each \
-                     thread's work through the lab's `worker`), so they count as disturbed",
+                    "{why}; {} rounds left no evidence from some worker thread (each of the \
+                     lab's threads must start and run its work through the lab's `worker`), so \
+                     they count as disturbed",
                     self.timing.unwatched
                 );
             }

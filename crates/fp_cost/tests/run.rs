@@ -107,10 +107,16 @@ fn per_element(f: &DataFile) {
     let vs = pe.nums("vs_multiply").unwrap();
     assert_eq!(vs[0], Some(1.0));
     // Robust physical facts: a division and a sin cost more than a multiply, per element too
-    // (on the machine: under an emulator every operation is a call into its soft float).
+    // (on the machine: under an emulator every operation is a call into its soft float). Not
+    // how much more: on a 2-vCPU VM the multiply ran at half speed in whole runs with no round
+    // disturbed (a shared physical core), and divide over multiply fell from 3.5 to 1.6.
     let on_machine = !measure::testing::emulated("the operations' relative costs");
     if on_machine {
-        assert!(vs[2].unwrap() > 1.5 && vs[4].unwrap() > vs[2].unwrap());
+        let (div, sin) = (vs[2].unwrap(), vs[4].unwrap());
+        assert!(
+            div > 1.0 && sin > div,
+            "divide {div}x, sin {sin}x a multiply"
+        );
     }
 
     // The multiply at every placement of its block, GCC's among them, timed as 3a's multiply

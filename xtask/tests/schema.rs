@@ -33,15 +33,20 @@ fn check(columns: &[&str], constants: &[&str]) {
 }
 
 /// Lists blocks by experiment: `experiment: block, block; ...` gives
-/// `(experiment, block, columns)` for each.
+/// `(experiment, block, columns, key columns)` for each.
 macro_rules! blocks {
     ($($exp:ident: $($block:ident),+;)*) => {
-        &[$($(($exp::EXPERIMENT, $exp::$block::BLOCK, $exp::$block::COLUMNS),)+)*]
+        &[$($((
+            $exp::EXPERIMENT,
+            $exp::$block::BLOCK,
+            $exp::$block::COLUMNS,
+            $exp::$block::KEY_COLUMNS,
+        ),)+)*]
     };
 }
 
-/// Every block declared with `block!`: experiment, block, columns.
-const ALL: &[(&str, &str, &[&str])] = blocks! {
+/// Every block declared with `block!`: experiment, block, columns, key columns.
+const ALL: &[(&str, &str, &[&str], &[&str])] = blocks! {
     cache_ladder: latency, knees, mlp;
     stride: layout, stride, stride_passes, prefetch;
     tlb_walk: first_touch, pages, huge_pages, huge_verdict;
@@ -59,7 +64,7 @@ const ALL: &[(&str, &str, &[&str])] = blocks! {
 
 #[test]
 fn every_block_has_distinct_well_formed_columns() {
-    for (exp, block, columns) in ALL {
+    for (exp, block, columns, _) in ALL {
         assert!(!columns.is_empty(), "{exp}.{block} has no column");
         for c in *columns {
             let bare = c.strip_suffix(":text").unwrap_or(c);
@@ -77,8 +82,8 @@ fn every_block_has_distinct_well_formed_columns() {
 
 #[test]
 fn block_names_are_distinct_within_an_experiment() {
-    for (i, (exp, block, _)) in ALL.iter().enumerate() {
-        for (other, name, _) in &ALL[i + 1..] {
+    for (i, (exp, block, ..)) in ALL.iter().enumerate() {
+        for (other, name, ..) in &ALL[i + 1..] {
             assert!(
                 !(exp == other && block == name),
                 "{exp}.{block} declared twice"
@@ -198,11 +203,71 @@ fn key_sources_name_the_experiments_own_blocks() {
         for (keys, block) in *list {
             assert!(!keys.is_empty(), "{exp}.{block}: no key figure");
             assert!(
-                ALL.iter().any(|(e, b, _)| e == exp && b == block),
+                ALL.iter().any(|(e, b, ..)| e == exp && b == block),
                 "{exp} names {block}, not one of its blocks"
             );
             named += keys.len();
         }
     }
     assert!(named >= 20, "only {named} key figures have a named block");
+}
+
+/// Every experiment's `ROW_KEYS`, the blocks it keys by named columns.
+const ROW_KEYS: &[(&str, measure::schema::RowKeys)] = &[
+    (clock_probe::EXPERIMENT, clock_probe::ROW_KEYS),
+    (cache_ladder::EXPERIMENT, cache_ladder::ROW_KEYS),
+    (stride::EXPERIMENT, stride::ROW_KEYS),
+    (tlb_walk::EXPERIMENT, tlb_walk::ROW_KEYS),
+    (branch::EXPERIMENT, branch::ROW_KEYS),
+    (fp_cost::EXPERIMENT, fp_cost::ROW_KEYS),
+    (bandwidth::EXPERIMENT, bandwidth::ROW_KEYS),
+    (sink_bench::EXPERIMENT, sink_bench::ROW_KEYS),
+    (false_sharing::EXPERIMENT, false_sharing::ROW_KEYS),
+    (env_scan::EXPERIMENT, env_scan::ROW_KEYS),
+];
+
+/// The columns of an experiment's block: its declared columns, or for env_scan's `deviation`
+/// (whose pass columns the run decides) its fixed ones.
+fn columns_of(exp: &str, block: &str) -> Option<Vec<&'static str>> {
+    if exp == env_scan::EXPERIMENT && block == env_scan::deviation::BLOCK {
+        use env_scan::deviation::*;
+        return Some(vec![PAD_BYTES, WORKLOAD, PASSES_AGREE_10PCT]);
+    }
+    let (.., columns, _) = ALL.iter().find(|(e, b, ..)| *e == exp && *b == block)?;
+    Some(columns.to_vec())
+}
+
+/// Each block an experiment keys is one of its own, listed once, with at least one key column,
+/// and every key column is a column of that block.
+#[test]
+fn row_keys_name_columns_of_their_blocks() {
+    let mut keyed = 0;
+    for (exp, list) in ROW_KEYS {
+        for (i, (block, keys)) in list.iter().enumerate() {
+            let columns = columns_of(exp, block)
+                .unwrap_or_else(|| panic!("{exp} keys {block}, not one of its blocks"));
+            assert!(
+                !keys.is_empty(),
+                "{exp}.{block} is listed with no key column"
+            );
+            assert!(
+                list[i + 1..].iter().all(|(b, _)| b != block),
+                "{exp}.{block} listed twice"
+            );
+            check(&columns, keys);
+            keyed += 1;
+        }
+    }
+    assert!(keyed >= 40, "only {keyed} blocks are keyed");
+}
+
+/// A block that names key columns is in its experiment's `ROW_KEYS` with them, so no
+/// declaration is left out of the list compare reads.
+#[test]
+fn every_declared_key_is_listed() {
+    for (exp, block, _, keys) in ALL.iter().filter(|(.., keys)| !keys.is_empty()) {
+        let (_, list) = ROW_KEYS.iter().find(|(e, _)| e == exp).unwrap();
+        let listed = list.iter().find(|(b, _)| b == block).map(|(_, k)| *k);
+        assert_eq!(listed, Some(*keys), "{exp}.{block}: keys not in ROW_KEYS");
+    }
 }

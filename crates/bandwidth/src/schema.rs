@@ -14,7 +14,7 @@ pub const MIN_DROP: f64 = 1.25;
 /// A `#META` key a figure reads.
 pub const META_EXPLICIT_WIDTH: &str = "explicit_width";
 
-block!(kernels = "kernels" {
+block!(kernels = "kernels" keys [KERNEL] {
     KERNEL = "kernel" [text],
     SYMBOL = "symbol" [text],
     ACCESS_BYTES = "access_bytes",
@@ -24,7 +24,7 @@ block!(kernels = "kernels" {
     INSNS_PER_ACCESS = "insns_per_access",
 });
 
-block!(bandwidth = "bandwidth" {
+block!(bandwidth = "bandwidth" keys [KIB, KERNEL] {
     KIB = "kib",
     KERNEL = "kernel" [text],
     OP = "op" [text],
@@ -42,7 +42,7 @@ block!(bandwidth = "bandwidth" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(boundaries = "boundaries" {
+block!(boundaries = "boundaries" keys [KIND, FROM_KIB] {
     KIND = "kind" [text],
     FROM_KIB = "from_kib",
     TO_KIB = "to_kib",
@@ -52,7 +52,7 @@ block!(boundaries = "boundaries" {
     AGREES = "agrees" [text],
 });
 
-block!(threads = "threads" {
+block!(threads = "threads" keys [THREADS] {
     THREADS = "threads",
     STATUS = "status" [text],
     CORES = "cores" [text],
@@ -69,7 +69,7 @@ block!(threads = "threads" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(loaded_latency = "loaded_latency" {
+block!(loaded_latency = "loaded_latency" keys [STATE, ROUND] {
     STATE = "state" [text],
     ROUND = "round",
     NS = "ns",
@@ -84,7 +84,7 @@ block!(loaded_latency = "loaded_latency" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(levels = "levels" {
+block!(levels = "levels" keys [LEVEL] {
     LEVEL = "level" [text],
     KIB = "kib",
     READ_GBS = "read_gbs",
@@ -123,3 +123,13 @@ keys! {
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.
 pub const KEY_SOURCES: measure::key::Sources = &[];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![
+    kernels,
+    bandwidth,
+    boundaries,
+    threads,
+    loaded_latency,
+    levels
+];

@@ -21,7 +21,7 @@ group!(
     }
 );
 
-block!(shape = "shape" {
+block!(shape = "shape" keys [VARIANT] {
     VARIANT = "variant" [text],
     SYMBOL = "symbol" [text],
     VERDICT = "verdict" [text],
@@ -29,7 +29,7 @@ block!(shape = "shape" {
     FORKS = "forks",
 });
 
-block!(variants = "variants" {
+block!(variants = "variants" keys [VARIANT] {
     VARIANT = "variant" [text],
     SHAPE = "shape" [text],
     RANDOM_NS = "random_ns",
@@ -66,7 +66,7 @@ block!(mispredict = "mispredict" {
     ..evidence,
 });
 
-block!(patterns = "patterns" {
+block!(patterns = "patterns" keys [PATTERN] {
     PATTERN = "pattern" [text],
     PERIOD = "period",
     TAKEN_SHARE = "taken_share",
@@ -92,3 +92,6 @@ pub const KEY_SOURCES: measure::key::Sources = &[
     (&[key::REAL_BRANCH_RANDOM_OVER_SORTED], variants::BLOCK),
     (&[key::MISPREDICT], mispredict::BLOCK),
 ];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![shape, variants, patterns];

@@ -9,7 +9,7 @@ use measure::{block, keys};
 
 pub const EXPERIMENT: &str = "cache_ladder";
 
-block!(latency = "latency" {
+block!(latency = "latency" keys [KIB] {
     KIB = "kib",
     WHERE = "where" [text],
     INDEX_NS = "index_ns",
@@ -47,7 +47,7 @@ block!(latency = "latency" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(knees = "knees" {
+block!(knees = "knees" keys [SERIES, KIND, FROM_KIB] {
     SERIES = "series" [text],
     KIND = "kind" [text],
     FROM_KIB = "from_kib",
@@ -118,3 +118,6 @@ pub const KEY_SOURCES: measure::key::Sources = &[(
     ],
     latency::BLOCK,
 )];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![latency, knees];

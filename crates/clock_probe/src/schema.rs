@@ -19,18 +19,18 @@ group!(
     }
 );
 
-block!(clock_resolution = "clock_resolution" {
+block!(clock_resolution = "clock_resolution" keys [CLOCK] {
     CLOCK = "clock" [text],
     CLAIMED_NS = "claimed_ns",
 });
 
-block!(clock_cost = "clock_cost" {
+block!(clock_cost = "clock_cost" keys [METHOD] {
     METHOD = "method" [text],
     ..median_min_max,
     ..evidence,
 });
 
-block!(trap_one = "trap_one" {
+block!(trap_one = "trap_one" keys [VARIANT] {
     VARIANT = "variant" [text],
     ..median_min_max,
     PER_ELEMENT_NS = "per_element_ns",
@@ -45,19 +45,19 @@ block!(times_ten = "times_ten" {
     ..evidence,
 });
 
-block!(trap_two = "trap_two" {
+block!(trap_two = "trap_two" keys [FILL] {
     FILL = "fill" [text],
     ..median_min_max,
     ..evidence,
 });
 
-block!(trap_three_samples = "trap_three_samples" {
+block!(trap_three_samples = "trap_three_samples" keys [ROUND] {
     ROUND = "round",
     NS = "ns",
     ..evidence,
 });
 
-block!(trap_three_summary = "trap_three_summary" {
+block!(trap_three_summary = "trap_three_summary" keys [STAT] {
     STAT = "stat" [text],
     NS = "ns",
 });
@@ -81,3 +81,13 @@ keys! {
 
 /// The block each key figure is computed from (the others take the mark of the whole run).
 pub const KEY_SOURCES: measure::key::Sources = &[(&[key::CLOCK_READ], clock_cost::BLOCK)];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![
+    clock_resolution,
+    clock_cost,
+    trap_one,
+    trap_two,
+    trap_three_samples,
+    trap_three_summary
+];

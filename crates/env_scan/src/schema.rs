@@ -18,6 +18,8 @@ pub mod deviation {
     pub const PAD_BYTES: &str = "pad_bytes";
     pub const WORKLOAD: &str = "workload";
     pub const PASSES_AGREE_10PCT: &str = "passes_agree_10pct";
+    /// The columns that tell the block's rows apart (`compare.csv`'s `row`), in order.
+    pub const KEY_COLUMNS: &[&str] = &[PAD_BYTES, WORKLOAD];
 
     /// The column of one pass's deviation: `forward_pct`.
     pub fn pass_column(pass: &str) -> String {
@@ -25,14 +27,14 @@ pub mod deviation {
     }
 }
 
-block!(verdict = "verdict" {
+block!(verdict = "verdict" keys [WORKLOAD] {
     WORKLOAD = "workload" [text],
     KIND = "kind" [text],
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(mechanism = "mechanism" {
+block!(mechanism = "mechanism" keys [PAD_BYTES] {
     PAD_BYTES = "pad_bytes",
     STACK_ADDR = "stack_addr",
     SHIFT_BYTES = "shift_bytes",
@@ -42,7 +44,7 @@ block!(mechanism = "mechanism" {
     PINNED = "pinned" [text],
 });
 
-block!(raw = "raw" {
+block!(raw = "raw" keys [SEQ] {
     SEQ = "seq",
     PASS = "pass",
     ORDER = "order" [text],
@@ -60,27 +62,27 @@ block!(raw = "raw" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(correlation = "correlation" {
+block!(correlation = "correlation" keys [WORKLOAD, PASS_A, PASS_B] {
     WORKLOAD = "workload" [text],
     PASS_A = "pass_a" [text],
     PASS_B = "pass_b" [text],
     R = "r",
 });
 
-block!(regions = "regions" {
+block!(regions = "regions" keys [WORKLOAD, PASS, REGION_START_BYTES] {
     WORKLOAD = "workload" [text],
     PASS = "pass" [text],
     REGION_START_BYTES = "region_start_bytes",
     MEDIAN_DEVIATION_PCT = "median_deviation_pct",
 });
 
-block!(slow_share = "slow_share" {
+block!(slow_share = "slow_share" keys [WORKLOAD, PASS] {
     WORKLOAD = "workload" [text],
     PASS = "pass" [text],
     SLOW_SHARE_PCT = "slow_share_pct",
 });
 
-block!(time_trend = "time_trend" {
+block!(time_trend = "time_trend" keys [WORKLOAD, PASS] {
     WORKLOAD = "workload" [text],
     PASS = "pass" [text],
     R = "r",
@@ -124,3 +126,15 @@ keys! {
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.
 pub const KEY_SOURCES: measure::key::Sources = &[];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![
+    mechanism,
+    raw,
+    deviation,
+    correlation,
+    regions,
+    slow_share,
+    time_trend,
+    verdict
+];

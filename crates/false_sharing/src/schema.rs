@@ -62,7 +62,7 @@ group!(
     }
 );
 
-block!(rounds = "rounds" {
+block!(rounds = "rounds" keys [SET, CONFIG, ROUND] {
     SET = "set" [text],
     CONFIG = "config" [text],
     ROUND = "round",
@@ -71,7 +71,7 @@ block!(rounds = "rounds" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(placement = "placement" {
+block!(placement = "placement" keys [SET, CONFIG, ROUND, THREAD] {
     SET = "set" [text],
     CONFIG = "config" [text],
     ROUND = "round",
@@ -83,7 +83,7 @@ block!(placement = "placement" {
     VERIFIED = "verified" [text],
 });
 
-block!(c2c = "c2c" {
+block!(c2c = "c2c" keys [FROM, TO] {
     FROM = "from",
     TO = "to",
     FROM_ON = "from_on",
@@ -112,7 +112,7 @@ block!(c2c_methods = "c2c_methods" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(baseline = "baseline" {
+block!(baseline = "baseline" keys [SET] {
     SET = "set" [text],
     ROUNDS = "rounds",
     CORES = "cores" [text],
@@ -120,7 +120,7 @@ block!(baseline = "baseline" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(distance = "distance" {
+block!(distance = "distance" keys [DISTANCE_BYTES] {
     DISTANCE_BYTES = "distance_bytes",
     SAME_LINE = "same_line" [text],
     ..ns,
@@ -132,7 +132,7 @@ block!(distance = "distance" {
     ROUNDS = "rounds",
 });
 
-block!(threads = "threads" {
+block!(threads = "threads" keys [THREADS, LAYOUT] {
     THREADS = "threads",
     LAYOUT = "layout" [text],
     DISTANCE_BYTES = "distance_bytes",
@@ -145,7 +145,7 @@ block!(threads = "threads" {
     ROUNDS = "rounds",
 });
 
-block!(shared = "shared" {
+block!(shared = "shared" keys [METHOD, THREADS] {
     METHOD = "method" [text],
     THREADS = "threads",
     ITERS_PER_THREAD = "iters_per_thread",
@@ -177,3 +177,7 @@ keys! {
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.
 pub const KEY_SOURCES: measure::key::Sources = &[];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys =
+    measure::row_keys![distance, threads, shared, baseline, rounds, placement, c2c];

@@ -23,19 +23,19 @@ group!(
     }
 );
 
-block!(shape = "shape" {
+block!(shape = "shape" keys [KERNEL] {
     KERNEL = "kernel" [text],
     VERDICT = "verdict" [text],
 });
 
-block!(denormal = "denormal" {
+block!(denormal = "denormal" keys [VALUES, FTZ_DAZ] {
     VALUES = "values" [text],
     FTZ_DAZ = "ftz_daz" [text],
     ..median_min_max,
     ..evidence,
 });
 
-block!(width = "width" {
+block!(width = "width" keys [VARIANT] {
     VARIANT = "variant" [text],
     TYPE = "type" [text],
     ORDER = "order" [text],
@@ -63,7 +63,7 @@ block!(placement = "placement" {
     ..evidence,
 });
 
-block!(ops = "ops" {
+block!(ops = "ops" keys [OP] {
     OP = "op" [text],
     STEP = "step" [text],
     CHAIN_NS = "chain_ns",
@@ -129,3 +129,6 @@ pub const KEY_SOURCES: measure::key::Sources = &[
     ),
     (&[key::DIV_OVER_MUL_THROUGHPUT], ops::BLOCK),
 ];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![shape, denormal, width, ops];

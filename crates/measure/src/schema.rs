@@ -9,32 +9,37 @@
 //! An experiment's `schema` module holds `EXPERIMENT` (its name); one module per block with
 //! `BLOCK` (its name), one constant per column (the bare name, as readers look it up) and
 //! `COLUMNS` (the columns in order, text columns marked `:text`); `key` with the names of the
-//! key figures other tools read; and `META_*`, the `#META` keys its figure reads. A block whose
-//! columns depend on the run (env_scan's `deviation`) declares its fixed columns and a function
-//! for the others.
+//! key figures other tools read; `ROW_KEYS`, its blocks whose rows are keyed by named columns
+//! (each block's `KEY_COLUMNS`, declared with it); and `META_*`, the `#META` keys its figure
+//! reads. A block whose columns depend on the run (env_scan's `deviation`) declares its fixed
+//! columns and a function for the others, and its `KEY_COLUMNS` by hand.
 //!
 //! A run of columns that one piece of code writes into several blocks (the `median, min, max`
 //! cells of [`crate::fmt::median_min_max`], false_sharing's checks) is declared once as a
 //! group, and a block takes it in as `..group`: its columns stand there in order, and its
 //! constants are the block's too (`false_sharing::distance::SUSPICIOUS`).
 
-/// Declares one block: `name = "block" { CONST = "column" [text], ..group, ... }`. An entry
-/// `..group` takes in a [`group!`] declared beside the block (or imported there): its columns
-/// in their place, and its constants re-exported, so `block::CONST` reads the same either way.
+/// Declares one block: `name = "block" keys [CONST, ...] { CONST = "column" [text], ..group,
+/// ... }`. An entry `..group` takes in a [`group!`] declared beside the block (or imported
+/// there): its columns in their place, and its constants re-exported, so `block::CONST` reads
+/// the same either way. `keys [...]`, which may be left out, names the columns that tell the
+/// block's rows apart (`KEY_COLUMNS`, none when left out); see [`row_keys!`].
 #[macro_export]
 macro_rules! block {
-    ($module:ident = $name:literal { $($body:tt)* }) => {
-        $crate::block!(@entries $module $name [] $($body)*);
+    ($module:ident = $name:literal $(keys [$($key:ident),* $(,)?])? { $($body:tt)* }) => {
+        $crate::block!(@entries $module $name [$($($key)*)?] [] $($body)*);
     };
     // One entry at a time, each kept as `(col ...)` or `(group ...)`, until none is left.
-    (@entries $module:ident $name:literal [$($done:tt)*]
+    (@entries $module:ident $name:literal $keys:tt [$($done:tt)*]
         $col:ident = $cname:literal $([$text:ident])? $(, $($rest:tt)*)?) => {
-        $crate::block!(@entries $module $name [$($done)* (col $col $cname $($text)?)] $($($rest)*)?);
+        $crate::block!(@entries $module $name $keys
+            [$($done)* (col $col $cname $($text)?)] $($($rest)*)?);
     };
-    (@entries $module:ident $name:literal [$($done:tt)*] ..$group:ident $(, $($rest:tt)*)?) => {
-        $crate::block!(@entries $module $name [$($done)* (group $group)] $($($rest)*)?);
+    (@entries $module:ident $name:literal $keys:tt [$($done:tt)*]
+        ..$group:ident $(, $($rest:tt)*)?) => {
+        $crate::block!(@entries $module $name $keys [$($done)* (group $group)] $($($rest)*)?);
     };
-    (@entries $module:ident $name:literal [$($entry:tt)*]) => {
+    (@entries $module:ident $name:literal [$($key:ident)*] [$($entry:tt)*]) => {
         pub mod $module {
             /// The block's name.
             pub const BLOCK: &str = $name;
@@ -43,6 +48,9 @@ macro_rules! block {
             const JOINED: [&str; $crate::schema::count(PARTS)] = $crate::schema::join(PARTS);
             /// The columns in order, as the writer declares them (`:text` marks a text column).
             pub const COLUMNS: &[&str] = &JOINED;
+            /// The columns that tell the block's rows apart (`compare.csv`'s `row`), in order;
+            /// none when the block names none.
+            pub const KEY_COLUMNS: &[&str] = &[$($key),*];
         }
     };
     (@names (col $col:ident $cname:literal $($text:ident)?)) => { pub const $col: &str = $cname; };
@@ -94,6 +102,20 @@ pub const fn join<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N
         i += 1;
     }
     out
+}
+
+/// The blocks of an experiment whose rows are keyed by named columns: each block's name with
+/// its `KEY_COLUMNS` (`compare.csv`'s `row`). A block not listed is keyed by its leading text
+/// columns, as few as make its rows unique, or by the row's number.
+pub type RowKeys = &'static [(&'static str, &'static [&'static str])];
+
+/// Lists an experiment's keyed blocks as a [`RowKeys`]: `row_keys![block, block, ...]`, each a
+/// module declared with [`block!`] and `keys [...]`.
+#[macro_export]
+macro_rules! row_keys {
+    ($($module:ident),* $(,)?) => {
+        &[$(($module::BLOCK, $module::KEY_COLUMNS)),*]
+    };
 }
 
 /// Declares the key figures: `NAME = "name": "what it is, in words",...`. Each key figure has

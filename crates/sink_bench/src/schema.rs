@@ -9,7 +9,7 @@ use measure::{block, keys};
 
 pub const EXPERIMENT: &str = "sink_bench";
 
-block!(part1_passes = "part1_passes" {
+block!(part1_passes = "part1_passes" keys [ROUND] {
     ROUND = "round",
     DISCARDED_NS = "discarded_ns",
     SINK_NS = "sink_ns",
@@ -18,14 +18,14 @@ block!(part1_passes = "part1_passes" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(warm_in_process = "warm_in_process" {
+block!(warm_in_process = "warm_in_process" keys [PASS] {
     PASS = "pass",
     NS = "ns",
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(fresh_processes = "fresh_processes" {
+block!(fresh_processes = "fresh_processes" keys [PROCESS] {
     PROCESS = "process",
     COLD_NS = "cold_ns",
     WARM_NS = "warm_ns",
@@ -50,7 +50,7 @@ block!(cold_in_process = "cold_in_process" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(series_summary = "series_summary" {
+block!(series_summary = "series_summary" keys [SERIES] {
     SERIES = "series" [text],
     N = "n",
     MIN_NS = "min_ns",
@@ -93,3 +93,11 @@ keys! {
 /// The block each key figure is computed from: none is named, so each takes the mark of the
 /// whole run.
 pub const KEY_SOURCES: measure::key::Sources = &[];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![
+    part1_passes,
+    warm_in_process,
+    fresh_processes,
+    series_summary
+];

@@ -21,7 +21,7 @@ pub const META_ELEMENTS: &str = "elements";
 /// A `#META` key a figure reads.
 pub const META_STRUCT_BYTES: &str = "struct_bytes";
 
-block!(layout = "layout" {
+block!(layout = "layout" keys [LAYOUT] {
     LAYOUT = "layout" [text],
     ..median_min_max,
     FACTOR = "factor",
@@ -32,7 +32,7 @@ block!(layout = "layout" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(stride = "stride" {
+block!(stride = "stride" keys [STRIDE_BYTES] {
     STRIDE_BYTES = "stride_bytes",
     APPENDIX_NS = "appendix_ns",
     APPENDIX_MIN_NS = "appendix_min_ns",
@@ -60,7 +60,7 @@ block!(stride = "stride" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(stride_passes = "stride_passes" {
+block!(stride_passes = "stride_passes" keys [STRIDE_BYTES, PASS] {
     STRIDE_BYTES = "stride_bytes",
     PASS = "pass" [text],
     APPENDIX_NS = "appendix_ns",
@@ -113,3 +113,6 @@ pub const KEY_SOURCES: measure::key::Sources = &[
         stride::BLOCK,
     ),
 ];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![stride, stride_passes, layout];

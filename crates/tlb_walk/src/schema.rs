@@ -15,7 +15,7 @@ pub const META_LINES_PER_PAGE: &str = "lines_per_page";
 /// A `#META` key a figure reads.
 pub const META_HUGE_WALK_PAGES: &str = "huge_walk_pages";
 
-block!(first_touch = "first_touch" {
+block!(first_touch = "first_touch" keys [TOUCH] {
     TOUCH = "touch" [text],
     NS_PER_PAGE = "ns_per_page",
     MIN_NS = "min_ns",
@@ -24,7 +24,7 @@ block!(first_touch = "first_touch" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(pages = "pages" {
+block!(pages = "pages" keys [PAGES] {
     PAGES = "pages",
     SPAN_KIB = "span_kib",
     OFFSET0_NS = "offset0_ns",
@@ -44,7 +44,7 @@ block!(pages = "pages" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(huge_pages = "huge_pages" {
+block!(huge_pages = "huge_pages" keys [LAYOUT, ADVICE] {
     LAYOUT = "layout" [text],
     ADVICE = "advice" [text],
     HUGE_BACKING_PCT = "huge_backing_pct",
@@ -56,7 +56,7 @@ block!(huge_pages = "huge_pages" {
     DISTURBED_ROUNDS = "disturbed_rounds",
 });
 
-block!(huge_verdict = "huge_verdict" {
+block!(huge_verdict = "huge_verdict" keys [LAYOUT] {
     LAYOUT = "layout" [text],
     VERDICT = "verdict" [text],
     NORMAL_OVER_HUGE = "normal_over_huge",
@@ -109,3 +109,7 @@ pub const KEY_SOURCES: measure::key::Sources = &[
         first_touch::BLOCK,
     ),
 ];
+
+/// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
+pub const ROW_KEYS: measure::schema::RowKeys =
+    measure::row_keys![pages, huge_pages, huge_verdict, first_touch];

@@ -1,13 +1,12 @@
 //! The experiments as xtask knows them: one [`Experiment`] descriptor each, in one table
 //! ([`ALL`]), in the order run-all runs them (the clock first). A descriptor holds everything
 //! xtask needs to know about its experiment: its name and what its crate's `schema` declares
-//! (the block each key figure comes from, each key figure in words), the columns that key its
-//! blocks' rows ([`blocks`]), its figure drawer with
-//! the files it may write, the steps run-all takes for it beyond running it (branch's
-//! callgrind check after its run, sink_bench's listing after its run and its summary when the
-//! run is published), and which of its key figures come from several threads. run-all,
-//! figures, compare, handouts and noise iterate this table; none of them names an experiment
-//! to treat it specially.
+//! (the block each key figure comes from, each key figure in words, the columns that key its
+//! blocks' rows), its figure drawer with the files it may write, the steps run-all takes for
+//! it beyond running it (branch's callgrind check after its run, sink_bench's listing after
+//! its run and its summary when the run is published), and which of its key figures come from
+//! several threads. run-all, figures, compare, handouts and noise iterate this table; none of
+//! them names an experiment to treat it specially.
 //!
 //! Where it stands in xtask's layers: above the mechanisms it names (`figures` with its
 //! drawers, `verify`, `sink_bench`, `marks`, `project`), below the commands that use it
@@ -16,7 +15,6 @@
 //! for [`crate::figures::publish`], a key figure's source block for [`crate::marks`]), so no
 //! import goes back up (`xtask/tests/layers.rs`).
 
-mod blocks;
 #[cfg(test)]
 mod checks;
 mod steps;
@@ -45,8 +43,9 @@ pub struct Experiment {
     pub key_sources: measure::key::Sources,
     /// Every key figure it declares, with what it is in words (`<name>::schema::key::ALL`).
     pub key_words: &'static [(&'static str, &'static str)],
-    /// Its blocks with the columns that name their rows (`compare.csv`'s `row`; [`blocks`]).
-    pub row_keys: blocks::RowKeys,
+    /// Its blocks with the columns that name their rows (`compare.csv`'s `row`), as each
+    /// block declares them (`<name>::schema::ROW_KEYS`).
+    pub row_keys: measure::schema::RowKeys,
     /// Its figure drawer.
     pub draw: Drawer,
     /// Every figure file the drawer may write (one it no longer draws is removed).
@@ -87,7 +86,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::clock_probe::schema::EXPERIMENT,
         key_sources: ::clock_probe::schema::KEY_SOURCES,
         key_words: ::clock_probe::schema::key::ALL,
-        row_keys: blocks::CLOCK_PROBE,
+        row_keys: ::clock_probe::schema::ROW_KEYS,
         draw: figures::clock_probe::draw,
         figures: &["clock_probe-traps.svg", "clock_probe-trap3.svg"],
         after_run: None,
@@ -98,7 +97,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::cache_ladder::schema::EXPERIMENT,
         key_sources: ::cache_ladder::schema::KEY_SOURCES,
         key_words: ::cache_ladder::schema::key::ALL,
-        row_keys: blocks::CACHE_LADDER,
+        row_keys: ::cache_ladder::schema::ROW_KEYS,
         draw: figures::cache_ladder::draw,
         figures: &["cache_ladder-latency.svg"],
         after_run: None,
@@ -109,7 +108,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::stride::schema::EXPERIMENT,
         key_sources: ::stride::schema::KEY_SOURCES,
         key_words: ::stride::schema::key::ALL,
-        row_keys: blocks::STRIDE,
+        row_keys: ::stride::schema::ROW_KEYS,
         draw: figures::stride::draw,
         figures: &["stride-cost.svg", "stride-lines.svg", "stride-layout.svg"],
         after_run: None,
@@ -120,7 +119,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::tlb_walk::schema::EXPERIMENT,
         key_sources: ::tlb_walk::schema::KEY_SOURCES,
         key_words: ::tlb_walk::schema::key::ALL,
-        row_keys: blocks::TLB_WALK,
+        row_keys: ::tlb_walk::schema::ROW_KEYS,
         draw: figures::tlb_walk::draw,
         figures: &["tlb_walk-pages.svg", "tlb_walk-huge.svg"],
         after_run: None,
@@ -131,7 +130,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::branch::schema::EXPERIMENT,
         key_sources: ::branch::schema::KEY_SOURCES,
         key_words: ::branch::schema::key::ALL,
-        row_keys: blocks::BRANCH,
+        row_keys: ::branch::schema::ROW_KEYS,
         draw: figures::branch::draw,
         figures: &[
             "branch-variants.svg",
@@ -146,7 +145,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::fp_cost::schema::EXPERIMENT,
         key_sources: ::fp_cost::schema::KEY_SOURCES,
         key_words: ::fp_cost::schema::key::ALL,
-        row_keys: blocks::FP_COST,
+        row_keys: ::fp_cost::schema::ROW_KEYS,
         draw: figures::fp_cost::draw,
         figures: &[
             "fp_cost-ops.svg",
@@ -162,7 +161,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::false_sharing::schema::EXPERIMENT,
         key_sources: ::false_sharing::schema::KEY_SOURCES,
         key_words: ::false_sharing::schema::key::ALL,
-        row_keys: blocks::FALSE_SHARING,
+        row_keys: ::false_sharing::schema::ROW_KEYS,
         draw: figures::false_sharing::draw,
         figures: &[
             "false_sharing-lines.svg",
@@ -179,7 +178,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::sink_bench::schema::EXPERIMENT,
         key_sources: ::sink_bench::schema::KEY_SOURCES,
         key_words: ::sink_bench::schema::key::ALL,
-        row_keys: blocks::SINK_BENCH,
+        row_keys: ::sink_bench::schema::ROW_KEYS,
         draw: figures::sink_bench::draw,
         figures: &["sink_bench-variants.svg", "sink_bench-spread.svg"],
         after_run: Some(steps::sink_bench_listing),
@@ -190,7 +189,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::env_scan::schema::EXPERIMENT,
         key_sources: ::env_scan::schema::KEY_SOURCES,
         key_words: ::env_scan::schema::key::ALL,
-        row_keys: blocks::ENV_SCAN,
+        row_keys: ::env_scan::schema::ROW_KEYS,
         draw: figures::env_scan::draw,
         figures: &["env_scan-deviation.svg", "env_scan-regions.svg"],
         after_run: None,
@@ -201,7 +200,7 @@ pub const ALL: [Experiment; 10] = [
         name: ::bandwidth::schema::EXPERIMENT,
         key_sources: ::bandwidth::schema::KEY_SOURCES,
         key_words: ::bandwidth::schema::key::ALL,
-        row_keys: blocks::BANDWIDTH,
+        row_keys: ::bandwidth::schema::ROW_KEYS,
         draw: figures::bandwidth::draw,
         figures: &["bandwidth-working-set.svg"],
         after_run: None,

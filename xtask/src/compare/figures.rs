@@ -14,13 +14,13 @@
 use super::clip;
 use super::effects::{self, Curve, EFFECTS, curve, sig3, stride_curve, tlb_curve};
 use super::load::{Kind, Machine};
+use crate::figures::chart::Rgb;
 use crate::figures::chart::{
     AxisSpec, BLACK_C, Dash, LineChart, Marker, PALETTE, Pt, Scale, Series as Drawn, Style, Units,
     Vertical, VerticalKind, kib_label,
 };
 use ::cache_ladder::schema as cl;
 use measure::stats::median;
-use plotters::style::RGBColor;
 
 /// A drawn figure.
 pub struct Overlay {
@@ -42,14 +42,14 @@ pub const FILES: &[&str] = &[
 ];
 
 const MANY: usize = 8;
-const BASE_COLOR: RGBColor = PALETTE[0];
+const BASE_COLOR: Rgb = PALETTE[0];
 /// The other machines' lines when there are many: light, so that the median and the
 /// baseline read above them.
-const MANY_GREY: RGBColor = RGBColor(170, 170, 170);
+const MANY_GREY: Rgb = Rgb(170, 170, 170);
 
 /// Colours for up to eight machines, colour-blind safe: the single-run figures' palette
 /// without its yellow (too pale on white), black last.
-fn machine_color(i: usize) -> RGBColor {
+fn machine_color(i: usize) -> Rgb {
     const ORDER: [usize; 8] = [0, 1, 2, 3, 4, 5, 8, 6];
     PALETTE[ORDER[i % ORDER.len()]]
 }
@@ -76,7 +76,7 @@ struct Spec {
 }
 
 /// Machine `i`'s colour: its own up to eight machines; beyond, the baseline's or grey.
-fn color(ms: &[Machine], base: usize, i: usize) -> RGBColor {
+fn color(ms: &[Machine], base: usize, i: usize) -> Rgb {
     if ms.len() <= MANY {
         machine_color(i)
     } else if i == base {
@@ -205,7 +205,7 @@ fn split_at_gaps(d: Drawn, step: f64) -> Vec<Drawn> {
 /// How far from the class median an outlier is: in median absolute deviations.
 pub const OUTLIER_MADS: f64 = 3.0;
 /// The outliers' colours: the palette's without the baseline's blue, its yellow and black.
-const OUTLIER_COLORS: [RGBColor; 6] = [
+const OUTLIER_COLORS: [Rgb; 6] = [
     PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5], PALETTE[8],
 ];
 

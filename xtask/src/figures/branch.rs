@@ -10,6 +10,7 @@
 //!   the branch is thrown away, the lost time drawn to scale in cycles from the measured
 //!   cycles per misprediction. A number the run did not measure is written "not measured".
 
+use super::chart::Rgb;
 use super::chart::axis::{Axis, AxisSpec};
 use super::chart::{
     Align, BLACK_C, Bar, BarChart, BarSeries, Canvas, Dash, Edge, GREY, LABEL, PanelGeom, Rect,
@@ -20,7 +21,6 @@ use super::{
 };
 use ::branch::schema as sc;
 use measure::data::DataFile;
-use plotters::style::{Color, RGBColor};
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
     let run = saved.need(sc::EXPERIMENT)?;
@@ -251,7 +251,7 @@ impl Pipeline {
     }
 
     /// Lane 1: the guess was right.
-    fn guess_right(&self, c: &mut Canvas<'_>, geom: &mut PanelGeom, y1: f64) -> Result<(), String> {
+    fn guess_right(&self, c: &mut Canvas, geom: &mut PanelGeom, y1: f64) -> Result<(), String> {
         self.lane(c, geom, y1, "guess right", "(sorted data)")?;
         self.slot(c, 0.0, y1, color(1), "br", false)?;
         let mut k = 1.0;
@@ -273,7 +273,7 @@ impl Pipeline {
     }
 
     /// Lane 2: the guess was wrong.
-    fn guess_wrong(&self, c: &mut Canvas<'_>, geom: &mut PanelGeom, y2: f64) -> Result<(), String> {
+    fn guess_wrong(&self, c: &mut Canvas, geom: &mut PanelGeom, y2: f64) -> Result<(), String> {
         let before: f64 = 6.0;
         let lost = self.lost;
         self.lane(c, geom, y2, "guess wrong", "(random data)")?;
@@ -281,7 +281,7 @@ impl Pipeline {
         let wasted = before.min(lost.floor()).max(1.0);
         let mut k = 1.0;
         while k <= wasted {
-            self.slot(c, k, y2, RGBColor(200, 200, 200), "", true)?;
+            self.slot(c, k, y2, Rgb(200, 200, 200), "", true)?;
             k += 1.0;
         }
         // The refill: the lost cycles as an empty stretch, then the right path.
@@ -294,7 +294,7 @@ impl Pipeline {
         if gap.w() > 2.0 {
             c.rect(
                 gap,
-                Some(RGBColor(250, 250, 250).mix(1.0)),
+                Some(Rgb(250, 250, 250).mix(1.0)),
                 Some((GREY, Dash::Short)),
             )?;
         }
@@ -319,7 +319,7 @@ impl Pipeline {
     }
 
     /// The bracket over the lost cycles at pixel height `by`, with the measured numbers.
-    fn lost_bracket(&self, c: &mut Canvas<'_>, by: f64) -> Result<(), String> {
+    fn lost_bracket(&self, c: &mut Canvas, by: f64) -> Result<(), String> {
         let (bx0, bx1) = (self.fx(1.0), self.fx(1.0 + self.lost));
         c.line(
             &[(bx0, by + 6.0), (bx0, by), (bx1, by), (bx1, by + 6.0)],
@@ -359,10 +359,10 @@ impl Pipeline {
     /// One instruction's slot at cycle `cyc` in the lane at `y`; `crossed` when thrown away.
     fn slot(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         cyc: f64,
         y: f64,
-        fill: RGBColor,
+        fill: Rgb,
         text: &str,
         crossed: bool,
     ) -> Result<(), String> {
@@ -382,7 +382,7 @@ impl Pipeline {
                 text,
                 ((r.x0 + r.x1) / 2.0, y),
                 10.0,
-                RGBColor(255, 255, 255),
+                Rgb(255, 255, 255),
                 Align::Center,
                 1,
                 true,
@@ -394,7 +394,7 @@ impl Pipeline {
     /// A lane's name and its data, left of the lane at `y`.
     fn lane(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         geom: &mut PanelGeom,
         y: f64,
         name: &str,

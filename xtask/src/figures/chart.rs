@@ -1,14 +1,13 @@
-//! The few chart shapes the book needs, laid out here and drawn with plotters' SVG backend.
+//! The few chart shapes the book needs, laid out here and written as SVG by [`svg`].
 //!
-//! plotters is used as a pen only (lines, rectangles, circles, text at pixel positions):
-//! the axes, ticks, legend and annotations are placed by this module, so that one set of
-//! rules holds in every figure (PRESENTATION.md):
+//! [`svg`] is the pen (lines, rectangles, circles, text at pixel positions); the axes,
+//! ticks, legend and annotations are placed by this module, so that one set of rules holds
+//! in every figure (PRESENTATION.md):
 //!
 //! - **the legend never covers data**: it is always drawn below the plot area, outside it;
 //! - **the appendix's series is dashed**, everywhere ([`Style::reference`]); reported sizes
 //!   and detected knees are vertical lines of their own kinds, each with its own legend
-//!   entry. Dashes are drawn by plotters itself ([`Dash::pattern`]), so the SVG it writes is
-//!   kept as written;
+//!   entry. Each dash is a short polyline of its own ([`Dash::pattern`]);
 //! - **axes** follow [`axis`]: every decade labelled, power-of-two ticks with units, every
 //!   point inside the labelled range;
 //! - **spread**: points and bars carry their min..max as whiskers;
@@ -25,43 +24,42 @@ pub mod bar;
 pub mod heat;
 pub mod line;
 pub mod strip;
+pub mod svg;
 
 pub use axis::{AxisSpec, Scale, Units};
 pub use bar::{Bar, BarChart, BarSeries};
 pub use heat::{Heatmap, Palette};
 pub use line::{Bracket, HLine, LineChart, Note, Pt, Series, Vertical, VerticalKind};
 
-use plotters::coord::Shift;
-use plotters::element::DashedPathElement;
-use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
-use plotters::style::{FontStyle, FontTransform};
+pub use svg::{Align, Rgb, Rgba};
+
+use svg::{Font, Svg, VAlign};
 
 /// A colour-blind-safe palette (Okabe-Ito, and one wine red), used in series order.
-pub const PALETTE: [RGBColor; 9] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(230, 159, 0),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 0, 0),
-    RGBColor(240, 228, 66),
-    RGBColor(136, 34, 85),
+pub const PALETTE: [Rgb; 9] = [
+    Rgb(0, 114, 178),
+    Rgb(213, 94, 0),
+    Rgb(0, 158, 115),
+    Rgb(204, 121, 167),
+    Rgb(230, 159, 0),
+    Rgb(86, 180, 233),
+    Rgb(0, 0, 0),
+    Rgb(240, 228, 66),
+    Rgb(136, 34, 85),
 ];
 
-pub const BLACK_C: RGBColor = RGBColor(0, 0, 0);
-pub const GREY: RGBColor = RGBColor(110, 110, 110);
-pub const LIGHT_GREY: RGBColor = RGBColor(225, 225, 225);
-pub const GRID: RGBColor = RGBColor(232, 232, 232);
-pub const GRID_MINOR: RGBColor = RGBColor(245, 245, 245);
+pub const BLACK_C: Rgb = Rgb(0, 0, 0);
+pub const GREY: Rgb = Rgb(110, 110, 110);
+pub const LIGHT_GREY: Rgb = Rgb(225, 225, 225);
+pub const GRID: Rgb = Rgb(232, 232, 232);
+pub const GRID_MINOR: Rgb = Rgb(245, 245, 245);
 
-pub fn color(i: usize) -> RGBColor {
+pub fn color(i: usize) -> Rgb {
     PALETTE[i % PALETTE.len()]
 }
 
-/// How a stroke is drawn. A broken stroke is drawn by plotters' [`DashedPathElement`]: one
-/// short SVG polyline per dash, the gaps left empty.
+/// How a stroke is drawn. A broken stroke is one short SVG polyline per dash, the gaps left
+/// empty ([`Svg::dashed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dash {
     Solid,
@@ -126,7 +124,7 @@ pub enum Marker {
 /// How a series (or a legend entry) is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Style {
-    pub color: RGBColor,
+    pub color: Rgb,
     pub line: Option<Dash>,
     pub width: u32,
     pub marker: Option<Marker>,
@@ -163,7 +161,7 @@ impl Style {
         }
     }
     /// A point drawn hollow: its rounds were disturbed.
-    pub fn hollow(color: RGBColor, size: u32) -> Style {
+    pub fn hollow(color: Rgb, size: u32) -> Style {
         Style {
             color,
             line: None,
@@ -249,7 +247,7 @@ pub const TITLE: f64 = 18.0;
 pub const LABEL: f64 = 13.0;
 pub const SMALL: f64 = 12.0;
 
-/// The width a text takes at `size` (plotters writes SVG font-size = size / 1.24; an
+/// The width a text takes at `size` (the SVG font-size is size / 1.24; an
 /// average sans-serif glyph is about 0.6 em wide, a little over for safety).
 pub fn text_w(s: &str, size: f64) -> f64 {
     s.chars().count() as f64 * size / 1.24 * 0.62
@@ -278,17 +276,9 @@ pub fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
     lines
 }
 
-/// Horizontal text anchor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Align {
-    Left,
-    Center,
-    Right,
-}
-
-/// A pixel canvas over plotters' SVG backend that records what it drew.
-pub struct Canvas<'a> {
-    area: DrawingArea<SVGBackend<'a>, Shift>,
+/// A pixel canvas that writes SVG and records what it drew.
+pub struct Canvas {
+    svg: Svg,
     pub geom: Geometry,
 }
 
@@ -297,41 +287,29 @@ fn px(v: f64) -> i32 {
     v.round().clamp(-100_000.0, 100_000.0) as i32
 }
 
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
-
 /// Renders `draw` on a white canvas of `size` pixels; returns the SVG text and geometry.
 pub fn render(
     size: (u32, u32),
-    draw: impl FnOnce(&mut Canvas<'_>) -> Result<(), String>,
+    draw: impl FnOnce(&mut Canvas) -> Result<(), String>,
 ) -> Result<(String, Geometry), String> {
     let size = (size.0.clamp(100, 4000), size.1.clamp(100, 8000));
-    let mut svg = String::new();
-    let geom;
-    {
-        let area = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        area.fill(&WHITE).map_err(err)?;
-        let mut c = Canvas {
-            area,
-            geom: Geometry {
-                size,
-                ..Geometry::default()
-            },
-        };
-        draw(&mut c)?;
-        c.area.present().map_err(err)?;
-        geom = c.geom;
-    }
-    Ok((svg, geom))
+    let mut c = Canvas {
+        svg: Svg::new(size),
+        geom: Geometry {
+            size,
+            ..Geometry::default()
+        },
+    };
+    draw(&mut c)?;
+    Ok((c.svg.finish(), c.geom))
 }
 
-impl Canvas<'_> {
+impl Canvas {
     /// A polyline.
     pub fn line(
         &mut self,
         pts: &[(f64, f64)],
-        c: RGBColor,
+        c: Rgb,
         width: u32,
         dash: Dash,
     ) -> Result<(), String> {
@@ -339,65 +317,54 @@ impl Canvas<'_> {
             return Ok(());
         }
         let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
-        let style = c.stroke_width(width);
         match dash.pattern() {
-            None => self.area.draw(&PathElement::new(v, style)),
-            Some((on, off)) => {
+            None => self.svg.polyline(&v, c, width),
+            Some(pattern) => {
                 self.geom.dashes.push(dash);
-                self.area.draw(&DashedPathElement::new(v, on, off, style))
+                self.svg.dashed(&v, c, width, pattern)
             }
         }
-        .map_err(err)
+        Ok(())
     }
 
     /// A rectangle, filled and/or outlined.
     pub fn rect(
         &mut self,
         r: Rect,
-        fill: Option<RGBAColor>,
-        stroke: Option<(RGBColor, Dash)>,
+        fill: Option<Rgba>,
+        stroke: Option<(Rgb, Dash)>,
     ) -> Result<(), String> {
-        let corners = [(px(r.x0), px(r.y0)), (px(r.x1), px(r.y1))];
-        if let Some(f) = fill {
-            self.area
-                .draw(&Rectangle::new(corners, f.filled()))
-                .map_err(err)?;
-        }
+        let (a, b) = ((px(r.x0), px(r.y0)), (px(r.x1), px(r.y1)));
         match stroke {
-            Some((c, Dash::Solid)) => self
-                .area
-                .draw(&Rectangle::new(corners, c.stroke_width(1)))
-                .map_err(err),
+            Some((c, Dash::Solid)) => self.svg.rect(a, b, fill, Some(c)),
             Some((c, d)) => {
+                self.svg.rect(a, b, fill, None);
                 let ring = [(r.x0, r.y0), (r.x1, r.y0), (r.x1, r.y1), (r.x0, r.y1)];
-                self.line(&[&ring[..], &ring[..1]].concat(), c, 1, d)
+                self.line(&[&ring[..], &ring[..1]].concat(), c, 1, d)?;
             }
-            None => Ok(()),
+            None => self.svg.rect(a, b, fill, None),
         }
+        Ok(())
     }
 
     /// A filled polygon.
-    pub fn polygon(&mut self, pts: &[(f64, f64)], fill: RGBAColor) -> Result<(), String> {
+    pub fn polygon(&mut self, pts: &[(f64, f64)], fill: Rgba) -> Result<(), String> {
         let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
-        self.area.draw(&Polygon::new(v, fill.filled())).map_err(err)
+        self.svg.polygon(&v, fill);
+        Ok(())
     }
 
     pub fn circle(
         &mut self,
         (x, y): (f64, f64),
         r: u32,
-        c: RGBColor,
+        c: Rgb,
         filled: bool,
         width: u32,
     ) -> Result<(), String> {
-        let style = if filled {
-            c.filled()
-        } else {
-            c.stroke_width(width)
-        };
-        self.area
-            .draw(&Circle::new((px(x), px(y)), r, style))
-            .map_err(err)
+        let ring = (!filled).then_some(width);
+        self.svg.circle((px(x), px(y)), r, c, ring);
+        Ok(())
     }
 
     /// A marker centred at a pixel position.
@@ -406,15 +373,15 @@ impl Canvas<'_> {
         m: Marker,
         (x, y): (f64, f64),
         size: u32,
-        c: RGBColor,
+        c: Rgb,
     ) -> Result<(), String> {
         let s = f64::from(size);
-        let white = RGBColor(255, 255, 255);
+        let white = Rgb(255, 255, 255);
         match m {
             Marker::Dot => self.circle((x, y), size, c, true, 1),
             Marker::Ring => self.circle((x, y), size, c, false, 2),
             Marker::Hollow => {
-                self.circle((x, y), size, RGBColor(255, 255, 255), true, 1)?;
+                self.circle((x, y), size, Rgb(255, 255, 255), true, 1)?;
                 self.circle((x, y), size, c, false, 2)
             }
             Marker::Square => self.rect(
@@ -568,7 +535,7 @@ impl Canvas<'_> {
         x: f64,
         (lo, hi): (f64, f64),
         cap: f64,
-        col: RGBColor,
+        col: Rgb,
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
         self.line(&[(x, lo), (x, hi)], col, 1, Dash::Solid)?;
@@ -586,7 +553,7 @@ impl Canvas<'_> {
         y: f64,
         (lo, hi): (f64, f64),
         cap: f64,
-        col: RGBColor,
+        col: Rgb,
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
         self.line(&[(lo, y), (hi, y)], col, 1, Dash::Solid)?;
@@ -605,30 +572,25 @@ impl Canvas<'_> {
         s: &str,
         (x, y): (f64, f64),
         size: f64,
-        c: RGBColor,
+        c: Rgb,
         align: Align,
         valign: u8,
         bold: bool,
     ) -> Result<Rect, String> {
-        let h = match align {
-            Align::Left => HPos::Left,
-            Align::Center => HPos::Center,
-            Align::Right => HPos::Right,
+        let font = Font {
+            size,
+            color: c,
+            align,
+            valign: match valign {
+                0 => VAlign::Top,
+                1 => VAlign::Middle,
+                _ => VAlign::Bottom,
+            },
+            bold,
+            turned: false,
         };
-        let v = match valign {
-            0 => VPos::Top,
-            1 => VPos::Center,
-            _ => VPos::Bottom,
-        };
-        let mut font = ("sans-serif", size).into_font();
-        if bold {
-            font = font.style(FontStyle::Bold);
-        }
-        let style = font.color(&c).pos(Pos::new(h, v));
         self.geom.texts.push(s.to_string());
-        self.area
-            .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
-            .map_err(err)?;
+        self.svg.text(s, (px(x), px(y)), font);
         let w = text_w(s, size);
         let th = size * 0.95;
         let x0 = match align {
@@ -650,17 +612,19 @@ impl Canvas<'_> {
         s: &str,
         (x, y): (f64, f64),
         size: f64,
-        c: RGBColor,
+        c: Rgb,
     ) -> Result<(), String> {
-        let style = ("sans-serif", size)
-            .into_font()
-            .transform(FontTransform::Rotate270)
-            .color(&c)
-            .pos(Pos::new(HPos::Center, VPos::Center));
+        let font = Font {
+            size,
+            color: c,
+            align: Align::Center,
+            valign: VAlign::Middle,
+            bold: false,
+            turned: true,
+        };
         self.geom.texts.push(s.to_string());
-        self.area
-            .draw(&Text::new(s.to_string(), (px(x), px(y)), style))
-            .map_err(err)
+        self.svg.text(s, (px(x), px(y)), font);
+        Ok(())
     }
 
     /// Lines of text on a white box with a thin border; returns the box.
@@ -670,15 +634,15 @@ impl Canvas<'_> {
         lines: &[String],
         (x, y): (f64, f64),
         size: f64,
-        c: RGBColor,
+        c: Rgb,
         align: Align,
         border: bool,
     ) -> Result<Rect, String> {
         let r = text_box_rect(lines, (x, y), size, align);
         self.rect(
             r,
-            Some(RGBColor(255, 255, 255).mix(0.92)),
-            border.then_some((RGBColor(150, 150, 150), Dash::Solid)),
+            Some(Rgb(255, 255, 255).mix(0.92)),
+            border.then_some((Rgb(150, 150, 150), Dash::Solid)),
         )?;
         for (i, l) in lines.iter().enumerate() {
             let tx = match align {
@@ -734,17 +698,17 @@ pub fn text_box_rect(lines: &[String], (x, y): (f64, f64), size: f64, align: Ali
 pub enum Glyph {
     Series(Style),
     /// A vertical line of this colour and dash (a reported size, a knee).
-    Vertical(RGBColor, Dash),
+    Vertical(Rgb, Dash),
     /// A horizontal line.
-    Horizontal(RGBColor, Dash),
+    Horizontal(Rgb, Dash),
     /// A whisker: the min..max bar.
-    Whisker(RGBColor),
+    Whisker(Rgb),
     /// A whisker across (min..max along x).
-    WhiskerAcross(RGBColor),
+    WhiskerAcross(Rgb),
     /// A filled box (a bar), or a dashed outline (the appendix's bar).
-    Bar(RGBColor, bool),
+    Bar(Rgb, bool),
     /// A white box with a solid outline: a bar whose rounds were disturbed.
-    HollowBar(RGBColor),
+    HollowBar(Rgb),
 }
 
 /// The legend of a chart, drawn below its plot area.
@@ -799,7 +763,7 @@ impl Legend {
     }
 
     /// Draws the legend in the band starting at `y`, from `x0` to `x1`.
-    pub fn draw(&self, c: &mut Canvas<'_>, x0: f64, x1: f64, y: f64) -> Result<(), String> {
+    pub fn draw(&self, c: &mut Canvas, x0: f64, x1: f64, y: f64) -> Result<(), String> {
         if self.entries.is_empty() {
             return Ok(());
         }
@@ -807,7 +771,7 @@ impl Legend {
         let (cols, rows) = self.grid(width);
         let colw = width / cols as f64;
         let r = Rect::new(x0, y, x1, y + rows as f64 * LEGEND_ROW + 6.0);
-        c.rect(r, None, Some((RGBColor(190, 190, 190), Dash::Solid)))?;
+        c.rect(r, None, Some((Rgb(190, 190, 190), Dash::Solid)))?;
         // Entries run down the columns.
         for (i, (g, label)) in self.entries.iter().enumerate() {
             let (col, row) = (i / rows, i % rows);
@@ -830,7 +794,7 @@ impl Legend {
     }
 }
 
-fn draw_glyph(c: &mut Canvas<'_>, g: &Glyph, x: f64, y: f64) -> Result<(), String> {
+fn draw_glyph(c: &mut Canvas, g: &Glyph, x: f64, y: f64) -> Result<(), String> {
     let mid = x + GLYPH_W / 2.0;
     match g {
         Glyph::Series(s) => {

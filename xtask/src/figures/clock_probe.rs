@@ -281,7 +281,7 @@ impl TrapAxis {
 }
 
 /// The clock's smallest step `s`: a dotted line, labelled above the plot.
-fn draw_clock_step(c: &mut Canvas<'_>, lay: &TrapAxis, plot: Rect, s: f64) -> Result<(), String> {
+fn draw_clock_step(c: &mut Canvas, lay: &TrapAxis, plot: Rect, s: f64) -> Result<(), String> {
     let Some(x) = lay.fx(s) else {
         return Ok(());
     };
@@ -303,7 +303,7 @@ fn draw_clock_step(c: &mut Canvas<'_>, lay: &TrapAxis, plot: Rect, s: f64) -> Re
 
 /// One trap's block, from `y` down `h` pixels: its frame, title, ratio, bars and guard.
 fn draw_trap(
-    c: &mut Canvas<'_>,
+    c: &mut Canvas,
     lay: &TrapAxis,
     t: &Trap,
     (y, h): (f64, f64),
@@ -352,7 +352,7 @@ fn draw_trap(
 
 /// One bar's row at pixel height `cy`: its name, and its time or "not measured".
 fn draw_item(
-    c: &mut Canvas<'_>,
+    c: &mut Canvas,
     lay: &TrapAxis,
     it: &Item,
     cy: f64,

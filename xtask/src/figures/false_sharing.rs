@@ -14,6 +14,7 @@
 //!
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
+use super::chart::Rgb;
 use super::chart::{
     Align, AxisSpec, BLACK_C, Bar, BarChart, BarSeries, Bracket, Canvas, Dash, GREY, HLine,
     Heatmap, LABEL, LineChart, Marker, Palette, PanelGeom, Pt, Rect, SMALL, Series, Style, Units,
@@ -25,7 +26,6 @@ use super::{
 };
 use ::false_sharing::schema as sc;
 use measure::data::{Block, DataFile};
-use plotters::style::{Color, RGBColor};
 
 const EXP: &str = sc::EXPERIMENT;
 
@@ -144,7 +144,7 @@ struct LineDiagram {
 
 impl LineDiagram {
     /// Top: two cores writing two slots in one line.
-    fn sharing(&self, c: &mut Canvas<'_>, gap: Option<f64>) -> Result<(), String> {
+    fn sharing(&self, c: &mut Canvas, gap: Option<f64>) -> Result<(), String> {
         let (a, b_col) = (color(0), color(1));
         let (lx, y_top) = (LX, Y_TOP);
         heading(c, "Sharing a line", y_top)?;
@@ -205,7 +205,7 @@ impl LineDiagram {
     }
 
     /// Bottom: each core writing a slot in a line of its own.
-    fn apart(&self, c: &mut Canvas<'_>) -> Result<(), String> {
+    fn apart(&self, c: &mut Canvas) -> Result<(), String> {
         let (a, b_col) = (color(0), color(1));
         let (lx, y_bot) = (LX, Y_BOT);
         heading(c, "Kept apart", y_bot)?;
@@ -236,10 +236,10 @@ impl LineDiagram {
     /// A line as a row of 8-byte cells at (`x`, `y`); `slots` marks (cell, colour, name).
     fn line(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         x: f64,
         y: f64,
-        slots: &[(usize, RGBColor, &str)],
+        slots: &[(usize, Rgb, &str)],
     ) -> Result<(), String> {
         for k in 0..self.cells {
             let r = Rect::new(
@@ -251,14 +251,14 @@ impl LineDiagram {
             let fill = slots
                 .iter()
                 .find(|s| s.0 == k)
-                .map_or(RGBColor(245, 245, 245), |s| s.1);
+                .map_or(Rgb(245, 245, 245), |s| s.1);
             c.rect(r, Some(fill.mix(1.0)), Some((BLACK_C, Dash::Solid)))?;
             if let Some(s) = slots.iter().find(|s| s.0 == k) {
                 c.text(
                     s.2,
                     ((r.x0 + r.x1) / 2.0, y + 17.0),
                     LABEL,
-                    RGBColor(255, 255, 255),
+                    Rgb(255, 255, 255),
                     Align::Center,
                     1,
                     true,
@@ -279,13 +279,7 @@ impl LineDiagram {
     }
 
     /// A case's measured number (`v`), on the right of the case, in a frame.
-    fn measured(
-        &self,
-        c: &mut Canvas<'_>,
-        y: f64,
-        v: Option<f64>,
-        what: &str,
-    ) -> Result<(), String> {
+    fn measured(&self, c: &mut Canvas, y: f64, v: Option<f64>, what: &str) -> Result<(), String> {
         c.rect(
             Rect::new(NX - 14.0, y - 8.0, self.width - 24.0, y + 86.0),
             None,
@@ -312,7 +306,7 @@ impl LineDiagram {
     /// The same-line / kept-apart ratio, and the one-thread baseline for scale.
     fn ratio_lines(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         (same, apart): (Option<f64>, Option<f64>),
         baseline: Option<f64>,
     ) -> Result<(), String> {
@@ -355,7 +349,7 @@ impl LineDiagram {
 }
 
 /// A core: a tinted box centred at (`x`, `y`) with its name.
-fn core(c: &mut Canvas<'_>, x: f64, y: f64, name: &str, col: RGBColor) -> Result<(), String> {
+fn core(c: &mut Canvas, x: f64, y: f64, name: &str, col: Rgb) -> Result<(), String> {
     c.rect(
         Rect::new(x - 60.0, y - 18.0, x + 60.0, y + 18.0),
         Some(col.mix(0.15)),
@@ -366,12 +360,7 @@ fn core(c: &mut Canvas<'_>, x: f64, y: f64, name: &str, col: RGBColor) -> Result
 }
 
 /// An arrow from `from` to `to`, its head a filled triangle.
-fn arrow(
-    c: &mut Canvas<'_>,
-    from: (f64, f64),
-    to: (f64, f64),
-    col: RGBColor,
-) -> Result<(), String> {
+fn arrow(c: &mut Canvas, from: (f64, f64), to: (f64, f64), col: Rgb) -> Result<(), String> {
     c.line(&[from, to], col, 2, Dash::Solid)?;
     let (dx, dy) = (to.0 - from.0, to.1 - from.1);
     let len = (dx * dx + dy * dy).sqrt().max(1.0);
@@ -382,7 +371,7 @@ fn arrow(
 }
 
 /// A case's heading, above the case drawn at `y`.
-fn heading(c: &mut Canvas<'_>, s: &str, y: f64) -> Result<(), String> {
+fn heading(c: &mut Canvas, s: &str, y: f64) -> Result<(), String> {
     c.text(s, (30.0, y - 40.0), 16.0, BLACK_C, Align::Left, 0, true)
         .map(|_| ())
 }

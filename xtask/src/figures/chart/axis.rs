@@ -1,4 +1,4 @@
-//! Axes: scale, range and tick labels, computed here rather than by plotters.
+//! Axes: scale, range and tick labels.
 //!
 //! Rules (PRESENTATION.md):
 //! - a log axis is labelled in every decade, below 1 too; its ends are the nearest 1, 2 or 5

@@ -5,13 +5,13 @@
 //! value is a dot with its whisker instead. Categories marked unstable are ringed, and their
 //! whiskers do not set the axis: one cut at the top ends in an arrow with its maximum written.
 
+use super::Rgb;
 use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
     Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom,
     Rect, SMALL, Style, place, render, text_box_rect, wrap,
 };
-use plotters::style::{Color, RGBColor};
 
 /// One bar: the median and, when the data has them, min and max.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,13 +45,13 @@ pub struct BarSeries {
     pub label: String,
     /// One per category; `None`: not measured.
     pub values: Vec<Option<Bar>>,
-    pub color: RGBColor,
+    pub color: Rgb,
     /// The appendix's own numbers: an unfilled bar with a dashed outline.
     pub reference: bool,
 }
 
 impl BarSeries {
-    pub fn new(label: impl Into<String>, values: Vec<Option<Bar>>, color: RGBColor) -> BarSeries {
+    pub fn new(label: impl Into<String>, values: Vec<Option<Bar>>, color: Rgb) -> BarSeries {
         BarSeries {
             label: label.into(),
             values,
@@ -311,7 +311,7 @@ impl BarChart {
         render((self.width, self.height()), |c| self.draw(c))
     }
 
-    fn draw(&self, c: &mut Canvas<'_>) -> Result<(), String> {
+    fn draw(&self, c: &mut Canvas) -> Result<(), String> {
         let w = f64::from(self.width);
         let mut y = 10.0;
         y += c.title(&self.title, w / 2.0, y, w - 40.0)? + 10.0;
@@ -399,7 +399,7 @@ impl BarChart {
     /// returns the lowest pixel drawn.
     fn draw_categories(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &BarFrame,
         geom: &mut PanelGeom,
     ) -> Result<f64, String> {
@@ -445,7 +445,7 @@ impl BarChart {
     /// Every bar with its whisker, its value label kept for later.
     fn draw_bars(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &BarFrame,
         geom: &mut PanelGeom,
     ) -> Result<DrawnBars, String> {
@@ -480,7 +480,7 @@ impl BarChart {
 
     /// Not measured: a dash at the base where a bar would be, when its category has other
     /// bars.
-    fn draw_missing(&self, c: &mut Canvas<'_>, f: &BarFrame) -> Result<(), String> {
+    fn draw_missing(&self, c: &mut Canvas, f: &BarFrame) -> Result<(), String> {
         let base = f.plot.y1;
         for (si, s) in self.series.iter().enumerate() {
             for ci in 0..self.categories.len() {
@@ -504,7 +504,7 @@ impl BarChart {
     }
 
     /// Ratio brackets, each above the bars it spans and above earlier brackets there.
-    fn draw_ratios(&self, c: &mut Canvas<'_>, f: &BarFrame, tops: &Tops) -> Result<(), String> {
+    fn draw_ratios(&self, c: &mut Canvas, f: &BarFrame, tops: &Tops) -> Result<(), String> {
         let mut drawn: Vec<(f64, f64, f64)> = Vec::new(); // (x from, x to, top)
         for r in &self.ratios {
             let get = |(si, ci): (usize, usize)| -> Option<(f64, f64)> {
@@ -608,7 +608,7 @@ impl BarChart {
     /// in pixels); returns the highest pixel drawn and where its value is to be written.
     fn draw_one(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         (si, ci): (usize, usize),
         b: Bar,
         at: BarAt,
@@ -672,13 +672,13 @@ impl BarChart {
 
     fn draw_bar(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         s: &BarSeries,
         r: Rect,
         disturbed: bool,
         quoted: bool,
     ) -> Result<(), String> {
-        let white = Some(RGBColor(255, 255, 255).mix(1.0));
+        let white = Some(Rgb(255, 255, 255).mix(1.0));
         if quoted {
             c.rect(r, white, None)?;
             c.line(
@@ -727,7 +727,7 @@ impl ValueLabel {
     /// Writes the value at its own height right of a dot, else left of it, else above or
     /// below the whisker; over a bar, just above its top beside the whisker, else above the
     /// whisker: the first place that covers no mark and no other box.
-    fn place(&self, c: &mut Canvas<'_>, plot: Rect, marks: &[(f64, f64)]) -> Result<Rect, String> {
+    fn place(&self, c: &mut Canvas, plot: Rect, marks: &[(f64, f64)]) -> Result<Rect, String> {
         let text = [self.text.clone()];
         let proto = text_box_rect(&text, (0.0, 0.0), VALUE_SIZE, Align::Left);
         let (w, h) = (proto.w(), proto.h());

@@ -1,12 +1,12 @@
 //! Heatmaps: a grid of values with labelled rows and columns (row 0 at the top), a colour
 //! bar with its units, and a diverging palette centred on zero for signed values.
 
+use super::Rgb;
 use super::axis::{Axis, AxisSpec};
 use super::{
     Align, BLACK_C, Canvas, Dash, GREY, Geometry, LABEL, PanelGeom, Rect, SMALL, num, render,
     text_w, wrap,
 };
-use plotters::style::{Color, RGBColor};
 
 /// How values become colours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +117,7 @@ impl Heatmap {
         }
     }
 
-    fn colour(&self, v: f64, (lo, hi): (f64, f64)) -> RGBColor {
+    fn colour(&self, v: f64, (lo, hi): (f64, f64)) -> Rgb {
         let t = ((v / 2.0 - lo / 2.0) / (hi / 2.0 - lo / 2.0)).clamp(0.0, 1.0);
         let t = if t.is_finite() { t } else { 0.5 };
         let stops: &[(f64, (u8, u8, u8))] = match self.palette {
@@ -145,7 +145,7 @@ impl Heatmap {
         let (t1, b) = stops[k + 1];
         let f = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
         let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * f).round() as u8;
-        RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+        Rgb(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
     }
 
     pub fn height(&self) -> u32 {
@@ -177,7 +177,7 @@ impl Heatmap {
         render((self.width, self.height()), |c| self.draw(c))
     }
 
-    fn draw(&self, c: &mut Canvas<'_>) -> Result<(), String> {
+    fn draw(&self, c: &mut Canvas) -> Result<(), String> {
         let w = f64::from(self.width);
         let rows = self.values.len();
         let cols = self.cols();
@@ -238,7 +238,7 @@ impl Heatmap {
     /// with what that means.
     fn draw_cell(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         g: &Grid,
         (r, ci): (usize, usize),
         value: Option<(f64, (f64, f64))>,
@@ -250,7 +250,7 @@ impl Heatmap {
         let cell = Rect::new(x0, y0, x0 + cell_w, y0 + cell_h);
         let centre = (x0 + cell_w / 2.0, y0 + cell_h / 2.0);
         let Some((v, sc)) = value else {
-            c.rect(cell, Some(RGBColor(215, 215, 215).mix(1.0)), None)?;
+            c.rect(cell, Some(Rgb(215, 215, 215).mix(1.0)), None)?;
             let note = match &self.diagonal {
                 Some(d) if r == ci => d,
                 _ => &self.missing,
@@ -267,7 +267,7 @@ impl Heatmap {
             let lum =
                 0.299 * f64::from(col.0) + 0.587 * f64::from(col.1) + 0.114 * f64::from(col.2);
             let tc = if lum < 120.0 {
-                RGBColor(255, 255, 255)
+                Rgb(255, 255, 255)
             } else {
                 BLACK_C
             };
@@ -286,12 +286,7 @@ impl Heatmap {
     }
 
     /// Row and column labels: all of them while they fit, else every k-th.
-    fn draw_labels(
-        &self,
-        c: &mut Canvas<'_>,
-        g: &Grid,
-        geom: &mut PanelGeom,
-    ) -> Result<(), String> {
+    fn draw_labels(&self, c: &mut Canvas, g: &Grid, geom: &mut PanelGeom) -> Result<(), String> {
         let (plot, (cell_w, cell_h)) = (g.plot, g.cell);
         let (rows, cols) = (self.values.len(), self.cols());
         let every = |n: usize, room: f64, need: f64| {
@@ -342,7 +337,7 @@ impl Heatmap {
     /// The colour bar right of `plot`, from `lo` to `hi`, with its own ticks and unit.
     fn draw_colour_bar(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         plot: Rect,
         (lo, hi): (f64, f64),
     ) -> Result<(), String> {
@@ -415,7 +410,7 @@ mod tests {
         h.values = vec![vec![Some(-2.0), Some(1.0)], vec![None, Some(0.5)]];
         h.unit = "deviation (%)".into();
         assert_eq!(h.scale(), Some((-2.0, 2.0)));
-        assert_eq!(h.colour(0.0, (-2.0, 2.0)), RGBColor(247, 247, 247));
+        assert_eq!(h.colour(0.0, (-2.0, 2.0)), Rgb(247, 247, 247));
         let (svg, g) = h.render().unwrap();
         assert!(svg.contains("deviation (%)") && svg.contains("not measured"));
         assert!(g.panels[0].x_ticks.len() == 2 && g.panels[0].y_ticks.len() == 2);

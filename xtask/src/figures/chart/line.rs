@@ -6,12 +6,12 @@
 //! Series share a legend entry when they share a label (many machines' grey lines are one
 //! entry), and a series with an empty label has none.
 
+use super::Rgb;
 use super::axis::{Axis, AxisSpec};
 use super::{
     Align, BLACK_C, Canvas, Dash, Edge, GREY, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom,
     Rect, SMALL, Style, place, render, text_box_rect, text_w, wrap,
 };
-use plotters::style::RGBColor;
 
 /// One point, with its spread when the data has one.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,11 +59,11 @@ pub enum VerticalKind {
     /// A size the machine reports (a cache size, the line size): solid grey.
     Reported,
     /// A boundary read from a measured curve: dotted, in that curve's colour.
-    Knee(RGBColor),
+    Knee(Rgb),
 }
 
 impl VerticalKind {
-    fn look(self) -> (RGBColor, Dash) {
+    fn look(self) -> (Rgb, Dash) {
         match self {
             VerticalKind::Reported => (GREY, Dash::Solid),
             VerticalKind::Knee(c) => (c, Dash::Dotted),
@@ -87,7 +87,7 @@ pub struct Vertical {
 pub struct HLine {
     pub y: f64,
     pub label: String,
-    pub color: RGBColor,
+    pub color: Rgb,
     pub dash: Dash,
 }
 
@@ -360,7 +360,7 @@ impl LineChart {
     }
 
     /// Draws the chart with its top edge at `y0` (panels stack charts).
-    pub fn draw(&self, c: &mut Canvas<'_>, y0: f64) -> Result<(), String> {
+    pub fn draw(&self, c: &mut Canvas, y0: f64) -> Result<(), String> {
         let w = f64::from(self.width);
         let mut y = y0 + 10.0;
         y += c.title(&self.title, w / 2.0, y, w - 40.0)?;
@@ -500,7 +500,7 @@ impl LineChart {
     }
 
     /// Grid, frame, ticks and axis titles.
-    fn draw_axes(&self, c: &mut Canvas<'_>, f: &Frame) -> Result<PanelGeom, String> {
+    fn draw_axes(&self, c: &mut Canvas, f: &Frame) -> Result<PanelGeom, String> {
         // An axis of categories labels places, not a range: a point may stand beside its
         // category's label.
         let plot = f.plot;
@@ -522,7 +522,7 @@ impl LineChart {
 
     /// Vertical marks, labelled in the strip above the plot (two rows, so labels that
     /// would run into each other are staggered).
-    fn draw_verticals(&self, c: &mut Canvas<'_>, f: &Frame, strip_top: f64) -> Result<(), String> {
+    fn draw_verticals(&self, c: &mut Canvas, f: &Frame, strip_top: f64) -> Result<(), String> {
         let plot = f.plot;
         let mut row_end = [f64::NEG_INFINITY; 2];
         for v in &self.verticals {
@@ -546,12 +546,7 @@ impl LineChart {
     }
 
     /// Each point's min..max whisker, across or along the value axis.
-    fn draw_whiskers(
-        &self,
-        c: &mut Canvas<'_>,
-        f: &Frame,
-        geom: &mut PanelGeom,
-    ) -> Result<(), String> {
+    fn draw_whiskers(&self, c: &mut Canvas, f: &Frame, geom: &mut PanelGeom) -> Result<(), String> {
         for s in &self.series {
             for p in &s.points {
                 let (Some(x), Some(_)) = (f.fx(p.x), f.fy(p.y)) else {
@@ -583,7 +578,7 @@ impl LineChart {
     /// The series' lines, their pixels added to `traced` and their vertices to `geom`.
     fn draw_lines(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &Frame,
         geom: &mut PanelGeom,
         traced: &mut Vec<(f64, f64)>,
@@ -605,7 +600,7 @@ impl LineChart {
     }
 
     /// The series' markers; a clipped value gets a triangle at the end it passed.
-    fn draw_markers(&self, c: &mut Canvas<'_>, f: &Frame) -> Result<(), String> {
+    fn draw_markers(&self, c: &mut Canvas, f: &Frame) -> Result<(), String> {
         for s in &self.series {
             for p in s.points.iter().filter(|p| self.drawable(p.x, p.y)) {
                 let Some((x, yy)) = f.fx(p.x).zip(f.fy(p.y)) else {
@@ -624,7 +619,7 @@ impl LineChart {
     }
 
     /// The legend, below the plot and its axis titles (never over data), and the footer.
-    fn draw_legend_and_footer(&self, c: &mut Canvas<'_>, plot: Rect) -> Result<(), String> {
+    fn draw_legend_and_footer(&self, c: &mut Canvas, plot: Rect) -> Result<(), String> {
         let w = f64::from(self.width);
         let legend = self.legend();
         let legend_top = plot.y1 + 50.0;
@@ -677,7 +672,7 @@ impl Frame {
 
 /// A ratio bracket beside its point, its text on the side with room.
 fn draw_bracket(
-    c: &mut Canvas<'_>,
+    c: &mut Canvas,
     f: &Frame,
     b: &Bracket,
     inner: &Rect,
@@ -755,7 +750,7 @@ fn bracket_candidates(
 
 /// A note: a text box near the value, with a leader line.
 fn draw_note(
-    c: &mut Canvas<'_>,
+    c: &mut Canvas,
     f: &Frame,
     n: &Note,
     inner: &Rect,

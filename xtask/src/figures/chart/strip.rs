@@ -3,20 +3,20 @@
 //! between column medians. On a linear axis, values far above the rest are drawn as
 //! triangles at the top edge and listed, so one interrupted pass does not flatten the rest.
 
+use super::Rgb;
 use super::axis::{Axis, AxisSpec, Scale};
 use super::line::HLine;
 use super::{
     Align, BLACK_C, Canvas, Dash, Edge, Geometry, Glyph, LABEL, Legend, Marker, PanelGeom, Rect,
     SMALL, Style, place, render, text_box_rect, wrap,
 };
-use plotters::style::RGBColor;
 
 /// One column of dots.
 #[derive(Clone, Debug)]
 pub struct Column {
     pub label: String,
     pub values: Vec<f64>,
-    pub color: RGBColor,
+    pub color: Rgb,
 }
 
 /// A key ratio between the medians of two columns.
@@ -99,7 +99,7 @@ impl Strip {
             .ceil() as u32
     }
 
-    pub fn draw(&self, c: &mut Canvas<'_>, x0: f64, y0: f64) -> Result<(), String> {
+    pub fn draw(&self, c: &mut Canvas, x0: f64, y0: f64) -> Result<(), String> {
         let w = f64::from(self.width);
         let mut y = y0 + 10.0;
         y += c.title(&self.title, x0 + w / 2.0, y, w - 30.0)? + 10.0;
@@ -183,7 +183,7 @@ impl Strip {
     /// numbers; returns its median.
     fn draw_column(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &StripFrame,
         i: usize,
         col: &Column,
@@ -244,7 +244,7 @@ impl Strip {
     /// A column's values off scale: triangles at the top edge, and the values written.
     fn draw_off_scale(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &StripFrame,
         col: &Column,
         (x, spread): (f64, f64),
@@ -289,7 +289,7 @@ impl Strip {
     /// The column's numbers, in the head room above the plot's data.
     fn draw_column_note(
         &self,
-        c: &mut Canvas<'_>,
+        c: &mut Canvas,
         f: &StripFrame,
         col: &Column,
         x: f64,
@@ -350,7 +350,7 @@ impl StripFrame {
 /// A ratio between two columns' medians (`ma`, `mb`): a bracket, or a dotted line where
 /// the medians are too close, and its text where it covers least.
 fn draw_ratio(
-    c: &mut Canvas<'_>,
+    c: &mut Canvas,
     f: &StripFrame,
     r: &StripRatio,
     (ma, mb): (f64, f64),

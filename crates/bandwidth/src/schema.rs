@@ -120,9 +120,33 @@ keys! {
         "memory latency under load over idle",
 }
 
-/// The block each key figure is computed from: none is named, so each takes the mark of the
-/// whole run.
-pub const KEY_SOURCES: measure::key::Sources = &[];
+/// The block each key figure is computed from: the one-core sweep, the all-cores rounds, the
+/// loaded-latency rounds.
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (
+        &[
+            key::L1_READ_GBS,
+            key::MEMORY_READ_GBS,
+            key::L1_OVER_MEMORY_READ,
+            key::L1_READ_OF_LIMIT,
+            key::L1_READ_BYTES_PER_CYCLE,
+            key::STREAM_WRITE_GAIN_LARGEST,
+        ],
+        bandwidth::BLOCK,
+    ),
+    (
+        &[key::ALL_CORES_READ_GBS, key::ALL_CORES_OVER_ONE],
+        threads::BLOCK,
+    ),
+    (
+        &[
+            key::IDLE_LATENCY_NS,
+            key::LOADED_LATENCY_NS,
+            key::LOADED_OVER_IDLE,
+        ],
+        loaded_latency::BLOCK,
+    ),
+];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

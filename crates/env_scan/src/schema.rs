@@ -123,9 +123,17 @@ keys! {
         "the stack's shift with 4096 bytes of padding",
 }
 
-/// The block each key figure is computed from: none is named, so each takes the mark of the
-/// whole run.
-pub const KEY_SOURCES: measure::key::Sources = &[];
+/// The block each key figure is computed from: the raw passes (copy and fib together). The
+/// stack shift is not timed, so it takes the mark of the whole run.
+pub const KEY_SOURCES: measure::key::Sources = &[(
+    &[
+        key::COPY_MIN_PASS_CORRELATION,
+        key::FIB_MIN_PASS_CORRELATION,
+        key::COPY_SHUFFLED_SLOW_SHARE,
+        key::FIB_SHUFFLED_SLOW_SHARE,
+    ],
+    raw::BLOCK,
+)];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

@@ -174,9 +174,17 @@ keys! {
         "core to core, one way (median of the pairs)",
 }
 
-/// The block each key figure is computed from: none is named, so each takes the mark of the
-/// whole run.
-pub const KEY_SOURCES: measure::key::Sources = &[];
+/// The block each key figure is computed from: the baseline, the distance sweep, the shared
+/// counters and the core-to-core survey.
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (&[key::BASELINE_INCREMENT], baseline::BLOCK),
+    (&[key::SAME_LINE_VS_APART_2T], distance::BLOCK),
+    (
+        &[key::ATOMIC_1T, key::MUTEX_1T, key::ATOMIC_2T, key::MUTEX_2T],
+        shared::BLOCK,
+    ),
+    (&[key::C2C_ONE_WAY_MEDIAN], c2c::BLOCK),
+];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys =

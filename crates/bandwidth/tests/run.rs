@@ -9,9 +9,14 @@ use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_bandwidth");
 
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick_run() -> &'static (String, DataFile) {
+    static OUT: OnceLock<(String, DataFile)> = OnceLock::new();
+    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]))
+}
+
 fn quick() -> &'static DataFile {
-    static OUT: OnceLock<DataFile> = OnceLock::new();
-    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]).1)
+    &quick_run().1
 }
 
 fn block(name: &str) -> &'static Block {
@@ -41,9 +46,9 @@ fn curve(kernel: &str) -> Vec<(f64, f64, f64, f64)> {
 
 #[test]
 fn the_quick_report_keeps_the_report_rules() {
-    let text = measure::testing::assert_report(
-        BIN,
-        &["--quick"],
+    let text = measure::testing::assert_report_of(
+        "bandwidth",
+        &quick_run().0,
         &[
             "== 1. the kernels",
             "== 2. bandwidth by working set",

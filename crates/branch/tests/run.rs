@@ -2,9 +2,15 @@
 
 const BIN: &str = env!("CARGO_BIN_EXE_branch");
 
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick() -> &'static (String, measure::data::DataFile) {
+    static RUN: std::sync::OnceLock<(String, measure::data::DataFile)> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]))
+}
+
 #[test]
 fn a_quick_run_prints_every_block_with_sane_numbers() {
-    let (_, f) = measure::testing::run_and_parse(BIN, &["--quick"]);
+    let f = &quick().1;
     let shape = f.block("shape").unwrap();
     assert_eq!(
         shape.texts("symbol").unwrap(),
@@ -91,9 +97,9 @@ fn the_valgrind_kernel_mode_runs_only_the_kernel() {
 
 #[test]
 fn the_report_reads_top_to_bottom_within_100_columns() {
-    let text = measure::testing::assert_report(
-        BIN,
-        &["--quick"],
+    let text = measure::testing::assert_report_of(
+        "branch",
+        &quick().0,
         &[
             "== 1. before measuring: is there still a branch? (this binary, read back) ==",
             "== 2. the same data, the same computation, only the order differs ==",

@@ -8,9 +8,14 @@ use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cache_ladder");
 
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick_run() -> &'static (String, DataFile) {
+    static OUT: OnceLock<(String, DataFile)> = OnceLock::new();
+    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]))
+}
+
 fn quick() -> &'static DataFile {
-    static OUT: OnceLock<DataFile> = OnceLock::new();
-    OUT.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]).1)
+    &quick_run().1
 }
 
 fn latency() -> &'static Block {
@@ -102,9 +107,9 @@ fn sequential_is_over_3x_faster_than_random_at_the_largest_set() {
 
 #[test]
 fn the_report_reads_top_to_bottom_within_100_columns() {
-    let text = measure::testing::assert_report(
-        BIN,
-        &["--quick"],
+    let text = measure::testing::assert_report_of(
+        "cache_ladder",
+        &quick_run().0,
         &[
             "== 1. the caches of this machine, as reported ==",
             "== 2. the core clock (for the cycles columns) ==",

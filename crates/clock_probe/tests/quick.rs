@@ -5,7 +5,7 @@
 use measure::asm::{self, AsmError};
 use measure::data;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 const BIN: &str = env!("CARGO_BIN_EXE_clock_probe");
 
@@ -15,9 +15,13 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn quick_run() -> (String, data::DataFile) {
-    let _g = one_at_a_time();
-    measure::testing::run_and_parse(BIN, &["--quick"])
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick_run() -> &'static (String, data::DataFile) {
+    static RUN: OnceLock<(String, data::DataFile)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let _g = one_at_a_time();
+        measure::testing::run_and_parse(BIN, &["--quick"])
+    })
 }
 
 #[test]
@@ -106,18 +110,20 @@ fn an_emulated_run_says_so_and_withholds_its_verdicts() {
             .output()
             .expect("runs")
     };
-    let out = run("1", &["--quick", "--no-data"]);
+    let out = run("1", &["--quick"]);
     assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let piped = String::from_utf8(out.stdout).unwrap();
+    let text = measure::testing::assert_report_of(
+        "clock_probe",
+        &piped,
+        &["== 6. trap three", "How to read this run:"],
+    );
     assert!(text.lines().nth(1).is_some_and(|l| l
         .starts_with("emulated: times are not the machine's (MM_EMULATED=1)")));
-    measure::testing::check_report(&text, &["== 6. trap three", "How to read this run:"])
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
     // Once a section: sections 1 to 6, the core clock's and the recap's.
     let withheld = text.matches("(emulated: no verdict about speed)").count();
     assert_eq!(withheld, 8, "{text}");
-    let out = run("1", &["--quick"]);
-    let f = data::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    let f = data::parse(&piped).unwrap();
     assert_eq!(f.meta("emulated"), Some("yes"));
     let out = run("maybe", &["--quick"]);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -8,8 +8,9 @@ use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_env_scan");
 
-fn quick() -> &'static DataFile {
-    static OUT: OnceLock<DataFile> = OnceLock::new();
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick_run() -> &'static (String, DataFile) {
+    static OUT: OnceLock<(String, DataFile)> = OnceLock::new();
     OUT.get_or_init(|| {
         let out = measure::testing::command(BIN)
             .arg("--quick")
@@ -27,8 +28,13 @@ fn quick() -> &'static DataFile {
             stderr.contains("pass 3/3 (shuffled)"),
             "progress goes to stderr: {stderr}"
         );
-        parse(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}"))
+        let parsed = parse(&stdout).unwrap_or_else(|e| panic!("{e}\n{stdout}"));
+        (stdout.into_owned(), parsed)
     })
+}
+
+fn quick() -> &'static DataFile {
+    &quick_run().1
 }
 
 fn num(f: &DataFile, key: &str) -> f64 {
@@ -107,9 +113,9 @@ fn quick_run_parses_with_every_block_in_shape() {
 
 #[test]
 fn the_report_reads_top_to_bottom_within_the_rules() {
-    let text = measure::testing::assert_report(
-        BIN,
-        &["--quick"],
+    let text = measure::testing::assert_report_of(
+        "env_scan",
+        &quick_run().0,
         &[
             "== the machine",
             "== the setup ==",
@@ -142,17 +148,17 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
 
 #[test]
 fn repeats_report_how_the_region_medians_moved() {
-    let text = measure::testing::assert_report(
+    let (out, f) = measure::testing::run_and_parse(
         BIN,
         &["--quick", "--step", "1024", "--reps", "1", "--repeat", "2"],
+    );
+    let text = measure::testing::assert_report_of(
+        "env_scan",
+        &out,
         &["== 9. repeats: the whole scan 2 times"],
     );
     assert!(text.contains("  scan 2         : "), "{text}");
-    // Piped: every scan's children in raw, a region row per repeat, a move per pass.
-    let (_, f) = measure::testing::run_and_parse(
-        BIN,
-        &["--quick", "--step", "1024", "--reps", "1", "--repeat", "2"],
-    );
+    // Every scan's children in raw, a region row per repeat, a move per pass.
     assert_eq!(f.meta_num("repeat"), Some(2.0));
     let raw = f.block("raw").unwrap();
     let repeat: Vec<f64> = raw.nums("repeat").unwrap().into_iter().flatten().collect();

@@ -21,16 +21,22 @@ const HEADINGS: &[&str] = &[
     "How to read this run:",
 ];
 
-#[test]
-fn a_quick_run_prints_every_block() {
-    let (_, f) = {
+/// One quick run shared by the tests that read its output (its report and its data).
+fn quick() -> &'static (String, measure::data::DataFile) {
+    static RUN: std::sync::OnceLock<(String, measure::data::DataFile)> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
         let _g = one_at_a_time();
         measure::testing::run_and_parse(BIN, &["--quick"])
-    };
-    denormals_and_rounds(&f);
-    widths(&f);
-    per_element(&f);
-    ops(&f);
+    })
+}
+
+#[test]
+fn a_quick_run_prints_every_block() {
+    let f = &quick().1;
+    denormals_and_rounds(f);
+    widths(f);
+    per_element(f);
+    ops(f);
     assert!(f.meta("clock_ghz_estimate").is_some());
     assert!(f.meta("cpu_family").is_some());
     assert!(
@@ -171,10 +177,7 @@ fn ops(f: &DataFile) {
 
 #[test]
 fn the_report_reads_on_a_terminal() {
-    let text = {
-        let _g = one_at_a_time();
-        measure::testing::assert_report(BIN, &["--quick"], HEADINGS)
-    };
+    let text = measure::testing::assert_report_of("fp_cost", &quick().0, HEADINGS);
     // Every section ends with what its numbers say, and so does 3c where it runs (x86-64); an
     // emulated run says none.
     if !measure::testing::says_emulated(&text) {

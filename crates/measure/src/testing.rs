@@ -208,6 +208,34 @@ pub fn assert_report(bin: &str, args: &[&str], headings: &[&str]) -> String {
     text
 }
 
+/// [`assert_report`] on a run already made: `text` is the output of `program` with its data
+/// (piped). The report is what `--no-data` would print: the lines before the data part, then
+/// the one collapsed line ([`crate::out::collapsed_line`]). This spares a test a second run
+/// of the experiment; fails when a report line comes after the data part began.
+pub fn assert_report_of(program: &str, text: &str, headings: &[&str]) -> String {
+    let report = without_data(program, text).unwrap_or_else(|e| panic!("{program}: {e}\n{text}"));
+    check_report(&report, headings)
+        .and_then(|()| check_recap(&report))
+        .unwrap_or_else(|e| panic!("{program}: {e}\n{report}"));
+    report
+}
+
+/// The report of a run's output with its data, as `--no-data` prints it (see
+/// [`assert_report_of`]).
+pub fn without_data(program: &str, text: &str) -> Result<String, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with('#'))
+        .ok_or("no data part")?;
+    if let Some(l) = lines[at..].iter().find(|l| !l.starts_with('#')) {
+        return Err(format!("a report line after the data part began: {l:?}"));
+    }
+    let count = |tag: &str| lines[at..].iter().filter(|l| l.starts_with(tag)).count();
+    let collapsed = crate::out::collapsed_line(program, count("#DATA-BEGIN"), count("#META"));
+    Ok(format!("{}\n{collapsed}\n", lines[..at].join("\n")))
+}
+
 /// The recap rule ([`crate::recap`]): the report's last heading is the recap's, and under it
 /// come 1 to [`MAX_LINES`](crate::recap::MAX_LINES) lines before the closing fields.
 pub fn check_recap(text: &str) -> Result<(), String> {
@@ -331,6 +359,23 @@ mod tests {
         assert!(check_recap(&format!("{h}\n\n")).is_err());
         // The recap is not counted among the report's lines; the blank line after it is.
         assert_eq!(report_lines(&ok), 5);
+    }
+
+    #[test]
+    fn the_report_of_a_run_with_data_is_what_no_data_prints() {
+        let run = "== x ==\n  fine\n#META a 1\n#DATA-BEGIN b\n#DATA 1\n#DATA-END\n#META c 2\n";
+        let want = format!(
+            "== x ==\n  fine\n{}\n",
+            crate::out::collapsed_line("p", 1, 2)
+        );
+        assert_eq!(without_data("p", run), Ok(want));
+        let late = run.replace("#META c 2", "  a report line late");
+        assert!(
+            without_data("p", &late)
+                .unwrap_err()
+                .contains("report line after")
+        );
+        assert!(without_data("p", "== x ==\n").is_err());
     }
 
     #[test]

@@ -175,9 +175,9 @@ fn a_buffer_below_the_huge_page_size_walks_what_it_plans() {
 
 #[test]
 fn the_report_reads_top_to_bottom_within_100_columns() {
-    let text = measure::testing::assert_report(
-        EXE,
-        &["--quick"],
+    let text = measure::testing::assert_report_of(
+        "stride",
+        &quick().0,
         &[
             "== 1. the cache line of this machine, and the clock ==",
             "== 2. the buffer: larger than the largest cache, touched beforehand ==",

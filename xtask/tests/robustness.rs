@@ -584,6 +584,24 @@ fn xtask_within_a_minute(args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// A folder whose only output cannot be drawn gets no empty figures folder beside it.
+#[test]
+fn nothing_drawn_leaves_no_new_folder_behind() {
+    let d = scratch("nothing-drawn");
+    fs::write(d.join("stride.txt"), "#META experiment stride\n").unwrap();
+    let out = d.join("figures");
+    let o = xtask_within_a_minute(&[
+        "figures",
+        "--from",
+        d.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    one_line_error(&o, "0 figures drawn");
+    assert!(!out.exists(), "an empty {} was left behind", out.display());
+    assert!(d.join("stride.txt").is_file(), "the saved output stays");
+}
+
 /// Issue 22 (7): a FIFO named like a saved output is skipped with one line, never read:
 /// reading it would wait for ever. The other experiments' figures are drawn.
 #[test]

@@ -326,6 +326,7 @@ pub fn publish_saved(saved: &Saved, out: &Path, drawers: &Drawers) -> Result<Rep
             from.display()
         ));
     }
+    let existed = out.exists();
     fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     remove_stale_temporaries(out);
     let tmp = out.join(format!(".tmp-figures-{}", std::process::id()));
@@ -333,6 +334,10 @@ pub fn publish_saved(saved: &Saved, out: &Path, drawers: &Drawers) -> Result<Rep
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let result = draw_into(saved, drawers, out, &tmp);
     let _ = fs::remove_dir_all(&tmp);
+    if !existed {
+        // Made here and still empty (nothing could be drawn): not left behind.
+        let _ = fs::remove_dir(out);
+    }
     result
 }
 

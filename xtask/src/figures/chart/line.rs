@@ -376,14 +376,17 @@ impl LineChart {
         // Horizontal references.
         c.hlines(f.plot, &self.hlines, |v| f.fy(v))?;
 
-        // What a text box must not cover beyond the points: the drawn lines between them and
-        // the horizontal references, as pixels along them.
+        // What a text box must not cover beyond the points: the drawn lines between them, the
+        // whiskers and the horizontal and vertical references, as pixels along them.
         let mut traced: Vec<(f64, f64)> = Vec::new();
         for y in HLine::ys(&self.hlines, &self.y).filter_map(|v| f.fy(v)) {
             traced.extend(trace(&[(f.plot.x0, y), (f.plot.x1, y)]));
         }
+        for x in self.verticals.iter().filter_map(|v| f.fx(v.x)) {
+            traced.extend(trace(&[(x, f.plot.y0), (x, f.plot.y1)]));
+        }
         // Whiskers under the series, then lines, then markers.
-        self.draw_whiskers(c, &f, &mut geom)?;
+        self.draw_whiskers(c, &f, &mut geom, &mut traced)?;
         self.draw_lines(c, &f, &mut geom, &mut traced)?;
         self.draw_markers(c, &f)?;
 
@@ -545,8 +548,15 @@ impl LineChart {
         Ok(())
     }
 
-    /// Each point's min..max whisker, across or along the value axis.
-    fn draw_whiskers(&self, c: &mut Canvas, f: &Frame, geom: &mut PanelGeom) -> Result<(), String> {
+    /// Each point's min..max whisker, across or along the value axis; its pixels added to
+    /// `traced`.
+    fn draw_whiskers(
+        &self,
+        c: &mut Canvas,
+        f: &Frame,
+        geom: &mut PanelGeom,
+        traced: &mut Vec<(f64, f64)>,
+    ) -> Result<(), String> {
         for s in &self.series {
             for p in &s.points {
                 let (Some(x), Some(_)) = (f.fx(p.x), f.fy(p.y)) else {
@@ -560,6 +570,7 @@ impl LineChart {
                         |v: Option<f64>| v.filter(|v| self.x.drawable(*v)).and_then(|v| f.fx(v));
                     if let (Some(a), Some(b), Some(yy)) = (at(p.lo), at(p.hi), f.fy(p.y)) {
                         c.whisker_across(yy, (a, b), 4.0, s.style.color, geom)?;
+                        traced.extend(trace(&[(a, yy), (b, yy)]));
                     }
                     continue;
                 }
@@ -569,6 +580,7 @@ impl LineChart {
                 };
                 if let (Some(a), Some(b)) = (along(p.lo), along(p.hi)) {
                     c.whisker(x, (a, b), 3.0, s.style.color, geom)?;
+                    traced.extend(trace(&[(x, a), (x, b)]));
                 }
             }
         }
@@ -693,7 +705,8 @@ fn draw_bracket(
         x - 16.0,
         mid + h / 2.0,
     );
-    let cands = bracket_candidates(right_box, left_box, (top, bottom), h);
+    let mut cands = bracket_candidates(right_box, left_box, (top, bottom), h);
+    cands.extend(further_off(&cands[..6], inner, x));
     let chosen = place(&cands, inner, traced, &c.geom.boxes);
     let side = if chosen.x0 >= x { 1.0 } else { -1.0 };
     let bx = x + side * 9.0;
@@ -722,7 +735,8 @@ fn draw_bracket(
 
 /// Where a bracket's text may go, best first: beside the bracket; where both sides would
 /// cover points (a bracket inside a dense band of points), just above or below the band;
-/// failing those, beside the bracket higher or lower, in measured empty space.
+/// failing those, beside the bracket higher or lower, then further off to either side, in
+/// measured empty space.
 fn bracket_candidates(
     right_box: Rect,
     left_box: Rect,
@@ -746,6 +760,25 @@ fn bracket_candidates(
         }
     }
     cands
+}
+
+/// The rows of `near` slid across `inner` in 16-pixel steps, at most one box width away
+/// from pixel column `x`, nearest first: where everything beside a bracket covers data, its
+/// text goes to the nearest empty place at the same height, still close enough to be read
+/// as the bracket's.
+fn further_off(near: &[Rect], inner: &Rect, x: f64) -> Vec<Rect> {
+    let mut out: Vec<Rect> = Vec::new();
+    for r in near {
+        let mut x0 = inner.x0;
+        while x0 + r.w() <= inner.x1 {
+            out.push(Rect::new(x0, r.y0, x0 + r.w(), r.y1));
+            x0 += 16.0;
+        }
+    }
+    let off = |r: &Rect| (r.x0 - x).abs().min((r.x1 - x).abs());
+    out.retain(|r| off(r) <= r.w());
+    out.sort_by(|a, b| off(a).total_cmp(&off(b)));
+    out
 }
 
 /// A note: a text box near the value, with a leader line.

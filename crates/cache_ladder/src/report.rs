@@ -210,6 +210,7 @@ pub fn table(rows: &[Row], exp: &mut Experiment, cc: &CoreClock) {
             r.seq.ns.median.into(),
             r.seq.ns.min.into(),
             r.seq.ns.max.into(),
+            cc.cycles(r.seq.ns.median).into(),
             r.seq_vec.ns.median.into(),
             r.seq_vec.ns.min.into(),
             r.seq_vec.ns.max.into(),

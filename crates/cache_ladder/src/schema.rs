@@ -23,6 +23,7 @@ block!(latency = "latency" keys [KIB] {
     SEQ_NS = "seq_ns",
     SEQ_MIN_NS = "seq_min_ns",
     SEQ_MAX_NS = "seq_max_ns",
+    SEQ_CYCLES = "seq_cycles",
     SEQ_VEC_NS = "seq_vec_ns",
     SEQ_VEC_MIN_NS = "seq_vec_min_ns",
     SEQ_VEC_MAX_NS = "seq_vec_max_ns",

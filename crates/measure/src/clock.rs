@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 mod core_clock;
+pub mod share;
 pub use core_clock::{
     CLOCK_CHAIN_ADDS, CLOCK_CHAIN_STEPS, CLOCK_CHAINS_PER_ROUND, CLOCK_MOVED_PCT, CoreClock,
     RunClock, Spread, chain_long_enough, estimate_core_clock, ramp_finished,
@@ -306,6 +307,56 @@ pub fn add_chain(iters: u64) -> Option<u64> {
         x86_64: "add {x}, {y}" in reg, aarch64: "add {x}, {x}, {y}" in reg)
 }
 
+/// Runs `iters * 16` integer additions in four independent chains of four a loop iteration,
+/// the same work as [`add_chain`] with no addition waiting for another: as fast as the core's
+/// adders allow. Returns the sum of the four, or `None` on an architecture without a kernel.
+#[inline(never)]
+#[allow(unused_mut, unused_variables, unused_assignments)]
+pub fn add_chains4(iters: u64) -> Option<u64> {
+    let (mut a, mut b, mut c, mut d) = (0u64, 0u64, 0u64, 0u64);
+    let (y, mut n) = (black_box(1u64), iters.max(1));
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: register-only arithmetic, no memory or stack use.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "add {a}, {y}", "add {b}, {y}", "add {c}, {y}", "add {d}, {y}",
+                "dec {n}",
+                "jnz 2b",
+                a = inout(reg) a, b = inout(reg) b, c = inout(reg) c, d = inout(reg) d,
+                y = in(reg) y, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(a + b + c + d);
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: register-only arithmetic, no memory or stack use.
+        unsafe {
+            std::arch::asm!(
+                "2:",
+                "add {a}, {a}, {y}", "add {b}, {b}, {y}", "add {c}, {c}, {y}", "add {d}, {d}, {y}",
+                "add {a}, {a}, {y}", "add {b}, {b}, {y}", "add {c}, {c}, {y}", "add {d}, {d}, {y}",
+                "add {a}, {a}, {y}", "add {b}, {b}, {y}", "add {c}, {c}, {y}", "add {d}, {d}, {y}",
+                "add {a}, {a}, {y}", "add {b}, {b}, {y}", "add {c}, {c}, {y}", "add {d}, {d}, {y}",
+                "subs {n}, {n}, #1",
+                "b.ne 2b",
+                a = inout(reg) a, b = inout(reg) b, c = inout(reg) c, d = inout(reg) d,
+                y = in(reg) y, n = inout(reg) n,
+                options(nomem, nostack),
+            );
+        }
+        return Some(a + b + c + d);
+    }
+    #[allow(unreachable_code)]
+    None
+}
+
 /// Runs `iters * 16` dependent scalar `f32` additions of `step`, in registers only (inline
 /// assembly, so nothing can be reassociated, vectorised or removed): the latency of one
 /// float add with no memory in the way. Returns the final sum, or `None` on an architecture
@@ -388,6 +439,9 @@ mod tests {
     #[test]
     fn add_chain_adds_exactly_what_it_says() {
         if let Some(x) = add_chain(1000) {
+            assert_eq!(x, 1000 * CHAIN_UNROLL);
+        }
+        if let Some(x) = add_chains4(1000) {
             assert_eq!(x, 1000 * CHAIN_UNROLL);
         }
     }

@@ -50,6 +50,8 @@ pub struct Experiment {
     disturbance: Block,
     /// The first [`Experiment::core_clock`] estimate, compared with one taken at the finish.
     clock_before: OnceLock<CoreClock>,
+    /// The core's share read beside that estimate ([`crate::clock::share`]).
+    share_before: Option<crate::clock::share::Share>,
     /// Warn beside the other-work figure when the 1-minute load average is above this.
     load_warn_above: Option<f64>,
     /// The block each key figure comes from ([`Experiment::key_sources`]).
@@ -133,6 +135,7 @@ impl Experiment {
             key_figures,
             disturbance,
             clock_before: OnceLock::new(),
+            share_before: None,
             load_warn_above: None,
             key_sources: &[],
         }
@@ -185,6 +188,11 @@ impl Experiment {
             cc.ghz.map_or("unknown".into(), |g| format!("{g:.3}")),
         );
         let _ = self.clock_before.set(cc.clone());
+        self.share_before = crate::clock::share::probe();
+        if let Some(s) = self.share_before {
+            self.out
+                .meta("core_share_before", format!("{:.3}", s.ratio));
+        }
         cc
     }
 
@@ -205,6 +213,27 @@ impl Experiment {
         if let Some(r) = RunClock::between(before, &after) {
             println!("{}", clock_line(&r));
             self.out.metas(r.meta());
+        }
+        self.share_after();
+    }
+
+    /// Reads the core's share again ([`crate::clock::share`]), records `#META
+    /// core_share_after` and `core_share_moved`, and prints one line when it moved.
+    fn share_after(&mut self) {
+        use crate::clock::share;
+        let (Some(before), Some(after)) = (self.share_before, share::probe()) else {
+            return;
+        };
+        self.out
+            .meta("core_share_after", format!("{:.3}", after.ratio));
+        let moved = share::moved(before, after);
+        self.out
+            .meta("core_share_moved", if moved { "yes" } else { "no" });
+        if moved {
+            println!(
+                "{}",
+                crate::fmt::field("! core share", &share::describe(before, after))
+            );
         }
     }
 

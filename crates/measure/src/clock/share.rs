@@ -7,8 +7,8 @@
 //! hardware thread uses the same adders. On a VM that thread can be another guest's, on the
 //! host's sibling of our virtual CPU: no counter in the guest sees it (no steal, no switch, no
 //! other work), but throughput-bound code runs slow. On the 2-core Zen 3 VM this project was
-//! measured on, the ratio read 2.4 to 2.9 for stretches and 1.8 to 2.0 for others, minutes
-//! apart, with the guest quiet and the dependent chain unchanged.
+//! measured on, with the guest quiet, one quick run read 3.71 before and 2.22 after, and
+//! thirty readings in a row stepped from 2.9 to 1.8 within a few milliseconds.
 //!
 //! The ratio's value depends on the core (its adders, its loop overhead), so one reading says
 //! little; two readings of the same run that differ say the core's share changed during it.

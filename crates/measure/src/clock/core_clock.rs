@@ -253,8 +253,14 @@ pub fn chain_long_enough(chain_ns: f64, step_ns: f64) -> bool {
 
 /// Times one chain of `iters * CHAIN_UNROLL` additions in ns.
 fn time_chain(iters: u64) -> f64 {
+    time_kernel(add_chain, iters)
+}
+
+/// Times one call of a register-only kernel (`add_chain`, `add_chains4`) in ns, its result
+/// kept alive.
+pub(crate) fn time_kernel(kernel: fn(u64) -> Option<u64>, iters: u64) -> f64 {
     let t0 = now_ns();
-    black_box(add_chain(black_box(iters)));
+    black_box(kernel(black_box(iters)));
     now_ns().saturating_sub(t0) as f64
 }
 

@@ -13,9 +13,9 @@
 //! The ratio's value depends on the core (its adders, its loop overhead), so one reading says
 //! little; two readings of the same run that differ say the core's share changed during it.
 
-use super::{add_chain, add_chains4, now_ns};
+use super::core_clock::time_kernel;
+use super::{add_chain, add_chains4};
 use crate::stats::median;
-use std::hint::black_box;
 
 /// Loop iterations of one timed kernel (16 adds each): about 10 us for the chain at 3 GHz.
 const ITERS: u64 = 2_000;
@@ -36,15 +36,10 @@ pub struct Share {
 /// Reads the ratio now (about 1 ms), or `None` on an architecture without the kernels.
 pub fn probe() -> Option<Share> {
     add_chains4(1)?;
-    let time = |f: &dyn Fn(u64) -> Option<u64>| {
-        let t0 = now_ns();
-        black_box(f(black_box(ITERS)));
-        now_ns().saturating_sub(t0).max(1) as f64
-    };
     let (mut one, mut four) = (Vec::new(), Vec::new());
     for _ in 0..PAIRS {
-        one.push(time(&add_chain));
-        four.push(time(&add_chains4));
+        one.push(time_kernel(add_chain, ITERS));
+        four.push(time_kernel(add_chains4, ITERS).max(1.0));
     }
     let (one, four) = (median(&one)?, median(&four)?);
     Some(Share { ratio: one / four })
@@ -60,8 +55,8 @@ pub fn moved(before: Share, after: Share) -> bool {
 /// before, 1.90x after: ...".
 pub fn describe(before: Share, after: Share) -> String {
     format!(
-        "4 independent add chains ran {:.2}x one chain before, {:.2}x after: another \
-         thread shared this physical core; throughput-bound figures may read slow",
+        "4 independent add chains ran {:.2}x one chain before, {:.2}x after: likely another \
+         thread on this physical core; throughput-bound figures may read slow",
         before.ratio, after.ratio
     )
 }

@@ -151,6 +151,11 @@ fn check(c: &LabCheck) -> Result<()> {
 
 /// Builds the exercise's binary (the workspace's optimised dev profile), with `solution` in
 /// place of its own file when given, and returns its path.
+///
+/// A swapped-in solution is built in the `lab-swapped` profile (the dev profile under another
+/// folder, `target/lab-swapped/`), so that checking one does not overwrite the exercise's own
+/// binary: the next plain check, or `cargo run -p lab_NAME`, does not rebuild it, and a file
+/// checked again unchanged is not rebuilt either.
 fn build(name: &str, solution: Option<&Path>) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let package = format!("lab_{name}");
@@ -158,7 +163,7 @@ fn build(name: &str, solution: Option<&Path>) -> Result<PathBuf> {
     cmd.args(["build", "--quiet", "-p", &package, "--bin", &package])
         .current_dir(root());
     match solution {
-        Some(p) => cmd.env("MM_LAB_SOLUTION", p),
+        Some(p) => cmd.env("MM_LAB_SOLUTION", p).args(["--profile", SWAPPED]),
         None => cmd.env_remove("MM_LAB_SOLUTION"),
     };
     eprintln!("lab {name}: building (optimised) ...");
@@ -172,8 +177,15 @@ fn build(name: &str, solution: Option<&Path>) -> Result<PathBuf> {
         .ok()
         .and_then(|p| p.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| root().join("target/debug"));
-    Ok(dir.join(package))
+    if solution.is_none() {
+        return Ok(dir.join(package));
+    }
+    let target = dir.parent().unwrap_or(&dir);
+    Ok(target.join(SWAPPED).join(package))
 }
+
+/// The cargo profile (and folder under `target/`) of exercises built with another solution.
+const SWAPPED: &str = "lab-swapped";
 
 /// The one screen of a check.
 fn screen(j: &Judgement, solution: &str, saved: &std::result::Result<PathBuf, String>) -> String {

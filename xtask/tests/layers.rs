@@ -1,5 +1,6 @@
 //! xtask's modules form layers: no top-level module reaches, through `crate::` paths, a module
 //! that reaches it back. Read from the source, so a new import that closes a cycle fails here.
+//! Also read from the source: a crate that turns its doctests off has no doc example to lose.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -93,4 +94,48 @@ fn the_reader_sees_a_planted_cycle() {
         .or_default()
         .insert("run_all".into());
     assert!(reach(&g, "run_all").contains("project") && reach(&g, "project").contains("project"));
+}
+
+/// The doc comments of the `.rs` files under `dir` that open a code block (a would-be
+/// doctest), as "FILE:LINE".
+fn doc_examples(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    sources(dir, &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            let doc = t.strip_prefix("///").or_else(|| t.strip_prefix("//!"));
+            if doc.is_some_and(|d| d.trim_start().starts_with("```")) {
+                found.push(format!("{}:{}", f.display(), i + 1));
+            }
+        }
+    }
+    found
+}
+
+/// A crate that turns doctests off (`doctest = false`, to spare the suite a rustdoc start-up
+/// per crate) has no example in its docs that would then go unchecked.
+#[test]
+fn crates_without_doctests_have_no_examples_to_lose() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut off = 0;
+    for group in ["crates", "labs"] {
+        for e in std::fs::read_dir(root.join(group)).unwrap().flatten() {
+            let manifest = std::fs::read_to_string(e.path().join("Cargo.toml")).unwrap_or_default();
+            if !manifest.contains("doctest = false") {
+                continue;
+            }
+            off += 1;
+            let found = doc_examples(&e.path().join("src"));
+            assert!(
+                found.is_empty(),
+                "doctests are off, yet examples at {found:?}"
+            );
+        }
+    }
+    assert!(off >= 10, "only {off} crates turn doctests off");
+    // The reader finds an example where there is one: measure keeps its doctests for it.
+    assert!(!doc_examples(&root.join("crates/measure/src")).is_empty());
 }

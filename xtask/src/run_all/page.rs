@@ -406,24 +406,49 @@ mod tests {
             println!("skipped: chromium is not installed, so the page was checked by parsing only");
             return;
         }
-        let dom = chromium_dom(&dir.join("index.html"));
-        assert_eq!(attrs(&dom, "src"), attrs(html, "src"), "chromium's images");
+        let srcs = attrs(html, "src");
+        let (dom, opened) = chromium_reads(dir, &srcs);
+        assert_eq!(attrs(&dom, "src"), srcs, "chromium's images");
         assert_eq!(
             problems(dir, &dom),
             Vec::<String>::new(),
             "in chromium's DOM"
         );
-        let srcs = attrs(html, "src");
-        let opened: Vec<String> = srcs.iter().map(|s| format!("{s} svg 0")).collect();
+        let expected: Vec<String> = srcs.iter().map(|s| format!("{s} svg 0")).collect();
         assert_eq!(
-            chromium_opens(dir, &srcs),
-            opened,
+            opened, expected,
             "each image in chromium: its file, its root element, its parser errors"
         );
     }
 
-    /// The DOM headless Chromium builds from the file at `path`.
-    fn chromium_dom(path: &Path) -> String {
+    /// What headless Chromium makes of `dir/index.html` and of every file in `srcs` (relative
+    /// to `dir`), in one launch, each in a frame of its own: the page's DOM, and a line
+    /// "SRC ROOT ERRORS" per file, with the name of the document's root element ("none" where
+    /// Chromium gave no document) and its count of parser errors.
+    fn chromium_reads(dir: &Path, srcs: &[String]) -> (String, Vec<String>) {
+        let frames: String = srcs
+            .iter()
+            .map(|s| format!("<iframe src=\"{s}\"></iframe>\n"))
+            .collect();
+        let script = "addEventListener('load', () => { \
+            const page = document.getElementById('page').contentDocument; \
+            document.getElementById('dom').textContent = page.documentElement.outerHTML; \
+            const out = document.getElementById('out'); \
+            for (const f of document.querySelectorAll('iframe.file')) { let d = null; \
+            try { d = f.contentDocument; } catch (e) {} \
+            const root = d && d.documentElement ? d.documentElement.localName : 'none'; \
+            const errors = d ? d.getElementsByTagName('parsererror').length : 0; \
+            out.textContent += `${f.getAttribute('src')} ${root} ${errors}\\n`; } });";
+        let frames = frames.replace("<iframe ", "<iframe class=\"file\" ");
+        let page = dir.join("chromium-reads.html");
+        fs::write(
+            &page,
+            format!(
+                "<!DOCTYPE html>\n<body>\n<iframe id=\"page\" src=\"index.html\"></iframe>\n\
+                 {frames}<pre id=\"dom\"></pre><pre id=\"out\"></pre>\n<script>{script}</script>\n"
+            ),
+        )
+        .unwrap();
         let o = std::process::Command::new("chromium")
             .args([
                 "--headless",
@@ -431,40 +456,27 @@ mod tests {
                 "--disable-gpu",
                 "--allow-file-access-from-files",
                 "--dump-dom",
-                &format!("file://{}", path.display()),
+                &format!("file://{}", page.display()),
             ])
             .output()
             .unwrap();
-        String::from_utf8_lossy(&o.stdout).into_owned()
+        fs::remove_file(&page).unwrap();
+        let all = String::from_utf8_lossy(&o.stdout);
+        let pre = |id: &str| {
+            all.split_once(&format!("<pre id=\"{id}\">"))
+                .and_then(|(_, t)| t.split_once("</pre>"))
+                .map_or(String::new(), |(t, _)| unescape(t))
+        };
+        let lines = pre("out").lines().map(str::to_string).collect();
+        (pre("dom"), lines)
     }
 
-    /// Every file in `srcs` (relative to `dir`) opened by Chromium in one launch, each in a
-    /// frame of its own: a line "SRC ROOT ERRORS" each, with the name of the document's root
-    /// element ("none" where Chromium gave no document) and its count of parser errors.
-    fn chromium_opens(dir: &Path, srcs: &[String]) -> Vec<String> {
-        let frames: String = srcs
-            .iter()
-            .map(|s| format!("<iframe src=\"{s}\"></iframe>\n"))
-            .collect();
-        let script = "addEventListener('load', () => { const out = document.getElementById('out'); \
-            for (const f of document.querySelectorAll('iframe')) { let d = null; \
-            try { d = f.contentDocument; } catch (e) {} \
-            const root = d && d.documentElement ? d.documentElement.localName : 'none'; \
-            const errors = d ? d.getElementsByTagName('parsererror').length : 0; \
-            out.textContent += `${f.getAttribute('src')} ${root} ${errors}\\n`; } });";
-        let page = dir.join("chromium-opens.html");
-        fs::write(
-            &page,
-            format!("<!DOCTYPE html>\n<body>\n{frames}<pre id=\"out\"></pre>\n<script>{script}</script>\n"),
-        )
-        .unwrap();
-        let dom = chromium_dom(&page);
-        fs::remove_file(&page).unwrap();
-        let out = dom
-            .split_once("<pre id=\"out\">")
-            .and_then(|(_, t)| t.split_once("</pre>"))
-            .map_or("", |(t, _)| t);
-        out.lines().map(str::to_string).collect()
+    /// A text node as Chromium serialises it, back to its characters.
+    fn unescape(t: &str) -> String {
+        t.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&nbsp;", "\u{a0}")
+            .replace("&amp;", "&")
     }
 
     #[test]

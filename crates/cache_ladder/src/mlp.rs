@@ -8,7 +8,7 @@
 //! [`crate::verdict::mlp_verdict`], a pure function of [`Mlp`].
 
 use ::cache_ladder::schema::mlp as sc;
-use measure::chase::{PARALLEL, Ring};
+use measure::chase::{PARALLEL, Ring, spread};
 use measure::clock;
 use measure::data::Block;
 use measure::disturb::{Probe, Tally};
@@ -72,14 +72,15 @@ pub fn measure_level(name: &str, bytes: usize, clean: usize) -> Result<Level, St
         k * (SLOT_BYTES / 8)
     });
     // A whole lap first (16 chains, each over its sixteenth), so the ring sits in its level.
-    let mut all = ring.spread(16, 0, 1);
+    let lap = ring.lap();
+    let mut all = spread(&lap, 16, 0, 1);
     ring.chase_parallel(&mut all, (slots / 16) as u64 + 1);
     // Each chain count walks its own fifth of the lap, so that no count follows another's
     // chains closely and finds the lines they just brought in.
     let mut cursors: Vec<Vec<usize>> = PARALLEL
         .iter()
         .enumerate()
-        .map(|(arc, &n)| ring.spread(n, arc, PARALLEL.len()))
+        .map(|(arc, &n)| spread(&lap, n, arc, PARALLEL.len()))
         .collect();
     // Size each count's rounds from a first walk of a lap's worth (at most 20,000 steps).
     let steps: Vec<u64> = cursors

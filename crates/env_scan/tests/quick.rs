@@ -1,19 +1,22 @@
-//! Runs the built binary with `--quick` and checks its output: the blocks parse and have the
-//! right shapes, the address mechanism holds when ASLR was verified off, the verification can
-//! say "no", bad input gets exit status 2, and the two workloads have the shape that makes
-//! them what they claim to be. Nothing here asserts anything about timing.
+//! Runs the built binary with `--quick` (coarser still) and checks its output: the blocks parse
+//! and have the right shapes, the address mechanism holds when ASLR was verified off, the
+//! verification can say "no", bad input gets exit status 2, and the two workloads have the
+//! shape that makes them what they claim to be. Nothing here asserts anything about timing.
 
 use measure::data::{DataFile, parse};
 use std::sync::OnceLock;
 
 const BIN: &str = env!("CARGO_BIN_EXE_env_scan");
+const QUICK: [&str; 5] = ["--quick", "--step", "256", "--reps", "1"];
 
-/// One quick run shared by the tests that read its output (its report and its data).
+/// One quick run shared by the tests that read its output (its report and its data): every
+/// 256th size (16 sizes over the 4 KiB the stack can move) and one timed run per child, a
+/// quarter of a plain `--quick` run's children's time (`run-all --quick` runs that one).
 fn quick_run() -> &'static (String, DataFile) {
     static OUT: OnceLock<(String, DataFile)> = OnceLock::new();
     OUT.get_or_init(|| {
         let out = measure::testing::command(BIN)
-            .arg("--quick")
+            .args(QUICK)
             .output()
             .expect("runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -46,7 +49,9 @@ fn num(f: &DataFile, key: &str) -> f64 {
 fn quick_run_parses_with_every_block_in_shape() {
     let f = quick();
     let sizes = num(f, "sizes") as usize;
-    assert!(sizes >= 16, "quick still covers 4 KiB in {sizes} sizes");
+    assert_eq!(sizes, 16, "step 256 covers 4 KiB in 16 sizes");
+    assert_eq!(num(f, "step_bytes"), 256.0);
+    assert_eq!(num(f, "reps_per_child"), 1.0);
     let raw = f.block("raw").expect("raw block");
     assert_eq!(
         raw.rows.len(),
@@ -251,7 +256,7 @@ fn with_aslr_left_on_the_verification_says_no() {
         return;
     }
     let out = measure::testing::command(BIN)
-        .args(["--aslr-on", "--step", "4080", "--reps", "1"])
+        .args(["--quick", "--aslr-on", "--step", "4080", "--reps", "1"])
         .output()
         .expect("runs");
     assert!(out.status.success());

@@ -264,12 +264,27 @@ fn case(n: u64, files: &[(PathBuf, String)], root: &Path) -> Option<String> {
 fn fuzz(cases: u64) {
     let files = originals();
     let root = std::env::temp_dir().join(format!("xtask-fig-fuzz-{}", std::process::id()));
-    let mut bad = Vec::new();
-    for n in 0..cases {
-        if let Some(p) = case(n, &files, &root) {
-            bad.push(p);
-        }
-    }
+    // The cases draw in as many threads as there are CPUs (drawing is not a measurement),
+    // each thread taking every k-th case.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let mut bad: Vec<String> = std::thread::scope(|s| {
+        let (files, root) = (&files, &root);
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    (t..cases)
+                        .step_by(threads as usize)
+                        .filter_map(|n| case(n, files, root))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a fuzz thread"))
+            .collect()
+    });
+    bad.sort();
     if bad.is_empty() {
         let _ = fs::remove_dir_all(&root);
     }

@@ -696,7 +696,7 @@ fn a_hung_experiment_is_ended_and_its_previous_output_kept() {
             "--out",
             d.to_str().unwrap(),
             "--timeout",
-            "2",
+            "1",
         ],
         &[("MM_XTASK_BINS", &bins)],
     );

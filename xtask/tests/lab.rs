@@ -156,13 +156,17 @@ fn assert_margin(lab: &str, saved: &Path) {
 fn a_solution_that_changes_the_result_is_refused_and_saved_as_such() {
     let _one = one_at_a_time();
     let out = scratch("refused");
-    let wrong = out.join("wrong.rs");
     let baseline = std::fs::read_to_string(root().join("labs/layout/src/baseline.rs")).unwrap();
     let changed = baseline
         .replace("lab_layout_baseline", "lab_layout_solution")
         .replace("*sum = s;", "*sum = s + 1;");
     assert_ne!(changed, baseline);
-    std::fs::write(&wrong, changed).unwrap();
+    // Kept between runs in cargo's scratch folder and written only when it changes, so the
+    // exercise is built with it once, not on every run of this test.
+    let wrong = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lab-layout-wrong.rs");
+    if std::fs::read_to_string(&wrong).ok().as_deref() != Some(changed.as_str()) {
+        std::fs::write(&wrong, &changed).unwrap();
+    }
     let o = wrong.display().to_string();
     let dir = out.display().to_string();
     let r = xtask(&[

@@ -372,17 +372,28 @@ fn run_tool(tool: &str, args: &[String]) -> Result<String, AsmError> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// The address and size of symbol `name` in `binary`, from `nm -S`.
+/// The address and size of symbol `name` in `binary`, from `nm -S`. A binary's symbol table
+/// is read once per process (a shape test asks for a dozen functions of one binary).
 pub fn symbol(binary: &Path, name: &str) -> Result<(u64, u64), AsmError> {
-    let text = run_tools(
-        &tools(binary, "nm"),
-        &[
-            "-S".into(),
-            "--defined-only".into(),
-            binary.display().to_string(),
-        ],
-    )?;
-    parse_nm(&text, name).ok_or_else(|| AsmError::NoSymbol(name.to_string()))
+    static TABLES: std::sync::Mutex<Vec<(std::path::PathBuf, String)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let text = match tables.iter().find(|(p, _)| p == binary) {
+        Some((_, text)) => text,
+        None => {
+            let text = run_tools(
+                &tools(binary, "nm"),
+                &[
+                    "-S".into(),
+                    "--defined-only".into(),
+                    binary.display().to_string(),
+                ],
+            )?;
+            tables.push((binary.to_path_buf(), text));
+            &tables.last().expect("just pushed").1
+        }
+    };
+    parse_nm(text, name).ok_or_else(|| AsmError::NoSymbol(name.to_string()))
 }
 
 /// `objdump -d` over `size` bytes of `binary` from `start`.

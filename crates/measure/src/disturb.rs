@@ -27,6 +27,7 @@
 //! cache level, memory bandwidth). [`Tally::provisional`] is the one rule for when a result
 //! must be called provisional; [`Tally::contended`] for when contention must be named.
 
+use crate::clock::share::Share;
 use crate::clock::{now_ns, thread_cpu_ns};
 use std::fs::File;
 use std::marker::PhantomData;
@@ -264,6 +265,18 @@ pub struct Load {
     pub steal: Option<f64>,
     /// Other processes' work on every other core, in cores' worth.
     pub elsewhere: Option<f64>,
+    /// The core's share ([`crate::clock::share`]) read as the block opened and as it closed:
+    /// a change the guest's counters cannot see (another guest on the physical core).
+    pub share: Option<(f64, f64)>,
+}
+
+impl Load {
+    /// Whether the core's share moved during the block ([`crate::clock::share::moved`]).
+    pub fn share_moved(&self) -> bool {
+        use crate::clock::share::{Share, moved};
+        self.share
+            .is_some_and(|(b, a)| moved(Share { ratio: b }, Share { ratio: a }))
+    }
 }
 
 /// Readings at the start of a block, closed by [`Window::close`].
@@ -273,11 +286,14 @@ pub struct Window {
     mark: Mark,
     process_cpu_s: f64,
     probe: Probe,
+    share: Option<Share>,
 }
 
 impl Window {
-    /// Opens a window for the calling thread, pinned to `core` (if it is).
+    /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
+    /// share first (about 1 ms; not under an emulator, where it times the translator).
     pub fn open(core: Option<usize>) -> Window {
+        let share = share_now();
         let probe = Probe::new();
         Window {
             core,
@@ -285,19 +301,33 @@ impl Window {
             mark: probe.mark(),
             process_cpu_s: process_cpu_s(core.is_none()),
             probe,
+            share,
         }
     }
 
-    /// What happened since [`Window::open`].
+    /// What happened since [`Window::open`], the core's share read again last.
     pub fn close(self) -> Load {
         let (times, mark) = (CpuTimes::read(), self.probe.mark());
-        load_between(
+        let load = load_between(
             self.core,
             (&self.times, &times),
             (&self.mark, &mark),
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
-        )
+        );
+        let share = match (self.share, share_now()) {
+            (Some(b), Some(a)) => Some((b.ratio, a.ratio)),
+            _ => None,
+        };
+        Load { share, ..load }
     }
+}
+
+/// The core's share now, or `None` under an emulator or without the kernels.
+fn share_now() -> Option<Share> {
+    if crate::emulation::emulated() {
+        return None;
+    }
+    crate::clock::share::probe()
 }
 
 /// The load between two readings of a pinned thread (`marks`) and of every CPU (`times`),
@@ -348,6 +378,7 @@ pub fn load_between(
         on_core,
         steal,
         elsewhere,
+        share: None,
     }
 }
 
@@ -418,13 +449,15 @@ impl Tally {
     }
 
     /// Whether a result from these rounds is provisional: some of the rounds it used were
-    /// disturbed, too many rounds were, or other work or steal took the core during the block.
+    /// disturbed, too many rounds were, other work or steal took the core during the block,
+    /// or the core's share moved during it.
     pub fn provisional(&self) -> bool {
         let l = self.load.unwrap_or_default();
         self.disturbed_used > 0
             || self.disturbed as f64 > DISTURBED_SHARE * self.rounds as f64
             || l.on_core.is_some_and(|c| c > OTHER_ON_CORE)
             || l.steal.is_some_and(|s| s > STEAL_SHARE)
+            || l.share_moved()
     }
 
     /// Whether other work on the other cores competed for the shared levels meanwhile.
@@ -454,6 +487,12 @@ impl Tally {
         );
         if !why.is_empty() {
             out.push_str(&format!(" ({})", why.join(", ")));
+        }
+        if let Some((b, a)) = l.share.filter(|_| l.share_moved()) {
+            out.push_str(&format!(
+                ", and the core's share moved ({b:.2}x to {a:.2}x: likely another thread on \
+                 this physical core)"
+            ));
         }
         out
     }
@@ -628,6 +667,44 @@ mod tests {
             "{m}"
         );
         assert!(m.ends_with("the clean rounds give: "), "{m}");
+    }
+
+    /// A move of the core's share is invisible to the guest's counters: the rounds are clean,
+    /// yet throughput-bound code ran slower at one end of the block than at the other.
+    #[test]
+    fn a_move_of_the_core_share_makes_a_block_provisional_and_is_named() {
+        let with = |b, a| {
+            tally(
+                31,
+                0,
+                Load {
+                    share: Some((b, a)),
+                    ..Default::default()
+                },
+            )
+        };
+        assert!(!with(2.9, 2.6).provisional());
+        assert_eq!(with(2.9, 2.6).mark(), None);
+        for t in [with(2.9, 1.9), with(1.9, 2.9)] {
+            assert!(t.provisional());
+            let m = t.mark().unwrap();
+            assert!(
+                m.starts_with(
+                    "provisional: 0 of 31 rounds were disturbed, and the core's share moved ("
+                ),
+                "{m}"
+            );
+        }
+        assert!(
+            with(2.9, 1.9)
+                .mark()
+                .unwrap()
+                .contains("(2.90x to 1.90x: likely another thread")
+        );
+        assert!(
+            !tally(31, 0, Load::default()).provisional(),
+            "no reading, no mark"
+        );
     }
 
     #[test]

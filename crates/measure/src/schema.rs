@@ -167,6 +167,10 @@ pub mod disturbance {
     pub const PROVISIONAL: &str = "provisional";
     /// `yes` when other cores' work competed for the shared levels.
     pub const CONTENDED: &str = "contended";
+    /// The core's share ([`crate::clock::share`]) as the block opened and as it closed; NA
+    /// where it was not read (emulated, or saved before December 2026).
+    pub const SHARE_BEFORE: &str = "core_share_before";
+    pub const SHARE_AFTER: &str = "core_share_after";
     /// The columns in order, as the writer declares them.
     pub const COLUMNS: &[&str] = &[
         "result:text",
@@ -178,6 +182,8 @@ pub mod disturbance {
         "elsewhere_cores",
         "provisional:text",
         "contended:text",
+        "core_share_before",
+        "core_share_after",
     ];
     /// `#META provisional_results`: how many rows are provisional, "N of M".
     pub const META_PROVISIONAL: &str = "provisional_results";

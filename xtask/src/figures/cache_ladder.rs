@@ -302,6 +302,7 @@ fn mlp_chart(run: &measure::data::DataFile, saved: &Saved) -> Result<Option<Line
             });
         }
     }
+    c.mark_disturbed(&crate::marks::disturbed_xs(run, b, m::CHAINS));
     Ok(Some(c))
 }
 
@@ -379,6 +380,21 @@ mod tests {
         assert_eq!(figs[1].file, "cache_ladder-mlp.svg");
         assert!(svg.contains("10.0 loads in flight"), "from the memory row");
         assert!(svg.contains("memory") && svg.contains("L2"));
+        assert!(
+            !svg.contains(crate::marks::LEGEND),
+            "a run without evidence is not marked"
+        );
+        // A provisional mlp block draws its points hollow, with the legend entry.
+        let marked = format!(
+            "{RUN}{mlp}{}",
+            crate::marks::tests::block_text(&[("mlp", 77, 0, true, false)])
+        );
+        let figs = draw(&Saved::test("cache_ladder", &marked)).unwrap();
+        assert!(
+            figs[1].svg.contains(crate::marks::LEGEND),
+            "{}",
+            figs[1].svg
+        );
         // Without the block, only Figure 105.2.
         assert_eq!(draw(&Saved::test("cache_ladder", RUN)).unwrap().len(), 1);
     }

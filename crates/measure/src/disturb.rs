@@ -267,15 +267,14 @@ pub struct Load {
     pub elsewhere: Option<f64>,
     /// The core's share ([`crate::clock::share`]) read as the block opened and as it closed:
     /// a change the guest's counters cannot see (another guest on the physical core).
-    pub share: Option<(f64, f64)>,
+    pub share: Option<(Share, Share)>,
 }
 
 impl Load {
     /// Whether the core's share moved during the block ([`crate::clock::share::moved`]).
     pub fn share_moved(&self) -> bool {
-        use crate::clock::share::{Share, moved};
         self.share
-            .is_some_and(|(b, a)| moved(Share { ratio: b }, Share { ratio: a }))
+            .is_some_and(|(b, a)| crate::clock::share::moved(b, a))
     }
 }
 
@@ -291,9 +290,9 @@ pub struct Window {
 
 impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
-    /// share first (about 1 ms; not under an emulator, where it times the translator).
+    /// share first ([`crate::clock::share::probe`], about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
-        let share = share_now();
+        let share = crate::clock::share::probe();
         let probe = Probe::new();
         Window {
             core,
@@ -314,20 +313,9 @@ impl Window {
             (&self.mark, &mark),
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
-        let share = match (self.share, share_now()) {
-            (Some(b), Some(a)) => Some((b.ratio, a.ratio)),
-            _ => None,
-        };
+        let share = self.share.zip(crate::clock::share::probe());
         Load { share, ..load }
     }
-}
-
-/// The core's share now, or `None` under an emulator or without the kernels.
-fn share_now() -> Option<Share> {
-    if crate::emulation::emulated() {
-        return None;
-    }
-    crate::clock::share::probe()
 }
 
 /// The load between two readings of a pinned thread (`marks`) and of every CPU (`times`),
@@ -490,8 +478,9 @@ impl Tally {
         }
         if let Some((b, a)) = l.share.filter(|_| l.share_moved()) {
             out.push_str(&format!(
-                ", and the core's share moved ({b:.2}x to {a:.2}x: likely another thread on \
-                 this physical core)"
+                ", and the core's share moved ({:.2}x to {:.2}x: likely another thread on \
+                 this physical core)",
+                b.ratio, a.ratio
             ));
         }
         out
@@ -678,7 +667,7 @@ mod tests {
                 31,
                 0,
                 Load {
-                    share: Some((b, a)),
+                    share: Some((Share { ratio: b }, Share { ratio: a })),
                     ..Default::default()
                 },
             )

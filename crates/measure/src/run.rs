@@ -369,8 +369,8 @@ pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
         r3(l.elsewhere),
         t.provisional().into(),
         t.contended().into(),
-        r3(l.share.map(|s| s.0)),
-        r3(l.share.map(|s| s.1)),
+        r3(l.share.map(|s| s.0.ratio)),
+        r3(l.share.map(|s| s.1.ratio)),
     ]
 }
 

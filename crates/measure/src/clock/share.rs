@@ -33,8 +33,12 @@ pub struct Share {
     pub ratio: f64,
 }
 
-/// Reads the ratio now (about 1 ms), or `None` on an architecture without the kernels.
+/// Reads the ratio now (about 1 ms), or `None` on an architecture without the kernels and
+/// under an emulator (where it would time the translator, not the core).
 pub fn probe() -> Option<Share> {
+    if crate::emulation::emulated() {
+        return None;
+    }
     add_chains4(1)?;
     let (mut one, mut four) = (Vec::new(), Vec::new());
     for _ in 0..PAIRS {

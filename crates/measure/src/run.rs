@@ -346,7 +346,7 @@ impl Experiment {
             )
         } else {
             format!(
-                "{n} of {} results provisional (their rounds were disturbed; each says so)",
+                "{n} of {} results provisional (disturbed rounds, or the core's share moved)",
                 rows.len()
             )
         };

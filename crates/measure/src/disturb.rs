@@ -268,6 +268,9 @@ pub struct Load {
     /// The core's share ([`crate::clock::share`]) read as the block opened and as it closed:
     /// a change the guest's counters cannot see (another guest on the physical core).
     pub share: Option<(Share, Share)>,
+    /// The best reading of the core's share this process took on the block's core before
+    /// the block closed ([`crate::clock::share::best_here`]); only for a pinned block.
+    pub share_best: Option<Share>,
 }
 
 impl Load {
@@ -275,6 +278,14 @@ impl Load {
     pub fn share_moved(&self) -> bool {
         self.share
             .is_some_and(|(b, a)| crate::clock::share::moved(b, a))
+    }
+
+    /// Whether the core's share stayed low from the block's start to its end, against the
+    /// best reading on its core ([`crate::clock::share::low`]).
+    pub fn share_low(&self) -> bool {
+        self.share
+            .zip(self.share_best)
+            .is_some_and(|(s, best)| crate::clock::share::low(s, best))
     }
 }
 
@@ -314,7 +325,12 @@ impl Window {
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
         let share = self.share.zip(crate::clock::share::probe());
-        Load { share, ..load }
+        let share_best = self.core.and_then(|_| crate::clock::share::best_here());
+        Load {
+            share,
+            share_best,
+            ..load
+        }
     }
 }
 
@@ -367,6 +383,7 @@ pub fn load_between(
         steal,
         elsewhere,
         share: None,
+        share_best: None,
     }
 }
 
@@ -438,7 +455,7 @@ impl Tally {
 
     /// Whether a result from these rounds is provisional: some of the rounds it used were
     /// disturbed, too many rounds were, other work or steal took the core during the block,
-    /// or the core's share moved during it.
+    /// or the core's share moved during it or stayed low throughout.
     pub fn provisional(&self) -> bool {
         let l = self.load.unwrap_or_default();
         self.disturbed_used > 0
@@ -446,6 +463,7 @@ impl Tally {
             || l.on_core.is_some_and(|c| c > OTHER_ON_CORE)
             || l.steal.is_some_and(|s| s > STEAL_SHARE)
             || l.share_moved()
+            || l.share_low()
     }
 
     /// Whether other work on the other cores competed for the shared levels meanwhile.
@@ -481,6 +499,12 @@ impl Tally {
                 ", and the core's share moved ({:.2}x to {:.2}x: likely another thread on \
                  this physical core)",
                 b.ratio, a.ratio
+            ));
+        } else if let Some(((b, a), best)) = l.share.zip(l.share_best).filter(|_| l.share_low()) {
+            out.push_str(&format!(
+                ", and the core's share read low throughout ({:.2}x and {:.2}x, against \
+                 {:.2}x earlier on this core: likely another thread on this physical core)",
+                b.ratio, a.ratio, best.ratio
             ));
         }
         out
@@ -656,6 +680,41 @@ mod tests {
             "{m}"
         );
         assert!(m.ends_with("the clean rounds give: "), "{m}");
+    }
+
+    /// A block whose share held steady but low, against the best reading on its core, is
+    /// provisional too; one near the best, or without a best to compare, is not.
+    #[test]
+    fn a_share_low_throughout_makes_a_block_provisional_and_is_named() {
+        let with = |b, a, best: Option<f64>| {
+            tally(
+                31,
+                0,
+                Load {
+                    share: Some((Share { ratio: b }, Share { ratio: a })),
+                    share_best: best.map(|ratio| Share { ratio }),
+                    ..Default::default()
+                },
+            )
+        };
+        assert!(!with(2.35, 2.49, None).provisional());
+        assert!(!with(3.0, 2.9, Some(3.2)).provisional());
+        let low = with(2.35, 2.49, Some(3.2));
+        assert!(low.provisional());
+        let m = low.mark().unwrap();
+        assert!(
+            m.starts_with(
+                "provisional: 0 of 31 rounds were disturbed, and the core's share read low \
+                 throughout (2.35x and 2.49x, against 3.20x earlier on this core"
+            ),
+            "{m}"
+        );
+        // A move is named as a move, once, even when the block also ended low.
+        let both = with(3.2, 1.9, Some(3.4)).mark().unwrap();
+        assert!(
+            both.contains("moved") && !both.contains("low throughout"),
+            "{both}"
+        );
     }
 
     /// A move of the core's share is invisible to the guest's counters: the rounds are clean,

@@ -308,7 +308,8 @@ mod tests {
         let row = |result: &str, p: &str, c: &str| -> Vec<Value> {
             let mut r: Vec<Value> = vec![result.into()];
             r.extend((0..6).map(|_| Value::from(0.0)));
-            r.extend([p.into(), c.into(), Value::Missing, Value::Missing]);
+            r.extend([p.into(), c.into()]);
+            r.extend([Value::Missing, Value::Missing, Value::Missing]);
             r
         };
         dist.row(row("latency/index", "no", "no"));

@@ -346,7 +346,7 @@ impl Experiment {
             )
         } else {
             format!(
-                "{n} of {} results provisional (disturbed rounds, or the core's share moved)",
+                "{n} of {} results provisional (disturbed rounds, or a moved or low core share)",
                 rows.len()
             )
         };
@@ -371,6 +371,7 @@ pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
         t.contended().into(),
         r3(l.share.map(|s| s.0.ratio)),
         r3(l.share.map(|s| s.1.ratio)),
+        r3(l.share_best.map(|s| s.ratio)),
     ]
 }
 

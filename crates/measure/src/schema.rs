@@ -171,6 +171,10 @@ pub mod disturbance {
     /// where it was not read (emulated, or saved before December 2026).
     pub const SHARE_BEFORE: &str = "core_share_before";
     pub const SHARE_AFTER: &str = "core_share_after";
+    /// The best reading of the share on the block's core before the block closed (NA where
+    /// not read, or the block was not pinned); both readings more than a fifth below it make
+    /// the block provisional.
+    pub const SHARE_BEST: &str = "core_share_best";
     /// The columns in order, as the writer declares them.
     pub const COLUMNS: &[&str] = &[
         "result:text",
@@ -184,6 +188,7 @@ pub mod disturbance {
         "contended:text",
         "core_share_before",
         "core_share_after",
+        "core_share_best",
     ];
     /// `#META provisional_results`: how many rows are provisional, "N of M".
     pub const META_PROVISIONAL: &str = "provisional_results";

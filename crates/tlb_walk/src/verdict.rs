@@ -392,7 +392,7 @@ mod tests {
             on_core: Some(on_core),
             steal: Some(0.0),
             elsewhere: Some(elsewhere),
-            share: None,
+            ..Default::default()
         }
     }
 

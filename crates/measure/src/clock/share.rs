@@ -12,10 +12,20 @@
 //!
 //! The ratio's value depends on the core (its adders, its loop overhead), so one reading says
 //! little; two readings of the same run that differ say the core's share changed during it.
+//! A block whose two readings agree can still have run slow from start to end: every reading
+//! is also kept as the best seen on its CPU in this process ([`best_here`]), and a block whose
+//! readings both fall more than [`SHARE_MOVED`] below that best ran with a low share
+//! throughout ([`low`]). A run that is slow from its first reading to its last cannot be told
+//! from a slower core this way.
 
 use super::core_clock::time_kernel;
 use super::{add_chain, add_chains4};
 use crate::stats::median;
+use std::sync::Mutex;
+
+/// The best reading seen on each CPU by this process: (CPU, ratio). Keyed by CPU because a
+/// hybrid processor's cores differ in their adders.
+static BEST: Mutex<Vec<(usize, f64)>> = Mutex::new(Vec::new());
 
 /// Loop iterations of one timed kernel (16 adds each): about 10 us for the chain at 3 GHz.
 const ITERS: u64 = 2_000;
@@ -46,7 +56,39 @@ pub fn probe() -> Option<Share> {
         four.push(time_kernel(add_chains4, ITERS).max(1.0));
     }
     let (one, four) = (median(&one)?, median(&four)?);
-    Some(Share { ratio: one / four })
+    let share = Share { ratio: one / four };
+    if let Some(cpu) = crate::pin::current_cpu() {
+        keep_best(
+            &mut BEST.lock().unwrap_or_else(|e| e.into_inner()),
+            cpu,
+            share,
+        );
+    }
+    Some(share)
+}
+
+/// Keeps `s` as `cpu`'s best in `best` if it is better than the one kept.
+fn keep_best(best: &mut Vec<(usize, f64)>, cpu: usize, s: Share) {
+    match best.iter_mut().find(|(c, _)| *c == cpu) {
+        Some((_, r)) => *r = r.max(s.ratio),
+        None => best.push((cpu, s.ratio)),
+    }
+}
+
+/// The best reading this process has taken on the CPU the calling thread runs on now.
+pub fn best_here() -> Option<Share> {
+    let cpu = crate::pin::current_cpu()?;
+    let best = BEST.lock().unwrap_or_else(|e| e.into_inner());
+    best.iter()
+        .find(|(c, _)| *c == cpu)
+        .map(|&(_, ratio)| Share { ratio })
+}
+
+/// Whether both readings of a block fell more than [`SHARE_MOVED`] below `best`, the best
+/// reading of the same core: the block ran with a low share from start to end.
+pub fn low((before, after): (Share, Share), best: Share) -> bool {
+    let high = before.ratio.max(after.ratio);
+    best.ratio > 0.0 && (best.ratio - high) / best.ratio > SHARE_MOVED
 }
 
 /// Whether two readings of one run differ by more than [`SHARE_MOVED`].
@@ -83,6 +125,47 @@ mod tests {
         );
         assert!(line.lines().count() <= 2, "{line}");
         assert!(line.lines().all(|l| l.chars().count() <= crate::fmt::WIDTH));
+    }
+
+    #[test]
+    fn a_block_below_the_cores_best_throughout_is_low() {
+        let s = |ratio| Share { ratio };
+        assert!(low((s(2.35), s(2.49)), s(3.2)));
+        assert!(!low((s(2.35), s(2.9)), s(3.2)), "one reading near the best");
+        assert!(!low((s(3.0), s(2.9)), s(3.2)));
+        assert!(
+            !low((s(3.4), s(3.3)), s(3.4)),
+            "the block's own reading is the best"
+        );
+        let mut best = Vec::new();
+        keep_best(&mut best, 1, s(2.5));
+        keep_best(&mut best, 0, s(1.9));
+        keep_best(&mut best, 1, s(3.1));
+        keep_best(&mut best, 1, s(2.0));
+        assert_eq!(best, [(1, 3.1), (0, 1.9)]);
+    }
+
+    #[test]
+    fn a_reading_is_kept_as_the_best_of_its_cpu() {
+        if crate::testing::emulated("the add chains' ratio") {
+            return;
+        }
+        // On another thread, pinned, so that the reading and the lookup share a CPU.
+        let Some(&core) = crate::pin::allowed_cores().first() else {
+            return;
+        };
+        let (s, best) = std::thread::spawn(move || {
+            crate::pin::pin_current_thread(core)
+                .verified()
+                .then(|| (probe(), best_here()))
+        })
+        .join()
+        .unwrap()
+        .unwrap_or((None, None));
+        if let Some(s) = s {
+            let best = best.expect("a reading is kept for its CPU");
+            assert!(best.ratio >= s.ratio, "{best:?} < {s:?}");
+        }
     }
 
     /// A robust physical effect: four independent chains beat one dependent chain on every

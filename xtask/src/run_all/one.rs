@@ -8,7 +8,40 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The best reading of the core's share ([`measure::clock::share`]) the experiments run so far
+/// took on each core: (core, ratio). Each next experiment on that core is handed it
+/// ([`measure::clock::share::SEED_VAR`]), so that one slow from its start to its end is judged
+/// against the others.
+static SHARE_BEST: Mutex<Vec<(usize, f64)>> = Mutex::new(Vec::new());
+
+/// The best share read so far on `core`, for the next experiment's environment.
+fn share_best(core: usize) -> Option<f64> {
+    let best = SHARE_BEST.lock().unwrap_or_else(|e| e.into_inner());
+    best.iter().find(|(c, _)| *c == core).map(|&(_, r)| r)
+}
+
+/// Keeps the share readings of `p`, an experiment's output, when they were taken on `core`
+/// (its `#META core_share_before` and `core_share_after`, read on its main thread, pinned).
+fn keep_share_best(core: usize, p: &DataFile) {
+    if p.meta_num("running_on_core") != Some(core as f64) {
+        return;
+    }
+    let read = ["core_share_before", "core_share_after"]
+        .iter()
+        .filter_map(|k| p.meta_num(k))
+        .fold(f64::NAN, f64::max);
+    if read.is_finite() && read > 0.0 {
+        let mut best = SHARE_BEST.lock().unwrap_or_else(|e| e.into_inner());
+        measure::clock::share::keep_best(
+            &mut best,
+            core,
+            measure::clock::share::Share { ratio: read },
+        );
+    }
+}
 
 /// What happened to one experiment run now.
 pub struct Outcome {
@@ -111,6 +144,9 @@ pub fn run_one(
     }
     if let Some(c) = core {
         cmd.env("MM_CORE", c.to_string());
+        if let Some(b) = share_best(c) {
+            cmd.env(measure::clock::share::SEED_VAR, format!("{b:.3}"));
+        }
     }
     let (out, err) = (
         dir.join(format!("{exp}.running.txt")),
@@ -150,6 +186,9 @@ pub fn run_one(
     };
     save(&mut o, dir, &out, &err, stamp);
     if let (true, Some(mut p)) = (o.ok, parsed) {
+        if let Some(c) = core {
+            keep_share_best(c, &p);
+        }
         write_csvs(exp, &p, dir, &mut o.notes);
         stamp.add_to(&mut p);
         o.saved = Some(p);
@@ -250,6 +289,48 @@ mod tests {
     }
 
     const LIMIT: Duration = Duration::from_secs(60);
+
+    /// Each experiment on a core is handed the best share its predecessors read there, and
+    /// only readings its main thread took on that core count.
+    #[test]
+    fn the_best_core_share_is_handed_to_the_next_experiment_on_the_core() {
+        let d = std::env::temp_dir().join(format!("run-one-share-{}", std::process::id()));
+        let (bins, out) = (d.join("bin"), d.join("out"));
+        fs::create_dir_all(&bins).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        let stamp = Stamp {
+            utc: "2026-01-01 00:00 UTC".into(),
+            commit: "abc1234".into(),
+        };
+        let reads = |on: usize, a: f64, b: f64| {
+            format!(
+                "echo '#META running_on_core {on}'; echo '#META core_share_before {a}'; \
+                 echo '#META core_share_after {b}'; echo \"#META seen ${{{}:-none}}\"",
+                measure::clock::share::SEED_VAR
+            )
+        };
+        fake(&bins, "first", &reads(4093, 3.1, 2.9));
+        fake(&bins, "elsewhere", &reads(4092, 3.9, 3.9));
+        fake(&bins, "second", &reads(4093, 2.0, 2.0));
+        let core = Some(4093);
+        let seen = |exp: &str| {
+            let o = run_one(&bins, exp, true, core, &out, &stamp, LIMIT);
+            o.saved.unwrap().meta("seen").map(str::to_string)
+        };
+        assert_eq!(seen("first").as_deref(), Some("none"));
+        assert_eq!(seen("elsewhere").as_deref(), Some("3.100"));
+        assert_eq!(
+            seen("second").as_deref(),
+            Some("3.100"),
+            "4092's 3.9 not kept"
+        );
+        assert_eq!(
+            seen("second").as_deref(),
+            Some("3.100"),
+            "a lower one kept the best"
+        );
+        let _ = fs::remove_dir_all(&d);
+    }
 
     #[test]
     fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {

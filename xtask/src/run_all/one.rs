@@ -290,11 +290,8 @@ mod tests {
 
     const LIMIT: Duration = Duration::from_secs(60);
 
-    /// Each experiment on a core is handed the best share its predecessors read there, and
-    /// only readings its main thread took on that core count.
-    #[test]
-    fn the_best_core_share_is_handed_to_the_next_experiment_on_the_core() {
-        let d = std::env::temp_dir().join(format!("run-one-share-{}", std::process::id()));
+    /// `dir/bin` and `dir/out`, created, and a stamp.
+    fn scratch(d: &Path) -> (std::path::PathBuf, std::path::PathBuf, Stamp) {
         let (bins, out) = (d.join("bin"), d.join("out"));
         fs::create_dir_all(&bins).unwrap();
         fs::create_dir_all(&out).unwrap();
@@ -302,6 +299,15 @@ mod tests {
             utc: "2026-01-01 00:00 UTC".into(),
             commit: "abc1234".into(),
         };
+        (bins, out, stamp)
+    }
+
+    /// Each experiment on a core is handed the best share its predecessors read there, and
+    /// only readings its main thread took on that core count.
+    #[test]
+    fn the_best_core_share_is_handed_to_the_next_experiment_on_the_core() {
+        let d = std::env::temp_dir().join(format!("run-one-share-{}", std::process::id()));
+        let (bins, out, stamp) = scratch(&d);
         let reads = |on: usize, a: f64, b: f64| {
             format!(
                 "echo '#META running_on_core {on}'; echo '#META core_share_before {a}'; \
@@ -335,13 +341,7 @@ mod tests {
     #[test]
     fn failures_crashes_and_malformed_output_are_recorded_not_fatal() {
         let d = std::env::temp_dir().join(format!("run-one-{}", std::process::id()));
-        let (bins, out) = (d.join("bin"), d.join("out"));
-        fs::create_dir_all(&bins).unwrap();
-        fs::create_dir_all(&out).unwrap();
-        let stamp = Stamp {
-            utc: "2026-01-01 00:00 UTC".into(),
-            commit: "abc1234".into(),
-        };
+        let (bins, out, stamp) = scratch(&d);
         fake(
             &bins,
             "good",

@@ -9,7 +9,7 @@
 //!   spike does not set the scale. Each panel says how well the passes agree (Pearson r).
 //! - `env_scan-regions.svg`: the median deviation by region of 256 bytes of padding, per
 //!   workload and pass, as a heatmap on a diverging palette centred on zero, with its
-//!   colour bar.
+//!   colour bar; a region whose rounds were disturbed is a hollow cell.
 
 use super::chart::line::render_panels;
 use super::chart::{

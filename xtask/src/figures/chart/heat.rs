@@ -464,6 +464,7 @@ mod tests {
         assert!(hi - lo >= 0.09 * 209.0, "{lo}..{hi}");
     }
 
+    /// Two cores' latencies: two cells measured, the other two not, and a caption.
     fn two_by_two() -> Heatmap {
         let mut h = Heatmap::new("h", Palette::Sequential);
         h.x_labels = vec!["0".into(), "1".into()];

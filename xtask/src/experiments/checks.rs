@@ -138,6 +138,11 @@ fn disturbed_figures_keep_the_rules_and_carry_the_hollow_mark() {
         "false_sharing-threads.svg",
         "false_sharing-shared.svg",
         "env_scan-deviation.svg",
+        "env_scan-regions.svg",
+        "false_sharing-c2c.svg",
+        "sink_bench-variants.svg",
+        "sink_bench-spread.svg",
+        "clock_probe-traps.svg",
         "clock_probe-trap3.svg",
     ] {
         let f = figs.iter().find(|f| f.file == file).expect(file);

@@ -347,6 +347,17 @@ impl Canvas {
         Ok(())
     }
 
+    /// A heatmap's cell drawn hollow (its rounds were disturbed): white inside a frame of
+    /// colour `c` ([`hollow_frame`] thick), the white edged in grey where there is room, so
+    /// that a frame of a colour near white still shows.
+    pub fn hollow_cell(&mut self, r: Rect, c: Rgb) -> Result<(), String> {
+        let t = hollow_frame(r);
+        let inner = Rect::new(r.x0 + t, r.y0 + t, r.x1 - t, r.y1 - t);
+        self.rect(r, Some(c.mix(1.0)), None)?;
+        let edge = (inner.w() >= 6.0 && inner.h() >= 6.0).then_some((GREY, Dash::Solid));
+        self.rect(inner, Some(Rgb(255, 255, 255).mix(1.0)), edge)
+    }
+
     /// A filled polygon.
     pub fn polygon(&mut self, pts: &[(f64, f64)], fill: Rgba) -> Result<(), String> {
         let v: Vec<(i32, i32)> = pts.iter().map(|&(x, y)| (px(x), px(y))).collect();
@@ -693,6 +704,12 @@ pub fn text_box_rect(lines: &[String], (x, y): (f64, f64), size: f64, align: Ali
     Rect::new(x0, y, x0 + w, y + h)
 }
 
+/// The frame of a hollow cell `r` ([`Canvas::hollow_cell`]), in pixels: a fifth of its
+/// smaller side, 1 to 6.
+pub fn hollow_frame(r: Rect) -> f64 {
+    (r.w().min(r.h()) / 5.0).floor().clamp(1.0, 6.0)
+}
+
 /// One legend entry: what its sample looks like, and its text.
 #[derive(Clone, Debug)]
 pub enum Glyph {
@@ -709,6 +726,8 @@ pub enum Glyph {
     Bar(Rgb, bool),
     /// A white box with a solid outline: a bar whose rounds were disturbed.
     HollowBar(Rgb),
+    /// A heatmap's cell drawn hollow: its rounds were disturbed ([`Canvas::hollow_cell`]).
+    HollowCell(Rgb),
 }
 
 /// The legend of a chart, drawn below its plot area.
@@ -843,6 +862,10 @@ fn draw_glyph(c: &mut Canvas, g: &Glyph, x: f64, y: f64) -> Result<(), String> {
             let r = Rect::new(x + 8.0, y - 7.0, x + GLYPH_W - 8.0, y + 7.0);
             c.rect(r, None, Some((*col, Dash::Solid)))
         }
+        Glyph::HollowCell(col) => c.hollow_cell(
+            Rect::new(x + 6.0, y - 8.0, x + GLYPH_W - 6.0, y + 8.0),
+            *col,
+        ),
     }
 }
 

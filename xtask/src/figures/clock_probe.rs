@@ -3,7 +3,8 @@
 //! - `clock_probe-traps.svg` is the book's Figure 105.1 with this machine's numbers: the
 //!   three traps of measuring, each as the pair of times it compares on one log time axis,
 //!   the ratio between them, and the guard against it. The clock's smallest step is drawn
-//!   as a dotted line: a time on that line was never measured.
+//!   as a dotted line: a time on that line was never measured. A time whose rounds were
+//!   disturbed (its row's, or its block provisional) is a hollow dot, with the legend line.
 //! - `clock_probe-trap3.svg`: the rounds of trap three in time order (top), and the
 //!   same rounds zoomed to the bulk (bottom) where the minimum, median and mean are drawn
 //!   as lines far enough apart to be told apart, with the mean / median ratio between them.
@@ -54,6 +55,8 @@ struct Item {
     name: String,
     t: Option<(f64, Option<f64>, Option<f64>)>,
     color: usize,
+    /// Its rounds were disturbed: the dot is drawn hollow.
+    disturbed: bool,
 }
 
 /// One trap: its name, its two (or three) times, the ratio, and the guard.
@@ -82,7 +85,10 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .map(|t| HEAD + ROW_H * t.items.len() as f64 + 34.0)
         .collect();
     let top = 64.0;
-    let height = top + block_h.iter().sum::<f64>() + 60.0;
+    let hollow = trap_list
+        .iter()
+        .any(|t| t.items.iter().any(|it| it.disturbed && it.t.is_some()));
+    let height = top + block_h.iter().sum::<f64>() + 60.0 + if hollow { 22.0 } else { 0.0 };
     let axis = Axis::fit(&spec, &values, right - left - 24.0, &|s| {
         text_w(s, SMALL) + 16.0
     })
@@ -118,19 +124,57 @@ fn traps(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             y += h;
         }
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
-        c.text(
-            "dots: the median; whiskers: min..max over the repeats, where the run kept them",
-            (22.0, plot.y1 + 44.0),
-            SMALL,
-            GREY,
-            Align::Left,
-            0,
-            false,
-        )?;
+        draw_key(c, plot, hollow)?;
         c.geom.panels.push(geom);
         Ok(())
     })?;
     Ok(Figure::new("clock_probe-traps.svg", svg))
+}
+
+/// The key under the plot: what a dot and its whisker are, and, when a dot is drawn
+/// `hollow`, what that means ([`crate::marks::LEGEND`]).
+fn draw_key(c: &mut Canvas, plot: Rect, hollow: bool) -> Result<(), String> {
+    c.text(
+        "dots: the median; whiskers: min..max over the repeats, where the run kept them",
+        (22.0, plot.y1 + 44.0),
+        SMALL,
+        GREY,
+        Align::Left,
+        0,
+        false,
+    )?;
+    if hollow {
+        let y = plot.y1 + 70.0;
+        c.marker(Marker::Hollow, (28.0, y), 6, GREY)?;
+        c.text(
+            crate::marks::LEGEND,
+            (40.0, y),
+            SMALL,
+            BLACK_C,
+            Align::Left,
+            1,
+            false,
+        )?;
+    }
+    Ok(())
+}
+
+/// Per key of `keys` in text column `col` of `block`: whether its row was disturbed
+/// ([`crate::marks::disturbed_rows`]) or any of the blocks `also` (whose evidence covers
+/// the same rounds) is provisional.
+fn disturbed(run: &DataFile, [block, col]: [&str; 2], keys: &[&str], also: &[&str]) -> Vec<bool> {
+    let rows = run.block(block).map_or(vec![false; keys.len()], |b| {
+        crate::marks::disturbed_by(run, b, col, keys)
+    });
+    let whole = provisional(run, also);
+    rows.into_iter().map(|d| d || whole).collect()
+}
+
+/// Whether any of `blocks` is provisional in the run's evidence.
+fn provisional(run: &DataFile, blocks: &[&str]) -> bool {
+    blocks
+        .iter()
+        .any(|b| crate::marks::block(run, b).is_some_and(|m| m.provisional))
 }
 
 /// The height of one bar's row, and of a trap's heading above its rows.
@@ -150,6 +194,13 @@ fn trap_one_bars(run: &DataFile) -> Trap {
     let spread = [one::MEDIAN_NS, one::MIN_NS, one::MAX_NS];
     let discarded = row(run, [one::BLOCK, one::VARIANT, "discarded"], spread);
     let used = row(run, [one::BLOCK, one::VARIANT, "used"], spread);
+    // The experiment records trap one's evidence under `times_ten`, whose rounds these are.
+    let d = disturbed(
+        run,
+        [one::BLOCK, one::VARIANT],
+        &["discarded", "used"],
+        &[sc::times_ten::BLOCK],
+    );
     Trap {
         title: "Trap 1: the optimiser deletes the work",
         items: vec![
@@ -157,11 +208,13 @@ fn trap_one_bars(run: &DataFile) -> Trap {
                 name: "sum, result discarded".into(),
                 t: discarded,
                 color: 1,
+                disturbed: d[0],
             },
             Item {
                 name: "sum, result used".into(),
                 t: used,
                 color: 0,
+                disturbed: d[1],
             },
         ],
         ratio: ratio_of(
@@ -179,6 +232,7 @@ fn trap_two_bars(run: &DataFile) -> Trap {
     let spread = [two::MEDIAN_NS, two::MIN_NS, two::MAX_NS];
     let first = row(run, [two::BLOCK, two::FILL, "first"], spread);
     let second = row(run, [two::BLOCK, two::FILL, "second"], spread);
+    let d = disturbed(run, [two::BLOCK, two::FILL], &["first", "second"], &[]);
     Trap {
         title: "Trap 2: the first round is slow",
         items: vec![
@@ -186,11 +240,13 @@ fn trap_two_bars(run: &DataFile) -> Trap {
                 name: "first fill of fresh memory".into(),
                 t: first,
                 color: 1,
+                disturbed: d[0],
             },
             Item {
                 name: "second fill, same memory".into(),
                 t: second,
                 color: 0,
+                disturbed: d[1],
             },
         ],
         ratio: ratio_of(first.map(|t| t.0), second.map(|t| t.0), "first / second"),
@@ -206,6 +262,12 @@ fn trap_three_bars(run: &DataFile) -> Trap {
         .map(|b| b.rows.len())
         .filter(|n| *n > 0);
     let one = |v: Option<f64>| v.map(|v| (v, None, None));
+    // The statistics of every round: provisional only where their blocks are (the
+    // experiment never marks them, interruptions being this trap's subject).
+    let d = provisional(
+        run,
+        &[sc::trap_three_summary::BLOCK, sc::trap_three_samples::BLOCK],
+    );
     Trap {
         title: "Trap 3: one interruption drags the mean",
         items: vec![
@@ -216,16 +278,19 @@ fn trap_three_bars(run: &DataFile) -> Trap {
                 },
                 t: one(median),
                 color: 0,
+                disturbed: d,
             },
             Item {
                 name: "mean".into(),
                 t: one(mean),
                 color: 1,
+                disturbed: d,
             },
             Item {
                 name: "slowest round".into(),
                 t: one(max),
                 color: 3,
+                disturbed: d,
             },
         ],
         ratio: match (
@@ -396,7 +461,12 @@ fn draw_item(
         geom.points.push((b, cy));
         end = end.max(b);
     }
-    c.marker(Marker::Dot, (x, cy), 6, col)?;
+    let dot = if it.disturbed {
+        Marker::Hollow
+    } else {
+        Marker::Dot
+    };
+    c.marker(dot, (x, cy), 6, col)?;
     c.text(
         &time_ns(v),
         (end + 6.0, cy),
@@ -649,5 +719,38 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.message.contains("trap_three_samples"), "{e}");
+    }
+
+    #[test]
+    fn provisional_traps_are_hollow_dots_with_the_legend_line() {
+        // Hollow dots (a white disc of radius 6) and legend lines of the traps diagram.
+        let marks = |t: &str| {
+            let f = draw(&Saved::test(EXP, t)).unwrap();
+            let svg = &f[0].svg;
+            let discs = svg
+                .matches("r=\"6\" opacity=\"1\" fill=\"#FFFFFF\"")
+                .count();
+            (discs, svg.matches(crate::marks::LEGEND).count())
+        };
+        assert_eq!(marks(RUN), (0, 0), "no evidence: nothing marked");
+        // Trap one's evidence is recorded under times_ten: both its dots (and the sample).
+        let block = |rows: &[(&str, u32, u32, bool, bool)]| {
+            format!("{RUN}{}", crate::marks::tests::block_text(rows))
+        };
+        let quiet = block(&[("times_ten", 84, 0, false, false)]);
+        assert_eq!(marks(&quiet), (0, 0));
+        assert_eq!(marks(&block(&[("times_ten", 84, 0, true, false)])), (3, 1));
+        assert_eq!(marks(&block(&[("trap_two", 14, 9, true, false)])), (3, 1));
+        let three = block(&[("trap_three_summary", 5, 5, true, false)]);
+        assert_eq!(marks(&three), (4, 1));
+        // Trap two's rows, by their own rounds: the first fill only.
+        let rows = RUN
+            .replace(
+                "#COLUMNS fill:text median_ns min_ns max_ns\n",
+                "#COLUMNS fill:text median_ns min_ns max_ns rounds disturbed_rounds\n",
+            )
+            .replace("1690152\n", "1690152 7 7\n")
+            .replace("61101\n", "61101 7 0\n");
+        assert_eq!(marks(&rows), (2, 1));
     }
 }

@@ -9,7 +9,7 @@
 //!   spike does not set the scale. Each panel says how well the passes agree (Pearson r).
 //! - `env_scan-regions.svg`: the median deviation by region of 256 bytes of padding, per
 //!   workload and pass, as a heatmap on a diverging palette centred on zero, with its
-//!   colour bar.
+//!   colour bar; a region whose rounds were disturbed is a hollow cell.
 
 use super::chart::line::render_panels;
 use super::chart::{
@@ -108,7 +108,7 @@ pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
         saved.label
     );
     let deviation = Figure::new("env_scan-deviation.svg", render_panels(&title, &panels)?);
-    Ok(vec![deviation, regions_figure(saved, run, &names)?])
+    Ok(vec![deviation, regions_figure(&d, &names)?])
 }
 
 /// The deviation block, read: each row's workload and padding, and each pass's column.
@@ -126,9 +126,7 @@ impl Deviations<'_> {
     fn panel(&self, name: &str) -> LineChart {
         let (run, pads) = (self.run, &self.pads);
         let corr = run.block(sc::correlation::BLOCK);
-        let rows: Vec<usize> = (0..self.workloads.len())
-            .filter(|&i| self.workloads[i] == name)
-            .collect();
+        let rows = self.rows_of(name);
         // The regions measured, in order: the x axis names each and ends at the last.
         let starts = super::distinct(
             &rows
@@ -185,23 +183,40 @@ impl Deviations<'_> {
 
     /// Where the disturbed rows among `rows` stand: each one's region, once per pass.
     fn disturbed_regions(&self, rows: &[usize], starts: &[f64]) -> Vec<f64> {
+        self.disturbed_at(rows, starts)
+            .into_iter()
+            .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
+            .collect()
+    }
+
+    /// The places in `starts` of the regions holding a disturbed row among `rows`
+    /// ([`crate::marks::disturbed_rows`]), once per row.
+    fn disturbed_at(&self, rows: &[usize], starts: &[f64]) -> Vec<usize> {
         let dist = crate::marks::disturbed_rows(self.run, self.dev);
         rows.iter()
-            .filter(|&&i| dist[i])
-            .filter_map(|&i| self.pads[i])
+            .filter(|&&i| dist.get(i).copied().unwrap_or(false))
+            .filter_map(|&i| self.pads.get(i).copied().flatten())
             .filter_map(|p| {
                 starts
                     .iter()
                     .position(|s| *s == (p / REGION).floor() * REGION)
             })
-            .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
+            .collect()
+    }
+
+    /// The rows of workload `name`.
+    fn rows_of(&self, name: &str) -> Vec<usize> {
+        (0..self.workloads.len())
+            .filter(|&i| self.workloads[i] == name)
             .collect()
     }
 }
 
 /// `env_scan-regions.svg`: the regions as a heatmap, one row per workload (of `names`) and
-/// pass, one column per region.
-fn regions_figure(saved: &Saved, run: &DataFile, names: &[String]) -> Result<Figure, DrawError> {
+/// pass, one column per region; a cell is hollow when the regions block is provisional or a
+/// row of the deviation block in its region was disturbed ([`regions_disturbed`]).
+fn regions_figure(d: &Deviations, names: &[String]) -> Result<Figure, DrawError> {
+    let (saved, run) = (d.saved, d.run);
     let reg = need_block(run, sc::regions::BLOCK)?;
     let rw = need_texts(reg, sc::regions::WORKLOAD)?;
     let rp = need_texts(reg, sc::regions::PASS)?;
@@ -240,6 +255,7 @@ fn regions_figure(saved: &Saved, run: &DataFile, names: &[String]) -> Result<Fig
     heat.x_labels = starts.iter().map(|s| num(*s)).collect();
     heat.y_labels = y_labels;
     heat.values = values;
+    heat.disturbed = regions_disturbed(d, reg, names, &starts);
     heat.unit = "median deviation (%)".into();
     heat.cell_suffix = "%".into();
     heat.cell_fmt = |v| {
@@ -259,6 +275,32 @@ fn regions_figure(saved: &Saved, run: &DataFile, names: &[String]) -> Result<Fig
     ];
     let _ = color(0);
     Ok(Figure::new("env_scan-regions.svg", heat.render()?))
+}
+
+/// Per row of the regions heatmap (workload of `names`, then pass) and region of `starts`:
+/// whether the cell is drawn hollow. Every cell when the regions block `reg` is provisional;
+/// else a workload's regions holding a disturbed row of the deviation block, in every pass
+/// (one row of it holds all three passes).
+fn regions_disturbed(
+    d: &Deviations,
+    reg: &Block,
+    names: &[String],
+    starts: &[f64],
+) -> Vec<Vec<bool>> {
+    let whole = reg
+        .name
+        .as_deref()
+        .and_then(|n| crate::marks::block(d.run, n))
+        .is_some_and(|m| m.provisional);
+    let mut out = Vec::new();
+    for name in names {
+        let hit = d.disturbed_at(&d.rows_of(name), starts);
+        let row: Vec<bool> = (0..starts.len())
+            .map(|k| whole || hit.contains(&k))
+            .collect();
+        out.extend(std::iter::repeat_n(row, PASSES.len()));
+    }
+    out
 }
 
 /// "copy: agreement between passes (Pearson r) forward/backward +0.37, ...; verdict no effect".
@@ -391,5 +433,50 @@ mod tests {
         let only_dev: String = sample().split("#DATA-BEGIN regions").next().unwrap().into();
         let e = draw(&Saved::test(EXP, &only_dev)).err().unwrap();
         assert!(e.message.contains("regions"), "{e}");
+    }
+
+    /// The hollow cells a heatmap drew (each has a grey-edged white inside), less the
+    /// legend's sample.
+    fn hollow_cells(svg: &str) -> usize {
+        let n = svg.matches("fill=\"none\" stroke=\"#6E6E6E\"/>").count();
+        n.saturating_sub(usize::from(svg.contains(crate::marks::LEGEND)))
+    }
+
+    #[test]
+    fn provisional_regions_are_hollow_cells() {
+        let draw_both = |t: &str| {
+            let f = draw(&Saved::test(EXP, t)).unwrap();
+            (f[0].svg.clone(), f[1].svg.clone())
+        };
+        let (dev, reg) = draw_both(&sample());
+        assert!(!dev.contains(crate::marks::LEGEND) && !reg.contains(crate::marks::LEGEND));
+        assert_eq!(hollow_cells(&reg), 0);
+        // The regions block provisional: every cell, 2 workloads x 3 passes x 4 regions.
+        let block = |name: &str| crate::marks::tests::block_text(&[(name, 9, 5, true, false)]);
+        let (dev, reg) = draw_both(&format!("{}{}", sample(), block("regions")));
+        assert!(!dev.contains(crate::marks::LEGEND));
+        assert_eq!(reg.matches(crate::marks::LEGEND).count(), 1);
+        assert_eq!(hollow_cells(&reg), 24);
+        // One disturbed row of the deviation block (copy, PAD 272): its region, all passes.
+        let rows = sample()
+            .replace(
+                "passes_agree_10pct:text\n",
+                "passes_agree_10pct:text rounds disturbed_rounds\n",
+            )
+            .replace(" yes\n", " yes 3 0\n")
+            .replace(" no\n", " no 3 0\n")
+            .replacen(
+                "#DATA 272 copy 0.75 -1.5 0.5 yes 3 0\n",
+                "#DATA 272 copy 0.75 -1.5 0.5 yes 3 3\n",
+                1,
+            );
+        assert!(rows.contains(" yes 3 3\n"));
+        let (dev, reg) = draw_both(&rows);
+        assert!(
+            dev.contains(crate::marks::LEGEND),
+            "the line panel marks it too"
+        );
+        assert_eq!(reg.matches(crate::marks::LEGEND).count(), 1);
+        assert_eq!(hollow_cells(&reg), 3);
     }
 }

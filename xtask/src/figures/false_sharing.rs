@@ -10,7 +10,8 @@
 //! - `false_sharing-threads.svg`: one line against separate lines by thread count, against a
 //!   perfect split of the baseline; counts the machine could not run are said in the plot;
 //! - `false_sharing-shared.svg`: plain, relaxed atomic and mutex increments by thread count;
-//! - `false_sharing-c2c.svg`: the core-to-core one-way latency heatmap with its colour bar.
+//! - `false_sharing-c2c.svg`: the core-to-core one-way latency heatmap with its colour bar;
+//!   a pair whose rounds were disturbed is a hollow cell.
 //!
 //! A run that measured nothing (one core) draws nothing; a run without pinning has no heatmap.
 
@@ -779,9 +780,12 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let index = |c: Option<f64>| c.and_then(|c| cores.iter().position(|&k| k as f64 == c));
     let n = cores.len();
     let mut values = vec![vec![None; n]; n];
+    let mut disturbed = vec![vec![false; n]; n];
+    let dist = crate::marks::disturbed_rows(run, b);
     for i in 0..from.len().min(to.len()).min(one_way.len()) {
         if let (Some(r), Some(k)) = (index(from[i]), index(to[i])) {
             values[r][k] = one_way[i];
+            disturbed[r][k] = dist.get(i).copied().unwrap_or(false);
         }
     }
     let visited = run.meta_num(sc::META_C2C_PAIRS_VISITED);
@@ -815,6 +819,7 @@ fn c2c(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     h.x_labels = labels.clone();
     h.y_labels = labels;
     h.values = values;
+    h.disturbed = disturbed;
     h.diagonal = Some("same core".into());
     h.unit = "one-way latency, median (ns)".into();
     h.cell_suffix = " ns".into();
@@ -980,5 +985,31 @@ mod tests {
         let cut = text.find("#META c2c_cores").unwrap();
         let e = draw(&Saved::test(EXP, &text[..cut])).err().unwrap();
         assert!(e.message.contains("c2c"), "{e}");
+    }
+
+    #[test]
+    fn disturbed_pairs_are_hollow_cells_by_their_rows_or_the_block() {
+        let c2c_legend = |t: &str| {
+            let figs = draw(&Saved::test(EXP, t)).unwrap();
+            let f = figs
+                .iter()
+                .find(|f| f.file == "false_sharing-c2c.svg")
+                .unwrap();
+            f.svg.matches(crate::marks::LEGEND).count()
+        };
+        let text = synthetic(4, 6);
+        assert_eq!(c2c_legend(&text), 0, "no evidence: nothing marked");
+        // Each pair's own rounds: one of them disturbed.
+        let (head, c2c) = text.split_at(text.find("#DATA-BEGIN c2c").unwrap());
+        let rows = c2c
+            .replace(" note:text\n", " note:text rounds disturbed_rounds\n")
+            .replace(" measured\n", " measured 15 0\n");
+        let quiet = format!("{head}{rows}");
+        assert_eq!(c2c_legend(&quiet), 0);
+        let one = quiet.replacen(" measured 15 0\n", " measured 15 9\n", 1);
+        assert_eq!(c2c_legend(&one), 1);
+        // The block provisional as a whole.
+        let block = crate::marks::tests::block_text(&[("c2c", 30, 9, true, false)]);
+        assert_eq!(c2c_legend(&format!("{text}{block}")), 1);
     }
 }

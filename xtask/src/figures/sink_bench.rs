@@ -5,10 +5,13 @@
 //!   on the clock and (b), (c) orders of magnitude above it; (b) / (a) written between them;
 //! - `sink_bench-spread.svg`: the warm pass and the cold pass, one process against fresh
 //!   processes, as strips with their medians (the cold pass in one process is one dot).
+//!
+//! In both, a pass whose rounds were disturbed (its row's own rounds, or its whole block
+//! provisional) is a hollow dot, with the legend entry [`crate::marks::LEGEND`].
 
 use super::chart::line::HLine;
 use super::chart::strip::{Column, Strip, StripRatio, render_row};
-use super::chart::{AxisSpec, Dash, GREY, Scale, Units, color, div, num, ratio, time_ns};
+use super::chart::{AxisSpec, Dash, GREY, Rgb, Scale, Units, color, div, num, ratio, time_ns};
 use super::{DrawError, Figure, Saved, need_block, need_nums};
 use ::sink_bench::schema as sc;
 use measure::data::DataFile;
@@ -19,14 +22,31 @@ fn fmt_micro(v: f64) -> String {
     format!("{} µs", num(v))
 }
 
-/// The measured values of a column (NA cells are not measurements and are left out).
-fn values(run: &DataFile, block: &str, col: &str) -> Result<Vec<f64>, DrawError> {
+/// The measured values of a column (NA cells are not measurements and are left out), each
+/// with whether its row was disturbed ([`crate::marks::disturbed_rows`]: by the row's own
+/// rounds, or every row when the block is provisional).
+fn values(run: &DataFile, block: &str, col: &str) -> Result<Vec<(f64, bool)>, DrawError> {
     let b = need_block(run, block)?;
-    let v: Vec<f64> = need_nums(b, col)?.into_iter().flatten().collect();
+    let v: Vec<(f64, bool)> = need_nums(b, col)?
+        .into_iter()
+        .zip(crate::marks::disturbed_rows(run, b))
+        .filter_map(|(v, d)| Some((v?, d)))
+        .collect();
     if v.is_empty() {
         return Err(format!("{} has no values in column {col:?}", super::block_name(b)).into());
     }
     Ok(v)
+}
+
+/// A column of dots from `values` (each with whether it was disturbed).
+fn column(label: String, values: Vec<(f64, bool)>, color: Rgb) -> Column {
+    let (values, disturbed) = values.into_iter().unzip();
+    Column {
+        label,
+        values,
+        color,
+        disturbed,
+    }
 }
 
 pub fn draw(saved: &Saved) -> Result<Vec<Figure>, DrawError> {
@@ -66,15 +86,12 @@ fn variants_strip(saved: &Saved, run: &DataFile, step: f64) -> Result<Strip, Dra
         let v = values(run, sc::part1_passes::BLOCK, col)?;
         // A pass that read 0 ns (two reads inside one clock step) cannot sit on a log axis:
         // it is drawn at half a step and counted in the title.
-        zeros += v.iter().filter(|x| **x <= 0.0).count();
-        columns.push(Column {
-            label: label.to_string(),
-            values: v
-                .into_iter()
-                .map(|x| if x <= 0.0 { step / 2.0 } else { x })
-                .collect(),
-            color: color(i),
-        });
+        zeros += v.iter().filter(|(x, _)| *x <= 0.0).count();
+        let v = v
+            .into_iter()
+            .map(|(x, d)| (if x <= 0.0 { step / 2.0 } else { x }, d))
+            .collect();
+        columns.push(column(label.to_string(), v, color(i)));
     }
     let n = columns[0].values.len();
     let med = |k: usize| measure::stats::median(&columns[k].values);
@@ -121,11 +138,11 @@ fn variants_strip(saved: &Saved, run: &DataFile, step: f64) -> Result<Strip, Dra
     })
 }
 
-/// A block's column of nanoseconds, in microseconds.
-fn micros(run: &DataFile, block: &str, col: &str) -> Result<Vec<f64>, DrawError> {
+/// A block's column of nanoseconds, in microseconds (each with whether it was disturbed).
+fn micros(run: &DataFile, block: &str, col: &str) -> Result<Vec<(f64, bool)>, DrawError> {
     Ok(values(run, block, col)?
         .into_iter()
-        .map(|x| x / 1e3)
+        .map(|(x, d)| (x / 1e3, d))
         .collect())
 }
 
@@ -143,6 +160,22 @@ fn between(a: &[f64], b: &[f64], what: &str) -> Vec<StripRatio> {
     })
 }
 
+/// One panel of the spread figure: one process (`one`) against fresh processes (`fresh`),
+/// in µs, with the ratio of their medians.
+fn spread_panel(title: &str, one: Column, fresh: Column) -> Strip {
+    let ratios = between(&one.values, &fresh.values, "fresh / one process:");
+    Strip {
+        title: title.into(),
+        y: AxisSpec::linear("time per pass (µs)"),
+        columns: vec![one, fresh],
+        refs: Vec::new(),
+        ratios,
+        fmt: fmt_micro,
+        width: 600,
+        plot_height: 420,
+    }
+}
+
 /// The warm and the cold pass, each in one process against fresh processes.
 fn spread_strips(run: &DataFile) -> Result<(Strip, Strip), DrawError> {
     use sc::{cold_in_process as cold, fresh_processes as fresh, warm_in_process as warm};
@@ -150,50 +183,28 @@ fn spread_strips(run: &DataFile) -> Result<(Strip, Strip), DrawError> {
     let warm_fresh = micros(run, fresh::BLOCK, fresh::WARM_NS)?;
     let cold_in = micros(run, cold::BLOCK, cold::NS)?;
     let cold_fresh = micros(run, fresh::BLOCK, fresh::COLD_NS)?;
-    let warm_ratio = between(&warm_in, &warm_fresh, "fresh / one process:");
-    let cold_ratio = between(&cold_in, &cold_fresh, "fresh / one process:");
-    let warm = Strip {
-        title: "warm pass: one process against fresh processes".into(),
-        y: AxisSpec::linear("time per pass (µs)"),
-        columns: vec![
-            Column {
-                label: format!("{} passes, one process", warm_in.len()),
-                values: warm_in,
-                color: color(1),
-            },
-            Column {
-                label: format!("{} fresh processes", warm_fresh.len()),
-                values: warm_fresh,
-                color: color(2),
-            },
-        ],
-        refs: Vec::new(),
-        ratios: warm_ratio,
-        fmt: fmt_micro,
-        width: 600,
-        plot_height: 420,
-    };
-    let cold = Strip {
-        title: "cold pass (the first over a fresh array)".into(),
-        y: AxisSpec::linear("time per pass (µs)"),
-        columns: vec![
-            Column {
-                label: "one process: one shot".into(),
-                values: cold_in,
-                color: color(1),
-            },
-            Column {
-                label: format!("{} fresh processes", cold_fresh.len()),
-                values: cold_fresh,
-                color: color(2),
-            },
-        ],
-        refs: Vec::new(),
-        ratios: cold_ratio,
-        fmt: fmt_micro,
-        width: 600,
-        plot_height: 420,
-    };
+    let warm = spread_panel(
+        "warm pass: one process against fresh processes",
+        column(
+            format!("{} passes, one process", warm_in.len()),
+            warm_in,
+            color(1),
+        ),
+        column(
+            format!("{} fresh processes", warm_fresh.len()),
+            warm_fresh,
+            color(2),
+        ),
+    );
+    let cold = spread_panel(
+        "cold pass (the first over a fresh array)",
+        column("one process: one shot".into(), cold_in, color(1)),
+        column(
+            format!("{} fresh processes", cold_fresh.len()),
+            cold_fresh,
+            color(2),
+        ),
+    );
     Ok((warm, cold))
 }
 
@@ -263,5 +274,35 @@ mod tests {
         assert!(err(&no_meta).contains("clock_min_step_ns"));
         let cut = FULL.split("#DATA-BEGIN cold_in_process").next().unwrap();
         assert!(err(cut).contains("cold_in_process"));
+    }
+
+    #[test]
+    fn disturbed_passes_are_hollow_by_their_rows_or_their_block() {
+        let legend = |t: &str| {
+            let f = draw(&Saved::test(EXP, t)).expect("drawn");
+            [0, 1].map(|k| f[k].svg.matches(crate::marks::LEGEND).count())
+        };
+        assert_eq!(legend(FULL), [0, 0], "no evidence: nothing marked");
+        // One round of part 1 disturbed, by its own rounds: the variants only.
+        let rows = FULL
+            .replace(
+                "#COLUMNS round discarded_ns sink_ns checksum_ns\n",
+                "#COLUMNS round discarded_ns sink_ns checksum_ns rounds disturbed_rounds\n",
+            )
+            .replace(
+                "#DATA 0 20 500000 501000\n",
+                "#DATA 0 20 500000 501000 3 0\n",
+            )
+            .replace("#DATA 1 0 498000 499000\n", "#DATA 1 0 498000 499000 3 2\n");
+        assert_eq!(legend(&rows), [1, 0]);
+        let quiet_rows = rows.replace(" 3 2\n", " 3 0\n");
+        assert_eq!(legend(&quiet_rows), [0, 0]);
+        // The fresh processes' block provisional as a whole: the spread only, in both its
+        // panels' legends (each panel has its own, as for its other entries).
+        let block = crate::marks::tests::block_text(&[
+            ("part1_passes", 6, 0, false, false),
+            ("fresh_processes", 6, 3, true, false),
+        ]);
+        assert_eq!(legend(&format!("{FULL}{block}")), [0, 2]);
     }
 }

@@ -4,8 +4,8 @@
 use super::Rgb;
 use super::axis::{Axis, AxisSpec};
 use super::{
-    Align, BLACK_C, Canvas, Dash, GREY, Geometry, LABEL, PanelGeom, Rect, SMALL, num, render,
-    text_w, wrap,
+    Align, BLACK_C, Canvas, Dash, GREY, Geometry, Glyph, LABEL, Legend, PanelGeom, Rect, SMALL,
+    num, render, text_w, wrap,
 };
 
 /// How values become colours.
@@ -46,6 +46,10 @@ pub struct Heatmap {
     pub row_height: u32,
     /// Lines written under the grid (how the scale was chosen, what was clipped).
     pub caption: Vec<String>,
+    /// `disturbed[row][col]`: the cell's rounds were disturbed, so it is drawn hollow (white
+    /// inside a thick frame of its colour) and one legend line says so. Empty (or short):
+    /// no cell is.
+    pub disturbed: Vec<Vec<bool>>,
 }
 
 impl Heatmap {
@@ -67,7 +71,32 @@ impl Heatmap {
             width: 900,
             row_height: 40,
             caption: Vec::new(),
+            disturbed: Vec::new(),
         }
+    }
+
+    /// Whether the cell in row `r`, column `ci` is drawn hollow.
+    fn is_disturbed(&self, r: usize, ci: usize) -> bool {
+        self.disturbed
+            .get(r)
+            .and_then(|row| row.get(ci))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The legend under the caption: one line for the hollow cells, when a cell with a value
+    /// is drawn hollow ([`crate::marks::LEGEND`]); empty otherwise.
+    fn legend(&self) -> Legend {
+        let mut l = Legend::default();
+        let hollow = self.values.iter().enumerate().any(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .any(|(ci, v)| v.is_some_and(f64::is_finite) && self.is_disturbed(r, ci))
+        });
+        if hollow {
+            l.push(Glyph::HollowCell(GREY), crate::marks::LEGEND);
+        }
+        l
     }
 
     fn cols(&self) -> usize {
@@ -158,6 +187,7 @@ impl Heatmap {
             + rows * f64::from(self.row_height)
             + 64.0
             + self.caption.len() as f64 * 16.0
+            + self.legend().height(w)
             + 10.0)
             .ceil() as u32
     }
@@ -227,6 +257,8 @@ impl Heatmap {
                 false,
             )?;
         }
+        let legend_y = plot.y1 + 52.0 + self.caption.len() as f64 * 16.0;
+        self.legend().draw(c, plot.x0, w - 14.0, legend_y)?;
         if let Some(sc) = scale {
             self.draw_colour_bar(c, plot, sc)?;
         }
@@ -234,8 +266,8 @@ impl Heatmap {
         Ok(())
     }
 
-    /// The cell in row `r`, column `ci`: its colour and value (with the scale), else grey
-    /// with what that means.
+    /// The cell in row `r`, column `ci`: its colour and value (with the scale), hollow with
+    /// its value in black where its rounds were disturbed; else grey with what that means.
     fn draw_cell(
         &self,
         c: &mut Canvas,
@@ -261,12 +293,17 @@ impl Heatmap {
             return Ok(());
         };
         let col = self.colour(v, sc);
-        c.rect(cell, Some(col.mix(1.0)), None)?;
+        let hollow = self.is_disturbed(r, ci);
+        if hollow {
+            c.hollow_cell(cell, col)?;
+        } else {
+            c.rect(cell, Some(col.mix(1.0)), None)?;
+        }
         geom.points.push(centre);
         if g.show_text {
             let lum =
                 0.299 * f64::from(col.0) + 0.587 * f64::from(col.1) + 0.114 * f64::from(col.2);
-            let tc = if lum < 120.0 {
+            let tc = if lum < 120.0 && !hollow {
                 Rgb(255, 255, 255)
             } else {
                 BLACK_C
@@ -275,7 +312,13 @@ impl Heatmap {
             if v < sc.0 || v > sc.1 {
                 s.push('*');
             }
-            let size = if text_w(&s, SMALL) < cell_w - 4.0 {
+            // A hollow cell's value is written inside its frame.
+            let room = if hollow {
+                cell_w - 2.0 * super::hollow_frame(cell)
+            } else {
+                cell_w
+            };
+            let size = if text_w(&s, SMALL) < room - 4.0 {
                 SMALL
             } else {
                 9.0
@@ -419,5 +462,56 @@ mod tests {
         s.values = vec![vec![None, Some(209.0)], vec![Some(207.0), None]];
         let (lo, hi) = s.scale().unwrap();
         assert!(hi - lo >= 0.09 * 209.0, "{lo}..{hi}");
+    }
+
+    /// Two cores' latencies: two cells measured, the other two not, and a caption.
+    fn two_by_two() -> Heatmap {
+        let mut h = Heatmap::new("h", Palette::Sequential);
+        h.x_labels = vec!["0".into(), "1".into()];
+        h.y_labels = vec!["0".into(), "1".into()];
+        h.values = vec![vec![None, Some(40.0)], vec![Some(90.0), None]];
+        h.caption = vec!["a caption".into()];
+        h
+    }
+
+    #[test]
+    fn a_disturbed_cell_is_hollow_with_one_legend_line() {
+        let quiet = two_by_two();
+        let (before, _) = quiet.render().unwrap();
+        assert!(!before.contains(crate::marks::LEGEND));
+        // Nothing disturbed, or only a cell without a value: the same bytes as before.
+        let mut none = two_by_two();
+        none.disturbed = vec![vec![true, false], vec![false, false]];
+        assert_eq!(none.render().unwrap().0, before);
+        assert_eq!(none.height(), quiet.height());
+        let mut busy = two_by_two();
+        busy.disturbed = vec![vec![false, true], vec![true]];
+        let (svg, g) = busy.render().unwrap();
+        assert_eq!(svg.matches(crate::marks::LEGEND).count(), 1);
+        assert!(busy.height() > quiet.height(), "room for the legend line");
+        assert_eq!(g.legends.len(), 1);
+        assert!(
+            g.legends[0].y0 > g.panels[0].plot.unwrap().y1,
+            "under the grid"
+        );
+        assert!(
+            g.legends[0].y1 <= f64::from(busy.height()),
+            "inside the figure"
+        );
+        // Two cells and the legend's sample: white inside, edged in grey.
+        let white = "fill=\"#FFFFFF\" stroke=\"none\"/>";
+        assert_eq!(
+            svg.matches(white).count(),
+            before.matches(white).count() + 3
+        );
+        // The dark cell's value is written in black on its white inside.
+        assert!(
+            before.contains("fill=\"#FFFFFF\">\n90"),
+            "white on the dark fill"
+        );
+        assert!(
+            !svg.contains("fill=\"#FFFFFF\">\n90"),
+            "black on white when hollow"
+        );
     }
 }

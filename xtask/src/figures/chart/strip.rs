@@ -17,6 +17,16 @@ pub struct Column {
     pub label: String,
     pub values: Vec<f64>,
     pub color: Rgb,
+    /// Per value (in the order of `values`): its rounds were disturbed, so its dot is drawn
+    /// hollow. Empty (or short): none is.
+    pub disturbed: Vec<bool>,
+}
+
+impl Column {
+    /// Whether the `k`-th value is drawn hollow.
+    fn is_disturbed(&self, k: usize) -> bool {
+        self.disturbed.get(k).copied().unwrap_or(false)
+    }
 }
 
 /// A key ratio between the medians of two columns.
@@ -81,6 +91,16 @@ impl Strip {
             l.push(
                 Glyph::Series(Style::points(6, Marker::Clipped)),
                 "triangle at the top: a value off this scale (written above its column)",
+            );
+        }
+        if self
+            .columns
+            .iter()
+            .any(|c| (0..c.values.len()).any(|k| c.is_disturbed(k)))
+        {
+            l.push(
+                Glyph::Series(Style::hollow(super::GREY, 5)),
+                crate::marks::LEGEND,
             );
         }
         l
@@ -212,7 +232,11 @@ impl Strip {
             }
             if let Some(yy) = f.fy(*v) {
                 let p = (x + jitter(k) * spread, yy);
-                c.circle(p, 3, col.color, true, 1)?;
+                if col.is_disturbed(k) {
+                    c.marker(Marker::Hollow, p, 4, col.color)?;
+                } else {
+                    c.circle(p, 3, col.color, true, 1)?;
+                }
                 geom.points.push(p);
             }
         }
@@ -229,7 +253,11 @@ impl Strip {
             && self.shown(f, &v)
             && let Some(yy) = f.fy(v)
         {
-            c.circle((x, yy), 6, col.color, true, 1)?;
+            if col.is_disturbed(0) {
+                c.marker(Marker::Hollow, (x, yy), 6, col.color)?;
+            } else {
+                c.circle((x, yy), 6, col.color, true, 1)?;
+            }
             c.circle((x, yy), 9, BLACK_C, false, 1)?;
         }
         self.draw_column_note(c, f, col, x, m)?;
@@ -250,19 +278,24 @@ impl Strip {
         (x, spread): (f64, f64),
         geom: &mut PanelGeom,
     ) -> Result<(), String> {
-        let off: Vec<f64> = col
+        let (off, hollow): (Vec<f64>, Vec<bool>) = col
             .values
             .iter()
-            .copied()
-            .filter(|v| f.cap.is_some_and(|c| *v > c))
-            .collect();
+            .enumerate()
+            .filter(|(_, v)| f.cap.is_some_and(|c| **v > c))
+            .map(|(k, v)| (*v, col.is_disturbed(k)))
+            .unzip();
         let (Some(cap), false) = (f.cap, off.is_empty()) else {
             return Ok(());
         };
         let yy = f.fy(cap).unwrap_or(f.plot.y0 + HEAD);
-        for (k, _) in off.iter().enumerate() {
+        for (k, h) in hollow.iter().enumerate() {
             let p = (x + jitter(k) * spread, yy);
             c.marker(Marker::Clipped, p, 5, col.color)?;
+            if *h {
+                // Hollow: white inside a rim of the column's colour.
+                c.marker(Marker::Clipped, p, 3, Rgb(255, 255, 255))?;
+            }
             geom.points.push(p);
         }
         let mut vals = off.clone();
@@ -429,4 +462,62 @@ pub fn render_row(title: &str, panels: &[Strip]) -> Result<(String, Geometry), S
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::color;
+    use super::*;
+
+    /// Two columns on a linear axis, the second with one value far off scale; `disturbed`
+    /// per column.
+    fn strip(disturbed: [Vec<bool>; 2]) -> Strip {
+        let [a, b] = disturbed;
+        let column = |label: &str, values: Vec<f64>, i: usize, disturbed: Vec<bool>| Column {
+            label: label.into(),
+            values,
+            color: color(i),
+            disturbed,
+        };
+        Strip {
+            title: "s".into(),
+            y: AxisSpec::linear("µs"),
+            columns: vec![
+                column("a", vec![10.0, 11.0, 12.0], 0, a),
+                column("b", vec![20.0, 21.0, 900.0], 1, b),
+            ],
+            refs: Vec::new(),
+            ratios: Vec::new(),
+            fmt: super::super::num,
+            width: 600,
+            plot_height: 300,
+        }
+    }
+
+    #[test]
+    fn a_disturbed_dot_is_hollow_with_one_legend_entry() {
+        let (before, _) = render_row("", &[strip([vec![], vec![]])]).unwrap();
+        assert!(!before.contains(crate::marks::LEGEND));
+        // Nothing disturbed: the same bytes as with no flags at all.
+        let none = strip([vec![false; 3], vec![false, false]]);
+        assert_eq!(render_row("", &[none]).unwrap().0, before);
+        // One dot on scale and the value off scale, disturbed.
+        let busy = strip([vec![false, true], vec![false, false, true]]);
+        let (svg, g) = render_row("", std::slice::from_ref(&busy)).unwrap();
+        assert_eq!(svg.matches(crate::marks::LEGEND).count(), 1);
+        assert_eq!(g.legends.len(), 1);
+        assert!(busy.height() > strip([vec![], vec![]]).height());
+        let white = "fill=\"#FFFFFF\"";
+        // The hollow dot, the hollow triangle, and the legend's sample: white inside.
+        assert_eq!(
+            svg.matches(white).count(),
+            before.matches(white).count() + 3
+        );
+        assert_eq!(
+            g.panels[0].points.len(),
+            render_row("", &[strip([vec![], vec![]])]).unwrap().1.panels[0]
+                .points
+                .len()
+        );
+    }
 }

@@ -168,7 +168,7 @@ impl Deviations<'_> {
         }
         c.whisker_label =
             "bars: the middle half of the region's sizes (25th..75th percentile)".into();
-        c.mark_disturbed(&self.disturbed_regions(&rows, &starts));
+        c.mark_disturbed(&self.disturbed_regions(name, &starts));
         c.hlines.push(HLine {
             y: 0.0,
             label: String::new(),
@@ -181,21 +181,28 @@ impl Deviations<'_> {
         c
     }
 
-    /// Where the disturbed rows among `rows` stand: each one's region, once per pass.
-    fn disturbed_regions(&self, rows: &[usize], starts: &[f64]) -> Vec<f64> {
-        self.disturbed_at(rows, starts)
+    /// Where workload `name`'s disturbed rows stand: each one's region, once per pass.
+    fn disturbed_regions(&self, name: &str, starts: &[f64]) -> Vec<f64> {
+        self.disturbed_at(name, starts)
             .into_iter()
             .flat_map(|at| (0..3).map(move |k| at as f64 + (k as f64 - 1.0) * 0.22))
             .collect()
     }
 
-    /// The places in `starts` of the regions holding a disturbed row among `rows`
-    /// ([`crate::marks::disturbed_rows`]), once per row.
-    fn disturbed_at(&self, rows: &[usize], starts: &[f64]) -> Vec<usize> {
+    /// The places in `starts` of the regions holding a disturbed row of workload `name`
+    /// ([`crate::marks::disturbed_rows`]), once per row; every region when the workload's
+    /// raw passes (`raw/<name>` in the disturbance block) are provisional, since the
+    /// deviations are computed from them.
+    fn disturbed_at(&self, name: &str, starts: &[f64]) -> Vec<usize> {
+        let raw = format!("{}/{name}", sc::raw::BLOCK);
+        if crate::marks::block(self.run, &raw).is_some_and(|m| m.provisional) {
+            return (0..starts.len()).collect();
+        }
         let dist = crate::marks::disturbed_rows(self.run, self.dev);
-        rows.iter()
-            .filter(|&&i| dist.get(i).copied().unwrap_or(false))
-            .filter_map(|&i| self.pads.get(i).copied().flatten())
+        self.rows_of(name)
+            .into_iter()
+            .filter(|&i| dist.get(i).copied().unwrap_or(false))
+            .filter_map(|i| self.pads.get(i).copied().flatten())
             .filter_map(|p| {
                 starts
                     .iter()
@@ -294,7 +301,7 @@ fn regions_disturbed(
         .is_some_and(|m| m.provisional);
     let mut out = Vec::new();
     for name in names {
-        let hit = d.disturbed_at(&d.rows_of(name), starts);
+        let hit = d.disturbed_at(name, starts);
         let row: Vec<bool> = (0..starts.len())
             .map(|k| whole || hit.contains(&k))
             .collect();
@@ -478,5 +485,9 @@ mod tests {
         );
         assert_eq!(reg.matches(crate::marks::LEGEND).count(), 1);
         assert_eq!(hollow_cells(&reg), 3);
+        // The copy workload's raw passes provisional: its 3 passes x 4 regions, in both figures.
+        let (dev, reg) = draw_both(&format!("{}{}", sample(), block("raw/copy")));
+        assert!(dev.contains(crate::marks::LEGEND));
+        assert_eq!(hollow_cells(&reg), 12);
     }
 }

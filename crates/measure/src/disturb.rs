@@ -269,7 +269,8 @@ pub struct Load {
     /// a change the guest's counters cannot see (another guest on the physical core).
     pub share: Option<(Share, Share)>,
     /// The best reading of the core's share this process took on the block's core before
-    /// the block closed ([`crate::clock::share::best_here`]); only for a pinned block.
+    /// the block closed ([`crate::clock::share::best_here`]); only for a block whose thread
+    /// was pinned to that core.
     pub share_best: Option<Share>,
 }
 
@@ -325,7 +326,12 @@ impl Window {
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
         let share = self.share.zip(crate::clock::share::probe());
-        let share_best = self.core.and_then(|_| crate::clock::share::best_here());
+        // Only a thread pinned to the block's core reads that core's share: an unpinned one
+        // (env_scan's parent, waiting for its pinned children) reads wherever it runs.
+        let share_best = self
+            .core
+            .filter(|&c| crate::pin::allowed_cores() == [c])
+            .and_then(|_| crate::clock::share::best_here());
         Load {
             share,
             share_best,

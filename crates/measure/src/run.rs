@@ -190,8 +190,10 @@ impl Experiment {
         let _ = self.clock_before.set(cc.clone());
         self.share_before = crate::clock::share::probe();
         if let Some(s) = self.share_before {
-            self.out
-                .meta("core_share_before", format!("{:.3}", s.ratio));
+            self.out.meta(
+                crate::schema::run::META_CORE_SHARE_BEFORE,
+                format!("{:.3}", s.ratio),
+            );
         }
         cc
     }
@@ -224,11 +226,15 @@ impl Experiment {
         let (Some(before), Some(after)) = (self.share_before, share::probe()) else {
             return;
         };
-        self.out
-            .meta("core_share_after", format!("{:.3}", after.ratio));
+        self.out.meta(
+            crate::schema::run::META_CORE_SHARE_AFTER,
+            format!("{:.3}", after.ratio),
+        );
         let moved = share::moved(before, after);
-        self.out
-            .meta("core_share_moved", if moved { "yes" } else { "no" });
+        self.out.meta(
+            crate::schema::run::META_CORE_SHARE_MOVED,
+            if moved { "yes" } else { "no" },
+        );
         if moved {
             println!(
                 "{}",

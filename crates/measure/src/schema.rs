@@ -210,6 +210,11 @@ pub mod run {
     /// Whether the run was emulated (`yes`/`no`, [`crate::emulation`]): `run-all` will not
     /// save an emulated run as a results folder without `--label`.
     pub const META_EMULATED: &str = "emulated";
+    /// The core's share ([`crate::clock::share`]) read beside the first core-clock estimate
+    /// and beside the last, and whether it moved by more than a fifth (`yes`/`no`).
+    pub const META_CORE_SHARE_BEFORE: &str = "core_share_before";
+    pub const META_CORE_SHARE_AFTER: &str = "core_share_after";
+    pub const META_CORE_SHARE_MOVED: &str = "core_share_moved";
 }
 
 /// The `#META` keys of the data TLBs' entry counts every run writes among the machine's facts

@@ -24,12 +24,15 @@ fn share_best(core: usize) -> Option<f64> {
 }
 
 /// Keeps the share readings of `p`, an experiment's output, when they were taken on `core`
-/// (its `#META core_share_before` and `core_share_after`, read on its main thread, pinned).
+/// (its `#META core_share_before` and `core_share_after`, read on its main thread, pinned
+/// there and verified).
 fn keep_share_best(core: usize, p: &DataFile) {
-    if p.meta_num("running_on_core") != Some(core as f64) {
+    use measure::schema::run as m;
+    if p.meta(m::META_PINNED) != Some("yes") || p.meta_num(m::META_PINNED_CORE) != Some(core as f64)
+    {
         return;
     }
-    let read = ["core_share_before", "core_share_after"]
+    let read = [m::META_CORE_SHARE_BEFORE, m::META_CORE_SHARE_AFTER]
         .iter()
         .filter_map(|k| p.meta_num(k))
         .fold(f64::NAN, f64::max);
@@ -310,7 +313,8 @@ mod tests {
         let (bins, out, stamp) = scratch(&d);
         let reads = |on: usize, a: f64, b: f64| {
             format!(
-                "echo '#META running_on_core {on}'; echo '#META core_share_before {a}'; \
+                "echo '#META pinned yes'; echo '#META pinned_core {on}'; \
+                 echo '#META core_share_before {a}'; \
                  echo '#META core_share_after {b}'; echo \"#META seen ${{{}:-none}}\"",
                 measure::clock::share::SEED_VAR
             )

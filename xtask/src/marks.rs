@@ -227,7 +227,7 @@ pub fn disturbed_by(f: &DataFile, b: &Block, col: &str, keys: &[&str]) -> Vec<bo
 }
 
 /// The legend entry of disturbed points in every figure.
-pub const LEGEND: &str = "hollow: provisional (its rounds were disturbed by other work)";
+pub const LEGEND: &str = "hollow: provisional (disturbed rounds, or a moved or low core share)";
 
 #[cfg(test)]
 pub mod tests {

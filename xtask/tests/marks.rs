@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
-const LEGEND: &str = "hollow: provisional (its rounds were disturbed by other work)";
+const LEGEND: &str = "hollow: provisional (disturbed rounds, or a moved or low core share)";
 
 fn xtask(args: &[&str], bins: &Path) -> Output {
     Command::new(XTASK)

@@ -243,7 +243,7 @@ pub mod tests {
         );
         for (r, n, k, p, c) in rows {
             s.push_str(&format!(
-                "#DATA {r} {n} {k} 0.5 0.01 0 0.3 {} {} NA NA NA\n",
+                "#DATA {r} {n} {k} 0.5 0.01 0 0.3 {} {} NA NA NA 1\n",
                 yn(*p),
                 yn(*c)
             ));

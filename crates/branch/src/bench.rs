@@ -12,7 +12,7 @@
 use crate::{Kernel, N, PerVersion, THRESHOLD, Version};
 use branch::shape::Shape;
 use measure::clock;
-use measure::disturb::{Probe, Tally, Window};
+use measure::disturb::{Probe, Tally};
 use measure::keep::black_box;
 use measure::ring;
 use measure::rounds::{self, Step, Timed, Want};
@@ -122,9 +122,8 @@ pub fn time_orders(
             })
         })
         .collect();
-    let window = Window::open(core);
-    let times = time_interleaved(&mut Probe::new(), &cases, want);
-    let load = window.close();
+    let (times, load) =
+        measure::retake::take(core, || time_interleaved(&mut Probe::new(), &cases, want));
     let orders = PerVersion::from_fn(|v| {
         let k = Version::ALL
             .iter()
@@ -177,9 +176,8 @@ pub fn time_builds(
             })
         })
         .collect();
-    let window = Window::open(core);
-    let times = time_interleaved(&mut Probe::new(), &cases, want);
-    let load = window.close();
+    let (times, load) =
+        measure::retake::take(core, || time_interleaved(&mut Probe::new(), &cases, want));
     let built = builds
         .iter()
         .enumerate()
@@ -311,9 +309,8 @@ pub fn time_patterns(
             sums,
         })
         .collect();
-    let window = Window::open(core);
-    let times = time_interleaved(&mut Probe::new(), &cases, want);
-    let load = window.close();
+    let (times, load) =
+        measure::retake::take(core, || time_interleaved(&mut Probe::new(), &cases, want));
     PatternTimes {
         times: times
             .iter()

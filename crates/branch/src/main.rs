@@ -343,10 +343,11 @@ fn order_intro(taken: f64, rounds: usize) -> String {
     format!(
         "summing the values of {THRESHOLD} or more among {N} values in 0..256 (16 MiB), a slice \
          of {c} values a round, {rounds} clean rounds of each of the six cases, interleaved (up to \
-         {} extra rounds / {} ms when rounds are disturbed); {:.1}% of the values pass the test. \
-         The sorted array holds the same values, each slice of {c} sorted.",
+         {} extra rounds / {} ms when rounds are disturbed; {}); {:.1}% of the values pass the \
+         test. The sorted array holds the same values, each slice of {c} sorted.",
         2 * rounds,
         bench::EXTRA_BUDGET_NS / 1_000_000,
+        measure::retake::promise(),
         taken * 100.0
     )
 }

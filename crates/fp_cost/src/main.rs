@@ -123,13 +123,14 @@ fn how_this_is_measured(exp: &mut Experiment, plan: &Plan) -> (CoreClock, Shapes
          repeats over them {reps} times per timed batch (in section 3, as often as make {:.1} ms \
          or more); {rounds} clean rounds of every comparison, the variants interleaved, each \
          warmed up before its first round and after a disturbed one (up to {} extra rounds / {} \
-         ms when rounds are disturbed); median (min..max) of the clean rounds.",
+         ms when rounds are disturbed); median (min..max) of the clean rounds; {}.",
         bytes(set),
         exp.facts.where_fits(set),
         l1.map_or(String::new(), |s| format!(" (L1d {})", bytes(s))),
         timing::BATCH_NS / 1e6,
         2 * rounds,
         timing::EXTRA_BUDGET_NS / 1_000_000,
+        measure::retake::promise(),
     );
     fmt::say(&text, "  ");
     let cc = exp.core_clock();

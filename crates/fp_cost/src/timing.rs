@@ -11,7 +11,7 @@ use crate::fpenv::{self, Switch};
 use crate::kernels::{self, CHAINS, OPS, PER_ELEMENT};
 use crate::switch;
 use measure::clock;
-use measure::disturb::{Probe, Tally, Window};
+use measure::disturb::{Probe, Tally};
 use measure::keep::black_box;
 use measure::rounds::{self, Step, Timed, Want};
 use measure::stats::{self, Split, Summary};
@@ -61,33 +61,45 @@ fn timed(
     scan: bool,
     mut step: impl FnMut(Step) -> f64,
 ) -> Rounds {
-    let window = Window::open(core);
-    let mut probe = Probe::new();
-    let timed = if scan {
-        let first = Want::new(want.clean.div_ceil(2)).budget(want.budget_ns / 2);
-        let second = Want::new(want.clean - first.clean).budget(want.budget_ns / 2);
-        let mut out = rounds::interleaved(&mut probe, &first, n, &mut step);
-        let back = rounds::interleaved(&mut probe, &second, n, |s| {
-            step(match s {
-                Step::Warm(i) => Step::Warm(n - 1 - i),
-                Step::Time(i) => Step::Time(n - 1 - i),
-            })
-        });
-        for (i, b) in back.into_iter().enumerate() {
-            let o = &mut out[n - 1 - i];
-            for (v, e) in b.values.into_iter().zip(b.evidence) {
-                o.push(v, e);
-            }
+    // Taken again while the core's share was unsteady during it (measure::retake).
+    let (timed, load) = measure::retake::take(core, || {
+        let mut probe = Probe::new();
+        if scan {
+            both_ways(&mut probe, want, n, &mut step)
+        } else {
+            rounds::interleaved(&mut probe, want, n, &mut step)
         }
-        out
-    } else {
-        rounds::interleaved(&mut probe, want, n, step)
-    };
-    let load = window.close();
+    });
     Rounds {
         tally: rounds::tally(&timed).with_load(load),
         timed,
     }
+}
+
+/// The rounds of `n` variants, half of them in order and half in reverse order, each
+/// variant's rounds gathered in its place.
+fn both_ways(
+    probe: &mut Probe,
+    want: &Want,
+    n: usize,
+    step: &mut impl FnMut(Step) -> f64,
+) -> Vec<rounds::Timed> {
+    let first = Want::new(want.clean.div_ceil(2)).budget(want.budget_ns / 2);
+    let second = Want::new(want.clean - first.clean).budget(want.budget_ns / 2);
+    let mut out = rounds::interleaved(probe, &first, n, &mut *step);
+    let back = rounds::interleaved(probe, &second, n, |s| {
+        step(match s {
+            Step::Warm(i) => Step::Warm(n - 1 - i),
+            Step::Time(i) => Step::Time(n - 1 - i),
+        })
+    });
+    for (i, b) in back.into_iter().enumerate() {
+        let o = &mut out[n - 1 - i];
+        for (v, e) in b.values.into_iter().zip(b.evidence) {
+            o.push(v, e);
+        }
+    }
+    out
 }
 
 /// Question 1: the four-accumulator loop over normals and denormals, with FTZ/DAZ off and on.

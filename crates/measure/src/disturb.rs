@@ -272,6 +272,9 @@ pub struct Load {
     /// the block closed ([`crate::clock::share::best_here`]); only for a block whose thread
     /// was pinned to that core.
     pub share_best: Option<Share>,
+    /// Takes of the block discarded before this one because the core's share was unsteady
+    /// during them ([`crate::retake`]); 0 for a block taken once.
+    pub retakes: u32,
 }
 
 impl Load {
@@ -390,6 +393,7 @@ pub fn load_between(
         elsewhere,
         share: None,
         share_best: None,
+        retakes: 0,
     }
 }
 
@@ -511,6 +515,12 @@ impl Tally {
                 ", and the core's share read low throughout ({:.2}x and {:.2}x, against \
                  {:.2}x earlier on this core: likely another thread on this physical core)",
                 b.ratio, a.ratio, best.ratio
+            ));
+        }
+        if l.retakes > 0 && l.share.is_some_and(|_| l.share_moved() || l.share_low()) {
+            out.push_str(&format!(
+                " (taken {} times: the share was unsteady in each)",
+                l.retakes + 1
             ));
         }
         out
@@ -713,6 +723,14 @@ mod tests {
                 "provisional: 0 of 31 rounds were disturbed, and the core's share read low \
                  throughout (2.35x and 2.49x, against 3.20x earlier on this core"
             ),
+            "{m}"
+        );
+        // A block taken again and still unsteady says how often it was taken.
+        let mut again = with(2.35, 2.49, Some(3.2));
+        again.load = again.load.map(|l| Load { retakes: 2, ..l });
+        let m = again.mark().unwrap();
+        assert!(
+            m.contains("physical core) (taken 3 times: the share was unsteady in each)"),
             "{m}"
         );
         // A move is named as a move, once, even when the block also ended low.

@@ -31,6 +31,7 @@
 //! | [`asm`] | reading back the machine code of a named function (`nm -S`, `objdump -d`, the binary's own architecture's) and finding its loops |
 //! | [`cli`] | the tiny, strict command-line parser every experiment uses |
 //! | [`rounds`] | timed rounds judged by their evidence: interleaved variants, a warm-up after a disturbed round, more rounds until enough are clean (within a budget), summaries of the clean ones |
+//! | [`retake`] | a short block taken again (within a budget) while the core's share moved or read low during it |
 //! | [`segments`] | long rounds (a walk of a fixed count, a lap over memory) cut into short segments, each judged by its evidence; every repetition rebuilt from the same segments' clean time |
 //! | [`run`] | the start and end of an experiment: build check, machine, load, pinning, the core clock before and after |
 //! | [`testing`] | for integration tests: run a built experiment (through the target's runner) and parse it; check bad input is refused; read a kernel's machine code |
@@ -57,6 +58,7 @@ pub mod pin;
 pub mod progress;
 pub mod quiet;
 pub mod recap;
+pub mod retake;
 pub mod ring;
 pub mod rounds;
 pub mod run;

@@ -378,6 +378,7 @@ pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
         r3(l.share.map(|s| s.0.ratio)),
         r3(l.share.map(|s| s.1.ratio)),
         r3(l.share_best.map(|s| s.ratio)),
+        (l.retakes + 1).into(),
     ]
 }
 

@@ -175,6 +175,9 @@ pub mod disturbance {
     /// not read, or the block was not pinned); both readings more than a fifth below it make
     /// the block provisional.
     pub const SHARE_BEST: &str = "core_share_best";
+    /// How many times the block was taken ([`crate::retake`]): 1, or more where the core's
+    /// share was unsteady during the takes discarded before it.
+    pub const TAKES: &str = "takes";
     /// The columns in order, as the writer declares them.
     pub const COLUMNS: &[&str] = &[
         "result:text",
@@ -189,6 +192,7 @@ pub mod disturbance {
         "core_share_before",
         "core_share_after",
         "core_share_best",
+        "takes",
     ];
     /// `#META provisional_results`: how many rows are provisional, "N of M".
     pub const META_PROVISIONAL: &str = "provisional_results";

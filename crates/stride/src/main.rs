@@ -302,9 +302,10 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
         .unwrap_or(32 << 10);
     let small_n = ((l1 / 2) as usize / 8).clamp(256, 2048);
     layout_report::sizes(&mut exp.out, ELEMENTS, line, clean);
-    let window = Window::open(core);
-    let mut t = timing::layouts(&aos, &xs, small_n, clean);
-    t.tally = t.tally.with_load(window.close());
+    println!("{}", measure::retake::line());
+    // Taken again while the core's share was unsteady during it (measure::retake).
+    let (mut t, load) = measure::retake::take(core, || timing::layouts(&aos, &xs, small_n, clean));
+    t.tally = t.tally.with_load(load);
     layout_report::table(&mut exp.out, &t, line);
     exp.out.reading(&verdict::layout_verdict(&t, line));
     exp.disturbance(::stride::schema::layout::BLOCK, &t.tally);

@@ -345,25 +345,27 @@ fn huge_walks(
         println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-    let mut probe = Probe::new();
-    let window = Window::open(core);
-    let mut walks = Vec::new();
-    for layout in [Layout::Offset0, Layout::LineSpread] {
-        let mut t = walk::judged(
-            &mut [(&mut normal.region, layout), (&mut huge.region, layout)],
-            &next,
-            g,
-            plan,
-            &mut probe,
-        );
-        let h = t.pop().expect("two rings");
-        walks.push(HugeWalk {
-            layout,
-            normal: t.pop().expect("two rings"),
-            huge: h,
-        });
-    }
-    let load = window.close();
+    println!("{}", measure::retake::line());
+    // Taken again while the core's share was unsteady during it (measure::retake).
+    let (walks, load) = measure::retake::take(core, || {
+        let mut probe = Probe::new();
+        let mut one = |layout| {
+            let mut t = walk::judged(
+                &mut [(&mut normal.region, layout), (&mut huge.region, layout)],
+                &next,
+                g,
+                plan,
+                &mut probe,
+            );
+            let h = t.pop().expect("two rings");
+            HugeWalk {
+                layout,
+                normal: t.pop().expect("two rings"),
+                huge: h,
+            }
+        };
+        vec![one(Layout::Offset0), one(Layout::LineSpread)]
+    });
     // The backing again after the walks: a verdict needs it to have held throughout.
     let (nb_after, hb_after) = (normal.region.huge_backing(), huge.region.huge_backing());
     let worst = |a: Option<f64>, b: Option<f64>, huge: bool| match (a, b) {

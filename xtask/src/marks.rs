@@ -72,6 +72,47 @@ pub struct Recorded {
     pub rounds: Option<f64>,
     pub disturbed: Option<f64>,
     pub mark: Mark,
+    /// The core's share as the block opened and as it closed, and the best read on its core
+    /// before; `None` where not read (or saved before the columns existed).
+    pub share: Option<(f64, f64)>,
+    pub share_best: Option<f64>,
+    /// How many times the block was taken; `None` where not recorded.
+    pub takes: Option<f64>,
+}
+
+/// Why a provisional result is provisional, in the order the reports name the causes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cause {
+    /// The core's share moved by more than a fifth during the block.
+    ShareMoved,
+    /// Both of its share readings fell more than a fifth below the core's best.
+    ShareLow,
+    /// Its rounds were disturbed (other work on its core, steal, preemption).
+    Rounds,
+}
+
+impl Recorded {
+    /// Why this result is provisional, by the rules of [`measure::clock::share`]; `None` when
+    /// it is not.
+    pub fn cause(&self) -> Option<Cause> {
+        use measure::clock::share::{Share, low, moved};
+        if !self.mark.provisional {
+            return None;
+        }
+        let share = self
+            .share
+            .map(|(b, a)| (Share { ratio: b }, Share { ratio: a }));
+        if share.is_some_and(|(b, a)| moved(b, a)) {
+            Some(Cause::ShareMoved)
+        } else if share
+            .zip(self.share_best)
+            .is_some_and(|(s, best)| low(s, Share { ratio: best }))
+        {
+            Some(Cause::ShareLow)
+        } else {
+            Some(Cause::Rounds)
+        }
+    }
 }
 
 /// A run's evidence: every result it recorded.
@@ -90,8 +131,14 @@ pub fn read(f: &DataFile) -> Option<Evidence> {
     let cont = b
         .texts(d::CONTENDED)
         .unwrap_or_else(|| vec![String::new(); names.len()]);
-    let rounds = b.nums(d::ROUNDS).unwrap_or_else(none);
-    let disturbed = b.nums(d::DISTURBED_ROUNDS).unwrap_or_else(none);
+    let col = |c: &str| b.nums(c).unwrap_or_else(none);
+    let (rounds, disturbed) = (col(d::ROUNDS), col(d::DISTURBED_ROUNDS));
+    let (before, after, best) = (
+        col(d::SHARE_BEFORE),
+        col(d::SHARE_AFTER),
+        col(d::SHARE_BEST),
+    );
+    let takes = col(d::TAKES);
     let results = (0..names.len())
         .map(|i| Recorded {
             result: names[i].clone(),
@@ -101,6 +148,9 @@ pub fn read(f: &DataFile) -> Option<Evidence> {
                 provisional: prov[i] == "yes",
                 contended: cont[i] == "yes",
             },
+            share: before[i].zip(after[i]),
+            share_best: best[i],
+            takes: takes[i],
         })
         .collect();
     Some(Evidence { results })

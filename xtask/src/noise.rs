@@ -505,6 +505,7 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         let _ = writeln!(m, "- {l}");
     }
     by_experiment(&mut m, runs, rows);
+    causes_table(&mut m, runs);
     let _ = writeln!(
         m,
         "\n## Key figures\n\n\"marked\" is what that run's report said about the result the \
@@ -560,6 +561,77 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
         );
     }
     m
+}
+
+/// One way's results across every experiment, counted by why they are provisional, and the
+/// blocks taken again because the core's share was unsteady.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Causes {
+    pub results: usize,
+    pub provisional: usize,
+    pub moved: usize,
+    pub low: usize,
+    pub rounds: usize,
+    pub retaken: usize,
+    /// Taken again, and the kept take's share was steady.
+    pub steady: usize,
+}
+
+/// [`Causes`] of `way` over `runs`.
+pub fn causes(runs: &[Runs], way: Way) -> Causes {
+    use crate::marks::Cause;
+    let mut c = Causes::default();
+    let recorded = runs
+        .iter()
+        .filter_map(|r| r.get(way))
+        .filter_map(crate::marks::read)
+        .flat_map(|e| e.results);
+    for r in recorded {
+        c.results += 1;
+        let cause = r.cause();
+        c.provisional += usize::from(cause.is_some());
+        c.moved += usize::from(cause == Some(Cause::ShareMoved));
+        c.low += usize::from(cause == Some(Cause::ShareLow));
+        c.rounds += usize::from(cause == Some(Cause::Rounds));
+        if r.takes.is_some_and(|t| t > 1.0) {
+            c.retaken += 1;
+            c.steady += usize::from(!matches!(cause, Some(Cause::ShareMoved | Cause::ShareLow)));
+        }
+    }
+    c
+}
+
+/// The section "What made results provisional": per way, the results by cause, and the
+/// blocks taken again.
+fn causes_table(m: &mut String, runs: &[Runs]) {
+    let _ = writeln!(
+        m,
+        "\n## What made results provisional\n\nEvery result the experiments recorded (a block \
+         or a part of one), by the first cause its report names: the core's share moved \
+         during the block, it read low from start to end (against the best on that core), or \
+         the rounds were disturbed. \"Taken again\": blocks retaken because the share was \
+         unsteady, and how many of those then ran with a steady share.\n\n| way | results | \
+         provisional | share moved | share low | disturbed rounds | taken again | then steady \
+         |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for way in Way::ALL {
+        let c = causes(runs, way);
+        if c.results == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            m,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            way.id(),
+            c.results,
+            c.provisional,
+            c.moved,
+            c.low,
+            c.rounds,
+            c.retaken,
+            c.steady
+        );
+    }
 }
 
 /// Per experiment, for each disturbed way: "within / compared" and "marked / moved".
@@ -652,6 +724,48 @@ mod tests {
             other,
             stream_mib: 64,
         }
+    }
+
+    /// Results are counted by their first cause, as the reports name them, and the blocks
+    /// taken again by whether the kept take was steady.
+    #[test]
+    fn provisional_results_are_counted_by_cause() {
+        use measure::schema::disturbance as d;
+        let mut t = format!(
+            "#DATA-BEGIN {}\n#COLUMNS {}\n",
+            d::BLOCK,
+            d::COLUMNS.join(" ")
+        );
+        for (r, p, share) in [
+            ("moved", "yes", "3.6 2.0 3.7 3"),
+            ("low", "yes", "2.1 2.2 3.7 1"),
+            ("rounds", "yes", "3.6 3.6 3.7 2"),
+            ("clean", "no", "3.6 3.6 3.7 1"),
+            ("unread", "no", "NA NA NA NA"),
+        ] {
+            t.push_str(&format!("#DATA {r} 31 0 0 0 0 0 {p} no {share}\n"));
+        }
+        t.push_str("#DATA-END\n");
+        let runs = vec![Runs {
+            name: "x".into(),
+            ways: vec![(Way::Quiet, Ok(measure::data::parse(&t).unwrap()))],
+        }];
+        let c = causes(&runs, Way::Quiet);
+        let want = Causes {
+            results: 5,
+            provisional: 3,
+            moved: 1,
+            low: 1,
+            rounds: 1,
+            retaken: 2,
+            steady: 1,
+        };
+        assert_eq!(c, want);
+        assert_eq!(causes(&runs, Way::Busy), Causes::default());
+        let mut m = String::new();
+        causes_table(&mut m, &runs);
+        assert!(m.contains("| quiet | 5 | 3 | 1 | 1 | 1 | 2 | 1 |\n"), "{m}");
+        assert!(!m.contains("| busy |"), "a way without runs has no row");
     }
 
     #[test]

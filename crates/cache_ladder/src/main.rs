@@ -194,15 +194,18 @@ fn mlp_section(
         ),
         "  ",
     );
-    let window = Window::open(core);
+    println!("{}", measure::retake::line());
+    // Taken again while the core's share was unsteady during it (measure::retake).
+    let (measured, load) = measure::retake::take(core, || {
+        sets.iter()
+            .map(|(name, b)| (name, *b, mlp::measure_level(name, *b, clean)))
+            .collect::<Vec<_>>()
+    });
     let mut levels = Vec::new();
-    for (name, b) in &sets {
-        match mlp::measure_level(name, *b, clean) {
+    for (name, b, level) in measured {
+        match level {
             Ok(l) => levels.push(l),
-            Err(e) => say(
-                &format!("{name} ({}): skipped: {e}", bytes(*b as u64)),
-                "  ",
-            ),
+            Err(e) => say(&format!("{name} ({}): skipped: {e}", bytes(b as u64)), "  "),
         }
     }
     if levels.is_empty() {
@@ -212,7 +215,7 @@ fn mlp_section(
         .iter()
         .flat_map(|l| &l.points)
         .fold(Tally::default(), |t, p| t.merge(&p.tally))
-        .with_load(window.close());
+        .with_load(load);
     let m = mlp::Mlp { levels, tally };
     report::mlp_table(&m);
     exp.out.reading(&verdict::mlp_verdict(&m));

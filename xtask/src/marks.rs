@@ -229,16 +229,17 @@ fn row_disturbed(rounds: Option<f64>, disturbed: Option<f64>) -> bool {
     }
 }
 
+/// Whether the result `name` (a block, or `block/part`; its parts together) of `f` is
+/// provisional; `false` where it recorded no evidence.
+pub fn provisional(f: &DataFile, name: &str) -> bool {
+    block(f, name).is_some_and(|m| m.provisional)
+}
+
 /// The rows of block `b` (of the saved run `f`) a figure draws as disturbed: every row when
 /// the block is provisional in the `disturbance` block, else the rows whose own rounds were
 /// disturbed. All `false` for a quiet run and for a run saved before any of this.
 pub fn disturbed_rows(f: &DataFile, b: &Block) -> Vec<bool> {
-    let whole = b
-        .name
-        .as_deref()
-        .and_then(|n| block(f, n))
-        .is_some_and(|m| m.provisional);
-    if whole {
+    if b.name.as_deref().is_some_and(|n| provisional(f, n)) {
         return vec![true; b.rows.len()];
     }
     let none = || vec![None; b.rows.len()];

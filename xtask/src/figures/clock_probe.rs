@@ -172,9 +172,7 @@ fn disturbed(run: &DataFile, [block, col]: [&str; 2], keys: &[&str], also: &[&st
 
 /// Whether any of `blocks` is provisional in the run's evidence.
 fn provisional(run: &DataFile, blocks: &[&str]) -> bool {
-    blocks
-        .iter()
-        .any(|b| crate::marks::block(run, b).is_some_and(|m| m.provisional))
+    blocks.iter().any(|b| crate::marks::provisional(run, b))
 }
 
 /// The height of one bar's row, and of a trap's heading above its rows.

@@ -195,7 +195,7 @@ impl Deviations<'_> {
     /// deviations are computed from them.
     fn disturbed_at(&self, name: &str, starts: &[f64]) -> Vec<usize> {
         let raw = format!("{}/{name}", sc::raw::BLOCK);
-        if crate::marks::block(self.run, &raw).is_some_and(|m| m.provisional) {
+        if crate::marks::provisional(self.run, &raw) {
             return (0..starts.len()).collect();
         }
         let dist = crate::marks::disturbed_rows(self.run, self.dev);
@@ -297,8 +297,7 @@ fn regions_disturbed(
     let whole = reg
         .name
         .as_deref()
-        .and_then(|n| crate::marks::block(d.run, n))
-        .is_some_and(|m| m.provisional);
+        .is_some_and(|n| crate::marks::provisional(d.run, n));
     let mut out = Vec::new();
     for name in names {
         let hit = d.disturbed_at(name, starts);

@@ -21,16 +21,22 @@ pub const MAX_TAKE: Duration = Duration::from_secs(2);
 /// Runs `block` inside a [`Window`] on `core`, again while [`again`] says so, and returns the
 /// last take's value and load ([`Load::retakes`] says how many takes were discarded).
 pub fn take<T>(core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
-    let mut retakes = 0;
-    loop {
+    until_steady(|| {
         let window = Window::open(core);
         let t0 = Instant::now();
         let value = block();
         let took = t0.elapsed();
-        let load = Load {
-            retakes,
-            ..window.close()
-        };
+        (value, window.close(), took)
+    })
+}
+
+/// Takes `once` (a value, the load around it, how long it took) until [`again`] says no,
+/// and keeps the last take, its load counting the takes discarded before it.
+fn until_steady<T>(mut once: impl FnMut() -> (T, Load, Duration)) -> (T, Load) {
+    let mut retakes = 0;
+    loop {
+        let (value, load, took) = once();
+        let load = Load { retakes, ..load };
         if !again(&load, took) {
             return (value, load);
         }
@@ -91,18 +97,30 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_steady_block_is_taken_once_and_its_value_kept() {
-        let mut calls = 0;
-        let (v, l) = take(None, || {
-            calls += 1;
-            calls * 10
+    /// A sequence of takes with these share readings, 300 ms each: how many were taken, and
+    /// which was kept.
+    fn takes(readings: &[(f64, f64)]) -> (usize, Load) {
+        let mut k = 0;
+        let (v, l) = until_steady(|| {
+            let (b, a) = readings[k.min(readings.len() - 1)];
+            k += 1;
+            (k, load(b, a, 0), Duration::from_millis(300))
         });
-        // Unpinned, no best is compared; a move is possible on a changing host, so the block
-        // may have been taken again, but never more than the budget allows.
-        assert!(l.retakes <= RETAKES);
-        assert_eq!(calls, l.retakes as usize + 1);
-        assert_eq!(v, calls * 10, "the last take is kept");
+        assert_eq!(v, k, "the last take is kept");
+        (k, l)
+    }
+
+    #[test]
+    fn takes_go_on_while_unsteady_and_the_last_is_kept() {
+        let (n, l) = takes(&[(3.6, 3.7)]);
+        assert_eq!((n, l.retakes), (1, 0), "a steady block is taken once");
+        let (n, l) = takes(&[(3.6, 2.0), (3.6, 3.6)]);
+        assert_eq!((n, l.retakes), (2, 1), "moved, then steady");
+        assert!(!l.share_moved());
+        let (n, l) = takes(&[(2.1, 2.2)]);
+        assert_eq!(n as u32, RETAKES + 1, "low every time: the budget ends it");
+        assert_eq!(l.retakes, RETAKES);
+        assert!(l.share_low(), "the last take keeps its evidence");
         assert!(promise().contains("up to 2 times"), "{}", promise());
         assert!(
             line()

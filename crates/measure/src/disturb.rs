@@ -273,8 +273,14 @@ pub struct Load {
     /// was pinned to that core.
     pub share_best: Option<Share>,
     /// Takes of the block discarded before this one because the core's share was unsteady
-    /// during them ([`crate::retake`]); 0 for a block taken once.
+    /// during them ([`crate::retake`]); 0 for a block taken once. For a load merged from
+    /// parts ([`Load::merge`]), the retakes of the part whose share readings it keeps.
     pub retakes: u32,
+    /// The parts taken one by one, each in its own window, that this load merges (0 or 1:
+    /// one block).
+    pub parts: u32,
+    /// Of those parts, how many ran with an unsteady share (moved or low) in the take kept.
+    pub unsteady_parts: u32,
 }
 
 impl Load {
@@ -290,6 +296,71 @@ impl Load {
         self.share
             .zip(self.share_best)
             .is_some_and(|(s, best)| crate::clock::share::low(s, best))
+    }
+
+    /// How unsteady the core's share was: 2 moved, 1 low throughout, 0 steady or not read.
+    fn unsteadiness(&self) -> u8 {
+        if self.share_moved() {
+            2
+        } else {
+            u8::from(self.share_low())
+        }
+    }
+
+    /// The parts this load covers (1 for one block).
+    pub fn part_count(&self) -> u32 {
+        self.parts.max(1)
+    }
+
+    /// The parts that ran with an unsteady share.
+    pub fn unsteady_count(&self) -> u32 {
+        if self.parts > 1 {
+            self.unsteady_parts
+        } else {
+            u32::from(self.unsteadiness() > 0)
+        }
+    }
+
+    /// The load around two blocks taken one after the other (the parts of a scan, each in
+    /// its own window), as one: the counters' shares averaged by wall time, as one window
+    /// around both would have read them; the share readings of the less steady part with its
+    /// best and its retakes, so that a result drawn from both is marked if either part would
+    /// be (a tie keeps `self`'s, which more retakes of `other` only raise). Merging a load
+    /// with itself gives it back.
+    pub fn merge(&self, other: &Load) -> Load {
+        if self == other {
+            return *self;
+        }
+        let wall_s = self.wall_s + other.wall_s;
+        let mean = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(x), Some(y)) if wall_s > 0.0 => {
+                Some((x * self.wall_s + y * other.wall_s) / wall_s)
+            }
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        let worse = if other.unsteadiness() > self.unsteadiness() {
+            other
+        } else {
+            self
+        };
+        let retakes = if worse.unsteadiness() > 0 {
+            worse.retakes
+        } else {
+            self.retakes.max(other.retakes)
+        };
+        Load {
+            wall_s,
+            core: self.core.filter(|_| self.core == other.core),
+            on_core: mean(self.on_core, other.on_core),
+            steal: mean(self.steal, other.steal),
+            elsewhere: mean(self.elsewhere, other.elsewhere),
+            share: worse.share.or(self.share).or(other.share),
+            share_best: worse.share_best.or(self.share_best).or(other.share_best),
+            retakes,
+            parts: self.part_count() + other.part_count(),
+            unsteady_parts: self.unsteady_count() + other.unsteady_count(),
+        }
     }
 }
 
@@ -394,6 +465,8 @@ pub fn load_between(
         share: None,
         share_best: None,
         retakes: 0,
+        parts: 0,
+        unsteady_parts: 0,
     }
 }
 
@@ -417,6 +490,31 @@ fn process_cpu_s(children: bool) -> f64 {
         } else {
             0.0
         }
+}
+
+/// What follows the share's numbers in [`Tally::describe`]: in how many of a scan's parts it
+/// was unsteady, and how many times the block (or the part shown) was taken.
+fn share_parts(l: &Load) -> String {
+    if l.unsteadiness() == 0 {
+        return String::new();
+    }
+    let takes = format!(
+        "taken {} times: the share was unsteady in each",
+        l.retakes + 1
+    );
+    match (l.parts > 1, l.retakes > 0) {
+        (true, true) => format!(
+            " (in {} of the {} parts taken one by one; the least steady shown, that part \
+             {takes})",
+            l.unsteady_parts, l.parts
+        ),
+        (true, false) => format!(
+            " (in {} of the {} parts taken one by one; the least steady shown)",
+            l.unsteady_parts, l.parts
+        ),
+        (false, true) => format!(" ({takes})"),
+        (false, false) => String::new(),
+    }
 }
 
 /// The rounds behind one result, and the load around them.
@@ -443,14 +541,17 @@ impl Tally {
         self.wall_ns += e.wall_ns;
     }
 
-    /// Two tallies as one (the load of `self` is kept, or `other`'s if `self` has none).
+    /// Two tallies as one; their loads as one ([`Load::merge`]) where both have one.
     pub fn merge(mut self, other: &Tally) -> Tally {
         self.rounds += other.rounds;
         self.disturbed += other.disturbed;
         self.disturbed_used += other.disturbed_used;
         self.lost_ns += other.lost_ns;
         self.wall_ns += other.wall_ns;
-        self.load = self.load.or(other.load);
+        self.load = match (self.load, other.load) {
+            (Some(a), Some(b)) => Some(a.merge(&b)),
+            (a, b) => a.or(b),
+        };
         self.segments |= other.segments;
         self
     }
@@ -517,12 +618,7 @@ impl Tally {
                 b.ratio, a.ratio, best.ratio
             ));
         }
-        if l.retakes > 0 && l.share.is_some_and(|_| l.share_moved() || l.share_low()) {
-            out.push_str(&format!(
-                " (taken {} times: the share was unsteady in each)",
-                l.retakes + 1
-            ));
-        }
+        out.push_str(&share_parts(&l));
         out
     }
 
@@ -776,6 +872,53 @@ mod tests {
         assert!(
             !tally(31, 0, Load::default()).provisional(),
             "no reading, no mark"
+        );
+    }
+
+    /// The parts of a scan, each taken in its own window, merged: the counters averaged by
+    /// wall time, the least steady part's share kept and counted, a merge with itself a no-op.
+    #[test]
+    fn a_scan_merged_from_parts_keeps_its_least_steady_part() {
+        let part = |wall_s, on_core, b, a, retakes| Load {
+            wall_s,
+            core: Some(1),
+            on_core: Some(on_core),
+            share: Some((Share { ratio: b }, Share { ratio: a })),
+            share_best: Some(Share { ratio: 3.7 }),
+            retakes,
+            ..Default::default()
+        };
+        let steady = part(1.0, 0.0, 3.6, 3.7, 1);
+        assert_eq!(steady.merge(&steady), steady, "a load merged with itself");
+        let moved = part(3.0, 0.04, 3.6, 2.0, 2);
+        let low = part(1.0, 0.0, 2.1, 2.2, 0);
+        let both = steady.merge(&moved);
+        assert_eq!((both.parts, both.unsteady_parts), (2, 1));
+        assert!((both.on_core.unwrap() - 0.03).abs() < 1e-12, "{both:?}");
+        assert_eq!((both.share, both.retakes), (moved.share, 2));
+        let all = both.merge(&low);
+        assert_eq!((all.parts, all.unsteady_parts, all.core), (3, 2, Some(1)));
+        assert!(all.share_moved(), "moved outranks low");
+        let t = tally(31, 0, all);
+        assert!(t.provisional());
+        let m = t.mark().unwrap();
+        assert!(
+            m.contains(
+                "(3.60x to 2.00x: likely another thread on this physical core) (in 2 of the 3 \
+                 parts taken one by one; the least steady shown, that part taken 3 times"
+            ),
+            "{m}"
+        );
+        let calm = steady.merge(&part(2.0, 0.0, 3.5, 3.6, 0));
+        assert!(!tally(31, 0, calm).provisional(), "every part steady");
+        assert_eq!((calm.unsteady_parts, calm.retakes), (0, 1));
+        assert_eq!(
+            Tally::default()
+                .with_load(steady)
+                .merge(&Tally::default().with_load(moved))
+                .load,
+            Some(both),
+            "tallies merge their loads"
         );
     }
 

@@ -62,7 +62,8 @@ pub fn find(f: &DataFile, name: &str) -> Option<KeyFigure> {
     read(f).into_iter().find(|k| k.name == name)
 }
 
-/// Which block each key figure is computed from: `(key figure names, block)`. Each
+/// Which result each key figure is computed from: `(key figure names, block)`, where the
+/// block may name one part of a block (`block/part`, as in the `disturbance` block). Each
 /// experiment declares its own (`KEY_SOURCES` in its crate's `schema`); a key figure not
 /// listed (or whose block recorded no evidence) takes the mark of its whole experiment.
 pub type Sources = &'static [(&'static [&'static str], &'static str)];

@@ -9,35 +9,54 @@
 //! [`RETAKES`] times and only while one take lasts under [`MAX_TAKE`], so that a long block
 //! keeps its first take (and its mark) and a quiet run takes nothing twice. The last take is
 //! kept, whatever it shows: the choice is made by the evidence, never by the values.
+//!
+//! A block that shared its core with other work of this machine is not taken again: that work
+//! is still there a moment later, and the share readings themselves were cut into its time
+//! slices, so they say nothing of the host.
+//!
+//! A long scan is taken in parts ([`Parts`]): each point of it in its own window, so that only
+//! the points whose share was unsteady are taken again, and retakes of the whole scan cost at
+//! most [`SCAN_BUDGET`] of its time on top.
 
-use crate::disturb::{Load, Window};
+use crate::disturb::{Load, OTHER_ON_CORE, Window};
 use std::time::{Duration, Instant};
 
 /// A block is taken again at most this many times.
 pub const RETAKES: u32 = 2;
 /// ... and only while one take of it lasts under this.
 pub const MAX_TAKE: Duration = Duration::from_secs(2);
+/// The parts of a scan are taken again only while the retakes so far took less than this
+/// share of the time its first takes took.
+pub const SCAN_BUDGET: f64 = 0.5;
 
 /// Runs `block` inside a [`Window`] on `core`, again while [`again`] says so, and returns the
 /// last take's value and load ([`Load::retakes`] says how many takes were discarded).
 pub fn take<T>(core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
-    until_steady(|| {
-        let window = Window::open(core);
-        let t0 = Instant::now();
-        let value = block();
-        let took = t0.elapsed();
-        (value, window.close(), took)
-    })
+    until_steady(|| window_take(core, &mut block), |_| true)
 }
 
-/// Takes `once` (a value, the load around it, how long it took) until [`again`] says no,
-/// and keeps the last take, its load counting the takes discarded before it.
-fn until_steady<T>(mut once: impl FnMut() -> (T, Load, Duration)) -> (T, Load) {
+/// One take of `block` inside a [`Window`]: its value, its load and how long it took.
+fn window_take<T>(core: Option<usize>, block: &mut impl FnMut() -> T) -> (T, Load, Duration) {
+    let window = Window::open(core);
+    let t0 = Instant::now();
+    let value = block();
+    let took = t0.elapsed();
+    (value, window.close(), took)
+}
+
+/// Takes `once` (a value, the load around it, how long it took) until [`again`] says no or
+/// `budget` (given the time taken so far) refuses, and keeps the last take, its load counting
+/// the takes discarded before it.
+fn until_steady<T>(
+    mut once: impl FnMut() -> (T, Load, Duration),
+    mut budget: impl FnMut(Duration) -> bool,
+) -> (T, Load) {
     let mut retakes = 0;
     loop {
         let (value, load, took) = once();
+        let within = budget(took);
         let load = Load { retakes, ..load };
-        if !again(&load, took) {
+        if !again(&load, took) || !within {
             return (value, load);
         }
         retakes += 1;
@@ -45,9 +64,47 @@ fn until_steady<T>(mut once: impl FnMut() -> (T, Load, Duration)) -> (T, Load) {
 }
 
 /// Whether a take with `load`, which lasted `took`, is taken again: its core's share moved or
-/// read low, it was taken fewer than [`RETAKES`] times again so far, and it was short.
+/// read low, no other work of this machine shared its core, it was taken fewer than
+/// [`RETAKES`] times again so far, and it was short.
 pub fn again(load: &Load, took: Duration) -> bool {
-    (load.share_moved() || load.share_low()) && load.retakes < RETAKES && took <= MAX_TAKE
+    (load.share_moved() || load.share_low())
+        && load.on_core.is_none_or(|c| c <= OTHER_ON_CORE)
+        && load.retakes < RETAKES
+        && took <= MAX_TAKE
+}
+
+/// A scan taken in parts, one [`Window`] each, retaken part by part within [`SCAN_BUDGET`].
+#[derive(Debug, Default)]
+pub struct Parts {
+    /// Time of every part's first take.
+    first: Duration,
+    /// Time of every take after a part's first.
+    retaken: Duration,
+}
+
+impl Parts {
+    pub fn new() -> Parts {
+        Parts::default()
+    }
+
+    /// Takes one part of the scan, as [`take`] does, while the scan's retakes stay within
+    /// its budget.
+    pub fn take<T>(&mut self, core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
+        self.take_with(|| window_take(core, &mut block))
+    }
+
+    /// [`Parts::take`] with the takes given: `once` is one take (value, load, time).
+    fn take_with<T>(&mut self, once: impl FnMut() -> (T, Load, Duration)) -> (T, Load) {
+        let mut first = true;
+        until_steady(once, |took| {
+            if std::mem::take(&mut first) {
+                self.first += took;
+            } else {
+                self.retaken += took;
+            }
+            self.retaken.as_secs_f64() < SCAN_BUDGET * self.first.as_secs_f64()
+        })
+    }
 }
 
 /// The promise a report makes where it uses [`take`]: "a block whose core share moved or read
@@ -57,6 +114,15 @@ pub fn promise() -> String {
         "a block whose core share moved or read low is taken again, up to {RETAKES} times, \
          while one take lasts under {} s",
         MAX_TAKE.as_secs()
+    )
+}
+
+/// The promise of a scan taken in [`Parts`].
+pub fn parts_promise() -> String {
+    format!(
+        "each point is taken in its own window; a point whose core share moved or read low is \
+         taken again, up to {RETAKES} times, while the retakes add under {:.0}% to the scan",
+        SCAN_BUDGET * 100.0
     )
 }
 
@@ -95,17 +161,67 @@ mod tests {
             !again(&Load::default(), short),
             "no reading, nothing to judge"
         );
+        let shared = Load {
+            on_core: Some(0.5),
+            ..load(3.6, 2.0, 0)
+        };
+        assert!(
+            !again(&shared, short),
+            "other work on the core: its slices cut the readings"
+        );
+    }
+
+    /// A scan of parts of 100 ms each: a part is taken again while the scan's retakes took
+    /// less than half of its first takes; a steady part never.
+    #[test]
+    fn the_parts_of_a_scan_are_taken_again_within_the_scans_budget() {
+        let mut parts = Parts::new();
+        let mut part = |readings: &[(f64, f64)]| {
+            let mut k = 0;
+            let (_, l) = parts.take_with(|| {
+                let (b, a) = readings[k.min(readings.len() - 1)];
+                k += 1;
+                ((), load(b, a, 0), Duration::from_millis(100))
+            });
+            (k, l.retakes)
+        };
+        for _ in 0..3 {
+            assert_eq!(part(&[(3.6, 3.7)]), (1, 0), "steady: taken once");
+        }
+        // First takes 400 ms, retakes 100 ms after this part.
+        assert_eq!(
+            part(&[(3.6, 2.0), (3.6, 3.6)]),
+            (2, 1),
+            "moved, then steady"
+        );
+        // First takes 500 ms, retakes 300 ms after this part.
+        assert_eq!(part(&[(2.1, 2.2)]), (3, 2), "low: taken up to the limit");
+        // First takes 600 ms: retakes of 300 ms are not under half of it.
+        assert_eq!(part(&[(3.6, 2.0)]), (1, 0), "the budget is spent: kept");
+        for _ in 0..2 {
+            part(&[(3.6, 3.7)]);
+        }
+        // First takes 900 ms: room again.
+        assert_eq!(
+            part(&[(3.6, 2.0), (3.6, 3.6)]),
+            (2, 1),
+            "moved, then steady"
+        );
+        assert!(parts_promise().contains("under 50%"), "{}", parts_promise());
     }
 
     /// A sequence of takes with these share readings, 300 ms each: how many were taken, and
     /// which was kept.
     fn takes(readings: &[(f64, f64)]) -> (usize, Load) {
         let mut k = 0;
-        let (v, l) = until_steady(|| {
-            let (b, a) = readings[k.min(readings.len() - 1)];
-            k += 1;
-            (k, load(b, a, 0), Duration::from_millis(300))
-        });
+        let (v, l) = until_steady(
+            || {
+                let (b, a) = readings[k.min(readings.len() - 1)];
+                k += 1;
+                (k, load(b, a, 0), Duration::from_millis(300))
+            },
+            |_| true,
+        );
         assert_eq!(v, k, "the last take is kept");
         (k, l)
     }

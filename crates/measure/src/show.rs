@@ -22,10 +22,18 @@ pub fn marked(tally: &Tally, shared: bool, sentences: Vec<String>) -> Vec<String
     if let (Some(mark), Some(first)) = (tally.mark(), out.first_mut()) {
         *first = format!("{mark}{first}");
     }
-    if shared && let Some(c) = tally.contention() {
-        out.push(format!("{c}: the shared levels read here are theirs too."));
+    if shared {
+        out.extend(contention(tally));
     }
     out
+}
+
+/// The sentence [`marked`] adds to a shared-level reading when other cores were busy while
+/// `tally`'s rounds ran; nothing otherwise.
+pub fn contention(tally: &Tally) -> Option<String> {
+    tally
+        .contention()
+        .map(|c| format!("{c}: the shared levels read here are theirs too."))
 }
 
 /// The line of a prepared region: `{asked}{the kernel's answer}; on huge pages: {verified

@@ -235,13 +235,30 @@ pub fn provisional(f: &DataFile, name: &str) -> bool {
     block(f, name).is_some_and(|m| m.provisional)
 }
 
-/// The rows of block `b` (of the saved run `f`) a figure draws as disturbed: every row when
-/// the block is provisional in the `disturbance` block, else the rows whose own rounds were
+/// The rows of block `b` (of the saved run `f`) a figure draws as disturbed. A block that
+/// judged each row itself (a `provisional` column: its rows were taken one by one, each in
+/// its own window) is drawn by that judgement; otherwise every row when the block is
+/// provisional in the `disturbance` block. Beyond those, the rows whose own rounds were
 /// disturbed. All `false` for a quiet run and for a run saved before any of this.
 pub fn disturbed_rows(f: &DataFile, b: &Block) -> Vec<bool> {
-    if b.name.as_deref().is_some_and(|n| provisional(f, n)) {
+    let own = b.texts(measure::schema::disturbance::PROVISIONAL);
+    if own.is_none() && b.name.as_deref().is_some_and(|n| provisional(f, n)) {
         return vec![true; b.rows.len()];
     }
+    let by_rounds = rounds_disturbed(b);
+    match own {
+        Some(own) => own
+            .iter()
+            .zip(by_rounds)
+            .map(|(p, d)| p == "yes" || d)
+            .collect(),
+        None => by_rounds,
+    }
+}
+
+/// The rows of block `b` whose own `rounds` and `disturbed_rounds` say disturbed
+/// ([`row_disturbed`]).
+fn rounds_disturbed(b: &Block) -> Vec<bool> {
     let none = || vec![None; b.rows.len()];
     let rounds = b
         .nums(measure::schema::disturbance::ROUNDS)
@@ -320,18 +337,22 @@ pub mod tests {
     #[test]
     fn key_figures_take_their_blocks_mark_or_the_experiments() {
         let f = file(&[
+            ("latency/first", 21, 0, false, false),
             ("latency/index", 31, 9, true, false),
             ("latency/pointer", 31, 0, false, false),
             ("knees", 5, 0, false, true),
         ]);
-        let m = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "first_index_ns").unwrap();
+        let m = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "ladder_factor").unwrap();
         assert!(m.provisional && !m.contended, "{m:?}");
+        // A figure of one row of a scan taken row by row: that row's mark alone.
+        let first = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "first_index_ns");
+        assert_eq!(first, Some(Mark::default()));
         // Unknown mapping: the whole experiment's marks.
         let all = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "no_such_figure").unwrap();
         assert!(all.provisional && all.contended);
         assert_eq!(
             describe(&f),
-            "**provisional: 1 of 3 results**; contention: 1"
+            "**provisional: 1 of 4 results**; contention: 1"
         );
         assert_eq!(m.on("2.24 ns"), "provisional: 2.24 ns");
         assert_eq!(
@@ -373,5 +394,13 @@ pub mod tests {
         let whole = format!("{text}{}", block_text(&[("latency", 100, 30, true, false)]));
         let f = measure::data::parse(&whole).unwrap();
         assert_eq!(disturbed_rows(&f, f.block("latency").unwrap()), [true; 5]);
+        // Rows judged one by one: their own marks, whatever the whole block's.
+        let judged = "#DATA-BEGIN latency\n#COLUMNS kib ns rounds disturbed_rounds \
+                      provisional:text\n#DATA 4 1.1 21 0 no\n#DATA 8 1.2 21 0 yes\n\
+                      #DATA 16 2.2 21 9 no\n#DATA-END\n";
+        let whole = format!("{judged}{}", block_text(&[("latency", 63, 9, true, false)]));
+        let f = measure::data::parse(&whole).unwrap();
+        let b = f.block("latency").unwrap();
+        assert_eq!(disturbed_rows(&f, b), [false, true, true]);
     }
 }

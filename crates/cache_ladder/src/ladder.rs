@@ -18,7 +18,7 @@
 use measure::chase::{Link, Plan, Ring};
 use measure::cli;
 use measure::clock::now_ns;
-use measure::disturb::Probe;
+use measure::disturb::{Load, Probe};
 use measure::fmt::{bytes, say};
 use measure::keep::black_box;
 use measure::mem::{self, HugeAdvice, Prepared, Region, backing_meta};
@@ -145,6 +145,9 @@ pub struct Rounds {
     pub huge: Option<Timed>,
     pub seq: Timed,
     pub seq_vec: Timed,
+    /// The load around this size's pass, taken in its own window
+    /// ([`measure::retake::Parts`]).
+    pub load: Load,
 }
 
 /// The sequential sweep as the compiler writes it: the wrapping sum of the words, in order.
@@ -286,6 +289,7 @@ pub fn measure(mem: &mut Memory, bytes: usize, plan: &Plan, probe: &mut Probe) -
         huge,
         seq,
         seq_vec,
+        load: Load::default(),
     }
 }
 

@@ -34,7 +34,7 @@ use ladder::Memory;
 use measure::chase::Plan;
 use measure::cli::{self, Opt};
 use measure::clock::CoreClock;
-use measure::disturb::{Load, Probe, Tally, Window};
+use measure::disturb::{Load, Probe, Tally};
 use measure::fmt::{bytes, say};
 use measure::mem::{self, backing_meta};
 use measure::run::Experiment;
@@ -258,21 +258,27 @@ fn ladder_section(
         ),
         "  ",
     );
+    println!(
+        "{}",
+        measure::fmt::field("retakes", &measure::retake::parts_promise())
+    );
     let mut probe = Probe::new();
-    let window = Window::open(core);
+    let mut parts = measure::retake::Parts::new();
     let scan = scan::run_named(
         sizes,
         &TWO_PASSES,
         |&b| bytes(b as u64),
-        |&b, _| ladder::measure(mem, b, &plan, &mut probe),
+        |&b, _| {
+            let (rounds, load) = parts.take(core, || ladder::measure(mem, b, &plan, &mut probe));
+            ladder::Rounds { load, ..rounds }
+        },
     );
-    let load = window.close();
     let after = mem.backing_after();
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
     let tally = rows
         .iter()
-        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
-        .with_load(load);
+        .fold(Tally::default(), |t, r| t.merge(&r.tally()));
+    let load = tally.load.unwrap_or_default();
     report::table(&rows, exp, cc);
     report::sweeps(&rows);
     let huge = mem.huge.as_ref().map(|_| verdict::HugeCheck {
@@ -393,6 +399,8 @@ fn record(
         ("seq", |r| Some(r.seq)),
         ("seq_vec", |r| Some(r.seq_vec)),
     ];
+    exp.disturbance(::cache_ladder::schema::LATENCY_FIRST, &first.tally());
+    exp.disturbance(::cache_ladder::schema::LATENCY_LARGEST, &last.tally());
     for (name, pick) in kinds {
         let t = l
             .rows

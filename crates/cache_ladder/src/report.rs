@@ -40,7 +40,7 @@ impl Kind {
             let used = t.used();
             all.extend_from_slice(&used);
             round_spread = round_spread.max(spread_but_one(&used)?);
-            tally = tally.merge(&t.tally());
+            tally = tally.merge(&t.tally().with_load(r.load));
         }
         let a = p.agreement(DEFAULT_TOLERANCE, |r| {
             pick(r)
@@ -71,6 +71,7 @@ fn spread_but_one(v: &[f64]) -> Option<f64> {
 }
 
 /// One working set, summarised.
+#[derive(Debug, Clone, Copy)]
 pub struct Row {
     pub bytes: usize,
     pub index: Kind,
@@ -107,14 +108,25 @@ impl Row {
     pub fn stable(&self) -> bool {
         self.index.stable() && self.pointer.stable() && self.huge.is_none_or(|h| h.stable())
     }
-    /// `ok`, or `!` (passes disagree) and `~` (rounds spread): the flags column.
-    fn flags(&self) -> &'static str {
+    /// Whether this size's readings are provisional: its rounds were disturbed, or the core's
+    /// share was unsteady while it was taken.
+    pub fn provisional(&self) -> bool {
+        self.tally().provisional()
+    }
+    /// `ok`, or `!` (passes disagree), `~` (rounds spread) and `p` (provisional): the flags
+    /// column.
+    fn flags(&self) -> String {
         let spread = self.worst(|k| k.round_spread) > ROUND_TOLERANCE;
-        match (self.agree(), spread) {
-            (true, false) => "ok",
-            (false, false) => "!",
-            (true, true) => "~",
-            (false, true) => "! ~",
+        let on = [
+            (!self.agree(), "!"),
+            (spread, "~"),
+            (self.provisional(), "p"),
+        ];
+        let set: Vec<&str> = on.iter().filter(|(b, _)| *b).map(|(_, f)| *f).collect();
+        if set.is_empty() {
+            "ok".into()
+        } else {
+            set.join(" ")
         }
     }
     /// The largest `spread` (a pass or a round spread) over the chases.
@@ -233,12 +245,15 @@ pub fn table(rows: &[Row], exp: &mut Experiment, cc: &CoreClock) {
             r.huge.map(|h| h.stable()).into(),
             r.tally().rounds.into(),
             r.tally().disturbed.into(),
+            r.provisional().into(),
         ]);
     }
     say(
         &format!(
             "factor: against 4 KiB, index chase. flags: ! the passes disagree by over {:.0}%, ~ \
-             the rounds spread over {:.0}% (slowest left out): not a measurement of the size alone.",
+             the rounds spread over {:.0}% (slowest left out): not a measurement of the size \
+             alone; p provisional: its rounds were disturbed, or the core's share was unsteady \
+             while it was taken.",
             DEFAULT_TOLERANCE * 100.0,
             ROUND_TOLERANCE * 100.0
         ),

@@ -46,6 +46,7 @@ block!(latency = "latency" keys [KIB] {
     HUGE_STABLE = "huge_stable" [text],
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
+    PROVISIONAL = "provisional" [text],
 });
 
 block!(knees = "knees" keys [SERIES, KIND, FROM_KIB] {
@@ -109,16 +110,40 @@ keys! {
 /// The `#META` keys the figure reads.
 pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
 
-/// The block each key figure is computed from (the others take the mark of the whole run).
-pub const KEY_SOURCES: measure::key::Sources = &[(
-    &[
-        key::FIRST_INDEX_NS,
-        key::LARGEST_INDEX_NS,
-        key::LADDER_FACTOR,
-        key::LARGEST_SEQ_NS,
-    ],
-    latency::BLOCK,
-)];
+/// The result each key figure is computed from (the others take the mark of the whole run):
+/// the smallest working set's row, the largest's, or the whole latency scan. The scan is
+/// taken size by size, so a figure of one size carries the mark of that size alone.
+pub const KEY_SOURCES: measure::key::Sources = &[
+    (
+        &[
+            key::FIRST_INDEX_NS,
+            key::FIRST_POINTER_NS,
+            key::FIRST_POINTER_CYCLES,
+        ],
+        LATENCY_FIRST,
+    ),
+    (
+        &[
+            key::LARGEST_INDEX_NS,
+            key::LARGEST_POINTER_NS,
+            key::LARGEST_HUGE_NS,
+            key::LARGEST_SEQ_NS,
+            key::LARGEST_SEQ_VEC_NS,
+            key::RANDOM_OVER_SEQUENTIAL_LARGEST,
+        ],
+        LATENCY_LARGEST,
+    ),
+    (&[key::LADDER_FACTOR], latency::BLOCK),
+    (&[key::TOP_LEVEL_FROM, key::LAST_KNEE_FROM], knees::BLOCK),
+    (
+        &[key::MLP_MEMORY_IN_FLIGHT, key::MLP_MEMORY_IMPLIED_GBS],
+        mlp::BLOCK,
+    ),
+];
+
+/// The `disturbance` results of the smallest and the largest working set's rows.
+pub const LATENCY_FIRST: &str = "latency/first";
+pub const LATENCY_LARGEST: &str = "latency/largest";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![latency, knees];

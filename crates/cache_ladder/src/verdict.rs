@@ -70,24 +70,26 @@ pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
     // A sentence about a flagged size says so.
     let care = |r: &Row| if r.stable() { "" } else { " (a flagged size)" };
     let (pi, pp) = (first.index.ns.median, first.pointer.ns.median);
-    let mut out = vec![format!(
-        "at {}{} the pointer chase takes {pp:.2} ns a step, the index chase {pi:.2} ns{}: {}",
-        bytes(first.bytes as u64),
-        care(first),
-        cycles(pp, pi),
-        if pi > pp * 1.05 {
-            format!(
-                "computing the address from an index costs {:.0}% on top of the load itself.",
-                (pi / pp - 1.0) * 100.0
-            )
-        } else {
-            "computing the address from an index costs nothing measurable here.".into()
-        }
+    let mut out = vec![own(
+        [Some(first.index), Some(first.pointer)],
+        format!(
+            "at {}{} the pointer chase takes {pp:.2} ns a step, the index chase {pi:.2} ns{}: {}",
+            bytes(first.bytes as u64),
+            care(first),
+            cycles(pp, pi),
+            if pi > pp * 1.05 {
+                format!(
+                    "computing the address from an index costs {:.0}% on top of the load itself.",
+                    (pi / pp - 1.0) * 100.0
+                )
+            } else {
+                "computing the address from an index costs nothing measurable here.".into()
+            }
+        ),
     )];
     let f = last.index.ns.median / first.index.ns.median;
     out.push(own(
-        l,
-        [Some(last.index)],
+        [Some(first.index), Some(last.index)],
         format!(
             "{}{} is {f:.0}x slower per step than {} (index chase): the same instructions, only \
          the place the data lives differs.",
@@ -99,7 +101,6 @@ pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
     let s = last.index.ns.median / last.seq.ns.median;
     let sweeps = [Some(last.index), Some(last.seq), Some(last.seq_vec)];
     out.push(own(
-        l,
         sweeps,
         format!(
             "sweeping {} in order costs {:.2} ns a word ({:.2} ns vectorised), {s:.0}x less than \
@@ -128,7 +129,7 @@ pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
             show(check.huge_pct),
             show(check.pointer_pct)
         );
-        out.push(own(l, [Some(last.pointer), Some(h)], text));
+        out.push(own([Some(last.pointer), Some(h)], text));
     }
     let flagged = l.rows.iter().filter(|r| !r.stable()).count();
     if flagged > 0 {
@@ -138,25 +139,18 @@ pub fn ladder_verdict(l: &Ladder) -> Vec<String> {
             l.rows.len()
         ));
     }
-    // The section's mark goes on the first reading, which the first size's chases give.
-    let t = Tally {
-        disturbed_used: first.index.tally.disturbed_used + first.pointer.tally.disturbed_used,
-        ..l.tally
-    };
-    show::marked(&t, true, out)
+    out.extend(show::contention(&l.tally));
+    out
 }
 
-/// A later sentence of section 4, marked on its own when the rounds it reads (`kinds`) had
-/// none clean: the section's mark says the clean rounds give the rest.
-fn own<const N: usize>(l: &Ladder, kinds: [Option<Kind>; N], sentence: String) -> String {
-    let mut t = kinds
+/// A sentence of section 4, marked by the rounds it reads (`kinds`, the sizes it speaks of)
+/// and the load of the parts of the scan they were taken in: a size whose core share was
+/// unsteady marks the sentences that read it, and only those.
+fn own<const N: usize>(kinds: [Option<Kind>; N], sentence: String) -> String {
+    let t = kinds
         .iter()
         .flatten()
         .fold(Tally::default(), |t, k| t.merge(&k.tally));
-    t.load = l.tally.load;
-    if t.disturbed_used == 0 {
-        return sentence;
-    }
     show::marked(&t, false, vec![sentence]).remove(0)
 }
 
@@ -457,6 +451,28 @@ mod tests {
         }
     }
 
+    /// The rows as a scan with section tally `t` leaves them: each chase of each size with
+    /// its share of the rounds and disturbed rounds, and the parts' load (a chase already
+    /// given disturbed rounds keeps them).
+    fn as_taken(rows: &[Row], t: Tally) -> Vec<Row> {
+        let share = |n: usize| n * 30 / t.rounds.max(1);
+        let spread = |k: &mut Kind| {
+            if k.tally.disturbed == 0 {
+                k.tally.disturbed = share(t.disturbed);
+                k.tally.disturbed_used = share(t.disturbed_used);
+            }
+            k.tally.load = k.tally.load.or(t.load);
+        };
+        let mut out = rows.to_vec();
+        for r in &mut out {
+            for k in [&mut r.index, &mut r.pointer, &mut r.seq, &mut r.seq_vec] {
+                spread(k);
+            }
+            r.huge.as_mut().map(spread);
+        }
+        out
+    }
+
     fn ladder_says(rows: &[Row], t: Tally) -> Vec<String> {
         ladder_verdict(&Ladder {
             rows,
@@ -487,8 +503,13 @@ mod tests {
         boundaries_verdict(&readings, &reported, 128 << 20, &t)
     }
 
+    /// What section 4 says of the usual rows, taken with the section's evidence `t`.
+    fn taken_say(t: Tally) -> Vec<String> {
+        ladder_says(&as_taken(&rows(), t), t)
+    }
+
     fn all_say(t: Tally) -> Vec<String> {
-        let mut v = ladder_says(&rows(), t);
+        let mut v = taken_say(t);
         v.extend(boundaries_say(t));
         v
     }
@@ -520,12 +541,16 @@ mod tests {
             ..tally(600, load(0.0, 0.0))
         };
         for t in [busy, many, none_clean] {
-            let l = ladder_says(&rows(), t);
+            let l = taken_say(t);
+            assert!(
+                l.iter().take(4).all(|s| s.starts_with("provisional: ")),
+                "{l:?}"
+            );
             assert!(l[0].starts_with("provisional: "), "{l:?}");
             let b = boundaries_say(t);
             assert!(b[0].starts_with("provisional: "), "{b:?}");
         }
-        assert!(ladder_says(&rows(), busy)[0].contains("0.50 cores of other work on core 1"));
+        assert!(taken_say(busy)[0].contains("0.50 cores of other work on core 1"));
         assert!(boundaries_say(none_clean)[0].contains("no round was clean"));
         // Where the first size's chases had no clean round, the first reading says so.
         let mut r = rows();
@@ -534,14 +559,47 @@ mod tests {
             k.tally.disturbed = 30;
             k.tally.disturbed_used = 30;
         }
-        let l = ladder_says(&r, tally(60, load(0.0, 0.0)));
-        assert!(l[0].contains("its disturbed rounds stand in; the rest give: at 4 KiB"));
+        let t = tally(60, load(0.0, 0.0));
+        let l = ladder_says(&as_taken(&r, t), t);
+        assert!(
+            l[0].contains("no round was clean, so these are disturbed rounds: at 4 KiB"),
+            "{l:?}"
+        );
+    }
+
+    /// The scan is taken size by size, each in its own window: a size whose core share moved
+    /// marks the readings drawn from it, and the others read clean.
+    #[test]
+    fn a_size_with_an_unsteady_share_marks_only_the_readings_of_it() {
+        use measure::clock::share::Share;
+        let mut r = rows();
+        let moved = Load {
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
+            ..load(0.0, 0.0)
+        };
+        let last = &mut r[1];
+        for k in [
+            &mut last.index,
+            &mut last.pointer,
+            &mut last.seq,
+            &mut last.seq_vec,
+        ] {
+            k.tally.load = Some(moved);
+        }
+        last.huge.as_mut().unwrap().tally.load = Some(moved);
+        let section = tally(0, load(0.0, 0.0));
+        let l = ladder_says(&as_taken(&r, section), section);
+        assert!(l[0].starts_with("at 4 KiB the pointer chase"), "{l:?}");
+        for s in &l[1..4] {
+            assert!(s.starts_with("provisional: 0 of "), "{s}");
+            assert!(s.contains("share moved (3.70x to 2.20x: likely"), "{s}");
+        }
     }
 
     #[test]
     fn contention_on_the_other_cores_is_named_beside_the_shared_levels() {
         let streamer = tally(0, load(0.0, 0.95));
-        let l = ladder_says(&rows(), streamer);
+        let l = taken_say(streamer);
         assert!(
             !l[0].starts_with("provisional"),
             "contention is not disturbance"

@@ -125,8 +125,10 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
     assert!(text.contains("index chase") && text.contains("on huge pages"));
     assert!(text.contains("sequential") && text.contains("round spread"));
     let n = measure::testing::report_lines(&text);
-    // 120 for the appendix's sections, 45 for section 6 (three sets of five chain counts).
-    assert!(n <= 165, "{n} report lines");
+    // 120 for the appendix's sections, 45 for section 6 (three sets of five chain counts), 2
+    // for section 4's retakes line, and room for the marks a host with an unsteady core share
+    // puts on each of section 4's readings.
+    assert!(n <= 180, "{n} report lines");
 }
 
 #[test]

@@ -338,6 +338,7 @@ pub mod tests {
     fn key_figures_take_their_blocks_mark_or_the_experiments() {
         let f = file(&[
             ("latency/first", 21, 0, false, false),
+            ("latency/ends", 42, 9, true, false),
             ("latency/index", 31, 9, true, false),
             ("latency/pointer", 31, 0, false, false),
             ("knees", 5, 0, false, true),
@@ -352,7 +353,7 @@ pub mod tests {
         assert!(all.provisional && all.contended);
         assert_eq!(
             describe(&f),
-            "**provisional: 1 of 4 results**; contention: 1"
+            "**provisional: 2 of 5 results**; contention: 1"
         );
         assert_eq!(m.on("2.24 ns"), "provisional: 2.24 ns");
         assert_eq!(

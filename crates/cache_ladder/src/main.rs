@@ -401,6 +401,8 @@ fn record(
     ];
     exp.disturbance(::cache_ladder::schema::LATENCY_FIRST, &first.tally());
     exp.disturbance(::cache_ladder::schema::LATENCY_LARGEST, &last.tally());
+    let ends = first.tally().merge(&last.tally());
+    exp.disturbance(::cache_ladder::schema::LATENCY_ENDS, &ends);
     for (name, pick) in kinds {
         let t = l
             .rows

@@ -111,7 +111,7 @@ keys! {
 pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
 
 /// The result each key figure is computed from (the others take the mark of the whole run):
-/// the smallest working set's row, the largest's, or the whole latency scan. The scan is
+/// the smallest working set's row, the largest's, or both (the factor between them). The scan is
 /// taken size by size, so a figure of one size carries the mark of that size alone.
 pub const KEY_SOURCES: measure::key::Sources = &[
     (
@@ -133,7 +133,7 @@ pub const KEY_SOURCES: measure::key::Sources = &[
         ],
         LATENCY_LARGEST,
     ),
-    (&[key::LADDER_FACTOR], latency::BLOCK),
+    (&[key::LADDER_FACTOR], LATENCY_ENDS),
     (&[key::TOP_LEVEL_FROM, key::LAST_KNEE_FROM], knees::BLOCK),
     (
         &[key::MLP_MEMORY_IN_FLIGHT, key::MLP_MEMORY_IMPLIED_GBS],
@@ -141,9 +141,11 @@ pub const KEY_SOURCES: measure::key::Sources = &[
     ),
 ];
 
-/// The `disturbance` results of the smallest and the largest working set's rows.
+/// The `disturbance` results of the smallest and the largest working set's rows, and of the
+/// two together.
 pub const LATENCY_FIRST: &str = "latency/first";
 pub const LATENCY_LARGEST: &str = "latency/largest";
+pub const LATENCY_ENDS: &str = "latency/ends";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![latency, knees];

@@ -321,6 +321,15 @@ impl Load {
         }
     }
 
+    /// The loads of parts taken one after the other, as one ([`Load::merge`]); the default
+    /// load where there are none.
+    pub fn merged(loads: impl IntoIterator<Item = Load>) -> Load {
+        loads
+            .into_iter()
+            .reduce(|a, b| a.merge(&b))
+            .unwrap_or_default()
+    }
+
     /// The load around two blocks taken one after the other (the parts of a scan, each in
     /// its own window), as one: the counters' shares averaged by wall time, as one window
     /// around both would have read them; the share readings of the less steady part with its

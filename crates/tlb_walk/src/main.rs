@@ -208,8 +208,9 @@ fn page_scan(
     if let Some(warning) = verdict::scan_backing([a.backing, b.backing]) {
         say(&warning, "  ");
     }
+    println!("{}", field("retakes", &measure::retake::parts_promise()));
     let mut probe = Probe::new();
-    let window = Window::open(core);
+    let mut parts = measure::retake::Parts::new();
     let scan = scan::run_named(
         counts,
         &TWO_PASSES,
@@ -217,32 +218,27 @@ fn page_scan(
         |&pages, _| {
             // The same random ring in both regions, one per layout, rounds interleaved.
             let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-            let mut t = walk::judged(
-                &mut [
-                    (&mut a.region, Layout::Offset0),
-                    (&mut b.region, Layout::LineSpread),
-                ],
-                &next,
-                g,
-                plan,
-                &mut probe,
-            );
+            let (mut t, load) = parts.take(core, || {
+                walk::judged(
+                    &mut [
+                        (&mut a.region, Layout::Offset0),
+                        (&mut b.region, Layout::LineSpread),
+                    ],
+                    &next,
+                    g,
+                    plan,
+                    &mut probe,
+                )
+            });
             let line = t.pop().expect("two rings");
             Pair {
                 offset0: t.pop().expect("two rings"),
                 line,
+                load,
             }
         },
     );
-    let load = window.close();
-    scan.points
-        .iter()
-        .map(Row::of)
-        .map(|r| Row {
-            tally: r.tally.with_load(load),
-            ..r
-        })
-        .collect()
+    scan.points.iter().map(Row::of).collect()
 }
 
 /// The data TLBs' reach in 4 KiB pages (one entry maps one page), L1 then L2, where CPUID

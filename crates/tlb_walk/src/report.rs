@@ -7,7 +7,7 @@ use crate::{HONOURED_PCT, REFUSED_PCT, WIN_RATIO};
 use ::tlb_walk::schema::key;
 use measure::clock::CoreClock;
 use measure::data::Block;
-use measure::disturb::Tally;
+use measure::disturb::{Load, Tally};
 use measure::fmt::bytes as human_bytes;
 use measure::out::Out;
 use measure::rounds::{self, Timed};
@@ -15,10 +15,12 @@ use measure::run::Experiment;
 use measure::scan::{DEFAULT_TOLERANCE, ScanPoint};
 use measure::stats::{Summary, median};
 
-/// The rounds of one page count in one pass, one per layout, each with its evidence.
+/// The rounds of one page count in one pass, one per layout, each with its evidence, and
+/// the load around them (the count and pass were taken in a window of their own).
 pub struct Pair {
     pub offset0: Timed,
     pub line: Timed,
+    pub load: Load,
 }
 
 /// One page count, summarised over the clean rounds of both passes.
@@ -51,7 +53,8 @@ impl Row {
             line: Summary::of(&all(|m| &m.line)).expect("rounds"),
             spread0: spread(|m| &m.offset0),
             spread1: spread(|m| &m.line),
-            tally: rounds::tally(p.passes.iter().flat_map(|m| [&m.offset0, &m.line])),
+            tally: rounds::tally(p.passes.iter().flat_map(|m| [&m.offset0, &m.line]))
+                .with_load(Load::merged(p.passes.iter().map(|m| m.load))),
         }
     }
 }
@@ -83,7 +86,7 @@ pub fn pages(out: &mut Out, rows: &[Row], page: usize, lpp: usize, cc: &CoreCloc
         let agree = r.spread0 <= DEFAULT_TOLERANCE && r.spread1 <= DEFAULT_TOLERANCE;
         let worst = r.spread0.max(r.spread1) * 100.0;
         println!(
-            "  {:>6}  {:>9}  {:>8.2} ({:>4})  {:>5.1}x  {:>8.2} ({:>4})  {:>5.1}x  {:>8.2}x  {} {worst:.0}%",
+            "  {:>6}  {:>9}  {:>8.2} ({:>4})  {:>5.1}x  {:>8.2} ({:>4})  {:>5.1}x  {:>8.2}x  {} {worst:.0}%{}",
             r.pages,
             human_bytes((r.pages * page) as u64),
             r.offset0.median,
@@ -93,7 +96,8 @@ pub fn pages(out: &mut Out, rows: &[Row], page: usize, lpp: usize, cc: &CoreCloc
             cycles(cc, r.line.median),
             r.line.median / b1,
             r.offset0.median / r.line.median,
-            if agree { "ok" } else { "! " }
+            if agree { "ok" } else { "! " },
+            if r.tally.provisional() { " p" } else { "" }
         );
         block.row(vec![
             r.pages.into(),
@@ -113,12 +117,18 @@ pub fn pages(out: &mut Out, rows: &[Row], page: usize, lpp: usize, cc: &CoreCloc
             agree.into(),
             r.tally.rounds.into(),
             r.tally.disturbed.into(),
+            r.tally.provisional().into(),
         ]);
     }
-    println!(
-        "  factor: against {} pages. passes: how far the two passes' medians are apart; ! over {:.0}%.",
-        rows[0].pages,
-        DEFAULT_TOLERANCE * 100.0
+    measure::fmt::say(
+        &format!(
+            "factor: against {} pages. passes: how far the two passes' medians are apart; ! over \
+             {:.0}%; p provisional: its rounds were disturbed, or the core's share was unsteady \
+             while it was taken.",
+            rows[0].pages,
+            DEFAULT_TOLERANCE * 100.0
+        ),
+        "  ",
     );
     out.block(&block);
 }
@@ -145,6 +155,10 @@ pub fn pages_record(rows: &[Row], exp: &mut Experiment) {
         "x",
     );
     exp.key_figure("offset0_over_line_max", p.q, "x");
+    use ::tlb_walk::schema::{PAGES_ENDS, PAGES_FIRST, PAGES_MOST};
+    exp.disturbance(PAGES_FIRST, &first.tally);
+    exp.disturbance(PAGES_MOST, &last.tally);
+    exp.disturbance(PAGES_ENDS, &first.tally.merge(&last.tally));
 }
 
 /// One layout's walk in section 2: its rounds on the 4 KiB-page region and on the huge-page

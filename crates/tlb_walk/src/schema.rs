@@ -42,6 +42,7 @@ block!(pages = "pages" keys [PAGES] {
     AGREE = "agree" [text],
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
+    PROVISIONAL = "provisional" [text],
 });
 
 block!(huge_pages = "huge_pages" keys [LAYOUT, ADVICE] {
@@ -92,14 +93,18 @@ keys! {
 /// The block each key figure is computed from (the others take the mark of the whole run).
 pub const KEY_SOURCES: measure::key::Sources = &[
     (
-        &[
-            key::FIRST_PAGES_LINE_NS,
-            key::FIRST_PAGES_OFFSET0_NS,
-            key::MOST_PAGES_OFFSET0_NS,
-            key::PAGES_FACTOR_OFFSET0,
-        ],
-        pages::BLOCK,
+        &[key::FIRST_PAGES_LINE_NS, key::FIRST_PAGES_OFFSET0_NS],
+        PAGES_FIRST,
     ),
+    (
+        &[key::MOST_PAGES_LINE_NS, key::MOST_PAGES_OFFSET0_NS],
+        PAGES_MOST,
+    ),
+    (
+        &[key::PAGES_FACTOR_OFFSET0, key::PAGES_FACTOR_LINE],
+        PAGES_ENDS,
+    ),
+    (&[key::OFFSET0_OVER_LINE_MAX], pages::BLOCK),
     (
         &[
             key::FIRST_TOUCH_NS,
@@ -109,6 +114,12 @@ pub const KEY_SOURCES: measure::key::Sources = &[
         first_touch::BLOCK,
     ),
 ];
+
+/// The `disturbance` results of the fewest pages' row, the most pages' row, and the two
+/// together (the page scan is taken count by count, so each row has its own mark).
+pub const PAGES_FIRST: &str = "pages/first";
+pub const PAGES_MOST: &str = "pages/most";
+pub const PAGES_ENDS: &str = "pages/ends";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys =

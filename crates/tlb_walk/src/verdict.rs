@@ -223,9 +223,9 @@ pub fn pages(scan: &PageScan) -> Vec<String> {
             p.least
         )
     });
-    // The count where they part most, marked on its own if none of its rounds was clean.
+    // The count where they part most, marked by its own rounds and window.
     if let Some(w) = rows.iter().find(|r| r.pages == p.pages)
-        && w.tally.disturbed_used > 0
+        && w.tally.provisional()
         && let Some(last) = out.pop()
     {
         out.push(show::marked(&w.tally, false, vec![last]).remove(0));
@@ -239,12 +239,11 @@ pub fn pages(scan: &PageScan) -> Vec<String> {
             rows.len()
         ));
     }
-    // The section's mark goes on the first reading, which the first and last counts give.
-    let t = Tally {
-        disturbed_used: first.tally.disturbed_used + last.tally.disturbed_used,
-        ..*tally
-    };
-    show::marked(&t, true, out)
+    // The first reading is marked by the first and last counts, which give it (each count
+    // was taken in its own window); the section's contention is named beside it.
+    let mut out = show::marked(&first.tally.merge(&last.tally), false, out);
+    out.extend(show::contention(tally));
+    out
 }
 
 /// What a verdict says, in words.
@@ -469,9 +468,10 @@ mod tests {
             &tally_of(&all, load(0.0, 0.0)),
         );
         assert!(s[0].starts_with("provisional: 60 of 60") && s[0].contains("no round was clean"));
+        // The first reading is read from the fewest and the most pages: their rounds count.
         let r = rows(5);
         let t = rounds::tally(&[]).merge(&r[1].tally);
-        assert!(pages_sentences(&r, &[], &t)[0].starts_with("provisional: 10 of 30"));
+        assert!(pages_sentences(&r, &[], &t)[0].starts_with("provisional: 20 of 60"));
         // The largest count without a clean round: the reading it gives says so.
         let r = vec![row(16, 1.3, 0), row(65536, 187.0, 15)];
         let t = rounds::tally(&[]).merge(&r[0].tally).merge(&r[1].tally);
@@ -575,14 +575,49 @@ mod tests {
     /// first touch, all from rounds of which `disturbed` of 15 were preempted, with `l` as the
     /// load around them.
     fn readings(disturbed: usize, l: Load) -> [Vec<String>; 3] {
-        let r = rows(disturbed);
+        let r = loaded(rows(disturbed), l);
         let t = r.iter().fold(Tally::default(), |t, r| t.merge(&r.tally));
         let w = walks(disturbed);
         [
-            pages_sentences(&r, &[], &t.with_load(l)),
+            pages_sentences(&r, &[], &t),
             huge_sentences(&w, Some(100.0), Some(0.0), &tally_of(&w, l)),
             touch_sentences(200.0, &timed(5000.0, 15, disturbed).tally().with_load(l)),
         ]
+    }
+
+    /// The rows as the scan takes them: each count in its own window, with load `l`.
+    fn loaded(rows: Vec<Row>, l: Load) -> Vec<Row> {
+        rows.into_iter()
+            .map(|r| Row {
+                tally: r.tally.with_load(l),
+                ..r
+            })
+            .collect()
+    }
+
+    /// A count in the middle of the scan whose core share moved: the readings of it are
+    /// marked, the first reading (the fewest and the most pages) is not.
+    #[test]
+    fn a_count_with_an_unsteady_share_marks_only_the_readings_of_it() {
+        use measure::clock::share::Share;
+        let quiet = load(0.0, 0.0);
+        let moved = Load {
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
+            ..quiet
+        };
+        let mut r = loaded(vec![row(16, 1.3, 0), row(64, 2.0, 0)], quiet);
+        r.extend(loaded(vec![row(128, 9.0, 0)], moved));
+        r.extend(loaded(vec![row(1024, 12.0, 0)], quiet));
+        let t = r.iter().fold(Tally::default(), |t, r| t.merge(&r.tally));
+        let reach = [Reach {
+            name: "L1",
+            pages: 64,
+        }];
+        let p = pages_sentences(&r, &reach, &t);
+        assert!(p[0].starts_with("1024 pages cost"), "{p:?}");
+        let across = p.iter().find(|x| x.contains("TLBs' reach")).unwrap();
+        assert!(across.starts_with("provisional: 0 of 60"), "{across}");
+        assert!(across.contains("share moved (3.70x to 2.20x"), "{across}");
     }
 
     #[test]

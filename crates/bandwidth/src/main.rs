@@ -331,6 +331,7 @@ fn describe(out: &mut Out, setup: &Setup, kit: &Kit, memory: &Memory, plan: &swe
         ),
     );
     report::rounds(plan);
+    say("retakes", &measure::retake::parts_promise());
     out.meta("max_kib", setup.max / 1024);
     out.meta("huge_backing_pct", mem::backing_meta(backing));
     out.meta("rounds_per_pass", plan.rounds);
@@ -474,7 +475,8 @@ fn loaded_latency(
 }
 
 /// Section 2's measuring: every working set in two passes in different orders, each round
-/// (or segment) judged by its evidence, inside a window on the pinned `core`. Returns the
+/// (or segment) judged by its evidence, each size and pass inside a window of its own on the
+/// pinned `core` and taken again there when the core's share was unsteady. Returns the
 /// rows, their rounds with the load around them, the times of all clean segments, and how
 /// many rounds were taken again because they were disturbed.
 fn by_working_set(
@@ -485,14 +487,18 @@ fn by_working_set(
     core: Option<usize>,
 ) -> (Vec<Row>, Tally, Vec<f64>, usize) {
     let mut probe = Probe::new();
-    let window = Window::open(core);
+    let mut parts = measure::retake::Parts::new();
     let scan = scan::run_named(
         sizes,
         &TWO_PASSES,
         |&b| size(b as u64),
-        |&bytes, _| sweep::measure(&mut probe, kernels, words, bytes, plan),
+        |&bytes, _| {
+            let (m, load) = parts.take(core, || {
+                sweep::measure(&mut probe, kernels, words, bytes, plan)
+            });
+            sweep::Measured { load, ..m }
+        },
     );
-    let load = window.close();
     let rows: Vec<Row> = scan.points.iter().map(Row::of).collect();
     let disturbed: usize = scan
         .points
@@ -501,8 +507,7 @@ fn by_working_set(
         .sum();
     let tally = rows
         .iter()
-        .fold(Tally::default(), |t, r| t.merge(&r.tally()))
-        .with_load(load);
+        .fold(Tally::default(), |t, r| t.merge(&r.tally()));
     let segments_ns = scan
         .points
         .iter()

@@ -83,6 +83,14 @@ fn bandwidth_text(rows: &[Row], kernels: &[Kernel], beyond: Option<bool>) -> Str
         sweep::PASS_TOLERANCE * 100.0,
         sweep::ROUND_TOLERANCE * 100.0,
     ));
+    let marked = rows.iter().filter(|r| r.tally().provisional()).count();
+    if marked > 0 {
+        read2.push_str(&format!(
+            " {marked} of {} are p (provisional: their rounds were disturbed, or the core's share \
+             was unsteady while they were taken).",
+            rows.len()
+        ));
+    }
     read2
 }
 

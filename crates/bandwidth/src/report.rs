@@ -9,7 +9,7 @@ use crate::shape::Shape;
 use crate::sweep::{Cell, Taken};
 use measure::clock::CoreClock;
 use measure::data::{Block, Value};
-use measure::disturb::Tally;
+use measure::disturb::{Load, Tally};
 use measure::fmt::{bytes as size, median_min_max};
 use measure::out::Out;
 use measure::scan::ScanPoint;
@@ -30,14 +30,20 @@ pub struct Row {
 }
 
 impl Row {
+    /// The working set's cells, each with the load around its passes (one window each).
     pub fn of(p: &ScanPoint<usize, crate::sweep::Measured>) -> Row {
         let k = p.passes[0].kernels.len();
+        let load = Load::merged(p.passes.iter().map(|m| m.load));
         Row {
             bytes: p.param,
             cells: (0..k)
                 .map(|i| {
                     let passes: Vec<&Taken> = p.passes.iter().map(|r| &r.kernels[i]).collect();
-                    Cell::of_taken(&passes).expect("every kernel has rounds in every pass")
+                    let c = Cell::of_taken(&passes).expect("every kernel has rounds in every pass");
+                    Cell {
+                        tally: c.tally.with_load(load),
+                        ..c
+                    }
                 })
                 .collect(),
         }
@@ -217,11 +223,15 @@ pub fn table(
                     w.clone().into(),
                     c.tally.rounds.into(),
                     c.tally.disturbed.into(),
+                    c.tally.provisional().into(),
                 ]);
             }
         }
         if !r.stable() {
             line.push_str("  ~");
+        }
+        if r.tally().provisional() {
+            line.push_str("  p");
         }
         println!("{line}");
     }
@@ -666,5 +676,47 @@ mod tests {
         assert_eq!(gbs(3.456), "3.46");
         assert_eq!(gbs(f64::NAN), "-");
         assert!(gbs(99_999.0).len() <= 7);
+    }
+
+    /// A working set taken in two windows, one of which saw the core's share move: every
+    /// kernel's cell carries that, so the row (and each of its `#DATA` rows) is provisional;
+    /// a working set taken in two steady windows is not.
+    #[test]
+    fn a_working_set_carries_the_load_of_its_windows() {
+        use crate::sweep::Measured;
+        use measure::clock::share::Share;
+        use measure::rounds::Timed;
+        let rounds = Timed {
+            values: vec![10.0, 10.1, 10.2],
+            evidence: vec![Default::default(); 3],
+        };
+        let steady = Load {
+            wall_s: 0.01,
+            core: Some(1),
+            on_core: Some(0.0),
+            steal: Some(0.0),
+            elsewhere: Some(0.0),
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 3.6 })),
+            ..Default::default()
+        };
+        let moved = Load {
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
+            ..steady
+        };
+        let point = |loads: [Load; 2]| ScanPoint {
+            param: 4096,
+            passes: loads
+                .map(|load| Measured {
+                    kernels: vec![Taken::of_rounds(&rounds); 2],
+                    load,
+                })
+                .into(),
+        };
+        let row = Row::of(&point([steady, moved]));
+        assert!(row.cells.iter().all(|c| c.tally.provisional()));
+        assert!(row.tally().provisional());
+        let row = Row::of(&point([steady, steady]));
+        assert!(!row.tally().provisional(), "{:?}", row.tally());
+        assert_eq!(row.tally().rounds, 12);
     }
 }

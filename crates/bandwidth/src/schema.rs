@@ -40,6 +40,8 @@ block!(bandwidth = "bandwidth" keys [KIB, KERNEL] {
     // The timed rounds behind the row, and how many of them were disturbed.
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
+    // Whether the row is provisional: its rounds, or its working set's window, say so.
+    PROVISIONAL = "provisional" [text],
 });
 
 block!(boundaries = "boundaries" keys [KIND, FROM_KIB] {

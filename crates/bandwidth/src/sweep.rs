@@ -25,7 +25,7 @@
 
 use crate::kernels::{BLOCK, Fun, Kernel};
 use measure::clock::time_ns;
-use measure::disturb::{Probe, Tally};
+use measure::disturb::{Load, Probe, Tally};
 use measure::rounds::{self, Step, Timed, Want};
 use measure::segments::{self, Segmented, Step as SegStep};
 use measure::stats::{Summary, sorted_but_largest};
@@ -287,6 +287,8 @@ impl Taken {
 pub struct Measured {
     /// Per kernel (in the order given).
     pub kernels: Vec<Taken>,
+    /// The load around them: one working set in one pass is taken in a window of its own.
+    pub load: Load,
 }
 
 impl Measured {
@@ -319,7 +321,10 @@ pub fn measure(
     } else {
         in_segments(probe, kernels, m, bytes, plan, &takes)
     };
-    Measured { kernels }
+    Measured {
+        kernels,
+        load: Load::default(),
+    }
 }
 
 /// Interleaved rounds ([`rounds::interleaved`]): a disturbed round (other work took the

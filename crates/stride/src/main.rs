@@ -31,7 +31,6 @@ mod walk;
 
 use ::stride::schema::key;
 use measure::clock::{self, CoreClock};
-use measure::disturb::Window;
 use measure::fmt::{bytes, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
@@ -149,11 +148,14 @@ fn main() {
     let want = timing::walk_want(rounds);
     report::passes(&mut exp.out, &orders, &want);
     let buf: &[u8] = timing::bytes(&mut region, len);
-    let window = Window::open(core);
-    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, (accesses, shift), &want);
-    let load = window.close();
+    println!(
+        "{}",
+        measure::fmt::field("retakes", &measure::retake::parts_promise())
+    );
+    let walk = (accesses, shift);
+    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, walk, &want, core);
     drop(region);
-    let walks = report::Walks::of(rows, load, (line, len, accesses));
+    let walks = report::Walks::of(rows, (line, len, accesses));
 
     walks_part(&mut exp, &walks, &cc, probe.min_step_ns);
     prefetch_part(&mut exp, &walks, page);
@@ -249,11 +251,14 @@ fn buffer_size(asked: Option<u64>, largest: Option<u64>) -> (u64, String) {
     }
 }
 
-/// Stride 1, the line size, and the widest stride by both walks.
+/// Stride 1, the line size, and the widest stride by both walks, each with the
+/// `disturbance` result of the rows it is read from.
 fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
+    use ::stride::schema::{STRIDE_FIRST, STRIDE_FIRST_LINE, STRIDE_LINE_ROW, STRIDE_WIDEST};
     let at = |s: u64| rows.iter().find(|r| r.stride == s);
     if let Some(r) = at(1) {
         exp.key_figure(key::STRIDE_1, r.wrap.median, "ns");
+        exp.disturbance(STRIDE_FIRST, &r.tally);
     }
     if let Some(r) = line.and_then(at) {
         exp.key_figure(key::STRIDE_LINE, r.wrap.median, "ns");
@@ -262,10 +267,13 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
             r.wrap.median / rows[0].wrap.median,
             "x",
         );
+        exp.disturbance(STRIDE_LINE_ROW, &r.tally);
+        exp.disturbance(STRIDE_FIRST_LINE, &rows[0].tally.merge(&r.tally));
     }
     if let Some(r) = rows.last() {
-        exp.key_figure("stride_4096_wrapping", r.wrap.median, "ns");
-        exp.key_figure("stride_4096_fresh_lines", r.fresh.median, "ns");
+        exp.key_figure(key::STRIDE_4096_WRAPPING, r.wrap.median, "ns");
+        exp.key_figure(key::STRIDE_4096_FRESH_LINES, r.fresh.median, "ns");
+        exp.disturbance(STRIDE_WIDEST, &r.tally);
     }
 }
 
@@ -284,7 +292,7 @@ fn prefetch_part(exp: &mut Experiment, walks: &report::Walks, page: u64) {
             }
             exp.out.block(&p.block());
             exp.disturbance(::stride::schema::prefetch::BLOCK, &p.tally);
-            exp.key_figure("stride_256_over_line_fresh", p.ratio(), "x");
+            exp.key_figure(key::STRIDE_256_OVER_LINE_FRESH, p.ratio(), "x");
         }
         Err(e) => say(&format!("prefetchers from the outside: skipped: {e}"), "  "),
     }
@@ -314,6 +322,6 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
         timing::LayoutTimes::summary(&t.soa),
     );
     exp.key_figure(key::AOS_X, a.median, "ns");
-    exp.key_figure("soa_x", s.median, "ns");
+    exp.key_figure(key::SOA_X, s.median, "ns");
     exp.key_figure(key::AOS_OVER_SOA, a.median / s.median, "x");
 }

@@ -40,8 +40,8 @@ impl Prefetch {
         let (Some(a), Some(b)) = (at(line), at(WIDE)) else {
             return Err(format!("no row at {line} or {WIDE} bytes"));
         };
-        let mut tally = a.tally.merge(&b.tally);
-        tally.load = w.tally.load;
+        // Each stride was taken in its own window: the two rows' loads are this reading's.
+        let tally = a.tally.merge(&b.tally);
         Ok(Prefetch {
             line,
             page,

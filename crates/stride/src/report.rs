@@ -5,7 +5,7 @@
 use crate::walk::{self, Plan};
 use measure::clock::{ClockReport, CoreClock};
 use measure::data::Block;
-use measure::disturb::{Load, Tally};
+use measure::disturb::Tally;
 use measure::facts::{Fact, MachineFacts};
 use measure::fmt::{bytes, field, grouped, say};
 use measure::mem::backing_meta;
@@ -180,7 +180,8 @@ pub fn print_cost_table(rows: &[Row], line: Option<u64>, cc: &CoreClock, clock_s
     say(
         &format!(
             "each access reads one byte; min .. max over the clean rounds of all passes; ! the passes \
-             disagree by over {:.0}%; the shortest timed segment lasted {:.0} us (the clock's step is \
+             disagree by over {:.0}%; p provisional: its rounds were disturbed, or the core's share \
+             was unsteady while it was taken; the shortest timed segment lasted {:.0} us (the clock's step is \
              {:.3}% of it).",
             DEFAULT_TOLERANCE * 100.0,
             shortest / 1000.0,
@@ -195,10 +196,11 @@ pub fn print_cost_table(rows: &[Row], line: Option<u64>, cc: &CoreClock, clock_s
 
 fn agreement_word(r: &Row) -> String {
     let worst = r.wrap_spread.max(r.fresh_spread) * 100.0;
+    let p = if r.tally.provisional() { " p" } else { "" };
     if r.agree {
-        format!("ok {worst:.0}%")
+        format!("ok {worst:.0}%{p}")
     } else {
-        format!("!  {worst:.0}%")
+        format!("!  {worst:.0}%{p}")
     }
 }
 
@@ -279,6 +281,7 @@ pub fn stride_blocks(out: &mut Out, rows: &[Row], line: Option<u64>, cc: &CoreCl
             line.map(|l| walk::appendix_vain_bytes(r.stride, l)).into(),
             r.tally.rounds.into(),
             r.tally.disturbed.into(),
+            r.tally.provisional().into(),
         ]);
     }
     out.block(&b);
@@ -314,16 +317,11 @@ pub struct Walks {
 impl Walks {
     /// The section's result from its rows, the load around them, and the walks' line size,
     /// buffer length and accesses.
-    pub fn of(
-        rows: Vec<Row>,
-        load: Load,
-        (line, len, accesses): (Option<u64>, usize, usize),
-    ) -> Walks {
+    /// The walks of every stride; their tally merges the rows', with the load of every
+    /// stride's windows.
+    pub fn of(rows: Vec<Row>, (line, len, accesses): (Option<u64>, usize, usize)) -> Walks {
         Walks {
-            tally: rows
-                .iter()
-                .fold(Tally::default(), |t, r| t.merge(&r.tally))
-                .with_load(load),
+            tally: rows.iter().fold(Tally::default(), |t, r| t.merge(&r.tally)),
             rows,
             line,
             len,

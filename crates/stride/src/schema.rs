@@ -58,6 +58,8 @@ block!(stride = "stride" keys [STRIDE_BYTES] {
     // The timed rounds behind the row, and how many of them were disturbed.
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
+    // Whether the row is provisional: its rounds, or its stride's windows, say so.
+    PROVISIONAL = "provisional" [text],
 });
 
 block!(stride_passes = "stride_passes" keys [STRIDE_BYTES, PASS] {
@@ -106,13 +108,26 @@ keys! {
 }
 
 /// The block each key figure is computed from (the others take the mark of the whole run).
+/// Each stride was taken in its own window, so a figure read from one or two strides takes
+/// their mark alone (the `disturbance` results below).
 pub const KEY_SOURCES: measure::key::Sources = &[
-    (&[key::AOS_OVER_SOA, key::AOS_X], layout::BLOCK),
+    (&[key::AOS_OVER_SOA, key::AOS_X, key::SOA_X], layout::BLOCK),
+    (&[key::STRIDE_1], STRIDE_FIRST),
+    (&[key::STRIDE_LINE], STRIDE_LINE_ROW),
+    (&[key::LINE_OVER_STRIDE_1], STRIDE_FIRST_LINE),
     (
-        &[key::STRIDE_1, key::STRIDE_LINE, key::LINE_OVER_STRIDE_1],
-        stride::BLOCK,
+        &[key::STRIDE_4096_WRAPPING, key::STRIDE_4096_FRESH_LINES],
+        STRIDE_WIDEST,
     ),
+    (&[key::STRIDE_256_OVER_LINE_FRESH], prefetch::BLOCK),
 ];
+
+/// The `disturbance` results of the rows key figures are read from: stride 1, the line
+/// size's stride, the two together, and the widest stride.
+pub const STRIDE_FIRST: &str = "stride/first";
+pub const STRIDE_LINE_ROW: &str = "stride/line";
+pub const STRIDE_FIRST_LINE: &str = "stride/first_line";
+pub const STRIDE_WIDEST: &str = "stride/widest";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![stride, stride_passes, layout];

@@ -72,12 +72,22 @@ pub fn sweep(
     orders: &[Order],
     walk: (usize, usize),
     want: &segments::Want,
+    core: Option<usize>,
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
     let probe = Probe::new();
     let name = |&i: &usize| format!("stride {}", strides[i]);
+    // Each stride of each pass in its own window, taken again there while the core's share
+    // was unsteady (within the scan's budget); its walks carry that window's load.
+    let mut parts = measure::retake::Parts::new();
     let result = scan::run_named(&idx, orders, name, |&i, _pass| {
-        measure_point(&probe, want, buf, strides[i], walk, &plans[i])
+        let (mut p, load) = parts.take(core, || {
+            measure_point(&probe, want, buf, strides[i], walk, &plans[i])
+        });
+        for w in [&mut p.wrap, &mut p.fresh] {
+            w.tally = w.tally.with_load(load);
+        }
+        p
     });
     result
         .points

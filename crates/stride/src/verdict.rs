@@ -475,6 +475,29 @@ mod walks_tests {
             r.sentences
         );
     }
+
+    /// Each stride is taken in its own window: a stride whose core share moved marks its own
+    /// row, and the prefetchers' reading (64 against 256 bytes) only when it is one of them.
+    #[test]
+    fn the_prefetchers_take_the_mark_of_their_two_strides_only() {
+        use measure::clock::share::Share;
+        let quiet = tally(78, 0, 0.0, 0.0);
+        let moved = |t: Tally| {
+            let l = t.load.unwrap();
+            t.with_load(measure::disturb::Load {
+                share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
+                ..l
+            })
+        };
+        let mut w = walks(quiet);
+        w.rows[0].tally = moved(quiet);
+        let p = Prefetch::of(&w, 4096).unwrap();
+        assert!(!prefetch_verdict(&p)[0].starts_with("provisional"));
+        w.rows[8].tally = moved(quiet);
+        let p = Prefetch::of(&w, 4096).unwrap();
+        let s = prefetch_verdict(&p);
+        assert!(s[0].starts_with("provisional: 0 of 156"), "{s:?}");
+    }
 }
 
 #[cfg(test)]

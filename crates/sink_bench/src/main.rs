@@ -153,7 +153,6 @@ fn part1(
     core: Option<usize>,
 ) -> Part1 {
     exp.section("the clock, and the latency of one float add");
-    let window = Window::open(core);
     let clock = clock::probe(11, if set.quick { 5_000 } else { 20_000 });
     let (step, read) = (clock.min_step_ns, clock.gettime_cost_ns.median);
     report::clock(&mut exp.out, step, read);
@@ -168,14 +167,15 @@ fn part1(
         "part 1: three ways to treat the result ({reps} passes each, round-robin a b c a b c ...)"
     ));
     let want = Want::new(reps).budget(EXTRA_NS);
-    let (passes, checksum, sums) = kernel::round_robin(probe, a, &want);
+    println!("{}", measure::retake::line());
+    let ((passes, checksum, sums), load) =
+        measure::retake::take(core, || kernel::round_robin(probe, a, &want));
     let expected = sums as f64 * f64::from(PASS_SUM);
     report::checksum(&mut exp.out, checksum, expected, sums);
     if checksum != expected {
         eprintln!("sink_bench: error: checksum {checksum} over {sums} passes, not {expected}");
         std::process::exit(1);
     }
-    let load = window.close();
     let series: Vec<SeriesStats> = passes
         .iter()
         .zip(VARIANTS)

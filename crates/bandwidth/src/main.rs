@@ -134,7 +134,6 @@ fn main() {
     exp.section("7. verdicts (the explicit kernels; B/cyc: bytes per core cycle)");
     let seen = verdict::Seen {
         threads: scaled.one.zip(scaled.all),
-        sweep: sweep_tally,
         threads_tally: scaled.tally,
         read_insns_per_load: kit.read_insns_per_load(),
         stream_gain: nt_gain,

@@ -128,14 +128,16 @@ pub const KEY_SOURCES: measure::key::Sources = &[
     (
         &[
             key::L1_READ_GBS,
-            key::MEMORY_READ_GBS,
-            key::L1_OVER_MEMORY_READ,
             key::L1_READ_OF_LIMIT,
             key::L1_READ_BYTES_PER_CYCLE,
-            key::STREAM_WRITE_GAIN_LARGEST,
         ],
-        bandwidth::BLOCK,
+        SWEEP_L1,
     ),
+    (
+        &[key::MEMORY_READ_GBS, key::STREAM_WRITE_GAIN_LARGEST],
+        SWEEP_LARGEST,
+    ),
+    (&[key::L1_OVER_MEMORY_READ], SWEEP_L1_LARGEST),
     (
         &[key::ALL_CORES_READ_GBS, key::ALL_CORES_OVER_ONE],
         threads::BLOCK,
@@ -149,6 +151,12 @@ pub const KEY_SOURCES: measure::key::Sources = &[
         loaded_latency::BLOCK,
     ),
 ];
+
+/// The `disturbance` results of the working sets section 7 reads (each was taken in its own
+/// windows): the L1 level's, the largest, and the two together.
+pub const SWEEP_L1: &str = "bandwidth/l1";
+pub const SWEEP_LARGEST: &str = "bandwidth/largest";
+pub const SWEEP_L1_LARGEST: &str = "bandwidth/l1_largest";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

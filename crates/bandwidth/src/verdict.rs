@@ -18,8 +18,6 @@ use measure::show;
 pub struct Seen {
     /// One thread's and all threads' (count, total) read bandwidth at the largest set.
     pub threads: Option<(f64, (usize, f64))>,
-    /// The rounds of section 2 (every working set and kernel), with the load around them.
-    pub sweep: Tally,
     /// The rounds of section 5, with the load around them.
     pub threads_tally: Tally,
     /// Instructions per load in the explicit read's loop, read from this binary.
@@ -91,16 +89,20 @@ pub fn print(
     let cell = |k: Option<usize>, row: usize| k.map(|k| rows[row].cells[k].gbs.median);
 
     let l1 = lv.iter().find(|l| l.0 == "L1d").map(|l| l.1);
-    l1_memory(exp, rows, &lv, r, seen);
+    // Each working set was taken in its own windows: a reading of the L1 set and the largest
+    // takes their marks alone.
+    let l1row = l1.unwrap_or(0);
+    let ends = Ends::of(rows, l1row);
+    ends.record(exp);
+    l1_memory(exp, rows, &lv, r, &ends);
 
     // L1 against the core's load and store limit.
-    let l1row = l1.unwrap_or(0);
     let (ra, wa) = (cell(r, l1row).and_then(bpc), cell(w, l1row).and_then(bpc));
     let said = l1_limit(lim, (ra, wa), cc.ghz, seen.read_insns_per_load);
     verdict(
         &mut exp.out,
         ("l1_limit", said.label),
-        (&seen.sweep, false),
+        (&ends.l1, false),
         &said.text,
     );
     if let Some(of_limit) = said.of_limit {
@@ -114,6 +116,34 @@ pub fn print(
     exp.key_figure("l1_read_bytes_per_cycle", ra.filter(plausible), "B/cycle");
 
     recorded(exp, seen);
+}
+
+/// The rounds (with their windows' load) of the two working sets section 7 reads: the L1
+/// level's and the largest.
+struct Ends {
+    l1: Tally,
+    largest: Tally,
+}
+
+impl Ends {
+    fn of(rows: &[Row], l1row: usize) -> Ends {
+        Ends {
+            l1: rows[l1row].tally(),
+            largest: rows.last().map(Row::tally).unwrap_or_default(),
+        }
+    }
+
+    /// Both sets' rounds, as the `disturbance` results their key figures are read from.
+    fn both(&self) -> Tally {
+        self.l1.merge(&self.largest)
+    }
+
+    fn record(&self, exp: &mut Experiment) {
+        use ::bandwidth::schema::{SWEEP_L1, SWEEP_L1_LARGEST, SWEEP_LARGEST};
+        exp.disturbance(SWEEP_L1, &self.l1);
+        exp.disturbance(SWEEP_LARGEST, &self.largest);
+        exp.disturbance(SWEEP_L1_LARGEST, &self.both());
+    }
 }
 
 /// Section 7's reading of L1 against the core's load and store limit, before its mark (it
@@ -212,13 +242,13 @@ fn l1_memory(
     rows: &[Row],
     lv: &[(String, usize)],
     r: Option<usize>,
-    seen: &Seen,
+    ends: &Ends,
 ) {
     let (text, read) = l1_memory_text(rows, lv, r);
     verdict(
         &mut exp.out,
         ("l1_memory", "L1 against memory"),
-        (&seen.sweep, true),
+        (&ends.both(), true),
         &text,
     );
     if let Some((a, m)) = read {

@@ -507,24 +507,33 @@ fn share_parts(l: &Load) -> String {
     if l.unsteadiness() == 0 {
         return String::new();
     }
-    let takes = format!(
-        "taken {} times: the share was unsteady in each",
-        l.retakes + 1
-    );
+    // No ": " or "; " inside: readers find the mark's basis by them (`recap`).
+    let takes = format!("taken {} times, the share unsteady in each", l.retakes + 1);
     match (l.parts > 1, l.retakes > 0) {
         (true, true) => format!(
-            " (in {} of the {} parts taken one by one; the least steady shown, that part \
+            " (in {} of the {} parts taken one by one, the least steady shown, that part \
              {takes})",
             l.unsteady_parts, l.parts
         ),
         (true, false) => format!(
-            " (in {} of the {} parts taken one by one; the least steady shown)",
+            " (in {} of the {} parts taken one by one, the least steady shown)",
             l.unsteady_parts, l.parts
         ),
         (false, true) => format!(" ({takes})"),
         (false, false) => String::new(),
     }
 }
+
+/// What a provisional reading's figures come from, the words between its mark and the
+/// reading ([`Tally::mark`]: "provisional: ...; {basis}: "), so that readers find the reading
+/// after a mark whatever the mark says.
+pub const BASES: [&str; 5] = [
+    "where a segment was never clean its disturbed time stands in; the rest give",
+    "the rounds rebuilt from clean segments give",
+    "no round was clean, so these are disturbed rounds",
+    "where a figure had no clean round its disturbed rounds stand in; the rest give",
+    "the clean rounds give",
+];
 
 /// The rounds behind one result, and the load around them.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -635,18 +644,19 @@ impl Tally {
     /// were disturbed (...); the clean rounds give: "`, or nothing when it is not provisional.
     pub fn mark(&self) -> Option<String> {
         self.provisional().then(|| {
+            let [never_clean, rebuilt, none_clean, stand_in, clean] = BASES;
             let basis = if self.segments {
                 if self.disturbed_used > 0 {
-                    "where a segment was never clean its disturbed time stands in; the rest give"
+                    never_clean
                 } else {
-                    "the rounds rebuilt from clean segments give"
+                    rebuilt
                 }
             } else if self.disturbed_used > 0 && self.disturbed_used == self.rounds {
-                "no round was clean, so these are disturbed rounds"
+                none_clean
             } else if self.disturbed_used > 0 {
-                "where a figure had no clean round its disturbed rounds stand in; the rest give"
+                stand_in
             } else {
-                "the clean rounds give"
+                clean
             };
             format!("provisional: {}; {basis}: ", self.describe())
         })
@@ -835,7 +845,7 @@ mod tests {
         again.load = again.load.map(|l| Load { retakes: 2, ..l });
         let m = again.mark().unwrap();
         assert!(
-            m.contains("physical core) (taken 3 times: the share was unsteady in each)"),
+            m.contains("physical core) (taken 3 times, the share unsteady in each)"),
             "{m}"
         );
         // A move is named as a move, once, even when the block also ended low.
@@ -914,10 +924,13 @@ mod tests {
         assert!(
             m.contains(
                 "(3.60x to 2.00x: likely another thread on this physical core) (in 2 of the 3 \
-                 parts taken one by one; the least steady shown, that part taken 3 times"
+                 parts taken one by one, the least steady shown, that part taken 3 times"
             ),
             "{m}"
         );
+        // The recap finds what the clean rounds give after the mark, whatever it says.
+        let said = format!("{m}L1 reads in 1.1 ns.");
+        assert_eq!(crate::recap::clean_part(&said), Some("L1 reads in 1.1 ns."));
         let calm = steady.merge(&part(2.0, 0.0, 3.5, 3.6, 0));
         assert!(!tally(31, 0, calm).provisional(), "every part steady");
         assert_eq!((calm.unsteady_parts, calm.retakes), (0, 1));

@@ -426,6 +426,39 @@ mod tests {
             .collect()
     }
 
+    /// Section 7 reads the L1 set and the largest: a set between them whose core share moved
+    /// marks neither its verdicts nor its key figures' results; the largest set's does.
+    #[test]
+    fn section_7_takes_the_marks_of_the_sets_it_reads() {
+        use measure::clock::share::Share;
+        use measure::disturb::Load;
+        let steady = Load {
+            wall_s: 0.01,
+            core: Some(1),
+            on_core: Some(0.0),
+            steal: Some(0.0),
+            elsewhere: Some(0.0),
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 3.6 })),
+            ..Default::default()
+        };
+        let moved = Load {
+            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
+            ..steady
+        };
+        let mut r = rows(&[8, 1024, 65536]);
+        for (row, load) in r.iter_mut().zip([steady, moved, steady]) {
+            row.cells[0].tally = row.cells[0].tally.with_load(load);
+        }
+        let ends = Ends::of(&r, 0);
+        assert!(!ends.both().provisional(), "{:?}", ends.both());
+        r[2].cells[0].tally = r[2].cells[0].tally.with_load(moved);
+        let ends = Ends::of(&r, 0);
+        assert!(!ends.l1.provisional());
+        assert!(ends.largest.provisional() && ends.both().provisional());
+        let said = marked(&ends.both(), true, "L1 against memory", "10x.");
+        assert!(said[0].starts_with("provisional: "), "{said:?}");
+    }
+
     #[test]
     fn verdicts_are_marked_by_their_rounds() {
         use measure::disturb::Load;

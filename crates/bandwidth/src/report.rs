@@ -684,25 +684,13 @@ mod tests {
     #[test]
     fn a_working_set_carries_the_load_of_its_windows() {
         use crate::sweep::Measured;
-        use measure::clock::share::Share;
         use measure::rounds::Timed;
+        use measure::testing::share_load;
         let rounds = Timed {
             values: vec![10.0, 10.1, 10.2],
             evidence: vec![Default::default(); 3],
         };
-        let steady = Load {
-            wall_s: 0.01,
-            core: Some(1),
-            on_core: Some(0.0),
-            steal: Some(0.0),
-            elsewhere: Some(0.0),
-            share: Some((Share { ratio: 3.7 }, Share { ratio: 3.6 })),
-            ..Default::default()
-        };
-        let moved = Load {
-            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
-            ..steady
-        };
+        let (steady, moved) = (share_load(3.6), share_load(2.2));
         let point = |loads: [Load; 2]| ScanPoint {
             param: 4096,
             passes: loads

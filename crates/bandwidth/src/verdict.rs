@@ -430,21 +430,8 @@ mod tests {
     /// marks neither its verdicts nor its key figures' results; the largest set's does.
     #[test]
     fn section_7_takes_the_marks_of_the_sets_it_reads() {
-        use measure::clock::share::Share;
-        use measure::disturb::Load;
-        let steady = Load {
-            wall_s: 0.01,
-            core: Some(1),
-            on_core: Some(0.0),
-            steal: Some(0.0),
-            elsewhere: Some(0.0),
-            share: Some((Share { ratio: 3.7 }, Share { ratio: 3.6 })),
-            ..Default::default()
-        };
-        let moved = Load {
-            share: Some((Share { ratio: 3.7 }, Share { ratio: 2.2 })),
-            ..steady
-        };
+        use measure::testing::share_load;
+        let (steady, moved) = (share_load(3.6), share_load(2.2));
         let mut r = rows(&[8, 1024, 65536]);
         for (row, load) in r.iter_mut().zip([steady, moved, steady]) {
             row.cells[0].tally = row.cells[0].tally.with_load(load);

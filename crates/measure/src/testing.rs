@@ -342,6 +342,21 @@ pub fn tally(
     }
 }
 
+/// A synthetic [`Load`](crate::disturb::Load) of one quiet window on core 1 whose core
+/// share read 3.7 as it opened and `after` as it closed: 3.6 is steady, 2.2 moved.
+pub fn share_load(after: f64) -> crate::disturb::Load {
+    use crate::clock::share::Share;
+    crate::disturb::Load {
+        wall_s: 0.01,
+        core: Some(1),
+        on_core: Some(0.0),
+        steal: Some(0.0),
+        elsewhere: Some(0.0),
+        share: Some((Share { ratio: 3.7 }, Share { ratio: after })),
+        ..Default::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

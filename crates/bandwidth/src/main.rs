@@ -330,7 +330,7 @@ fn describe(out: &mut Out, setup: &Setup, kit: &Kit, memory: &Memory, plan: &swe
         ),
     );
     report::rounds(plan);
-    say("retakes", &measure::retake::parts_promise());
+    println!("{}", measure::retake::parts_line());
     out.meta("max_kib", setup.max / 1024);
     out.meta("huge_backing_pct", mem::backing_meta(backing));
     out.meta("rounds_per_pass", plan.rounds);

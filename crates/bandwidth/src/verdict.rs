@@ -140,9 +140,8 @@ impl Ends {
 
     fn record(&self, exp: &mut Experiment) {
         use ::bandwidth::schema::{SWEEP_L1, SWEEP_L1_LARGEST, SWEEP_LARGEST};
-        exp.disturbance(SWEEP_L1, &self.l1);
-        exp.disturbance(SWEEP_LARGEST, &self.largest);
-        exp.disturbance(SWEEP_L1_LARGEST, &self.both());
+        let names = [SWEEP_L1, SWEEP_LARGEST, SWEEP_L1_LARGEST];
+        exp.disturbance_pair(names, &self.l1, &self.largest);
     }
 }
 

@@ -258,10 +258,7 @@ fn ladder_section(
         ),
         "  ",
     );
-    println!(
-        "{}",
-        measure::fmt::field("retakes", &measure::retake::parts_promise())
-    );
+    println!("{}", measure::retake::parts_line());
     let mut probe = Probe::new();
     let mut parts = measure::retake::Parts::new();
     let scan = scan::run_named(
@@ -399,10 +396,9 @@ fn record(
         ("seq", |r| Some(r.seq)),
         ("seq_vec", |r| Some(r.seq_vec)),
     ];
-    exp.disturbance(::cache_ladder::schema::LATENCY_FIRST, &first.tally());
-    exp.disturbance(::cache_ladder::schema::LATENCY_LARGEST, &last.tally());
-    let ends = first.tally().merge(&last.tally());
-    exp.disturbance(::cache_ladder::schema::LATENCY_ENDS, &ends);
+    use ::cache_ladder::schema::{LATENCY_ENDS, LATENCY_FIRST, LATENCY_LARGEST};
+    let ends = [LATENCY_FIRST, LATENCY_LARGEST, LATENCY_ENDS];
+    exp.disturbance_pair(ends, &first.tally(), &last.tally());
     for (name, pick) in kinds {
         let t = l
             .rows

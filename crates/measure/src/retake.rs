@@ -108,11 +108,12 @@ impl Parts {
 }
 
 /// The promise a report makes where it uses [`take`]: "a block whose core share moved or read
-/// low is taken again, up to 2 times, while one take lasts under 2 s".
+/// low, with no other work on its core, is taken again, up to 2 times, while one take lasts
+/// under 2 s".
 pub fn promise() -> String {
     format!(
-        "a block whose core share moved or read low is taken again, up to {RETAKES} times, \
-         while one take lasts under {} s",
+        "a block whose core share moved or read low, with no other work on its core, is taken \
+         again, up to {RETAKES} times, while one take lasts under {} s",
         MAX_TAKE.as_secs()
     )
 }
@@ -120,8 +121,9 @@ pub fn promise() -> String {
 /// The promise of a scan taken in [`Parts`].
 pub fn parts_promise() -> String {
     format!(
-        "each point is taken in its own window; a point whose core share moved or read low is \
-         taken again, up to {RETAKES} times, while the retakes add under {:.0}% to the scan",
+        "each point is taken in its own window; a point whose core share moved or read low, \
+         with no other work on its core, is taken again, up to {RETAKES} times, while the \
+         retakes add under {:.0}% to the scan",
         SCAN_BUDGET * 100.0
     )
 }
@@ -129,6 +131,11 @@ pub fn parts_promise() -> String {
 /// The promise as a report's line: "  retakes        : a block whose core share ...".
 pub fn line() -> String {
     crate::fmt::field("retakes", &promise())
+}
+
+/// The promise of a scan taken in [`Parts`] as a report's line.
+pub fn parts_line() -> String {
+    crate::fmt::field("retakes", &parts_promise())
 }
 
 #[cfg(test)]

@@ -264,6 +264,19 @@ impl Experiment {
         self.disturbance.row(disturbance_row(result, t));
     }
 
+    /// Records two rows of a scan taken point by point, and the two together, as the results
+    /// `[a, b, both]` that key figures read from one row, the other, or both (a ratio).
+    pub fn disturbance_pair(
+        &mut self,
+        [a, b, both]: [&str; 3],
+        ta: &crate::disturb::Tally,
+        tb: &crate::disturb::Tally,
+    ) {
+        self.disturbance(a, ta);
+        self.disturbance(b, tb);
+        self.disturbance(both, &ta.merge(tb));
+    }
+
     /// Names the block each key figure comes from (the experiment's `schema::KEY_SOURCES`),
     /// so the recap marks each figure by its own block's evidence.
     pub fn key_sources(&mut self, sources: crate::key::Sources) {

@@ -148,10 +148,7 @@ fn main() {
     let want = timing::walk_want(rounds);
     report::passes(&mut exp.out, &orders, &want);
     let buf: &[u8] = timing::bytes(&mut region, len);
-    println!(
-        "{}",
-        measure::fmt::field("retakes", &measure::retake::parts_promise())
-    );
+    println!("{}", measure::retake::parts_line());
     let walk = (accesses, shift);
     let rows = timing::sweep(buf, &STRIDES, &plans, &orders, walk, &want, core);
     drop(region);
@@ -258,7 +255,6 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
     let at = |s: u64| rows.iter().find(|r| r.stride == s);
     if let Some(r) = at(1) {
         exp.key_figure(key::STRIDE_1, r.wrap.median, "ns");
-        exp.disturbance(STRIDE_FIRST, &r.tally);
     }
     if let Some(r) = line.and_then(at) {
         exp.key_figure(key::STRIDE_LINE, r.wrap.median, "ns");
@@ -267,8 +263,10 @@ fn stride_key_figures(exp: &mut Experiment, rows: &[Row], line: Option<u64>) {
             r.wrap.median / rows[0].wrap.median,
             "x",
         );
-        exp.disturbance(STRIDE_LINE_ROW, &r.tally);
-        exp.disturbance(STRIDE_FIRST_LINE, &rows[0].tally.merge(&r.tally));
+        let names = [STRIDE_FIRST, STRIDE_LINE_ROW, STRIDE_FIRST_LINE];
+        exp.disturbance_pair(names, &rows[0].tally, &r.tally);
+    } else if let Some(r) = at(1) {
+        exp.disturbance(STRIDE_FIRST, &r.tally);
     }
     if let Some(r) = rows.last() {
         exp.key_figure(key::STRIDE_4096_WRAPPING, r.wrap.median, "ns");

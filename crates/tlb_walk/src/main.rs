@@ -208,7 +208,7 @@ fn page_scan(
     if let Some(warning) = verdict::scan_backing([a.backing, b.backing]) {
         say(&warning, "  ");
     }
-    println!("{}", field("retakes", &measure::retake::parts_promise()));
+    println!("{}", measure::retake::parts_line());
     let mut probe = Probe::new();
     let mut parts = measure::retake::Parts::new();
     let scan = scan::run_named(

@@ -156,9 +156,11 @@ pub fn pages_record(rows: &[Row], exp: &mut Experiment) {
     );
     exp.key_figure("offset0_over_line_max", p.q, "x");
     use ::tlb_walk::schema::{PAGES_ENDS, PAGES_FIRST, PAGES_MOST};
-    exp.disturbance(PAGES_FIRST, &first.tally);
-    exp.disturbance(PAGES_MOST, &last.tally);
-    exp.disturbance(PAGES_ENDS, &first.tally.merge(&last.tally));
+    exp.disturbance_pair(
+        [PAGES_FIRST, PAGES_MOST, PAGES_ENDS],
+        &first.tally,
+        &last.tally,
+    );
 }
 
 /// One layout's walk in section 2: its rounds on the 4 KiB-page region and on the huge-page

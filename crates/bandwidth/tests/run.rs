@@ -133,6 +133,13 @@ fn reading_the_first_level_cache_is_over_twice_as_fast_as_the_largest_set() {
     );
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::bandwidth::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(quick(), sources).unwrap();
+}
+
 #[test]
 fn the_other_blocks_are_there_and_consistent() {
     let f = quick();

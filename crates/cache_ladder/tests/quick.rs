@@ -31,6 +31,13 @@ fn col(name: &str) -> Vec<f64> {
         .collect()
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::cache_ladder::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(quick(), sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_with_every_size_and_column() {
     let kib = col("kib");

@@ -342,6 +342,24 @@ pub fn tally(
     }
 }
 
+/// Checks that every key figure the run printed with a value, where `sources` names the
+/// result it is read from, finds that result in the run's `disturbance` block: a misspelt
+/// source would silently give the figure the whole run's mark instead.
+pub fn check_key_sources(f: &DataFile, sources: crate::key::Sources) -> Result<(), String> {
+    let results = f
+        .block(crate::schema::disturbance::BLOCK)
+        .and_then(|b| b.texts(crate::schema::disturbance::RESULT))
+        .ok_or("no disturbance block")?;
+    for k in crate::key::read(f).iter().filter(|k| k.value.is_some()) {
+        if let Some((_, source)) = sources.iter().find(|(names, _)| names.contains(&&*k.name))
+            && !results.iter().any(|r| r == source)
+        {
+            return Err(format!("{}: no `{source}` result", k.name));
+        }
+    }
+    Ok(())
+}
+
 /// A synthetic [`Load`](crate::disturb::Load) of one quiet window on core 1 whose core
 /// share read 3.7 as it opened and `after` as it closed: 3.6 is steady, 2.2 moved.
 pub fn share_load(after: f64) -> crate::disturb::Load {
@@ -360,6 +378,23 @@ pub fn share_load(after: f64) -> crate::disturb::Load {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_figure_must_find_the_result_it_is_read_from() {
+        let out = "#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n\
+                   #DATA first_ns 1.2 ns\n#DATA gone_ns NA ns\n#DATA-END\n\
+                   #DATA-BEGIN disturbance\n#COLUMNS result:text rounds\n\
+                   #DATA latency/first 21\n#DATA-END\n";
+        let f = data::parse(out).unwrap();
+        assert_eq!(
+            check_key_sources(&f, &[(&["first_ns"], "latency/first")]),
+            Ok(())
+        );
+        let wrong = check_key_sources(&f, &[(&["first_ns"], "latency/frist")]);
+        assert_eq!(wrong, Err("first_ns: no `latency/frist` result".into()));
+        // A figure with no value has nothing to mark.
+        assert_eq!(check_key_sources(&f, &[(&["gone_ns"], "nowhere")]), Ok(()));
+    }
 
     #[test]
     fn the_recap_ends_the_report_within_its_lines() {

@@ -23,6 +23,13 @@ fn col(data: &DataFile, block: &str, name: &str) -> Vec<Option<f64>> {
         .unwrap_or_else(|| panic!("block {block} has no column {name}"))
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::stride::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(&quick().1, sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_with_every_stride_and_the_facts_it_used() {
     let (_, d) = quick();

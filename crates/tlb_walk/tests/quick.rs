@@ -28,6 +28,13 @@ fn nums(b: &Block, col: &str) -> Vec<f64> {
         .collect()
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::tlb_walk::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(quick(), sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_with_both_layouts_at_every_count() {
     let b = block("pages");

@@ -203,12 +203,16 @@ pub fn describe(f: &DataFile) -> String {
 
 /// The mark of key figure `name` in its saved run `f`: its block's (from `sources`, where its
 /// experiment declares each key figure's block), where the block is known and recorded
-/// evidence; else its whole experiment's. `None`: not recorded.
+/// evidence; none for a figure no timed round gave; else its whole experiment's. `None`: not
+/// recorded.
 pub fn key_figure(f: &DataFile, sources: measure::key::Sources, name: &str) -> Option<Mark> {
     let ev = read(f)?;
+    let from = measure::key::source(sources, name);
+    if from == Some(measure::key::UNTIMED) {
+        return Some(Mark::default());
+    }
     Some(
-        measure::key::source(sources, name)
-            .and_then(|b| ev.block(b))
+        from.and_then(|b| ev.block(b))
             .unwrap_or_else(|| ev.overall()),
     )
 }
@@ -351,6 +355,13 @@ pub mod tests {
         // Unknown mapping: the whole experiment's marks.
         let all = key_figure(&f, ::cache_ladder::schema::KEY_SOURCES, "no_such_figure").unwrap();
         assert!(all.provisional && all.contended);
+        // Read from several results: the same. No timed round behind it: no mark.
+        let sink = ::sink_bench::schema::KEY_SOURCES;
+        let whole = key_figure(&f, sink, "cold_shot_over_fresh_median").unwrap();
+        assert!(whole.provisional && whole.contended);
+        let env = ::env_scan::schema::KEY_SOURCES;
+        let untimed = key_figure(&f, env, "stack_shift_at_pad_4096");
+        assert_eq!(untimed, Some(Mark::default()));
         assert_eq!(
             describe(&f),
             "**provisional: 2 of 5 results**; contention: 1"

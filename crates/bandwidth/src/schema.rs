@@ -98,59 +98,29 @@ block!(levels = "levels" keys [LEVEL] {
 });
 
 keys! {
-    L1_READ_GBS = "l1_read_gbs":
+    L1_READ_GBS = "l1_read_gbs" from SWEEP_L1:
         "one core reading a working set in L1, explicit vector read",
-    MEMORY_READ_GBS = "memory_read_gbs":
+    MEMORY_READ_GBS = "memory_read_gbs" from SWEEP_LARGEST:
         "one core reading the largest working set, explicit vector read",
-    L1_OVER_MEMORY_READ = "l1_over_memory_read":
+    L1_OVER_MEMORY_READ = "l1_over_memory_read" from SWEEP_L1_LARGEST:
         "L1 to memory: reading in L1 over reading the largest working set (explicit vector read)",
-    L1_READ_OF_LIMIT = "l1_read_of_limit":
+    L1_READ_OF_LIMIT = "l1_read_of_limit" from SWEEP_L1:
         "the L1 read against the core's L1 load limit (from a table)",
-    L1_READ_BYTES_PER_CYCLE = "l1_read_bytes_per_cycle":
+    L1_READ_BYTES_PER_CYCLE = "l1_read_bytes_per_cycle" from SWEEP_L1:
         "the L1 read, in bytes per core cycle",
-    ALL_CORES_READ_GBS = "all_cores_read_gbs":
+    ALL_CORES_READ_GBS = "all_cores_read_gbs" from threads::BLOCK:
         "all cores reading memory, each its own region",
-    ALL_CORES_OVER_ONE = "all_cores_over_one":
+    ALL_CORES_OVER_ONE = "all_cores_over_one" from threads::BLOCK:
         "all cores over one core, reading memory",
-    STREAM_WRITE_GAIN_LARGEST = "stream_write_gain_largest":
+    STREAM_WRITE_GAIN_LARGEST = "stream_write_gain_largest" from SWEEP_LARGEST:
         "largest working set: non-temporal over plain write",
-    IDLE_LATENCY_NS = "idle_latency_ns":
+    IDLE_LATENCY_NS = "idle_latency_ns" from loaded_latency::BLOCK:
         "a pointer chase's read from memory, idle",
-    LOADED_LATENCY_NS = "loaded_latency_ns":
+    LOADED_LATENCY_NS = "loaded_latency_ns" from loaded_latency::BLOCK:
         "the same read while another core streams memory",
-    LOADED_OVER_IDLE = "loaded_over_idle":
+    LOADED_OVER_IDLE = "loaded_over_idle" from loaded_latency::BLOCK:
         "memory latency under load over idle",
 }
-
-/// The block each key figure is computed from: the one-core sweep, the all-cores rounds, the
-/// loaded-latency rounds.
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (
-        &[
-            key::L1_READ_GBS,
-            key::L1_READ_OF_LIMIT,
-            key::L1_READ_BYTES_PER_CYCLE,
-        ],
-        SWEEP_L1,
-    ),
-    (
-        &[key::MEMORY_READ_GBS, key::STREAM_WRITE_GAIN_LARGEST],
-        SWEEP_LARGEST,
-    ),
-    (&[key::L1_OVER_MEMORY_READ], SWEEP_L1_LARGEST),
-    (
-        &[key::ALL_CORES_READ_GBS, key::ALL_CORES_OVER_ONE],
-        threads::BLOCK,
-    ),
-    (
-        &[
-            key::IDLE_LATENCY_NS,
-            key::LOADED_LATENCY_NS,
-            key::LOADED_OVER_IDLE,
-        ],
-        loaded_latency::BLOCK,
-    ),
-];
 
 /// The `disturbance` results of the working sets section 7 reads (each was taken in its own
 /// windows): the L1 level's, the largest, and the two together.

@@ -77,21 +77,15 @@ block!(patterns = "patterns" keys [PATTERN] {
 });
 
 keys! {
-    AS_WRITTEN_RANDOM_OVER_SORTED = "as_written_random_over_sorted":
+    AS_WRITTEN_RANDOM_OVER_SORTED = "as_written_random_over_sorted" from variants::BLOCK:
         "the code as the compiler wrote it: random over sorted data",
-    REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted":
+    REAL_BRANCH_RANDOM_OVER_SORTED = "real_branch_random_over_sorted" from variants::BLOCK:
         "a real branch: random over sorted data, per element",
-    MISPREDICT = "mispredict":
+    MISPREDICT = "mispredict" from mispredict::BLOCK:
         "one misprediction",
-    MISPREDICT_CYCLES = "mispredict_cycles":
+    MISPREDICT_CYCLES = "mispredict_cycles" from mispredict::BLOCK:
         "one misprediction, in core cycles",
 }
-
-/// The block each key figure is computed from (the others take the mark of the whole run).
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (&[key::REAL_BRANCH_RANDOM_OVER_SORTED], variants::BLOCK),
-    (&[key::MISPREDICT], mispredict::BLOCK),
-];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![shape, variants, patterns];

@@ -8,6 +8,13 @@ fn quick() -> &'static (String, measure::data::DataFile) {
     RUN.get_or_init(|| measure::testing::run_and_parse(BIN, &["--quick"]))
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::branch::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(&quick().1, sources).unwrap();
+}
+
 #[test]
 fn a_quick_run_prints_every_block_with_sane_numbers() {
     let f = &quick().1;

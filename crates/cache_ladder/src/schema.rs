@@ -77,69 +77,38 @@ block!(mlp = "mlp" {
 });
 
 keys! {
-    FIRST_INDEX_NS = "first_index_ns":
+    FIRST_INDEX_NS = "first_index_ns" from LATENCY_FIRST:
         "a random read in the smallest working set (index chase, the appendix's method)",
-    LARGEST_INDEX_NS = "largest_index_ns":
+    LARGEST_INDEX_NS = "largest_index_ns" from LATENCY_LARGEST:
         "a random read in the largest working set (index chase)",
-    LADDER_FACTOR = "ladder_factor":
+    LADDER_FACTOR = "ladder_factor" from LATENCY_ENDS:
         "L1 to memory: the largest working set's random read over the smallest's (index chase)",
-    LARGEST_SEQ_NS = "largest_seq_ns":
+    LARGEST_SEQ_NS = "largest_seq_ns" from LATENCY_LARGEST:
         "an in-order read of the largest working set (the appendix's sweep, per word)",
-    FIRST_POINTER_NS = "first_pointer_ns":
+    FIRST_POINTER_NS = "first_pointer_ns" from LATENCY_FIRST:
         "a random read in the smallest working set (pointer chase)",
-    FIRST_POINTER_CYCLES = "first_pointer_cycles":
+    FIRST_POINTER_CYCLES = "first_pointer_cycles" from LATENCY_FIRST:
         "the same read in core cycles (pointer chase, smallest working set)",
-    LARGEST_POINTER_NS = "largest_pointer_ns":
+    LARGEST_POINTER_NS = "largest_pointer_ns" from LATENCY_LARGEST:
         "a random read in the largest working set (pointer chase)",
-    LARGEST_HUGE_NS = "largest_huge_ns":
+    LARGEST_HUGE_NS = "largest_huge_ns" from LATENCY_LARGEST:
         "a random read in the largest working set on huge pages (pointer chase)",
-    RANDOM_OVER_SEQUENTIAL_LARGEST = "random_over_sequential_largest":
+    RANDOM_OVER_SEQUENTIAL_LARGEST = "random_over_sequential_largest" from LATENCY_LARGEST:
         "largest working set: a random read over an in-order one (index chase over the sweep)",
-    LARGEST_SEQ_VEC_NS = "largest_seq_vec_ns":
+    LARGEST_SEQ_VEC_NS = "largest_seq_vec_ns" from LATENCY_LARGEST:
         "an in-order read of the largest working set, vectorised sweep (per word)",
-    TOP_LEVEL_FROM = "top_level_from":
+    TOP_LEVEL_FROM = "top_level_from" from knees::BLOCK:
         "the working set from which reads cost as much as the largest's (pointer chase's curve)",
-    LAST_KNEE_FROM = "last_knee_from":
+    LAST_KNEE_FROM = "last_knee_from" from knees::BLOCK:
         "the last knee of the curve, from this working set (pointer chase)",
-    MLP_MEMORY_IN_FLIGHT = "mlp_memory_in_flight":
+    MLP_MEMORY_IN_FLIGHT = "mlp_memory_in_flight" from mlp::BLOCK:
         "memory loads in flight with the most independent chains",
-    MLP_MEMORY_IMPLIED_GBS = "mlp_memory_implied_gbs":
+    MLP_MEMORY_IMPLIED_GBS = "mlp_memory_implied_gbs" from mlp::BLOCK:
         "the bandwidth those loads in flight imply",
 }
 
 /// The `#META` keys the figure reads.
 pub const META_HUGE_BACKING_PCT: &str = "huge_backing_pct";
-
-/// The result each key figure is computed from (the others take the mark of the whole run):
-/// the smallest working set's row, the largest's, or both (the factor between them). The scan is
-/// taken size by size, so a figure of one size carries the mark of that size alone.
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (
-        &[
-            key::FIRST_INDEX_NS,
-            key::FIRST_POINTER_NS,
-            key::FIRST_POINTER_CYCLES,
-        ],
-        LATENCY_FIRST,
-    ),
-    (
-        &[
-            key::LARGEST_INDEX_NS,
-            key::LARGEST_POINTER_NS,
-            key::LARGEST_HUGE_NS,
-            key::LARGEST_SEQ_NS,
-            key::LARGEST_SEQ_VEC_NS,
-            key::RANDOM_OVER_SEQUENTIAL_LARGEST,
-        ],
-        LATENCY_LARGEST,
-    ),
-    (&[key::LADDER_FACTOR], LATENCY_ENDS),
-    (&[key::TOP_LEVEL_FROM, key::LAST_KNEE_FROM], knees::BLOCK),
-    (
-        &[key::MLP_MEMORY_IN_FLIGHT, key::MLP_MEMORY_IMPLIED_GBS],
-        mlp::BLOCK,
-    ),
-];
 
 /// The `disturbance` results of the smallest and the largest working set's rows, and of the
 /// two together.

@@ -94,7 +94,7 @@ fn main() {
     cc.tally = cc.tally.with_load(window.close());
     exp.out
         .how_to_read(&core_clock_verdict(&cc, cost.gettime.median));
-    exp.disturbance("core_clock", &cc.tally);
+    exp.disturbance(::clock_probe::schema::CORE_CLOCK_RESULT, &cc.tally);
     exp.key_figure("core_clock", cc.ghz, "GHz");
 
     // == 4. Trap one: the optimiser removes what you meant to measure.

@@ -63,24 +63,24 @@ block!(trap_three_summary = "trap_three_summary" keys [STAT] {
 });
 
 keys! {
-    CLOCK_READ = "clock_read":
+    CLOCK_READ = "clock_read" from clock_cost::BLOCK:
         "one clock read (clock_gettime), its cost",
-    CLOCK_STEP = "clock_step":
+    CLOCK_STEP = "clock_step" from clock_cost::BLOCK:
         "the clock's smallest step between two readings",
-    CORE_CLOCK = "core_clock":
+    CORE_CLOCK = "core_clock" from CORE_CLOCK_RESULT:
         "the core clock, as estimated",
-    DISCARDED_VS_USED = "discarded_vs_used":
+    DISCARDED_VS_USED = "discarded_vs_used" from times_ten::BLOCK:
         "trap 1: a sum whose result is used over one whose result is discarded",
-    USED_TIMES_TEN = "used_times_ten":
+    USED_TIMES_TEN = "used_times_ten" from times_ten::BLOCK:
         "trap 1's check: ten times the work, result used (10x expected)",
-    FIRST_VS_SECOND_FILL = "first_vs_second_fill":
+    FIRST_VS_SECOND_FILL = "first_vs_second_fill" from trap_two::BLOCK:
         "trap 2: the first fill of a buffer over the second (first touch)",
-    MEAN_OVER_MEDIAN = "mean_over_median":
+    MEAN_OVER_MEDIAN = "mean_over_median" from measure::key::WHOLE_RUN:
         "trap 3: the mean of the rounds over their median",
 }
 
-/// The block each key figure is computed from (the others take the mark of the whole run).
-pub const KEY_SOURCES: measure::key::Sources = &[(&[key::CLOCK_READ], clock_cost::BLOCK)];
+/// The `disturbance` result of the core clock estimate, a reading with no block of its own.
+pub const CORE_CLOCK_RESULT: &str = "core_clock";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

@@ -24,6 +24,13 @@ fn quick_run() -> &'static (String, data::DataFile) {
     })
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::clock_probe::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(&quick_run().1, sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_and_reports_every_section() {
     let (text, f) = quick_run();

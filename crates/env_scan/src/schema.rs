@@ -111,29 +111,22 @@ block!(region_moves = "region_moves" {
 });
 
 keys! {
-    COPY_MIN_PASS_CORRELATION = "copy_min_pass_correlation":
+    COPY_MIN_PASS_CORRELATION = "copy_min_pass_correlation" from RAW_COPY:
         "copy: the weakest agreement between two passes (Pearson r)",
-    FIB_MIN_PASS_CORRELATION = "fib_min_pass_correlation":
+    FIB_MIN_PASS_CORRELATION = "fib_min_pass_correlation" from RAW_FIB:
         "fib: the weakest agreement between two passes (Pearson r)",
-    COPY_SHUFFLED_SLOW_SHARE = "copy_shuffled_slow_share":
+    COPY_SHUFFLED_SLOW_SHARE = "copy_shuffled_slow_share" from RAW_COPY:
         "copy: sizes slow in the shuffled pass",
-    FIB_SHUFFLED_SLOW_SHARE = "fib_shuffled_slow_share":
+    FIB_SHUFFLED_SLOW_SHARE = "fib_shuffled_slow_share" from RAW_FIB:
         "fib: sizes slow in the shuffled pass",
-    STACK_SHIFT_AT_PAD_4096 = "stack_shift_at_pad_4096":
+    STACK_SHIFT_AT_PAD_4096 = "stack_shift_at_pad_4096" from measure::key::UNTIMED:
         "the stack's shift with 4096 bytes of padding",
 }
 
-/// The block each key figure is computed from: the raw passes (copy and fib together). The
-/// stack shift is not timed, so it takes the mark of the whole run.
-pub const KEY_SOURCES: measure::key::Sources = &[(
-    &[
-        key::COPY_MIN_PASS_CORRELATION,
-        key::FIB_MIN_PASS_CORRELATION,
-        key::COPY_SHUFFLED_SLOW_SHARE,
-        key::FIB_SHUFFLED_SLOW_SHARE,
-    ],
-    raw::BLOCK,
-)];
+/// The `disturbance` results of the raw passes, one per workload (`raw/<workload>`): a
+/// workload's figures take its own mark.
+pub const RAW_COPY: &str = "raw/copy";
+pub const RAW_FIB: &str = "raw/fib";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

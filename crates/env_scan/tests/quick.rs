@@ -45,6 +45,13 @@ fn num(f: &DataFile, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("#META {key} missing or not a number"))
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::env_scan::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(quick(), sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_with_every_block_in_shape() {
     let f = quick();

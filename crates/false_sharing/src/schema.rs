@@ -158,33 +158,21 @@ block!(shared = "shared" keys [METHOD, THREADS] {
 });
 
 keys! {
-    BASELINE_INCREMENT = "baseline_increment":
+    BASELINE_INCREMENT = "baseline_increment" from baseline::BLOCK:
         "one thread incrementing its slot alone (the baseline)",
-    SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t":
+    SAME_LINE_VS_APART_2T = "same_line_vs_apart_2t" from distance::BLOCK:
         "false sharing: slots in one line over apart, 2 threads (vs a perfect split)",
-    ATOMIC_1T = "atomic_1t":
+    ATOMIC_1T = "atomic_1t" from shared::BLOCK:
         "an atomic increment, one thread",
-    MUTEX_1T = "mutex_1t":
+    MUTEX_1T = "mutex_1t" from shared::BLOCK:
         "an increment under a mutex, one thread",
-    ATOMIC_2T = "atomic_2t":
+    ATOMIC_2T = "atomic_2t" from shared::BLOCK:
         "an atomic increment, two threads contending",
-    MUTEX_2T = "mutex_2t":
+    MUTEX_2T = "mutex_2t" from shared::BLOCK:
         "an increment under a mutex, two threads contending",
-    C2C_ONE_WAY_MEDIAN = "c2c_one_way_median":
+    C2C_ONE_WAY_MEDIAN = "c2c_one_way_median" from c2c::BLOCK:
         "core to core, one way (median of the pairs)",
 }
-
-/// The block each key figure is computed from: the baseline, the distance sweep, the shared
-/// counters and the core-to-core survey.
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (&[key::BASELINE_INCREMENT], baseline::BLOCK),
-    (&[key::SAME_LINE_VS_APART_2T], distance::BLOCK),
-    (
-        &[key::ATOMIC_1T, key::MUTEX_1T, key::ATOMIC_2T, key::MUTEX_2T],
-        shared::BLOCK,
-    ),
-    (&[key::C2C_ONE_WAY_MEDIAN], c2c::BLOCK),
-];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys =

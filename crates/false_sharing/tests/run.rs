@@ -52,6 +52,13 @@ fn shared_row(f: &DataFile, method: &str, threads: f64) -> usize {
         .unwrap_or_else(|| panic!("no {threads}-thread {method} row in the shared block"))
 }
 
+/// Each key figure is marked by the result it is read from: that result was recorded.
+#[test]
+fn every_key_figure_finds_the_result_it_is_read_from() {
+    let sources = ::false_sharing::schema::KEY_SOURCES;
+    measure::testing::check_key_sources(&two_core_run().1, sources).unwrap();
+}
+
 #[test]
 fn quick_run_parses_with_every_block() {
     let (_, f) = two_core_run();

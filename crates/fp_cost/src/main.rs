@@ -352,7 +352,7 @@ fn beyond_the_cache(
     let say = verdict::beyond(&big, in_l1);
     exp.out.how_to_read(&say);
     exp.out.meta("big_array_verdict", &say[0]);
-    exp.disturbance("per_element/big", &big.tally);
+    exp.disturbance(::fp_cost::schema::PER_ELEMENT_BIG, &big.tally);
     let t: Vec<f64> = big.ops.iter().map(|s| s.median).collect();
     let cheapest = t.iter().copied().fold(f64::INFINITY, f64::min);
     exp.key_figure(

@@ -80,55 +80,48 @@ block!(ops = "ops" keys [OP] {
 });
 
 keys! {
-    DENORMAL_OVER_NORMAL = "denormal_over_normal":
+    DENORMAL_OVER_NORMAL = "denormal_over_normal" from denormal::BLOCK:
         "denormal over normal values, flush-to-zero off",
-    FTZ_DENORMAL_OVER_NORMAL = "ftz_denormal_over_normal":
+    FTZ_DENORMAL_OVER_NORMAL = "ftz_denormal_over_normal" from denormal::BLOCK:
         "denormal over normal values, flush-to-zero on",
-    FLOAT_SPEEDUP_FOUR = "float_speedup_four":
+    FLOAT_SPEEDUP_FOUR = "float_speedup_four" from width::BLOCK:
         "double over float, four scalar accumulators (the appendix's loop)",
-    FLOAT_SPEEDUP_STRICT = "float_speedup_strict":
+    FLOAT_SPEEDUP_STRICT = "float_speedup_strict" from width::BLOCK:
         "double over float, one accumulator in strict order",
-    FLOAT_SPEEDUP_LANES = "float_speedup_lanes":
+    FLOAT_SPEEDUP_LANES = "float_speedup_lanes" from width::BLOCK:
         "double over float, vectorised (with lanes)",
-    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul":
+    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul" from per_element::BLOCK:
         "divide over multiply, per element (the appendix's loop, Table 105.24)",
-    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul":
+    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul" from per_element::BLOCK:
         "sin over multiply, per element (the appendix's loop)",
-    PLACEMENT_MAX_OVER_MIN = "placement_max_over_min":
+    PLACEMENT_MAX_OVER_MIN = "placement_max_over_min" from placement::BLOCK:
         "the same multiply at eight places in its line of code: slowest over fastest",
-    PLACEMENT_GCC_OVER_BEST = "placement_gcc_over_best":
+    PLACEMENT_GCC_OVER_BEST = "placement_gcc_over_best" from placement::BLOCK:
         "the multiply where GCC places it, over its fastest place",
-    PLACEMENT_GCC_OVER_BASELINE = "placement_gcc_over_baseline":
+    PLACEMENT_GCC_OVER_BASELINE = "placement_gcc_over_baseline" from placement::BLOCK:
         "the multiply where GCC places it, over the per-element multiply",
-    MUL_LATENCY = "mul_latency":
+    MUL_LATENCY = "mul_latency" from ops::BLOCK:
         "multiply, latency (one dependent chain)",
-    ADD_LATENCY = "add_latency":
+    ADD_LATENCY = "add_latency" from ops::BLOCK:
         "add, latency (one dependent chain)",
-    DIV_LATENCY = "div_latency":
+    DIV_LATENCY = "div_latency" from ops::BLOCK:
         "divide, latency (one dependent chain)",
-    SQRT_LATENCY = "sqrt_latency":
+    SQRT_LATENCY = "sqrt_latency" from ops::BLOCK:
         "sqrt, latency (one dependent chain)",
-    SIN_LATENCY = "sin_latency":
+    SIN_LATENCY = "sin_latency" from ops::BLOCK:
         "sin, latency (one dependent chain)",
-    MUL_LATENCY_CYCLES = "mul_latency_cycles":
+    MUL_LATENCY_CYCLES = "mul_latency_cycles" from ops::BLOCK:
         "multiply, latency in core cycles",
-    DIV_LATENCY_CYCLES = "div_latency_cycles":
+    DIV_LATENCY_CYCLES = "div_latency_cycles" from ops::BLOCK:
         "divide, latency in core cycles",
-    DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput":
+    DIV_OVER_MUL_THROUGHPUT = "div_over_mul_throughput" from ops::BLOCK:
         "divide over multiply, throughput (independent chains)",
-    BIG_ARRAY_SPREAD = "big_array_spread":
+    BIG_ARRAY_SPREAD = "big_array_spread" from PER_ELEMENT_BIG:
         "arrays beyond the last-level cache: the dearest operation over the cheapest",
 }
 
-/// The block each key figure is computed from (the others take the mark of the whole run).
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (&[key::DENORMAL_OVER_NORMAL], denormal::BLOCK),
-    (
-        &[key::PER_ELEMENT_DIV_OVER_MUL, key::PER_ELEMENT_SIN_OVER_MUL],
-        per_element::BLOCK,
-    ),
-    (&[key::DIV_OVER_MUL_THROUGHPUT], ops::BLOCK),
-];
+/// The `disturbance` result of the per-element loops over arrays beyond the last level (section 4).
+pub const PER_ELEMENT_BIG: &str = "per_element/big";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![shape, denormal, width, ops];

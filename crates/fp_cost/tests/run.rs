@@ -199,6 +199,8 @@ fn beyond_the_cache_multiply_and_divide_come_closer() {
         measure::testing::run_and_parse(BIN, &["--quick", "--array-mib", "64"])
     };
     assert!(text.contains("== 4. the first try, repeated"), "{text}");
+    // Each key figure, the big arrays' included, finds the result it is read from.
+    measure::testing::check_key_sources(&f, ::fp_cost::schema::KEY_SOURCES).unwrap();
     let pe = f.block("per_element").unwrap();
     let array = pe.texts("array").unwrap();
     // The fastest round of each: the least disturbed by other work on a shared machine.

@@ -62,18 +62,29 @@ pub fn find(f: &DataFile, name: &str) -> Option<KeyFigure> {
     read(f).into_iter().find(|k| k.name == name)
 }
 
-/// Which result each key figure is computed from: `(key figure names, block)`, where the
-/// block may name one part of a block (`block/part`, as in the `disturbance` block). Each
-/// experiment declares its own (`KEY_SOURCES` in its crate's `schema`); a key figure not
-/// listed (or whose block recorded no evidence) takes the mark of its whole experiment.
-pub type Sources = &'static [(&'static [&'static str], &'static str)];
+/// Which result each key figure is read from: `(key figure name, result)`, where the result
+/// is a block, one part of a block (`block/part`, as in the `disturbance` block), or one of
+/// [`WHOLE_RUN`] and [`UNTIMED`]. Each experiment declares its own, beside each figure's
+/// words (`keys!` in [`crate::schema`] makes its `KEY_SOURCES`), so no figure goes without.
+pub type Sources = &'static [(&'static str, &'static str)];
 
-/// The block key figure `name` comes from, by `sources`, where known.
+/// The source of a key figure read from several results at once: it takes the marks of every
+/// result of its run.
+pub const WHOLE_RUN: &str = "*";
+
+/// The source of a key figure that no timed round gave (an address, a count): it is never
+/// marked.
+pub const UNTIMED: &str = "-";
+
+/// The result key figure `name` is read from, by `sources`: `None` where it is not listed or
+/// is read from the [`WHOLE_RUN`] (the marks of every result apply), and [`UNTIMED`] for a
+/// figure no round gave.
 pub fn source(sources: Sources, name: &str) -> Option<&'static str> {
     sources
         .iter()
-        .find(|(keys, _)| keys.contains(&name))
+        .find(|(key, _)| *key == name)
         .map(|(_, b)| *b)
+        .filter(|b| *b != WHOLE_RUN)
 }
 
 /// Whether the `disturbance` row `result` (a block, or `block/part`) belongs to `block`.

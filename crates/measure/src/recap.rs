@@ -88,7 +88,9 @@ pub fn figures(
         .map(|k| {
             let from = crate::key::source(sources, &k.name);
             let (none, mut p, mut c) = marks(from);
-            if none && from.is_some() {
+            if from == Some(crate::key::UNTIMED) {
+                (p, c) = (false, false);
+            } else if none && from.is_some() {
                 (_, p, c) = marks(None);
             }
             Figure {
@@ -314,9 +316,17 @@ mod tests {
     fn key_figures_take_the_mark_of_the_result_they_come_from() {
         use crate::schema::{disturbance as d, key_figures as k};
         // An experiment that names `latency` as its ladder factor's block.
-        const SOURCES: crate::key::Sources = &[(&["ladder_factor"], "latency")];
+        const SOURCES: crate::key::Sources = &[
+            ("ladder_factor", "latency"),
+            ("stack_shift", crate::key::UNTIMED),
+            ("mlp_memory_in_flight", crate::key::WHOLE_RUN),
+        ];
         let mut key = Block::new(k::BLOCK, k::COLUMNS);
-        for (name, v) in [("ladder_factor", 185.4), ("mlp_memory_in_flight", 15.75)] {
+        for (name, v) in [
+            ("ladder_factor", 185.4),
+            ("mlp_memory_in_flight", 15.75),
+            ("stack_shift", 64.0),
+        ] {
             key.row(vec![name.into(), v.into(), "x".into()]);
         }
         key.row(vec!["gone".into(), Value::Missing, "ns".into()]);
@@ -334,9 +344,11 @@ mod tests {
         let f = figures(SOURCES, &key, &dist);
         // The ladder factor comes from `latency`: contended, not provisional.
         assert_eq!(f[0], fig("ladder_factor 185x", false, true));
-        // A figure whose source is not known takes every result's marks.
+        // A figure read from the whole run (or not listed) takes every result's marks.
         assert_eq!(f[1], fig("mlp_memory_in_flight 15.8x", true, true));
-        assert_eq!(f[2].shown, "gone not measured");
+        // One that no round gave takes none.
+        assert_eq!(f[2], fig("stack_shift 64.0x", false, false));
+        assert_eq!(f[3].shown, "gone not measured");
         // A quiet run marks nothing.
         let quiet = Block::new(d::BLOCK, d::COLUMNS);
         assert!(

@@ -118,19 +118,24 @@ macro_rules! row_keys {
     };
 }
 
-/// Declares the key figures: `NAME = "name": "what it is, in words",...`. Each key figure has
-/// this one definition: the name the experiment writes and tools read back, and the words a
+/// Declares the key figures: `NAME = "name" from SOURCE: "what it is, in words",...`. Each key
+/// figure has this one definition: the name the experiment writes and tools read back, the
+/// result it is read from (a block or part of one, [`crate::key::WHOLE_RUN`] or
+/// [`crate::key::UNTIMED`]: the mark it takes, see [`crate::key::Sources`]), and the words a
 /// reader sees wherever it is quoted (the summary, `index.html`, `compare.md`), naming its
-/// method where there are several (index or pointer chase, per element or throughput).
+/// method where there are several (index or pointer chase, per element or throughput). It
+/// makes the `key` module and the experiment's `KEY_SOURCES`.
 #[macro_export]
 macro_rules! keys {
-    ($($k:ident = $v:literal : $words:literal),* $(,)?) => {
+    ($($k:ident = $v:literal from $src:path : $words:literal),* $(,)?) => {
         /// The names of the key figures other tools read back.
         pub mod key {
             $(pub const $k: &str = $v;)*
             /// Every key figure the experiment writes: its name and what it is, in words.
             pub const ALL: &[(&str, &str)] = &[$(($v, $words)),*];
         }
+        /// The result each key figure is read from, whose mark it takes.
+        pub const KEY_SOURCES: $crate::key::Sources = &[$(($v, $src)),*];
     };
 }
 

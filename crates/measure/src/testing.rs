@@ -342,18 +342,22 @@ pub fn tally(
     }
 }
 
-/// Checks that every key figure the run printed with a value, where `sources` names the
-/// result it is read from, finds that result in the run's `disturbance` block: a misspelt
-/// source would silently give the figure the whole run's mark instead.
+/// Checks that every key figure the run printed with a value is listed in `sources`, and that
+/// one read from a result (not [`WHOLE_RUN`](crate::key::WHOLE_RUN) or
+/// [`UNTIMED`](crate::key::UNTIMED)) finds that result in the run's `disturbance` block: a
+/// misspelt source would silently give the figure the whole run's mark instead. A block finds
+/// its parts (`block/part`), as the marks do ([`crate::key::of_block`]).
 pub fn check_key_sources(f: &DataFile, sources: crate::key::Sources) -> Result<(), String> {
     let results = f
         .block(crate::schema::disturbance::BLOCK)
         .and_then(|b| b.texts(crate::schema::disturbance::RESULT))
         .ok_or("no disturbance block")?;
     for k in crate::key::read(f).iter().filter(|k| k.value.is_some()) {
-        if let Some((_, source)) = sources.iter().find(|(names, _)| names.contains(&&*k.name))
-            && !results.iter().any(|r| r == source)
-        {
+        let Some((_, source)) = sources.iter().find(|(name, _)| *name == k.name) else {
+            return Err(format!("{}: no source declared", k.name));
+        };
+        let whole = [crate::key::WHOLE_RUN, crate::key::UNTIMED].contains(source);
+        if !whole && !results.iter().any(|r| crate::key::of_block(r, source)) {
             return Err(format!("{}: no `{source}` result", k.name));
         }
     }
@@ -387,13 +391,21 @@ mod tests {
                    #DATA latency/first 21\n#DATA-END\n";
         let f = data::parse(out).unwrap();
         assert_eq!(
-            check_key_sources(&f, &[(&["first_ns"], "latency/first")]),
+            check_key_sources(&f, &[("first_ns", "latency/first")]),
             Ok(())
         );
-        let wrong = check_key_sources(&f, &[(&["first_ns"], "latency/frist")]);
+        // A block finds its parts; a part, only itself.
+        assert_eq!(check_key_sources(&f, &[("first_ns", "latency")]), Ok(()));
+        let wrong = check_key_sources(&f, &[("first_ns", "latency/frist")]);
         assert_eq!(wrong, Err("first_ns: no `latency/frist` result".into()));
-        // A figure with no value has nothing to mark.
-        assert_eq!(check_key_sources(&f, &[(&["gone_ns"], "nowhere")]), Ok(()));
+        let none = check_key_sources(&f, &[("gone_ns", "nowhere")]);
+        assert_eq!(none, Err("first_ns: no source declared".into()));
+        // The whole run, or no round at all: nothing to find.
+        const WHOLE: crate::key::Sources = &[("first_ns", crate::key::WHOLE_RUN)];
+        const UNTIMED: crate::key::Sources = &[("first_ns", crate::key::UNTIMED)];
+        for whole in [WHOLE, UNTIMED] {
+            assert_eq!(check_key_sources(&f, whole), Ok(()));
+        }
     }
 
     #[test]

@@ -72,27 +72,23 @@ block!(summary_figures = "summary_figures" {
 });
 
 keys! {
-    DISCARDED_OVER_SINK = "discarded_over_sink":
+    DISCARDED_OVER_SINK = "discarded_over_sink" from part1_passes::BLOCK:
         "a discarded sum over a sunk one (black_box)",
-    CHECKSUM_OVER_SINK = "checksum_over_sink":
+    CHECKSUM_OVER_SINK = "checksum_over_sink" from part1_passes::BLOCK:
         "a checksummed sum over a sunk one",
-    WARM_PASS = "warm_pass":
+    WARM_PASS = "warm_pass" from warm_in_process::BLOCK:
         "one warm pass, in one process",
-    WARM_IN_PROCESS_MAX_OVER_MIN = "warm_in_process_max_over_min":
+    WARM_IN_PROCESS_MAX_OVER_MIN = "warm_in_process_max_over_min" from warm_in_process::BLOCK:
         "warm passes in one process: slowest over fastest",
-    WARM_FRESH_MAX_OVER_MIN = "warm_fresh_max_over_min":
+    WARM_FRESH_MAX_OVER_MIN = "warm_fresh_max_over_min" from fresh_processes::BLOCK:
         "warm passes in fresh processes: slowest over fastest",
-    PAIRS_OVER_2PCT_IN_PROCESS = "pairs_over_2pct_in_process":
+    PAIRS_OVER_2PCT_IN_PROCESS = "pairs_over_2pct_in_process" from warm_in_process::BLOCK:
         "pairs of passes more than 2% apart, in one process",
-    PAIRS_OVER_2PCT_FRESH = "pairs_over_2pct_fresh":
+    PAIRS_OVER_2PCT_FRESH = "pairs_over_2pct_fresh" from fresh_processes::BLOCK:
         "pairs of passes more than 2% apart, in fresh processes",
-    COLD_SHOT_OVER_FRESH_MEDIAN = "cold_shot_over_fresh_median":
+    COLD_SHOT_OVER_FRESH_MEDIAN = "cold_shot_over_fresh_median" from measure::key::WHOLE_RUN:
         "this process's cold pass over the fresh processes' median",
 }
-
-/// The block each key figure is computed from: none is named, so each takes the mark of the
-/// whole run.
-pub const KEY_SOURCES: measure::key::Sources = &[];
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys = measure::row_keys![

@@ -104,6 +104,8 @@ fn quick_run_piped_parses_every_block() {
     assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
     let text = String::from_utf8(out.stdout).unwrap();
     let f = data::parse(&text).unwrap_or_else(|e| panic!("output does not parse: {e}"));
+    // Each key figure is marked by the result it is read from: that result was recorded.
+    measure::testing::check_key_sources(&f, ::sink_bench::schema::KEY_SOURCES).unwrap();
     assert_eq!(f.meta("quick"), Some("yes"), "QUICK=1 is a quick run");
     assert_eq!(f.meta_num("runs"), Some(10.0));
     assert_eq!(

@@ -87,40 +87,25 @@ block!(prefetch = "prefetch" {
 });
 
 keys! {
-    STRIDE_1 = "stride_1":
+    STRIDE_1 = "stride_1" from STRIDE_FIRST:
         "one access at stride 1 byte (the appendix's walk)",
-    STRIDE_LINE = "stride_line":
+    STRIDE_LINE = "stride_line" from STRIDE_LINE_ROW:
         "one access at the line size's stride (the appendix's walk)",
-    LINE_OVER_STRIDE_1 = "line_over_stride_1":
+    LINE_OVER_STRIDE_1 = "line_over_stride_1" from STRIDE_FIRST_LINE:
         "an access at the line size's stride over one at stride 1 (the appendix's walk)",
-    STRIDE_4096_WRAPPING = "stride_4096_wrapping":
+    STRIDE_4096_WRAPPING = "stride_4096_wrapping" from STRIDE_WIDEST:
         "one access at stride 4096 bytes, the appendix's walk (wraps and re-reads lines)",
-    STRIDE_4096_FRESH_LINES = "stride_4096_fresh_lines":
+    STRIDE_4096_FRESH_LINES = "stride_4096_fresh_lines" from STRIDE_WIDEST:
         "one access at stride 4096 bytes, every lap on fresh lines",
-    STRIDE_256_OVER_LINE_FRESH = "stride_256_over_line_fresh":
+    STRIDE_256_OVER_LINE_FRESH = "stride_256_over_line_fresh" from prefetch::BLOCK:
         "fresh lines: an access at stride 256 bytes over one at the line size (prefetchers)",
-    AOS_X = "aos_x":
+    AOS_X = "aos_x" from layout::BLOCK:
         "summing x from an array of structs, per element",
-    SOA_X = "soa_x":
+    SOA_X = "soa_x" from layout::BLOCK:
         "summing x from its own array (struct of arrays), per element",
-    AOS_OVER_SOA = "aos_over_soa":
+    AOS_OVER_SOA = "aos_over_soa" from layout::BLOCK:
         "array of structs over struct of arrays, summing x",
 }
-
-/// The block each key figure is computed from (the others take the mark of the whole run).
-/// Each stride was taken in its own window, so a figure read from one or two strides takes
-/// their mark alone (the `disturbance` results below).
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (&[key::AOS_OVER_SOA, key::AOS_X, key::SOA_X], layout::BLOCK),
-    (&[key::STRIDE_1], STRIDE_FIRST),
-    (&[key::STRIDE_LINE], STRIDE_LINE_ROW),
-    (&[key::LINE_OVER_STRIDE_1], STRIDE_FIRST_LINE),
-    (
-        &[key::STRIDE_4096_WRAPPING, key::STRIDE_4096_FRESH_LINES],
-        STRIDE_WIDEST,
-    ),
-    (&[key::STRIDE_256_OVER_LINE_FRESH], prefetch::BLOCK),
-];
 
 /// The `disturbance` results of the rows key figures are read from: stride 1, the line
 /// size's stride, the two together, and the widest stride.

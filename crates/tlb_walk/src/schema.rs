@@ -64,56 +64,31 @@ block!(huge_verdict = "huge_verdict" keys [LAYOUT] {
 });
 
 keys! {
-    FIRST_PAGES_LINE_NS = "first_pages_line_ns":
+    FIRST_PAGES_LINE_NS = "first_pages_line_ns" from PAGES_FIRST:
         "one read per page, fewest pages, slot on line i mod 64",
-    MOST_PAGES_LINE_NS = "most_pages_line_ns":
+    MOST_PAGES_LINE_NS = "most_pages_line_ns" from PAGES_MOST:
         "one read per page, most pages, slot on line i mod 64",
-    FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns":
+    FIRST_PAGES_OFFSET0_NS = "first_pages_offset0_ns" from PAGES_FIRST:
         "one read per page, fewest pages, slot at offset 0 (the appendix's method)",
-    MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns":
+    MOST_PAGES_OFFSET0_NS = "most_pages_offset0_ns" from PAGES_MOST:
         "one read per page, most pages, slot at offset 0 (the appendix's method)",
-    PAGES_FACTOR_OFFSET0 = "pages_factor_offset0":
+    PAGES_FACTOR_OFFSET0 = "pages_factor_offset0" from PAGES_ENDS:
         "most pages over fewest, slot at offset 0 (the appendix's method)",
-    PAGES_FACTOR_LINE = "pages_factor_line":
+    PAGES_FACTOR_LINE = "pages_factor_line" from PAGES_ENDS:
         "most pages over fewest, slot on line i mod 64",
-    OFFSET0_OVER_LINE_MAX = "offset0_over_line_max":
+    OFFSET0_OVER_LINE_MAX = "offset0_over_line_max" from pages::BLOCK:
         "the widest gap between offset 0 and line i mod 64 at one page count",
-    HUGE_RATIO_OFFSET0 = "huge_ratio_offset0":
+    HUGE_RATIO_OFFSET0 = "huge_ratio_offset0" from huge_pages::BLOCK:
         "4 KiB pages over huge pages, slot at offset 0",
-    HUGE_RATIO_LINE = "huge_ratio_line":
+    HUGE_RATIO_LINE = "huge_ratio_line" from huge_pages::BLOCK:
         "4 KiB pages over huge pages, slot on line i mod 64",
-    FIRST_TOUCH_NS = "first_touch_ns":
+    FIRST_TOUCH_NS = "first_touch_ns" from first_touch::BLOCK:
         "touching a page the first time",
-    TOUCH_AGAIN_NS = "touch_again_ns":
+    TOUCH_AGAIN_NS = "touch_again_ns" from first_touch::BLOCK:
         "touching an already mapped page",
-    FIRST_TOUCH_FACTOR = "first_touch_factor":
+    FIRST_TOUCH_FACTOR = "first_touch_factor" from first_touch::BLOCK:
         "a page's first touch over touching it again",
 }
-
-/// The block each key figure is computed from (the others take the mark of the whole run).
-pub const KEY_SOURCES: measure::key::Sources = &[
-    (
-        &[key::FIRST_PAGES_LINE_NS, key::FIRST_PAGES_OFFSET0_NS],
-        PAGES_FIRST,
-    ),
-    (
-        &[key::MOST_PAGES_LINE_NS, key::MOST_PAGES_OFFSET0_NS],
-        PAGES_MOST,
-    ),
-    (
-        &[key::PAGES_FACTOR_OFFSET0, key::PAGES_FACTOR_LINE],
-        PAGES_ENDS,
-    ),
-    (&[key::OFFSET0_OVER_LINE_MAX], pages::BLOCK),
-    (
-        &[
-            key::FIRST_TOUCH_NS,
-            key::FIRST_TOUCH_FACTOR,
-            key::TOUCH_AGAIN_NS,
-        ],
-        first_touch::BLOCK,
-    ),
-];
 
 /// The `disturbance` results of the fewest pages' row, the most pages' row, and the two
 /// together (the page scan is taken count by count, so each row has its own mark).

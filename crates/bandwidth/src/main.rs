@@ -91,7 +91,9 @@ fn main() {
     );
     report::segmented(&mut exp.out, &rows, &segments_ns);
     let beyond = reading::beyond_caches(&rows, setup.largest);
-    let said = reading::bandwidth(&rows, &kit.kernels, beyond, &sweep_tally);
+    // Sections 2 and 4 read the smallest and the largest set: theirs are the marks.
+    let ends = reading::ends(&rows);
+    let said = reading::bandwidth(&rows, &kit.kernels, beyond, &ends);
     read_out(&mut exp.out, &said, "bandwidth");
     exp.disturbance(::bandwidth::schema::bandwidth::BLOCK, &sweep_tally);
 
@@ -114,7 +116,7 @@ fn main() {
         report::non_temporal(&mut exp.out, &rows, &kit.kernels, kit.width, beyond);
     if let Some(ratios) = nt_write {
         let last = rows.last().map_or(0, |r| r.bytes as u64);
-        for s in reading::non_temporal(ratios, last, beyond, &sweep_tally) {
+        for s in reading::non_temporal(ratios, last, beyond, &ends) {
             exp.out.conclude(&s);
         }
     }

@@ -20,8 +20,19 @@ pub fn beyond_caches(rows: &[Row], largest: Option<u64>) -> Option<bool> {
     largest.map(|l| last >= 2 * l)
 }
 
-/// Section 2's reading, marked by its rounds (`tally`). `beyond`: whether the largest set lies
-/// beyond the caches ([`beyond_caches`]).
+/// The rounds of the two working sets sections 2 and 4 read, the smallest and the largest,
+/// each with the load of its own window: the mark of their readings. The other sizes were
+/// taken in windows of their own, and carry their own marks (the `p` flags).
+pub fn ends(rows: &[Row]) -> Tally {
+    match (rows.first(), rows.last()) {
+        (Some(a), Some(b)) if rows.len() > 1 => a.tally().merge(&b.tally()),
+        (Some(a), _) => a.tally(),
+        _ => Tally::default(),
+    }
+}
+
+/// Section 2's reading, marked by the rounds of the sizes it reads (`tally`, [`ends`]).
+/// `beyond`: whether the largest set lies beyond the caches ([`beyond_caches`]).
 pub fn bandwidth(
     rows: &[Row],
     kernels: &[Kernel],
@@ -238,7 +249,7 @@ fn scaling_text(rows: &[ThreadRow], totals: &[(usize, f64)]) -> String {
 
 /// Section 4's reading from the streaming write against the ordinary one (`inside`: their
 /// ratio at the smallest set, `at_last`: at the largest, of `last_bytes`), marked by the
-/// rounds of section 2 (`tally`).
+/// rounds of those two sets (`tally`, [`ends`]).
 pub fn non_temporal(
     (inside, at_last): (f64, f64),
     last_bytes: u64,
@@ -453,6 +464,39 @@ mod tests {
             assert!(!x[0].contains("provisional"), "{x:?}");
             assert!(x[1].starts_with("contention: 0.95 cores"), "{x:?}");
         }
+    }
+
+    /// Sections 2 and 4 read the smallest and the largest set: an unsteady size between them
+    /// marks its own row, not their readings; either end marks them.
+    #[test]
+    fn the_readings_of_the_ends_take_the_ends_marks() {
+        use crate::sweep::Cell;
+        let at = |bytes: usize, kind: &str| Row {
+            bytes,
+            cells: vec![
+                Cell {
+                    tally: tally(kind),
+                    ..Cell::of(&[&[1.0, 1.0, 1.0]]).unwrap()
+                };
+                2
+            ],
+        };
+        let rows = |mid: &str, last: &str| {
+            vec![at(32 << 10, "quiet"), at(1 << 20, mid), at(64 << 20, last)]
+        };
+        assert!(!ends(&rows("disturbed", "quiet")).provisional());
+        assert!(ends(&rows("quiet", "disturbed")).provisional());
+        assert_eq!(
+            ends(&rows("quiet", "quiet")).rounds,
+            400,
+            "two cells at each end"
+        );
+        assert_eq!(
+            ends(&rows("quiet", "quiet")[..1]).rounds,
+            200,
+            "one row: its own"
+        );
+        assert_eq!(ends(&[]).rounds, 0);
     }
 
     #[test]

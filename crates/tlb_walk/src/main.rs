@@ -33,7 +33,6 @@ use measure::fmt::{WIDTH, bytes as human_bytes, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::out::Out;
 use measure::ring;
-use measure::rounds;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use measure::segments::{self, Step as SegStep};
@@ -341,27 +340,26 @@ fn huge_walks(
         println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-    println!("{}", measure::retake::line());
-    // Taken again while the core's share was unsteady during it (measure::retake).
-    let (walks, load) = measure::retake::take(core, || {
-        let mut probe = Probe::new();
-        let mut one = |layout| {
-            let mut t = walk::judged(
-                &mut [(&mut normal.region, layout), (&mut huge.region, layout)],
-                &next,
-                g,
-                plan,
-                &mut probe,
-            );
+    println!("{}", measure::retake::parts_line());
+    // Each layout in a window of its own, taken again while the core's share was unsteady
+    // during it (measure::retake).
+    let mut parts = measure::retake::Parts::new();
+    let walks: Vec<HugeWalk> = [Layout::Offset0, Layout::LineSpread]
+        .into_iter()
+        .map(|layout| {
+            let (mut t, load) = parts.take(core, || {
+                let both = &mut [(&mut normal.region, layout), (&mut huge.region, layout)];
+                walk::judged(both, &next, g, plan, &mut Probe::new())
+            });
             let h = t.pop().expect("two rings");
             HugeWalk {
                 layout,
                 normal: t.pop().expect("two rings"),
                 huge: h,
+                load,
             }
-        };
-        vec![one(Layout::Offset0), one(Layout::LineSpread)]
-    });
+        })
+        .collect();
     // The backing again after the walks: a verdict needs it to have held throughout.
     let (nb_after, hb_after) = (normal.region.huge_backing(), huge.region.huge_backing());
     let worst = |a: Option<f64>, b: Option<f64>, huge: bool| match (a, b) {
@@ -377,7 +375,9 @@ fn huge_walks(
     );
     out.meta("huge_backing_pct", backing_meta(hp));
     out.meta("nohuge_backing_pct", backing_meta(np));
-    let tally = rounds::tally(walks.iter().flat_map(|w| [&w.normal, &w.huge])).with_load(load);
+    let tally = walks
+        .iter()
+        .fold(Tally::default(), |t, w| t.merge(&w.tally()));
     Ok(verdict::Huge {
         walks,
         hp,

@@ -164,15 +164,30 @@ pub fn pages_record(rows: &[Row], exp: &mut Experiment) {
 }
 
 /// One layout's walk in section 2: its rounds on the 4 KiB-page region and on the huge-page
-/// region.
+/// region, and the load around them (each layout is taken in a window of its own).
 #[derive(Clone)]
 pub struct HugeWalk {
     pub layout: Layout,
     pub normal: Timed,
     pub huge: Timed,
+    pub load: Load,
 }
 
 impl HugeWalk {
+    /// Both regions' rounds, with the load of the layout's window.
+    pub fn tally(&self) -> Tally {
+        rounds::tally([&self.normal, &self.huge]).with_load(self.load)
+    }
+
+    /// The `disturbance` result of this layout: `huge_pages/offset0`, `huge_pages/line`.
+    pub fn result(&self) -> String {
+        format!(
+            "{}/{}",
+            ::tlb_walk::schema::huge_pages::BLOCK,
+            self.layout.name()
+        )
+    }
+
     /// The verdict from the verified backings `hp` (huge region) and `np` (4 KiB region),
     /// read from the clean rounds.
     pub fn verdict(&self, hp: Option<f64>, np: Option<f64>) -> walk::Verdict {
@@ -224,13 +239,15 @@ pub fn huge(out: &mut Out, walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>,
                 cc.cycles(s.median).into(),
                 t.tally().rounds.into(),
                 t.tally().disturbed.into(),
+                w.tally().provisional().into(),
             ]);
         }
     }
     out.block(&block);
 }
 
-/// Records section 2: each layout's verdict (`#META` and the `huge_verdict` block) and ratio.
+/// Records section 2: each layout's verdict (`#META` and the `huge_verdict` block), ratio and
+/// evidence (its `disturbance` result).
 pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &mut Experiment) {
     let mut verdicts = Block::new(
         ::tlb_walk::schema::huge_verdict::BLOCK,
@@ -245,6 +262,7 @@ pub fn huge_record(walks: &[HugeWalk], hp: Option<f64>, np: Option<f64>, exp: &m
         let ratio = w.ratio();
         verdicts.row(vec![w.layout.name().into(), v.word().into(), ratio.into()]);
         exp.key_figure(&format!("huge_ratio_{}", w.layout.name()), ratio, "x");
+        exp.disturbance(&w.result(), &w.tally());
     }
     exp.out.block(&verdicts);
 }

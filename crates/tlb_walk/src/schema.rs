@@ -55,6 +55,7 @@ block!(huge_pages = "huge_pages" keys [LAYOUT, ADVICE] {
     CYCLES = "cycles",
     ROUNDS = "rounds",
     DISTURBED_ROUNDS = "disturbed_rounds",
+    PROVISIONAL = "provisional" [text],
 });
 
 block!(huge_verdict = "huge_verdict" keys [LAYOUT] {
@@ -78,9 +79,9 @@ keys! {
         "most pages over fewest, slot on line i mod 64",
     OFFSET0_OVER_LINE_MAX = "offset0_over_line_max" from pages::BLOCK:
         "the widest gap between offset 0 and line i mod 64 at one page count",
-    HUGE_RATIO_OFFSET0 = "huge_ratio_offset0" from huge_pages::BLOCK:
+    HUGE_RATIO_OFFSET0 = "huge_ratio_offset0" from HUGE_OFFSET0:
         "4 KiB pages over huge pages, slot at offset 0",
-    HUGE_RATIO_LINE = "huge_ratio_line" from huge_pages::BLOCK:
+    HUGE_RATIO_LINE = "huge_ratio_line" from HUGE_LINE:
         "4 KiB pages over huge pages, slot on line i mod 64",
     FIRST_TOUCH_NS = "first_touch_ns" from first_touch::BLOCK:
         "touching a page the first time",
@@ -95,6 +96,10 @@ keys! {
 pub const PAGES_FIRST: &str = "pages/first";
 pub const PAGES_MOST: &str = "pages/most";
 pub const PAGES_ENDS: &str = "pages/ends";
+
+/// The `disturbance` results of section 2's two layouts, each taken in its own window.
+pub const HUGE_OFFSET0: &str = "huge_pages/offset0";
+pub const HUGE_LINE: &str = "huge_pages/line";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).
 pub const ROW_KEYS: measure::schema::RowKeys =

@@ -278,19 +278,19 @@ pub fn verdict_text(v: walk::Verdict) -> String {
     }
 }
 
-/// Section 2's closing sentences: one verdict per layout, marked by the rounds behind them,
+/// Section 2's closing sentences: one verdict per layout, each marked by its own rounds and window,
 /// then what a huge page replaces. The two backings are timed in turn, so other cores' work
 /// reaches both alike: no contention is named. Pure.
 pub fn huge(h: &Huge) -> Vec<String> {
-    let verdicts = h
+    let mut out: Vec<String> = h
         .walks
         .iter()
         .map(|w| {
             let v = w.verdict(h.hp, h.np);
-            format!("{}: {}.", w.layout.label(), verdict_text(v))
+            let text = format!("{}: {}.", w.layout.label(), verdict_text(v));
+            show::marked(&w.tally(), false, vec![text]).remove(0)
         })
         .collect();
-    let mut out = show::marked(&h.tally, false, verdicts);
     out.push(
         "one 2 MiB page replaces 512 pages of 4 KiB, so the walk needs a 512th of the \
          translations. madvise is a request, not an order: the shares above say whether it was \
@@ -327,12 +327,12 @@ mod tests {
         })
     }
 
-    fn huge_sentences(w: &[HugeWalk], hp: Option<f64>, np: Option<f64>, t: &Tally) -> Vec<String> {
+    fn huge_sentences(w: &[HugeWalk], hp: Option<f64>, np: Option<f64>) -> Vec<String> {
         huge(&Huge {
             walks: w.to_vec(),
             hp,
             np,
-            tally: *t,
+            tally: w.iter().fold(Tally::default(), |t, w| t.merge(&w.tally())),
         })
     }
 
@@ -395,12 +395,15 @@ mod tests {
         }
     }
 
-    fn walks(disturbed: usize) -> Vec<HugeWalk> {
+    /// Both layouts' walks, `disturbed` of each region's 15 rounds preempted, each layout with
+    /// `l` as the load of its window.
+    fn walks(disturbed: usize, l: Load) -> Vec<HugeWalk> {
         [Layout::Offset0, Layout::LineSpread]
             .map(|layout| HugeWalk {
                 layout,
                 normal: timed(187.0, 15, disturbed),
                 huge: timed(140.0, 15, disturbed),
+                load: l,
             })
             .into()
     }
@@ -421,14 +424,10 @@ mod tests {
         vec![row(16, 1.3, disturbed), row(65536, 187.0, disturbed)]
     }
 
-    fn tally_of(walks: &[HugeWalk], l: Load) -> Tally {
-        rounds::tally(walks.iter().flat_map(|w| [&w.normal, &w.huge])).with_load(l)
-    }
-
     #[test]
     fn a_quiet_run_gives_the_verdicts_unmarked_from_its_rounds() {
-        let w = walks(0);
-        let s = huge_sentences(&w, Some(100.0), Some(0.0), &tally_of(&w, load(0.0, 0.0)));
+        let w = walks(0, load(0.0, 0.0));
+        let s = huge_sentences(&w, Some(100.0), Some(0.0));
         assert!(
             s[0].starts_with("slot at offset 0: huge pages won: 1.34x faster"),
             "{s:?}"
@@ -448,10 +447,13 @@ mod tests {
     #[test]
     fn a_win_from_disturbed_rounds_is_never_printed_unmarked() {
         // Beside a busy loop: the core was shared, though most rounds came out clean.
-        let w = walks(2);
-        let busy = tally_of(&w, load(0.5, 0.0));
-        let s = huge_sentences(&w, Some(100.0), Some(0.0), &busy);
-        assert!(s[0].starts_with("provisional: 8 of 60 rounds were disturbed (0.50 cores"));
+        let w = walks(2, load(0.5, 0.0));
+        let s = huge_sentences(&w, Some(100.0), Some(0.0));
+        assert!(s[0].starts_with("provisional: 4 of 30 rounds were disturbed (0.50 cores"));
+        assert!(
+            s[1].starts_with("provisional: 4 of 30"),
+            "each layout by its own rounds"
+        );
         assert!(s[0].contains("the clean rounds give: slot at offset 0: huge pages won: 1.34x"));
         // The verdict comes from the clean rounds: the slow disturbed ones are left out.
         assert_eq!(
@@ -460,14 +462,9 @@ mod tests {
         );
         assert!((w[0].ratio() - 187.0 / 140.0).abs() < 0.01);
         // Every round disturbed: said so, in the first words.
-        let all = walks(15);
-        let s = huge_sentences(
-            &all,
-            Some(100.0),
-            Some(0.0),
-            &tally_of(&all, load(0.0, 0.0)),
-        );
-        assert!(s[0].starts_with("provisional: 60 of 60") && s[0].contains("no round was clean"));
+        let all = walks(15, load(0.0, 0.0));
+        let s = huge_sentences(&all, Some(100.0), Some(0.0));
+        assert!(s[0].starts_with("provisional: 30 of 30") && s[0].contains("no round was clean"));
         // The first reading is read from the fewest and the most pages: their rounds count.
         let r = rows(5);
         let t = rounds::tally(&[]).merge(&r[1].tally);
@@ -566,8 +563,8 @@ mod tests {
             "{p:?}"
         );
         // The huge-page ratio compares two rings timed in turn: both saw the same neighbours.
-        let w = walks(0);
-        let s = huge_sentences(&w, Some(100.0), Some(0.0), &tally_of(&w, load(0.0, 0.9)));
+        let w = walks(0, load(0.0, 0.9));
+        let s = huge_sentences(&w, Some(100.0), Some(0.0));
         assert!(s.iter().all(|x| !x.contains("contention")), "{s:?}");
     }
 
@@ -577,10 +574,10 @@ mod tests {
     fn readings(disturbed: usize, l: Load) -> [Vec<String>; 3] {
         let r = loaded(rows(disturbed), l);
         let t = r.iter().fold(Tally::default(), |t, r| t.merge(&r.tally));
-        let w = walks(disturbed);
+        let w = walks(disturbed, l);
         [
             pages_sentences(&r, &[], &t),
-            huge_sentences(&w, Some(100.0), Some(0.0), &tally_of(&w, l)),
+            huge_sentences(&w, Some(100.0), Some(0.0)),
             touch_sentences(200.0, &timed(5000.0, 15, disturbed).tally().with_load(l)),
         ]
     }
@@ -618,6 +615,22 @@ mod tests {
         let across = p.iter().find(|x| x.contains("TLBs' reach")).unwrap();
         assert!(across.starts_with("provisional: 0 of 60"), "{across}");
         assert!(across.contains("share moved (3.70x to 2.20x"), "{across}");
+    }
+
+    /// Each layout is taken in its own window: a layout whose core share moved marks its own
+    /// verdict, not the other's.
+    #[test]
+    fn a_layout_with_an_unsteady_share_marks_only_its_own_verdict() {
+        use measure::clock::share::Share;
+        let mut w = walks(0, load(0.0, 0.0));
+        w[1].load.share = Some((Share { ratio: 3.7 }, Share { ratio: 2.2 }));
+        let s = huge_sentences(&w, Some(100.0), Some(0.0));
+        assert!(
+            s[0].starts_with("slot at offset 0: huge pages won"),
+            "{s:?}"
+        );
+        assert!(s[1].starts_with("provisional: 0 of 30"), "{s:?}");
+        assert!(s[1].contains("share moved (3.70x to 2.20x"), "{s:?}");
     }
 
     #[test]

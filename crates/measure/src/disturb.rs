@@ -269,8 +269,7 @@ pub struct Load {
     /// a change the guest's counters cannot see (another guest on the physical core).
     pub share: Option<(Share, Share)>,
     /// The best reading of the core's share this process took on the block's core before
-    /// the block closed ([`crate::clock::share::best_here`]); only for a block whose thread
-    /// was pinned to that core.
+    /// the block closed ([`crate::clock::share::best_on`]); only for a block with a core.
     pub share_best: Option<Share>,
     /// Takes of the block discarded before this one because the core's share was unsteady
     /// during them ([`crate::retake`]); 0 for a block taken once. For a load merged from
@@ -385,9 +384,9 @@ pub struct Window {
 
 impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
-    /// share first ([`crate::clock::share::probe`], about 1 ms).
+    /// share first ([`share_of`], about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
-        let share = crate::clock::share::probe();
+        let share = share_of(core);
         let probe = Probe::new();
         Window {
             core,
@@ -408,18 +407,23 @@ impl Window {
             (&self.mark, &mark),
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
-        let share = self.share.zip(crate::clock::share::probe());
-        // Only a thread pinned to the block's core reads that core's share: an unpinned one
-        // (env_scan's parent, waiting for its pinned children) reads wherever it runs.
-        let share_best = self
-            .core
-            .filter(|&c| crate::pin::allowed_cores() == [c])
-            .and_then(|_| crate::clock::share::best_here());
+        let share = self.share.zip(share_of(self.core));
+        let share_best = self.core.and_then(crate::clock::share::best_on);
         Load {
             share,
             share_best,
             ..load
         }
+    }
+}
+
+/// The share of the block's core: read on `core` ([`crate::clock::share::probe_on`]: a parent
+/// that waits for its pinned children, as env_scan's does, reads their core), or where the
+/// thread runs when the block has no core.
+fn share_of(core: Option<usize>) -> Option<crate::clock::share::Share> {
+    match core {
+        Some(c) => crate::clock::share::probe_on(c),
+        None => crate::clock::share::probe(),
     }
 }
 

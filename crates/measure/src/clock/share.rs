@@ -13,7 +13,7 @@
 //! The ratio's value depends on the core (its adders, its loop overhead), so one reading says
 //! little; two readings of the same run that differ say the core's share changed during it.
 //! A block whose two readings agree can still have run slow from start to end: every reading
-//! is also kept as the best seen on its CPU in this process ([`best_here`]), and a block whose
+//! is also kept as the best seen on its CPU in this process ([`best_on`]), and a block whose
 //! readings both fall more than [`SHARE_MOVED`] below that best ran with a low share
 //! throughout ([`low`]). A run that is slow from its first reading to its last cannot be told
 //! from a slower core this way.
@@ -88,21 +88,41 @@ pub fn probe() -> Option<Share> {
     Some(share)
 }
 
+/// Reads the ratio on `core` from the calling thread: here where the thread is pinned to
+/// that core alone, else on a short-lived thread pinned to it (a parent that waits for
+/// pinned children reads their core, not its own). `None` where that thread cannot be held
+/// on the core, or [`probe`] gives none.
+pub fn probe_on(core: usize) -> Option<Share> {
+    if crate::pin::allowed_cores() == [core] {
+        return probe();
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            crate::pin::pin_current_thread(core)
+                .verified()
+                .then(probe)
+                .flatten()
+        })
+        .join()
+        .ok()
+        .flatten()
+    })
+}
+
+/// The best reading this process has taken on `core` ([`probe`] keeps one per CPU).
+pub fn best_on(core: usize) -> Option<Share> {
+    let best = BEST.lock().unwrap_or_else(|e| e.into_inner());
+    best.iter()
+        .find(|(c, _)| *c == core)
+        .map(|&(_, ratio)| Share { ratio })
+}
+
 /// Keeps `s` as `cpu`'s best in `best` if it is better than the one kept.
 pub fn keep_best(best: &mut Vec<(usize, f64)>, cpu: usize, s: Share) {
     match best.iter_mut().find(|(c, _)| *c == cpu) {
         Some((_, r)) => *r = r.max(s.ratio),
         None => best.push((cpu, s.ratio)),
     }
-}
-
-/// The best reading this process has taken on the CPU the calling thread runs on now.
-pub fn best_here() -> Option<Share> {
-    let cpu = crate::pin::current_cpu()?;
-    let best = BEST.lock().unwrap_or_else(|e| e.into_inner());
-    best.iter()
-        .find(|(c, _)| *c == cpu)
-        .map(|&(_, ratio)| Share { ratio })
 }
 
 /// Whether both readings of a block fell more than [`SHARE_MOVED`] below `best`, the best
@@ -184,27 +204,25 @@ mod tests {
         assert!(seed(Some("3".into()), None).is_empty());
     }
 
+    /// A reading taken on a core, from a thread that may run on any (a test thread, as
+    /// env_scan's parent), is kept as that core's best.
     #[test]
     fn a_reading_is_kept_as_the_best_of_its_cpu() {
         if crate::testing::emulated("the add chains' ratio") {
             return;
         }
-        // On another thread, pinned, so that the reading and the lookup share a CPU.
         let Some(&core) = crate::pin::allowed_cores().first() else {
             return;
         };
-        let (s, best) = std::thread::spawn(move || {
-            crate::pin::pin_current_thread(core)
-                .verified()
-                .then(|| (probe(), best_here()))
-        })
-        .join()
-        .unwrap()
-        .unwrap_or((None, None));
-        if let Some(s) = s {
-            let best = best.expect("a reading is kept for its CPU");
+        if let Some(s) = probe_on(core) {
+            let best = best_on(core).expect("a reading is kept for its CPU");
             assert!(best.ratio >= s.ratio, "{best:?} < {s:?}");
         }
+        assert_eq!(
+            best_on(usize::MAX),
+            None,
+            "no reading on a core that is not there"
+        );
     }
 
     /// A robust physical effect: four independent chains beat one dependent chain on every

@@ -163,7 +163,7 @@ fn shared_column_runs_stay_as_written() {
         (
             fp_cost::per_element::COLUMNS,
             "op:text expr:text array:text array_bytes median_ns min_ns max_ns vs_multiply \
-             case:text rounds disturbed_rounds",
+             case:text rounds disturbed_rounds provisional:text",
         ),
         (
             stride::layout::COLUMNS,

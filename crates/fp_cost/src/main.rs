@@ -253,7 +253,7 @@ fn operations(
     );
     exp.out.how_to_read(&verdict::operations(&pe, &o));
     where_the_code_sits(&mut exp.out, &pe);
-    exp.disturbance(::fp_cost::schema::per_element::BLOCK, &pe.tally);
+    exp.disturbance(::fp_cost::schema::PER_ELEMENT_L1, &pe.tally);
     if !pe.placements.is_empty() {
         exp.disturbance(::fp_cost::schema::placement::BLOCK, &pe.tally);
     }

@@ -261,6 +261,8 @@ pub fn per_element_table(
         r.push(vs.into());
         r.push(format!("{array}_{name}").into());
         r.extend(evidence(&p.op_tallies[k]));
+        // Every operation of one array ran in the same rounds and window: that array's mark.
+        r.push(p.tally.provisional().into());
         block.row(r);
     }
 }

@@ -53,6 +53,7 @@ block!(per_element = "per_element" {
     VS_MULTIPLY = "vs_multiply",
     CASE = "case" [text],
     ..evidence,
+    PROVISIONAL = "provisional" [text],
 });
 
 // The per-element multiply with case 0's block at each placement in a 64-byte line.
@@ -90,9 +91,9 @@ keys! {
         "double over float, one accumulator in strict order",
     FLOAT_SPEEDUP_LANES = "float_speedup_lanes" from width::BLOCK:
         "double over float, vectorised (with lanes)",
-    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul" from per_element::BLOCK:
+    PER_ELEMENT_DIV_OVER_MUL = "per_element_div_over_mul" from PER_ELEMENT_L1:
         "divide over multiply, per element (the appendix's loop, Table 105.24)",
-    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul" from per_element::BLOCK:
+    PER_ELEMENT_SIN_OVER_MUL = "per_element_sin_over_mul" from PER_ELEMENT_L1:
         "sin over multiply, per element (the appendix's loop)",
     PLACEMENT_MAX_OVER_MIN = "placement_max_over_min" from placement::BLOCK:
         "the same multiply at eight places in its line of code: slowest over fastest",
@@ -120,7 +121,9 @@ keys! {
         "arrays beyond the last-level cache: the dearest operation over the cheapest",
 }
 
-/// The `disturbance` result of the per-element loops over arrays beyond the last level (section 4).
+/// The `disturbance` results of the per-element loops: over arrays in L1 (section 3a) and
+/// over arrays beyond the last level (section 4), each array's rows marked by its own.
+pub const PER_ELEMENT_L1: &str = "per_element/l1";
 pub const PER_ELEMENT_BIG: &str = "per_element/big";
 
 /// The blocks whose rows are keyed by named columns (see `measure::schema::RowKeys`).

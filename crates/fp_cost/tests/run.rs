@@ -72,9 +72,13 @@ fn denormals_and_rounds(f: &DataFile) {
         }
     }
     let results = f.block("disturbance").unwrap().texts("result").unwrap();
-    for r in ["denormal", "width", "per_element", "ops"] {
+    for r in ["denormal", "width", "per_element/l1", "ops"] {
         assert!(results.iter().any(|x| x == r), "{results:?}");
     }
+    // Each per-element row is marked by its own array's rounds and window.
+    let pe = f.block("per_element").unwrap();
+    let p = pe.texts("provisional").unwrap();
+    assert!(p.iter().all(|x| x == "yes" || x == "no"), "{p:?}");
 }
 
 /// Section 2: the six variants, their shapes, and four accumulators beating one.
@@ -203,6 +207,18 @@ fn beyond_the_cache_multiply_and_divide_come_closer() {
     measure::testing::check_key_sources(&f, ::fp_cost::schema::KEY_SOURCES).unwrap();
     let pe = f.block("per_element").unwrap();
     let array = pe.texts("array").unwrap();
+    // Each array's rows carry the mark of its own result, `per_element/l1` or `/big`.
+    let d = f.block("disturbance").unwrap();
+    let (results, marks) = (d.texts("result").unwrap(), d.texts("provisional").unwrap());
+    let mark_of = |a: &str| {
+        let i = results
+            .iter()
+            .position(|r| *r == format!("per_element/{a}"));
+        marks[i.unwrap_or_else(|| panic!("no per_element/{a} in {results:?}"))].clone()
+    };
+    for (a, p) in array.iter().zip(pe.texts("provisional").unwrap()) {
+        assert_eq!(p, mark_of(a), "a row over the {a} arrays");
+    }
     // The fastest round of each: the least disturbed by other work on a shared machine.
     let ns = pe.nums("min_ns").unwrap();
     let row = |a: &str, k: usize| {

@@ -121,9 +121,9 @@ pub fn promise() -> String {
 /// The promise of a scan taken in [`Parts`].
 pub fn parts_promise() -> String {
     format!(
-        "each point is taken in its own window; a point whose core share moved or read low, \
-         with no other work on its core, is taken again, up to {RETAKES} times, while the \
-         retakes add under {:.0}% to the scan",
+        "each part of the scan (a size, a count, a layout) is taken in its own window; a part \
+         whose core share moved or read low, with no other work on its core, is taken again, \
+         up to {RETAKES} times, while the retakes add under {:.0}% to the scan",
         SCAN_BUDGET * 100.0
     )
 }

@@ -354,26 +354,16 @@ impl Plan {
         // Per ring: steps per round (0 before the first warm-up), and whether a lap fits.
         let mut sized: Vec<(u64, bool)> = vec![(0, true); rings.len()];
         let want = self.want();
-        // A warm-up cut by a preemption leaves the round to start cold, with nothing in the
-        // round's own evidence to say so: such a warm-up is done again (twice at most).
-        let watch = Probe::new();
+        // A warm-up cut by a preemption is done again by `interleaved` (twice at most).
         crate::rounds::interleaved(probe, &want, rings.len(), |step| match step {
             Step::Warm(i) => {
-                let r = &mut rings[i];
-                for _ in 0..3 {
-                    let (steps, fits) = sized[i];
-                    let (_, e) = watch.watch(|| {
-                        prime(r, steps == 0 || fits);
-                        if steps == 0 {
-                            let est = self.warm(r);
-                            sized[i] = (self.steps(est, floor), self.lap_fits(est, r.slots()));
-                        } else {
-                            self.rewarm(r);
-                        }
-                    });
-                    if !e.disturbed() {
-                        break;
-                    }
+                let (r, (steps, fits)) = (&mut rings[i], sized[i]);
+                prime(r, steps == 0 || fits);
+                if steps == 0 {
+                    let est = self.warm(r);
+                    sized[i] = (self.steps(est, floor), self.lap_fits(est, r.slots()));
+                } else {
+                    self.rewarm(r);
                 }
                 0.0
             }

@@ -152,21 +152,21 @@ pub fn run(probe: &mut Probe, want: &Want, step: impl FnMut(Step) -> f64) -> Tim
 
 /// Times `n` variants in turn (A B C A B C), each round bracketed by evidence, until every
 /// variant has `want.clean` clean rounds, or `want.max_rounds`, or the budget for extra
-/// rounds is spent. A variant is warmed up before its first round, after a disturbed round,
-/// and, with [`Want::warm_every`], before every round.
+/// rounds is spent. A variant is warmed up before its first round, after any disturbed round
+/// or warm-up (the other task ran between the variants' rounds and may have evicted any of
+/// them), and, with [`Want::warm_every`], before every round. A warm-up cut by a preemption
+/// is done again (twice at most): the round after it would start cold with nothing in its
+/// own evidence to say so.
 pub fn interleaved(
     probe: &mut Probe,
     want: &Want,
     n: usize,
     mut step: impl FnMut(Step) -> f64,
 ) -> Vec<Timed> {
-    judged(want, n, |s| match s {
-        Step::Warm(_) => (step(s), Evidence::default()),
-        Step::Time(_) => {
-            let a = probe.mark();
-            let v = step(s);
-            (v, Evidence::between(&a, &probe.mark()))
-        }
+    judged(want, n, |s| {
+        let a = probe.mark();
+        let v = step(s);
+        (v, Evidence::between(&a, &probe.mark()))
     })
 }
 
@@ -196,9 +196,14 @@ impl Extra {
     }
 }
 
-/// [`interleaved`] where the caller brings each timed round's evidence along with its figure
-/// (the evidence of a warm-up is ignored): for rounds whose work runs on other threads, each
-/// with its own [`Probe`], judged by the most disturbed of them (`measure::team::worst`).
+/// Warm-ups of one variant before one round, at most: the first, and two more where a
+/// preemption cut the one before.
+const WARM_TRIES: usize = 3;
+
+/// [`interleaved`] where the caller brings each step's evidence along with its figure (for a
+/// warm-up, whether it was cut; `Evidence::default()` where the caller cannot tell): for
+/// rounds whose work runs on other threads, each with its own [`Probe`], judged by the most
+/// disturbed of them (`measure::team::worst`).
 pub fn judged(want: &Want, n: usize, mut step: impl FnMut(Step) -> (f64, Evidence)) -> Vec<Timed> {
     let mut out = vec![Timed::default(); n];
     let mut cold = vec![true; n];
@@ -214,18 +219,63 @@ pub fn judged(want: &Want, n: usize, mut step: impl FnMut(Step) -> (f64, Evidenc
         }
         for i in short {
             if cold[i] || want.warm_every {
-                step(Step::Warm(i));
+                warm(i, &mut cold, &mut step);
             }
             let (v, e) = step(Step::Time(i));
-            cold[i] = e.disturbed();
+            cold[i] = false;
+            if e.disturbed() {
+                cold.fill(true);
+            }
             out[i].push(v, e);
         }
+    }
+}
+
+/// Warms variant `i` up, again while a preemption cut the warm-up ([`WARM_TRIES`] in all); a
+/// cut warm-up leaves every other variant cold too.
+fn warm(i: usize, cold: &mut [bool], step: &mut impl FnMut(Step) -> (f64, Evidence)) {
+    for _ in 0..WARM_TRIES {
+        let (_, e) = step(Step::Warm(i));
+        if !e.disturbed() {
+            return;
+        }
+        cold.fill(true);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A preempted round, or a preempted warm-up, leaves every variant cold: each warms up
+    /// before its next round; a cut warm-up is done again.
+    #[test]
+    fn a_preemption_leaves_every_variant_to_warm_up_again() {
+        let mut log = Vec::new();
+        let mut times = 0;
+        let mut warms_of_1 = 0;
+        judged(&Want::new(3), 2, |s| {
+            log.push(s);
+            let cut = match s {
+                Step::Time(_) => {
+                    times += 1;
+                    times == 3 // A's second round
+                }
+                Step::Warm(1) => {
+                    warms_of_1 += 1;
+                    warms_of_1 == 2 // B's warm-up after that
+                }
+                Step::Warm(_) => false,
+            };
+            (1.0, ev(cut))
+        });
+        use Step::{Time as T, Warm as W};
+        assert_eq!(
+            log[..10],
+            [W(0), T(0), W(1), T(1), T(0), W(1), W(1), T(1), W(0), T(0)],
+            "{log:?}"
+        );
+    }
 
     fn ev(disturbed: bool) -> Evidence {
         Evidence {
@@ -276,14 +326,21 @@ mod tests {
         });
         assert!(t.iter().all(|x| x.values.len() >= 3));
         // A B A B A B, each warmed up once before its first round (on a quiet test run;
-        // a disturbed round would add a warm-up and a round).
-        assert_eq!(
-            &log[..4],
-            &[Step::Warm(0), Step::Time(0), Step::Warm(1), Step::Time(1)]
-        );
+        // a disturbed round or warm-up adds warm-ups of both, and a round).
+        let redone = log
+            .windows(2)
+            .filter(|w| matches!(w, [Step::Warm(a), Step::Warm(b)] if a == b))
+            .count();
         let warms = log.iter().filter(|s| matches!(s, Step::Warm(_))).count();
         let disturbed: usize = t.iter().map(Timed::disturbed_count).sum();
-        assert!(warms <= 2 + disturbed, "{log:?}");
+        if disturbed + redone == 0 {
+            assert_eq!(
+                &log[..4],
+                &[Step::Warm(0), Step::Time(0), Step::Warm(1), Step::Time(1)]
+            );
+            assert_eq!(warms, 2, "{log:?}");
+        }
+        assert!(warms <= 2 + 2 * (disturbed + redone) + redone, "{log:?}");
     }
 
     #[test]

@@ -206,15 +206,13 @@ pub fn describe(f: &DataFile) -> String {
 /// evidence; none for a figure no timed round gave; else its whole experiment's. `None`: not
 /// recorded.
 pub fn key_figure(f: &DataFile, sources: measure::key::Sources, name: &str) -> Option<Mark> {
+    use measure::key::Source;
     let ev = read(f)?;
-    let from = measure::key::source(sources, name);
-    if from == Some(measure::key::UNTIMED) {
-        return Some(Mark::default());
-    }
-    Some(
-        from.and_then(|b| ev.block(b))
-            .unwrap_or_else(|| ev.overall()),
-    )
+    Some(match measure::key::source(sources, name) {
+        Source::Untimed => Mark::default(),
+        Source::Result(b) => ev.block(b).unwrap_or_else(|| ev.overall()),
+        Source::WholeRun => ev.overall(),
+    })
 }
 
 /// The mark of a whole block of `f`: its own evidence; `None` where it has none (not

@@ -76,15 +76,28 @@ pub const WHOLE_RUN: &str = "*";
 /// marked.
 pub const UNTIMED: &str = "-";
 
-/// The result key figure `name` is read from, by `sources`: `None` where it is not listed or
-/// is read from the [`WHOLE_RUN`] (the marks of every result apply), and [`UNTIMED`] for a
-/// figure no round gave.
-pub fn source(sources: Sources, name: &str) -> Option<&'static str> {
-    sources
+/// Where a key figure's mark comes from ([`source`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// One result of the `disturbance` block: a block (with its parts), or `block/part`.
+    Result(&'static str),
+    /// Every result of the run: a figure read from several, or one not listed.
+    WholeRun,
+    /// No timed round gave the figure: it is never marked.
+    Untimed,
+}
+
+/// Where key figure `name`'s mark comes from, by `sources`.
+pub fn source(sources: Sources, name: &str) -> Source {
+    match sources
         .iter()
         .find(|(key, _)| *key == name)
         .map(|(_, b)| *b)
-        .filter(|b| *b != WHOLE_RUN)
+    {
+        None | Some(WHOLE_RUN) => Source::WholeRun,
+        Some(UNTIMED) => Source::Untimed,
+        Some(b) => Source::Result(b),
+    }
 }
 
 /// Whether the `disturbance` row `result` (a block, or `block/part`) belongs to `block`.
@@ -98,6 +111,15 @@ pub fn of_block(result: &str, block: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_is_a_result_the_whole_run_or_untimed() {
+        const S: Sources = &[("a", "latency/first"), ("b", WHOLE_RUN), ("c", UNTIMED)];
+        assert_eq!(source(S, "a"), Source::Result("latency/first"));
+        assert_eq!(source(S, "b"), Source::WholeRun);
+        assert_eq!(source(S, "c"), Source::Untimed);
+        assert_eq!(source(S, "not listed"), Source::WholeRun);
+    }
 
     #[test]
     fn reads_what_the_writer_writes() {

@@ -63,8 +63,9 @@ pub(crate) fn add(r: &mut Reading, sentence: &str) {
 }
 
 /// The key figures of an experiment (its `key_figures` block), each marked by the result it
-/// comes from (by its `sources`, [`crate::key::source`]) in its `disturbance` block, or by every result together
-/// where the source is not known: the rule the summary uses.
+/// comes from (by its `sources`, [`crate::key::source`]) in its `disturbance` block, by every
+/// result together where it is read from several or its result was not recorded, and not at
+/// all where no timed round gave it: the rule the summary uses.
 pub fn figures(
     sources: crate::key::Sources,
     key_figures: &Block,
@@ -76,23 +77,26 @@ pub fn figures(
         disturbance.texts(d::PROVISIONAL).unwrap_or_default(),
         disturbance.texts(d::CONTENDED).unwrap_or_default(),
     );
+    // The marks (provisional, contended) of the results of `from`, or of every result;
+    // `None` where there is no such result.
     let marks = |from: Option<&str>| {
         let rows: Vec<usize> = (0..res.len())
             .filter(|&i| from.is_none_or(|b| crate::key::of_block(&res[i], b)))
             .collect();
         let yes = |col: &[String]| rows.iter().any(|&i| col.get(i).is_some_and(|v| v == "yes"));
-        (rows.is_empty(), yes(&prov), yes(&cont))
+        (!rows.is_empty()).then(|| (yes(&prov), yes(&cont)))
     };
+    let whole = || marks(None).unwrap_or_default();
     let key = crate::key::read_block(key_figures);
     key.into_iter()
         .map(|k| {
-            let from = crate::key::source(sources, &k.name);
-            let (none, mut p, mut c) = marks(from);
-            if from == Some(crate::key::UNTIMED) {
-                (p, c) = (false, false);
-            } else if none && from.is_some() {
-                (_, p, c) = marks(None);
-            }
+            use crate::key::Source;
+            let (p, c) = match crate::key::source(sources, &k.name) {
+                Source::Untimed => (false, false),
+                // A result that was not recorded: every result's marks stand in.
+                Source::Result(b) => marks(Some(b)).unwrap_or_else(whole),
+                Source::WholeRun => whole(),
+            };
             Figure {
                 shown: format!("{} {}", k.name, k.show(3)),
                 provisional: p,

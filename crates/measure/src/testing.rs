@@ -353,12 +353,13 @@ pub fn check_key_sources(f: &DataFile, sources: crate::key::Sources) -> Result<(
         .and_then(|b| b.texts(crate::schema::disturbance::RESULT))
         .ok_or("no disturbance block")?;
     for k in crate::key::read(f).iter().filter(|k| k.value.is_some()) {
-        let Some((_, source)) = sources.iter().find(|(name, _)| *name == k.name) else {
+        if !sources.iter().any(|(name, _)| *name == k.name) {
             return Err(format!("{}: no source declared", k.name));
-        };
-        let whole = [crate::key::WHOLE_RUN, crate::key::UNTIMED].contains(source);
-        if !whole && !results.iter().any(|r| crate::key::of_block(r, source)) {
-            return Err(format!("{}: no `{source}` result", k.name));
+        }
+        if let crate::key::Source::Result(b) = crate::key::source(sources, &k.name)
+            && !results.iter().any(|r| crate::key::of_block(r, b))
+        {
+            return Err(format!("{}: no `{b}` result", k.name));
         }
     }
     Ok(())

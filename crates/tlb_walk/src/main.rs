@@ -340,7 +340,10 @@ fn huge_walks(
         println!("{}", region_line(&first, &" ".repeat(20), "", p));
     }
     let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-    println!("{}", measure::retake::parts_line());
+    println!(
+        "{}",
+        field("retakes", "as in section 1, each layout a part of its own")
+    );
     // Each layout in a window of its own, taken again while the core's share was unsteady
     // during it (measure::retake).
     let mut parts = measure::retake::Parts::new();

@@ -76,6 +76,9 @@ pub struct Recorded {
     /// before; `None` where not read (or saved before the columns existed).
     pub share: Option<(f64, f64)>,
     pub share_best: Option<f64>,
+    /// The memory reference as a memory-bound block opened and as it closed, in ns a load;
+    /// `None` for other blocks (or saved before the columns existed).
+    pub memory: Option<(f64, f64)>,
     /// How many times the block was taken; `None` where not recorded.
     pub takes: Option<f64>,
 }
@@ -87,6 +90,8 @@ pub enum Cause {
     ShareMoved,
     /// Both of its share readings fell more than a fifth below the core's best.
     ShareLow,
+    /// The memory reference moved by more than a quarter during a memory-bound block.
+    MemoryMoved,
     /// Its rounds were disturbed (other work on its core, steal, preemption).
     Rounds,
 }
@@ -95,6 +100,7 @@ impl Recorded {
     /// Why this result is provisional, by the rules of [`measure::clock::share`]; `None` when
     /// it is not.
     pub fn cause(&self) -> Option<Cause> {
+        use measure::clock::memory::MemRef;
         use measure::clock::share::{Share, low, moved};
         if !self.mark.provisional {
             return None;
@@ -109,6 +115,11 @@ impl Recorded {
             .is_some_and(|(s, best)| low(s, Share { ratio: best }))
         {
             Some(Cause::ShareLow)
+        } else if self
+            .memory
+            .is_some_and(|(b, a)| measure::clock::memory::moved(MemRef { ns: b }, MemRef { ns: a }))
+        {
+            Some(Cause::MemoryMoved)
         } else {
             Some(Cause::Rounds)
         }
@@ -139,6 +150,7 @@ pub fn read(f: &DataFile) -> Option<Evidence> {
         col(d::SHARE_BEST),
     );
     let takes = col(d::TAKES);
+    let (mem_before, mem_after) = (col(d::MEMORY_BEFORE), col(d::MEMORY_AFTER));
     let results = (0..names.len())
         .map(|i| Recorded {
             result: names[i].clone(),
@@ -150,6 +162,7 @@ pub fn read(f: &DataFile) -> Option<Evidence> {
             },
             share: before[i].zip(after[i]),
             share_best: best[i],
+            memory: mem_before[i].zip(mem_after[i]),
             takes: takes[i],
         })
         .collect();
@@ -297,7 +310,8 @@ pub fn disturbed_by(f: &DataFile, b: &Block, col: &str, keys: &[&str]) -> Vec<bo
 }
 
 /// The legend entry of disturbed points in every figure.
-pub const LEGEND: &str = "hollow: provisional (disturbed rounds, or a moved or low core share)";
+pub const LEGEND: &str =
+    "hollow: provisional (disturbed rounds, a moved or low core share, or moved memory)";
 
 #[cfg(test)]
 pub mod tests {
@@ -313,7 +327,7 @@ pub mod tests {
         );
         for (r, n, k, p, c) in rows {
             s.push_str(&format!(
-                "#DATA {r} {n} {k} 0.5 0.01 0 0.3 {} {} NA NA NA 1\n",
+                "#DATA {r} {n} {k} 0.5 0.01 0 0.3 {} {} NA NA NA 1 NA NA\n",
                 yn(*p),
                 yn(*c)
             ));

@@ -612,6 +612,8 @@ pub struct Causes {
     pub provisional: usize,
     pub moved: usize,
     pub low: usize,
+    /// The memory reference moved during a memory-bound block.
+    pub memory: usize,
     pub rounds: usize,
     pub retaken: usize,
     /// Taken again, and the kept take's share was steady.
@@ -633,10 +635,14 @@ pub fn causes(runs: &[Runs], way: Way) -> Causes {
         c.provisional += usize::from(cause.is_some());
         c.moved += usize::from(cause == Some(Cause::ShareMoved));
         c.low += usize::from(cause == Some(Cause::ShareLow));
+        c.memory += usize::from(cause == Some(Cause::MemoryMoved));
         c.rounds += usize::from(cause == Some(Cause::Rounds));
         if r.takes.is_some_and(|t| t > 1.0) {
             c.retaken += 1;
-            c.steady += usize::from(!matches!(cause, Some(Cause::ShareMoved | Cause::ShareLow)));
+            c.steady += usize::from(!matches!(
+                cause,
+                Some(Cause::ShareMoved | Cause::ShareLow | Cause::MemoryMoved)
+            ));
         }
     }
     c
@@ -649,11 +655,12 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
         m,
         "\n## What made results provisional\n\nEvery result the experiments recorded (a block \
          or a part of one), by the first cause its report names: the core's share moved \
-         during the block, it read low from start to end (against the best on that core), or \
-         the rounds were disturbed. \"Taken again\": blocks retaken because the share was \
-         unsteady, and how many of those then ran with a steady share.\n\n| way | results | \
-         provisional | share moved | share low | disturbed rounds | taken again | then steady \
-         |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+         during the block, it read low from start to end (against the best on that core), the \
+         memory reference moved during a memory-bound block, or the rounds were disturbed. \
+         \"Taken again\": blocks retaken because the share or the memory was unsteady, and how \
+         many of those then ran steady.\n\n| way | results | provisional | share moved | share \
+         low | memory moved | disturbed rounds | taken again | then steady |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for way in Way::ALL {
         let c = causes(runs, way);
@@ -662,12 +669,13 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
         }
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             way.id(),
             c.results,
             c.provisional,
             c.moved,
             c.low,
+            c.memory,
             c.rounds,
             c.retaken,
             c.steady
@@ -778,11 +786,12 @@ mod tests {
             d::COLUMNS.join(" ")
         );
         for (r, p, share) in [
-            ("moved", "yes", "3.6 2.0 3.7 3"),
-            ("low", "yes", "2.1 2.2 3.7 1"),
-            ("rounds", "yes", "3.6 3.6 3.7 2"),
-            ("clean", "no", "3.6 3.6 3.7 1"),
-            ("unread", "no", "NA NA NA NA"),
+            ("moved", "yes", "3.6 2.0 3.7 3 NA NA"),
+            ("low", "yes", "2.1 2.2 3.7 1 NA NA"),
+            ("memory", "yes", "3.6 3.6 3.7 3 180 260"),
+            ("rounds", "yes", "3.6 3.6 3.7 2 180 190"),
+            ("clean", "no", "3.6 3.6 3.7 1 NA NA"),
+            ("unread", "no", "NA NA NA NA NA NA"),
         ] {
             t.push_str(&format!("#DATA {r} 31 0 0 0 0 0 {p} no {share}\n"));
         }
@@ -793,19 +802,23 @@ mod tests {
         }];
         let c = causes(&runs, Way::Quiet);
         let want = Causes {
-            results: 5,
-            provisional: 3,
+            results: 6,
+            provisional: 4,
             moved: 1,
             low: 1,
+            memory: 1,
             rounds: 1,
-            retaken: 2,
+            retaken: 3,
             steady: 1,
         };
         assert_eq!(c, want);
         assert_eq!(causes(&runs, Way::Busy), Causes::default());
         let mut m = String::new();
         causes_table(&mut m, &runs);
-        assert!(m.contains("| quiet | 5 | 3 | 1 | 1 | 1 | 2 | 1 |\n"), "{m}");
+        assert!(
+            m.contains("| quiet | 6 | 4 | 1 | 1 | 1 | 1 | 3 | 1 |\n"),
+            "{m}"
+        );
         assert!(!m.contains("| busy |"), "a way without runs has no row");
     }
 

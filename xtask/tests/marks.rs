@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
-const LEGEND: &str = "hollow: provisional (disturbed rounds, or a moved or low core share)";
+const LEGEND: &str =
+    "hollow: provisional (disturbed rounds, a moved or low core share, or moved memory)";
 
 fn xtask(args: &[&str], bins: &Path) -> Output {
     Command::new(XTASK)

@@ -34,6 +34,7 @@ use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::bytes as size;
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::out::Out;
+use measure::retake::Site;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use report::{Row, find, say};
@@ -77,8 +78,14 @@ fn main() {
         "2. bandwidth by working set (GB/s, median of both passes' clean rounds or rebuilt repetitions)",
     );
     let words = memory.main.region.as_u64_mut();
-    let (rows, sweep_tally, segments_ns, repeated) =
-        by_working_set(&kit.kernels, words, &setup.sizes, &plan, setup.core);
+    let (rows, sweep_tally, segments_ns, repeated) = by_working_set(
+        &kit.kernels,
+        words,
+        &setup.sizes,
+        &plan,
+        setup.core,
+        &exp.facts,
+    );
     exp.out.meta("rounds_repeated_off_core", repeated);
     let facts = exp.facts.clone();
     report::table(
@@ -397,8 +404,8 @@ fn all_cores(
     let bytes = per as f64 * laps as f64;
     // The workers are this process's threads on every core, so the window is opened for no
     // one core: other processes' work anywhere is what it names; each worker's evidence
-    // judges its rounds.
-    let window = Window::open(None);
+    // judges its rounds. Regions beyond the caches read the memory reference too.
+    let window = Window::open_as(None, exp.facts.beyond_caches(per as u64));
     let counts = thread_counts(available);
     let trows = team::scaling(
         &counts,
@@ -477,7 +484,8 @@ fn loaded_latency(
 
 /// Section 2's measuring: every working set in two passes in different orders, each round
 /// (or segment) judged by its evidence, each size and pass inside a window of its own on the
-/// pinned `core` and taken again there when the core's share was unsteady. Returns the
+/// pinned `core` and taken again there when the core's share (or, for a set beyond the
+/// caches by `facts`, the memory reference) was unsteady. Returns the
 /// rows, their rounds with the load around them, the times of all clean segments, and how
 /// many rounds were taken again because they were disturbed.
 fn by_working_set(
@@ -486,6 +494,7 @@ fn by_working_set(
     sizes: &[usize],
     plan: &sweep::Plan,
     core: Option<usize>,
+    facts: &measure::facts::MachineFacts,
 ) -> (Vec<Row>, Tally, Vec<f64>, usize) {
     let mut probe = Probe::new();
     let mut parts = measure::retake::Parts::new();
@@ -494,7 +503,9 @@ fn by_working_set(
         &TWO_PASSES,
         |&b| size(b as u64),
         |&bytes, _| {
-            let (m, load) = parts.take(core, || {
+            // A set beyond the caches reads the memory reference too.
+            let memory_bound = facts.beyond_caches(bytes as u64);
+            let (m, load) = parts.take_at(Site { core, memory_bound }, || {
                 sweep::measure(&mut probe, kernels, words, bytes, plan)
             });
             sweep::Measured { load, ..m }
@@ -554,7 +565,8 @@ fn under_load(
         }
     };
     let streamers = load.cores;
-    let window = Window::open(chase.core);
+    let beyond = exp.facts.beyond_caches(chase.bytes as u64);
+    let window = Window::open_as(chase.core, beyond);
     let ll = latency::measure(chase.mem, chase.bytes, line, &plan, load);
     let tally = ll.tally().with_load(window.close());
     let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));

@@ -37,6 +37,7 @@ use measure::clock::CoreClock;
 use measure::disturb::{Load, Probe, Tally};
 use measure::fmt::{bytes, say};
 use measure::mem::{self, backing_meta};
+use measure::retake::Site;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use report::{Row, Series};
@@ -195,8 +196,10 @@ fn mlp_section(
         "  ",
     );
     println!("{}", measure::retake::line());
-    // Taken again while the core's share was unsteady during it (measure::retake).
-    let (measured, load) = measure::retake::take(core, || {
+    // Taken again while the core's share, or (a set beyond the caches) the memory reference,
+    // was unsteady during it (measure::retake).
+    let memory_bound = sets.iter().any(|(name, _)| name == "memory");
+    let (measured, load) = measure::retake::take_at(Site { core, memory_bound }, || {
         sets.iter()
             .map(|(name, b)| (name, *b, mlp::measure_level(name, *b, clean)))
             .collect::<Vec<_>>()
@@ -261,12 +264,21 @@ fn ladder_section(
     println!("{}", measure::retake::parts_line());
     let mut probe = Probe::new();
     let mut parts = measure::retake::Parts::new();
+    let facts = &exp.facts;
     let scan = scan::run_named(
         sizes,
         &TWO_PASSES,
         |&b| bytes(b as u64),
         |&b, _| {
-            let (rounds, load) = parts.take(core, || ladder::measure(mem, b, &plan, &mut probe));
+            // A size beyond the caches reads the memory reference too.
+            let beyond = facts.beyond_caches(b as u64);
+            let (rounds, load) = parts.take_at(
+                Site {
+                    core,
+                    memory_bound: beyond,
+                },
+                || ladder::measure(mem, b, &plan, &mut probe),
+            );
             ladder::Rounds { load, ..rounds }
         },
     );

@@ -14,6 +14,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 mod core_clock;
+pub mod memory;
 pub mod share;
 pub use core_clock::{
     CLOCK_CHAIN_ADDS, CLOCK_CHAIN_STEPS, CLOCK_CHAINS_PER_ROUND, CLOCK_MOVED_PCT, CoreClock,

@@ -27,6 +27,7 @@
 //! cache level, memory bandwidth). [`Tally::provisional`] is the one rule for when a result
 //! must be called provisional; [`Tally::contended`] for when contention must be named.
 
+use crate::clock::memory::MemRef;
 use crate::clock::share::Share;
 use crate::clock::{now_ns, thread_cpu_ns};
 use std::fs::File;
@@ -271,6 +272,10 @@ pub struct Load {
     /// The best reading of the core's share this process took on the block's core before
     /// the block closed ([`crate::clock::share::best_on`]); only for a block with a core.
     pub share_best: Option<Share>,
+    /// The memory reference ([`crate::clock::memory`]) read as a memory-bound block opened
+    /// and as it closed: a change of the host's memory that the guest's counters cannot see.
+    /// Only for blocks opened with [`Window::open_memory_bound`].
+    pub memory: Option<(MemRef, MemRef)>,
     /// Takes of the block discarded before this one because the core's share was unsteady
     /// during them ([`crate::retake`]); 0 for a block taken once. For a load merged from
     /// parts ([`Load::merge`]), the retakes of the part whose share readings it keeps.
@@ -297,6 +302,12 @@ impl Load {
             .is_some_and(|(s, best)| crate::clock::share::low(s, best))
     }
 
+    /// Whether the memory reference moved during the block ([`crate::clock::memory::moved`]).
+    pub fn memory_moved(&self) -> bool {
+        self.memory
+            .is_some_and(|(b, a)| crate::clock::memory::moved(b, a))
+    }
+
     /// How unsteady the core's share was: 2 moved, 1 low throughout, 0 steady or not read.
     fn unsteadiness(&self) -> u8 {
         if self.share_moved() {
@@ -304,6 +315,12 @@ impl Load {
         } else {
             u8::from(self.share_low())
         }
+    }
+
+    /// Whether the block ran on an unsteady host: its core's share moved or read low, or the
+    /// memory reference moved. Such a block is provisional, and taken again where it can be.
+    pub fn unsteady(&self) -> bool {
+        self.unsteadiness() > 0 || self.memory_moved()
     }
 
     /// The parts this load covers (1 for one block).
@@ -316,7 +333,7 @@ impl Load {
         if self.parts > 1 {
             self.unsteady_parts
         } else {
-            u32::from(self.unsteadiness() > 0)
+            u32::from(self.unsteady())
         }
     }
 
@@ -347,12 +364,18 @@ impl Load {
             (Some(x), Some(y)) => Some(x.max(y)),
             (x, y) => x.or(y),
         };
-        let worse = if other.unsteadiness() > self.unsteadiness() {
+        let worse = if (other.unsteadiness(), other.memory_moved())
+            > (self.unsteadiness(), self.memory_moved())
+        {
             other
         } else {
             self
         };
-        let retakes = if worse.unsteadiness() > 0 {
+        let memory = [self, other]
+            .into_iter()
+            .find(|l| l.memory_moved())
+            .map_or(self.memory.or(other.memory), |l| l.memory);
+        let retakes = if worse.unsteady() {
             worse.retakes
         } else {
             self.retakes.max(other.retakes)
@@ -365,6 +388,7 @@ impl Load {
             elsewhere: mean(self.elsewhere, other.elsewhere),
             share: worse.share.or(self.share).or(other.share),
             share_best: worse.share_best.or(self.share_best).or(other.share_best),
+            memory,
             retakes,
             parts: self.part_count() + other.part_count(),
             unsteady_parts: self.unsteady_count() + other.unsteady_count(),
@@ -380,13 +404,29 @@ pub struct Window {
     process_cpu_s: f64,
     probe: Probe,
     share: Option<Share>,
+    /// The memory reference read as the window opened, for a memory-bound block.
+    memory: Option<MemRef>,
+    memory_bound: bool,
 }
 
 impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
     /// share first ([`share_of`], about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
+        Window::open_as(core, false)
+    }
+
+    /// [`Window::open`] for a block whose figures depend on memory (a working set beyond
+    /// the last cache level): the memory reference ([`crate::clock::memory`], a few
+    /// milliseconds) is read after the share as it opens, and again as it closes.
+    pub fn open_memory_bound(core: Option<usize>) -> Window {
+        Window::open_as(core, true)
+    }
+
+    /// A window that reads the memory reference too where `memory_bound`.
+    pub fn open_as(core: Option<usize>, memory_bound: bool) -> Window {
         let share = share_of(core);
+        let memory = memory_bound.then(crate::clock::memory::probe).flatten();
         let probe = Probe::new();
         Window {
             core,
@@ -395,6 +435,8 @@ impl Window {
             process_cpu_s: process_cpu_s(core.is_none()),
             probe,
             share,
+            memory,
+            memory_bound,
         }
     }
 
@@ -408,10 +450,16 @@ impl Window {
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
         let share = self.share.zip(share_of(self.core));
+        let memory = self.memory.zip(
+            self.memory_bound
+                .then(crate::clock::memory::probe)
+                .flatten(),
+        );
         let share_best = self.core.and_then(crate::clock::share::best_on);
         Load {
             share,
             share_best,
+            memory,
             ..load
         }
     }
@@ -477,6 +525,7 @@ pub fn load_between(
         elsewhere,
         share: None,
         share_best: None,
+        memory: None,
         retakes: 0,
         parts: 0,
         unsteady_parts: 0,
@@ -508,11 +557,11 @@ fn process_cpu_s(children: bool) -> f64 {
 /// What follows the share's numbers in [`Tally::describe`]: in how many of a scan's parts it
 /// was unsteady, and how many times the block (or the part shown) was taken.
 fn share_parts(l: &Load) -> String {
-    if l.unsteadiness() == 0 {
+    if !l.unsteady() {
         return String::new();
     }
     // No ": " or "; " inside: readers find the mark's basis by them (`recap`).
-    let takes = format!("taken {} times, the share unsteady in each", l.retakes + 1);
+    let takes = format!("taken {} times, unsteady in each", l.retakes + 1);
     match (l.parts > 1, l.retakes > 0) {
         (true, true) => format!(
             " (in {} of the {} parts taken one by one, the least steady shown, that part \
@@ -597,6 +646,7 @@ impl Tally {
             || l.steal.is_some_and(|s| s > STEAL_SHARE)
             || l.share_moved()
             || l.share_low()
+            || l.memory_moved()
     }
 
     /// Whether other work on the other cores competed for the shared levels meanwhile.
@@ -638,6 +688,13 @@ impl Tally {
                 ", and the core's share read low throughout ({:.2}x and {:.2}x, against \
                  {:.2}x earlier on this core: likely another thread on this physical core)",
                 b.ratio, a.ratio, best.ratio
+            ));
+        }
+        if let Some((b, a)) = l.memory.filter(|_| l.memory_moved()) {
+            out.push_str(&format!(
+                ", and this machine's memory changed (a reference chase read {:.0} ns a load, \
+                 then {:.0} ns: likely other work on the host's memory)",
+                b.ns, a.ns
             ));
         }
         out.push_str(&share_parts(&l));
@@ -849,7 +906,7 @@ mod tests {
         again.load = again.load.map(|l| Load { retakes: 2, ..l });
         let m = again.mark().unwrap();
         assert!(
-            m.contains("physical core) (taken 3 times, the share unsteady in each)"),
+            m.contains("physical core) (taken 3 times, unsteady in each)"),
             "{m}"
         );
         // A move is named as a move, once, even when the block also ended low.
@@ -1007,6 +1064,30 @@ mod tests {
         assert_eq!((t.rounds, t.disturbed, t.lost_ns), (2, 1, 500_000));
         let m = t.merge(&t);
         assert_eq!((m.rounds, m.disturbed), (4, 2));
+    }
+
+    /// A memory-bound block whose memory reference moved is provisional and says so, with
+    /// both readings; merged with a steady part, the moved readings are the ones kept.
+    #[test]
+    fn a_block_whose_memory_moved_is_provisional() {
+        use crate::clock::memory::MemRef;
+        let memory = |b, a| Load {
+            memory: Some((MemRef { ns: b }, MemRef { ns: a })),
+            wall_s: 0.1,
+            ..Default::default()
+        };
+        let held = tally(31, 0, memory(180.0, 200.0));
+        assert!(!held.provisional(), "{:?}", held.mark());
+        let moved = tally(31, 0, memory(180.0, 260.0));
+        let m = moved.mark().expect("moved memory is provisional");
+        assert!(
+            m.contains("memory changed (a reference chase read 180 ns a load, then 260 ns"),
+            "{m}"
+        );
+        let merged = memory(180.0, 200.0).merge(&memory(180.0, 260.0));
+        assert!(merged.memory_moved(), "{merged:?}");
+        assert_eq!((merged.parts, merged.unsteady_parts), (2, 1));
+        assert!(!memory(180.0, 200.0).merge(&Load::default()).unsteady());
     }
 
     #[test]

@@ -339,7 +339,14 @@ mod tests {
             let mut r: Vec<Value> = vec![result.into()];
             r.extend((0..6).map(|_| Value::from(0.0)));
             r.extend([p.into(), c.into()]);
-            r.extend([Value::Missing, Value::Missing, Value::Missing, 1.into()]);
+            r.extend([
+                Value::Missing,
+                Value::Missing,
+                Value::Missing,
+                1.into(),
+                Value::Missing,
+                Value::Missing,
+            ]);
             r
         };
         dist.row(row("latency/index", "no", "no"));

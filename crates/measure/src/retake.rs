@@ -32,12 +32,27 @@ pub const SCAN_BUDGET: f64 = 0.5;
 /// Runs `block` inside a [`Window`] on `core`, again while [`again`] says so, and returns the
 /// last take's value and load ([`Load::retakes`] says how many takes were discarded).
 pub fn take<T>(core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
-    until_steady(|| window_take(core, &mut block), |_| true)
+    until_steady(|| window_take(core, false, &mut block), |_| true)
 }
 
-/// One take of `block` inside a [`Window`]: its value, its load and how long it took.
-fn window_take<T>(core: Option<usize>, block: &mut impl FnMut() -> T) -> (T, Load, Duration) {
-    let window = Window::open(core);
+/// [`take`] at `site`: a memory-bound block's window reads the memory reference too
+/// ([`Window::open_memory_bound`]), and a take during which it moved is taken again like one
+/// whose share moved.
+pub fn take_at<T>(site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
+    until_steady(
+        || window_take(site.core, site.memory_bound, &mut block),
+        |_| true,
+    )
+}
+
+/// One take of `block` inside a [`Window`] (reading the memory reference where
+/// `memory_bound`): its value, its load and how long it took.
+fn window_take<T>(
+    core: Option<usize>,
+    memory_bound: bool,
+    block: &mut impl FnMut() -> T,
+) -> (T, Load, Duration) {
+    let window = Window::open_as(core, memory_bound);
     let t0 = Instant::now();
     let value = block();
     let took = t0.elapsed();
@@ -64,13 +79,22 @@ fn until_steady<T>(
 }
 
 /// Whether a take with `load`, which lasted `took`, is taken again: its core's share moved or
-/// read low, no other work of this machine shared its core, it was taken fewer than
-/// [`RETAKES`] times again so far, and it was short.
+/// read low or its memory reference moved ([`Load::unsteady`]), no other work of this machine
+/// shared its core, it was taken fewer than [`RETAKES`] times again so far, and it was short.
 pub fn again(load: &Load, took: Duration) -> bool {
-    (load.share_moved() || load.share_low())
+    load.unsteady()
         && load.on_core.is_none_or(|c| c <= OTHER_ON_CORE)
         && load.retakes < RETAKES
         && took <= MAX_TAKE
+}
+
+/// Where a part of a scan is taken: the core it is pinned to, and whether its working set is
+/// beyond the caches (its window then reads the memory reference,
+/// [`Window::open_memory_bound`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    pub core: Option<usize>,
+    pub memory_bound: bool,
 }
 
 /// A scan taken in parts, one [`Window`] each, retaken part by part within [`SCAN_BUDGET`].
@@ -89,8 +113,15 @@ impl Parts {
 
     /// Takes one part of the scan, as [`take`] does, while the scan's retakes stay within
     /// its budget.
-    pub fn take<T>(&mut self, core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
-        self.take_with(|| window_take(core, &mut block))
+    pub fn take<T>(&mut self, core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
+        let memory_bound = false;
+        self.take_at(Site { core, memory_bound }, block)
+    }
+
+    /// [`Parts::take`] at `site`: a memory-bound part's window reads the memory reference
+    /// too, as [`take_at`]'s does.
+    pub fn take_at<T>(&mut self, site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
+        self.take_with(|| window_take(site.core, site.memory_bound, &mut block))
     }
 
     /// [`Parts::take`] with the takes given: `once` is one take (value, load, time).
@@ -112,8 +143,9 @@ impl Parts {
 /// under 2 s".
 pub fn promise() -> String {
     format!(
-        "a block whose core share moved or read low, with no other work on its core, is taken \
-         again, up to {RETAKES} times, while one take lasts under {} s",
+        "a block whose core share moved or read low (or, beyond the caches, whose memory \
+         reference moved), with no other work on its core, is taken again, up to {RETAKES} \
+         times, while one take lasts under {} s",
         MAX_TAKE.as_secs()
     )
 }
@@ -122,8 +154,9 @@ pub fn promise() -> String {
 pub fn parts_promise() -> String {
     format!(
         "each part of the scan (a size, a count, a layout) is taken in its own window; a part \
-         whose core share moved or read low, with no other work on its core, is taken again, \
-         up to {RETAKES} times, while the retakes add under {:.0}% to the scan",
+         whose core share moved or read low (or, beyond the caches, whose memory reference \
+         moved), with no other work on its core, is taken again, up to {RETAKES} times, while \
+         the retakes add under {:.0}% to the scan",
         SCAN_BUDGET * 100.0
     )
 }
@@ -141,6 +174,7 @@ pub fn parts_line() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::memory::MemRef;
     use crate::clock::share::Share;
 
     fn load(before: f64, after: f64, retakes: u32) -> Load {
@@ -168,6 +202,12 @@ mod tests {
             !again(&Load::default(), short),
             "no reading, nothing to judge"
         );
+        let memory = |b, a| Load {
+            memory: Some((MemRef { ns: b }, MemRef { ns: a })),
+            ..load(3.6, 3.7, 0)
+        };
+        assert!(again(&memory(180.0, 260.0), short), "the memory moved");
+        assert!(!again(&memory(180.0, 200.0), short), "the memory held");
         let shared = Load {
             on_core: Some(0.5),
             ..load(3.6, 2.0, 0)

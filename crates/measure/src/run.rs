@@ -365,7 +365,7 @@ impl Experiment {
             )
         } else {
             format!(
-                "{n} of {} results provisional (disturbed rounds, or a moved or low core share)",
+                "{n} of {} results provisional (disturbed rounds, a moved or low core share, or moved memory)",
                 rows.len()
             )
         };
@@ -378,6 +378,7 @@ impl Experiment {
 pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
     let l = t.load.unwrap_or_default();
     let r3 = |x: Option<f64>| -> Value { x.map(|v| (v * 1000.0).round() / 1000.0).into() };
+    let r1 = |x: Option<f64>| -> Value { x.map(|v| (v * 10.0).round() / 10.0).into() };
     vec![
         result.into(),
         t.rounds.into(),
@@ -392,6 +393,8 @@ pub fn disturbance_row(result: &str, t: &crate::disturb::Tally) -> Vec<Value> {
         r3(l.share.map(|s| s.1.ratio)),
         r3(l.share_best.map(|s| s.ratio)),
         (l.retakes + 1).into(),
+        r1(l.memory.map(|m| m.0.ns)),
+        r1(l.memory.map(|m| m.1.ns)),
     ]
 }
 

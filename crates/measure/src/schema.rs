@@ -183,6 +183,11 @@ pub mod disturbance {
     /// How many times the block was taken ([`crate::retake`]): 1, or more where the core's
     /// share was unsteady during the takes discarded before it.
     pub const TAKES: &str = "takes";
+    /// The memory reference ([`crate::clock::memory`]), in ns a load, as a memory-bound block
+    /// opened and as it closed; NA for other blocks (and in outputs saved before December 7,
+    /// 2026). Readings more than a quarter apart make the block provisional.
+    pub const MEMORY_BEFORE: &str = "memory_ref_before_ns";
+    pub const MEMORY_AFTER: &str = "memory_ref_after_ns";
     /// The columns in order, as the writer declares them.
     pub const COLUMNS: &[&str] = &[
         "result:text",
@@ -198,6 +203,8 @@ pub mod disturbance {
         "core_share_after",
         "core_share_best",
         "takes",
+        "memory_ref_before_ns",
+        "memory_ref_after_ns",
     ];
     /// `#META provisional_results`: how many rows are provisional, "N of M".
     pub const META_PROVISIONAL: &str = "provisional_results";

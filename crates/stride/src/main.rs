@@ -150,7 +150,13 @@ fn main() {
     let buf: &[u8] = timing::bytes(&mut region, len);
     println!("{}", measure::retake::parts_line());
     let walk = (accesses, shift);
-    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, walk, &want, core);
+    // The buffer is beyond the caches (unless `--buffer` asked for less): each stride's
+    // window reads the memory reference too.
+    let site = measure::retake::Site {
+        core,
+        memory_bound: exp.facts.beyond_caches(len as u64),
+    };
+    let rows = timing::sweep(buf, &STRIDES, &plans, &orders, walk, &want, site);
     drop(region);
     let walks = report::Walks::of(rows, (line, len, accesses));
 
@@ -309,8 +315,14 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     let small_n = ((l1 / 2) as usize / 8).clamp(256, 2048);
     layout_report::sizes(&mut exp.out, ELEMENTS, line, clean);
     println!("{}", measure::retake::line());
-    // Taken again while the core's share was unsteady during it (measure::retake).
-    let (mut t, load) = measure::retake::take(core, || timing::layouts(&aos, &xs, small_n, clean));
+    // Taken again while the core's share, or (the array of structs beyond the caches) the
+    // memory reference, was unsteady during it (measure::retake).
+    let site = measure::retake::Site {
+        core,
+        memory_bound: exp.facts.beyond_caches(layout::bytes(ELEMENTS) as u64),
+    };
+    let (mut t, load) =
+        measure::retake::take_at(site, || timing::layouts(&aos, &xs, small_n, clean));
     t.tally = t.tally.with_load(load);
     layout_report::table(&mut exp.out, &t, line);
     exp.out.reading(&verdict::layout_verdict(&t, line));

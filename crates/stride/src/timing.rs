@@ -72,7 +72,7 @@ pub fn sweep(
     orders: &[Order],
     walk: (usize, usize),
     want: &segments::Want,
-    core: Option<usize>,
+    site: measure::retake::Site,
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
     let probe = Probe::new();
@@ -81,7 +81,7 @@ pub fn sweep(
     // was unsteady (within the scan's budget); its walks carry that window's load.
     let mut parts = measure::retake::Parts::new();
     let result = scan::run_named(&idx, orders, name, |&i, _pass| {
-        let (mut p, load) = parts.take(core, || {
+        let (mut p, load) = parts.take_at(site, || {
             measure_point(&probe, want, buf, strides[i], walk, &plans[i])
         });
         for w in [&mut p.wrap, &mut p.fresh] {

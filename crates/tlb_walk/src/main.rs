@@ -32,6 +32,7 @@ use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::{WIDTH, bytes as human_bytes, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::out::Out;
+use measure::retake::Site;
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
@@ -113,10 +114,8 @@ fn main() {
         Plan::full(2.5e5, 50_000_000)
     };
     exp.out.metas(plan.meta());
-    let rows = match counts.last() {
-        Some(&most) => page_scan(&mut exp.out, &counts, most, page, g, &plan, core),
-        None => Vec::new(),
-    };
+    let llc = exp.facts.largest_cache();
+    let rows = page_scan(&mut exp.out, &counts, page, g, &plan, core, llc);
     if !rows.is_empty() {
         let scan = verdict::PageScan {
             tally: rows_tally(&rows),
@@ -159,12 +158,15 @@ fn main() {
 fn page_scan(
     out: &mut Out,
     counts: &[usize],
-    most: usize,
     page: usize,
     g: Geometry,
     plan: &Plan,
     core: Option<usize>,
+    llc: Option<u64>,
 ) -> Vec<Row> {
+    let Some(&most) = counts.last() else {
+        return Vec::new();
+    };
     say(
         &format!(
             "8 bytes are read per page; the pages grow from {} to {most}. Two regions of {} (4 KiB \
@@ -217,18 +219,26 @@ fn page_scan(
         |&pages, _| {
             // The same random ring in both regions, one per layout, rounds interleaved.
             let next = ring::sattolo(pages, ring::DEFAULT_SEED);
-            let (mut t, load) = parts.take(core, || {
-                walk::judged(
-                    &mut [
-                        (&mut a.region, Layout::Offset0),
-                        (&mut b.region, Layout::LineSpread),
-                    ],
-                    &next,
-                    g,
-                    plan,
-                    &mut probe,
-                )
-            });
+            // A span beyond the caches reads the memory reference too.
+            let beyond = llc.is_some_and(|l| (pages * page) as u64 > l);
+            let (mut t, load) = parts.take_at(
+                Site {
+                    core,
+                    memory_bound: beyond,
+                },
+                || {
+                    walk::judged(
+                        &mut [
+                            (&mut a.region, Layout::Offset0),
+                            (&mut b.region, Layout::LineSpread),
+                        ],
+                        &next,
+                        g,
+                        plan,
+                        &mut probe,
+                    )
+                },
+            );
             let line = t.pop().expect("two rings");
             Pair {
                 offset0: t.pop().expect("two rings"),
@@ -288,7 +298,8 @@ fn huge_pages(
         ),
         "  ",
     );
-    let h = match huge_walks(&mut exp.out, pages, page, g, plan, core) {
+    let beyond = exp.facts.beyond_caches((pages * page) as u64);
+    let h = match huge_walks(&mut exp.out, pages, beyond, page, g, plan, core) {
         Ok(h) => h,
         Err(e) => {
             say(&format!("skipped: {e}"), "  ");
@@ -322,10 +333,12 @@ fn thp_mode(mode: Option<&str>) -> String {
 
 /// Section 2's measurement: both regions prepared (their backing printed), both layouts
 /// walked with the rounds interleaved, and the backing read again afterwards (recorded, and
-/// kept at its worst for the verdict); an error when the regions cannot be had.
+/// kept at its worst for the verdict); an error when the regions cannot be had. `beyond`:
+/// the regions span more than the caches, so each layout's window reads the memory reference.
 fn huge_walks(
     out: &mut Out,
     pages: usize,
+    beyond: bool,
     page: usize,
     g: Geometry,
     plan: &Plan,
@@ -350,10 +363,16 @@ fn huge_walks(
     let walks: Vec<HugeWalk> = [Layout::Offset0, Layout::LineSpread]
         .into_iter()
         .map(|layout| {
-            let (mut t, load) = parts.take(core, || {
-                let both = &mut [(&mut normal.region, layout), (&mut huge.region, layout)];
-                walk::judged(both, &next, g, plan, &mut Probe::new())
-            });
+            let (mut t, load) = parts.take_at(
+                Site {
+                    core,
+                    memory_bound: beyond,
+                },
+                || {
+                    let both = &mut [(&mut normal.region, layout), (&mut huge.region, layout)];
+                    walk::judged(both, &next, g, plan, &mut Probe::new())
+                },
+            );
             let h = t.pop().expect("two rings");
             HugeWalk {
                 layout,
@@ -392,7 +411,8 @@ fn huge_walks(
 /// Section 3: the first touch of a page against a second one, measured, then its table, its
 /// reading and its records.
 fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp: &mut Experiment) {
-    match touch_measure(bytes, page, clean, core) {
+    let beyond = exp.facts.beyond_caches(bytes as u64);
+    match touch_measure(bytes, page, clean, core, beyond) {
         Err(e) => say(&format!("skipped: {e}"), "  "),
         Ok(None) => {}
         Ok(Some(t)) => touch_show(exp, &t),
@@ -403,19 +423,21 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
 /// per round. A round cannot be cut short (its first touch of the whole region is the
 /// quantity) and lasts tens of milliseconds, so it is timed in segments of a few hundred
 /// pages ([`measure::segments`]), each judged by its evidence. `None` when no segment was
-/// clean.
+/// clean. `beyond`: the region is larger than the caches, and its window reads the memory
+/// reference.
 fn touch_measure(
     bytes: usize,
     page: usize,
     clean: usize,
     core: Option<usize>,
+    beyond: bool,
 ) -> Result<Option<verdict::Touch>, String> {
     mem::guard(bytes as u64)?;
     let pages = bytes / page;
     let (mut region, mut backing, mut failed) = (None::<Region>, None, None);
     let parts = touch_parts(page, pages);
     let probe = Probe::new();
-    let window = Window::open(core);
+    let window = Window::open_as(core, beyond);
     // Up to twice the rounds when segments are disturbed, within 100 ms of extra rounds.
     let want = segments::Want::new(clean, clean, 100_000_000);
     let t = segments::interleaved(&probe, &want, &parts, |step| {

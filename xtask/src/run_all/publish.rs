@@ -144,7 +144,7 @@ pub fn recap(plan: &Plan, record: &RunRecord) -> String {
     list("ran", names(&|o| o.ok));
     list("failed (see summary.md)", names(&|o| !o.ok));
     list(
-        "provisional (disturbed rounds or a moved or low core share; rerun on a quiet machine)",
+        "provisional (disturbed rounds, a moved or low core share or moved memory; rerun on a quiet machine)",
         names(&|o| mark(o).provisional),
     );
     list(

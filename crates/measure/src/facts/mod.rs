@@ -265,6 +265,13 @@ impl MachineFacts {
         self.caches.iter().filter_map(|c| c.size.value).max()
     }
 
+    /// Whether a working set of `bytes` is beyond the largest reported cache: its loads go to
+    /// memory, and a block over it reads the memory reference
+    /// ([`crate::disturb::Window::open_memory_bound`]). `false` where no cache size is known.
+    pub fn beyond_caches(&self, bytes: u64) -> bool {
+        self.largest_cache().is_some_and(|l| bytes > l)
+    }
+
     /// The caches whose size is reported: `(name, bytes)` ("L1d", 49152), in reported order.
     pub fn reported_caches(&self) -> Vec<(String, u64)> {
         self.caches
@@ -470,6 +477,7 @@ mod tests {
         assert_eq!(f.line_size().value, Some(64));
         assert_eq!(f.where_fits(40 * 1024), "L1d");
         assert_eq!(f.where_fits(64 << 20), "memory");
+        assert!(!f.beyond_caches(32 << 20) && f.beyond_caches((32 << 20) + 1));
     }
 
     #[test]
@@ -481,6 +489,7 @@ mod tests {
         assert_eq!(f.where_fits(4096), "?");
         assert!(f.describe().iter().any(|l| l.contains("unknown")));
         assert_eq!(f.largest_cache(), None);
+        assert!(!f.beyond_caches(u64::MAX), "no size known: never beyond");
     }
 
     #[test]

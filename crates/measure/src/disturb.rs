@@ -371,7 +371,8 @@ impl Load {
         } else {
             self
         };
-        let memory = [self, other]
+        // The moved readings of the part whose share readings are kept, if its moved too.
+        let memory = [worse, self, other]
             .into_iter()
             .find(|l| l.memory_moved())
             .map_or(self.memory.or(other.memory), |l| l.memory);
@@ -1088,6 +1089,13 @@ mod tests {
         assert!(merged.memory_moved(), "{merged:?}");
         assert_eq!((merged.parts, merged.unsteady_parts), (2, 1));
         assert!(!memory(180.0, 200.0).merge(&Load::default()).unsteady());
+        // The part whose share is shown shows its own memory readings where they moved too.
+        let shown = Load {
+            share: Some((Share { ratio: 3.6 }, Share { ratio: 2.0 })),
+            ..memory(150.0, 300.0)
+        };
+        let kept = memory(180.0, 260.0).merge(&shown).memory.map(|m| m.1.ns);
+        assert_eq!(kept, Some(300.0));
     }
 
     #[test]

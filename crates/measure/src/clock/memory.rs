@@ -4,9 +4,13 @@
 //! On a VM the memory is the host's, shared with other guests. Their traffic changes how long
 //! a load that misses every cache takes, and no counter in the guest sees it: no steal, no
 //! switch, no other work, and the core's share ([`super::share`]) steady. On the 2-core Zen 3
-//! VM this project was measured on, with the guest quiet, readings of a 64 MiB chase taken
-//! 20 ms long and 1.4 s apart went from 400 to 1,100 ns a load and back within seconds; two
-//! quiet runs of cache_ladder read the largest working set at 291 and 393 ns.
+//! VM this project was measured on, with the guest quiet, readings of a 64 MiB chase on 4 KiB
+//! pages, 20 ms long and 1.4 s apart, went from 400 to 1,100 ns a load and back within
+//! seconds; two quiet runs of cache_ladder read the largest working set at 291 and 393 ns.
+//!
+//! A chase that starts after a rest is slow: on that VM about 400 ns a load, falling to
+//! 215 ns over 5,000 loads. So a reading first follows [`WARM_STEPS`] links, and the buffer
+//! asks for huge pages, so that the reading is the memory's and not the page walks'.
 //!
 //! A block that reads this reference before and after ([`crate::disturb::Window`]) and finds
 //! the two readings more than [`MEMORY_MOVED`] apart ran while the memory changed under it:
@@ -21,8 +25,9 @@ use std::hint::black_box;
 use std::sync::{LazyLock, Mutex};
 
 /// Two readings further apart than this share (of the higher) mean the memory changed.
-/// Two readings taken back to back on the quiet Zen 3 VM differ by more in about one pair of
-/// ten, so one moved block in ten on such a host is the reference's own noise.
+/// On the quiet Zen 3 VM, two readings back to back differed by more in 4 to 7 pairs of 100,
+/// two a second apart in 12 of 100: about one memory-bound block in ten on such a host is
+/// marked by the host's own memory noise.
 pub const MEMORY_MOVED: f64 = 0.25;
 /// The reference buffer is at least this large...
 const MIN_BYTES: u64 = 64 << 20;

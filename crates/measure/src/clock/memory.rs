@@ -35,9 +35,9 @@ const MIN_BYTES: u64 = 64 << 20;
 const TIMES_LLC: u64 = 2;
 const MAX_BYTES: u64 = 512 << 20;
 /// Steps of the discarded warm-up, and of each of the [`READS`] timed chases of a reading.
-const WARM_STEPS: u64 = 16_384;
-const STEPS: u64 = 512;
-const READS: usize = 3;
+pub const WARM_STEPS: u64 = 16_384;
+pub const STEPS: u64 = 512;
+pub const READS: usize = 3;
 
 /// One reading: nanoseconds a load through the reference buffer took, the median of
 /// [`READS`] short chases after a discarded one.

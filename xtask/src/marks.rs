@@ -97,10 +97,17 @@ pub enum Cause {
 }
 
 impl Recorded {
-    /// Why this result is provisional, by the rules of [`measure::clock::share`]; `None` when
-    /// it is not.
+    /// Whether the memory reference moved during the block, by the rule of
+    /// [`measure::clock::memory::moved`]; `false` where it was not read.
+    pub fn memory_moved(&self) -> bool {
+        use measure::clock::memory::{MemRef, moved};
+        self.memory
+            .is_some_and(|(b, a)| moved(MemRef { ns: b }, MemRef { ns: a }))
+    }
+
+    /// Why this result is provisional, by the rules of [`measure::clock::share`] and
+    /// [`measure::clock::memory`]; `None` when it is not.
     pub fn cause(&self) -> Option<Cause> {
-        use measure::clock::memory::MemRef;
         use measure::clock::share::{Share, low, moved};
         if !self.mark.provisional {
             return None;
@@ -115,10 +122,7 @@ impl Recorded {
             .is_some_and(|(s, best)| low(s, Share { ratio: best }))
         {
             Some(Cause::ShareLow)
-        } else if self
-            .memory
-            .is_some_and(|(b, a)| measure::clock::memory::moved(MemRef { ns: b }, MemRef { ns: a }))
-        {
+        } else if self.memory_moved() {
             Some(Cause::MemoryMoved)
         } else {
             Some(Cause::Rounds)

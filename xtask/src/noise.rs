@@ -612,8 +612,12 @@ pub struct Causes {
     pub provisional: usize,
     pub moved: usize,
     pub low: usize,
-    /// The memory reference moved during a memory-bound block.
+    /// The memory reference moved during a memory-bound block (the first cause).
     pub memory: usize,
+    /// Memory-bound results (those that read the memory reference), and of those the ones
+    /// whose reference moved, whatever cause their report names first.
+    pub memory_bound: usize,
+    pub memory_moved_any: usize,
     pub rounds: usize,
     pub retaken: usize,
     /// Taken again, and the kept take's share was steady.
@@ -636,6 +640,8 @@ pub fn causes(runs: &[Runs], way: Way) -> Causes {
         c.moved += usize::from(cause == Some(Cause::ShareMoved));
         c.low += usize::from(cause == Some(Cause::ShareLow));
         c.memory += usize::from(cause == Some(Cause::MemoryMoved));
+        c.memory_bound += usize::from(r.memory.is_some());
+        c.memory_moved_any += usize::from(r.memory_moved());
         c.rounds += usize::from(cause == Some(Cause::Rounds));
         if r.takes.is_some_and(|t| t > 1.0) {
             c.retaken += 1;
@@ -658,9 +664,10 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
          during the block, it read low from start to end (against the best on that core), the \
          memory reference moved during a memory-bound block, or the rounds were disturbed. \
          \"Taken again\": blocks retaken because the share or the memory was unsteady, and how \
-         many of those then ran steady.\n\n| way | results | provisional | share moved | share \
-         low | memory moved | disturbed rounds | taken again | then steady |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+         many of those then ran steady. \"Memory-bound\": the results that read the memory \
+         reference, and in how many it moved, whatever cause came first.\n\n| way | results | \
+         provisional | share moved | share low | memory moved | disturbed rounds | taken again \
+         | then steady | memory-bound: moved |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for way in Way::ALL {
         let c = causes(runs, way);
@@ -669,7 +676,7 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
         }
         let _ = writeln!(
             m,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} of {} |",
             way.id(),
             c.results,
             c.provisional,
@@ -678,7 +685,9 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
             c.memory,
             c.rounds,
             c.retaken,
-            c.steady
+            c.steady,
+            c.memory_moved_any,
+            c.memory_bound
         );
     }
 }
@@ -807,6 +816,8 @@ mod tests {
             moved: 1,
             low: 1,
             memory: 1,
+            memory_bound: 2,
+            memory_moved_any: 1,
             rounds: 1,
             retaken: 3,
             steady: 1,
@@ -816,7 +827,7 @@ mod tests {
         let mut m = String::new();
         causes_table(&mut m, &runs);
         assert!(
-            m.contains("| quiet | 6 | 4 | 1 | 1 | 1 | 1 | 3 | 1 |\n"),
+            m.contains("| quiet | 6 | 4 | 1 | 1 | 1 | 1 | 3 | 1 | 1 of 2 |\n"),
             "{m}"
         );
         assert!(!m.contains("| busy |"), "a way without runs has no row");

@@ -30,11 +30,11 @@ mod verdict;
 
 use kernels::{Form, Fun, Op, Width};
 use measure::cli::{self, Opt};
+use measure::disturb::Site;
 use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::bytes as size;
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::out::Out;
-use measure::retake::Site;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use report::{Row, find, say};
@@ -405,7 +405,7 @@ fn all_cores(
     // The workers are this process's threads on every core, so the window is opened for no
     // one core: other processes' work anywhere is what it names; each worker's evidence
     // judges its rounds. Regions beyond the caches read the memory reference too.
-    let window = Window::open_as(None, exp.facts.beyond_caches(per as u64));
+    let window = Window::open_at(Site::over(None, per as u64, &exp.facts));
     let counts = thread_counts(available);
     let trows = team::scaling(
         &counts,
@@ -504,8 +504,8 @@ fn by_working_set(
         |&b| size(b as u64),
         |&bytes, _| {
             // A set beyond the caches reads the memory reference too.
-            let memory_bound = facts.beyond_caches(bytes as u64);
-            let (m, load) = parts.take_at(Site { core, memory_bound }, || {
+            let site = Site::over(core, bytes as u64, facts);
+            let (m, load) = parts.take_at(site, || {
                 sweep::measure(&mut probe, kernels, words, bytes, plan)
             });
             sweep::Measured { load, ..m }
@@ -565,8 +565,7 @@ fn under_load(
         }
     };
     let streamers = load.cores;
-    let beyond = exp.facts.beyond_caches(chase.bytes as u64);
-    let window = Window::open_as(chase.core, beyond);
+    let window = Window::open_at(Site::over(chase.core, chase.bytes as u64, &exp.facts));
     let ll = latency::measure(chase.mem, chase.bytes, line, &plan, load);
     let tally = ll.tally().with_load(window.close());
     let v = latency::judge(&ll, one.map(|o| 0.5 * o * streamers.len() as f64));

@@ -34,10 +34,10 @@ use ladder::Memory;
 use measure::chase::Plan;
 use measure::cli::{self, Opt};
 use measure::clock::CoreClock;
+use measure::disturb::Site;
 use measure::disturb::{Load, Probe, Tally};
 use measure::fmt::{bytes, say};
 use measure::mem::{self, backing_meta};
-use measure::retake::Site;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use report::{Row, Series};
@@ -271,14 +271,8 @@ fn ladder_section(
         |&b| bytes(b as u64),
         |&b, _| {
             // A size beyond the caches reads the memory reference too.
-            let beyond = facts.beyond_caches(b as u64);
-            let (rounds, load) = parts.take_at(
-                Site {
-                    core,
-                    memory_bound: beyond,
-                },
-                || ladder::measure(mem, b, &plan, &mut probe),
-            );
+            let site = Site::over(core, b as u64, facts);
+            let (rounds, load) = parts.take_at(site, || ladder::measure(mem, b, &plan, &mut probe));
             ladder::Rounds { load, ..rounds }
         },
     );

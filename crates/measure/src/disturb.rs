@@ -274,7 +274,7 @@ pub struct Load {
     pub share_best: Option<Share>,
     /// The memory reference ([`crate::clock::memory`]) read as a memory-bound block opened
     /// and as it closed: a change of the host's memory that the guest's counters cannot see.
-    /// Only for blocks opened with [`Window::open_memory_bound`].
+    /// Only for blocks whose [`Site`] is memory-bound.
     pub memory: Option<(MemRef, MemRef)>,
     /// Takes of the block discarded before this one because the core's share was unsteady
     /// during them ([`crate::retake`]); 0 for a block taken once. For a load merged from
@@ -410,22 +410,39 @@ pub struct Window {
     memory_bound: bool,
 }
 
+/// Where a block runs, for its [`Window`]: the core it is pinned to, and whether its working
+/// set is beyond the caches (its window then reads the memory reference too,
+/// [`crate::clock::memory`], a few milliseconds as it opens and again as it closes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Site {
+    pub core: Option<usize>,
+    pub memory_bound: bool,
+}
+
+impl Site {
+    /// A block on `core` over `bytes`: memory-bound where `facts` put them beyond the caches
+    /// ([`crate::facts::MachineFacts::beyond_caches`]).
+    pub fn over(core: Option<usize>, bytes: u64, facts: &crate::facts::MachineFacts) -> Site {
+        Site {
+            core,
+            memory_bound: facts.beyond_caches(bytes),
+        }
+    }
+}
+
 impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
     /// share first ([`share_of`], about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
-        Window::open_as(core, false)
+        Window::open_at(Site {
+            core,
+            memory_bound: false,
+        })
     }
 
-    /// [`Window::open`] for a block whose figures depend on memory (a working set beyond
-    /// the last cache level): the memory reference ([`crate::clock::memory`], a few
-    /// milliseconds) is read after the share as it opens, and again as it closes.
-    pub fn open_memory_bound(core: Option<usize>) -> Window {
-        Window::open_as(core, true)
-    }
-
-    /// A window that reads the memory reference too where `memory_bound`.
-    pub fn open_as(core: Option<usize>, memory_bound: bool) -> Window {
+    /// [`Window::open`] at `site`: a memory-bound block's window reads the memory reference
+    /// after the share.
+    pub fn open_at(Site { core, memory_bound }: Site) -> Window {
         let share = share_of(core);
         let memory = memory_bound.then(crate::clock::memory::probe).flatten();
         let probe = Probe::new();
@@ -693,8 +710,8 @@ impl Tally {
         }
         if let Some((b, a)) = l.memory.filter(|_| l.memory_moved()) {
             out.push_str(&format!(
-                ", and this machine's memory changed (a reference chase read {:.0} ns a load, \
-                 then {:.0} ns: likely other work on the host's memory)",
+                ", and the memory changed under it (a reference chase read {:.0} ns a load, \
+                 then {:.0} ns: likely other work on this machine's memory, or on the host's)",
                 b.ns, a.ns
             ));
         }
@@ -1082,7 +1099,9 @@ mod tests {
         let moved = tally(31, 0, memory(180.0, 260.0));
         let m = moved.mark().expect("moved memory is provisional");
         assert!(
-            m.contains("memory changed (a reference chase read 180 ns a load, then 260 ns"),
+            m.contains(
+                "memory changed under it (a reference chase read 180 ns a load, then 260 ns"
+            ),
             "{m}"
         );
         let merged = memory(180.0, 200.0).merge(&memory(180.0, 260.0));

@@ -18,7 +18,7 @@
 //! the points whose share was unsteady are taken again, and retakes of the whole scan cost at
 //! most [`SCAN_BUDGET`] of its time on top.
 
-use crate::disturb::{Load, OTHER_ON_CORE, Window};
+use crate::disturb::{Load, OTHER_ON_CORE, Site, Window};
 use std::time::{Duration, Instant};
 
 /// A block is taken again at most this many times.
@@ -31,28 +31,28 @@ pub const SCAN_BUDGET: f64 = 0.5;
 
 /// Runs `block` inside a [`Window`] on `core`, again while [`again`] says so, and returns the
 /// last take's value and load ([`Load::retakes`] says how many takes were discarded).
-pub fn take<T>(core: Option<usize>, mut block: impl FnMut() -> T) -> (T, Load) {
-    until_steady(|| window_take(core, false, &mut block), |_| true)
+pub fn take<T>(core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
+    take_at(on(core), block)
 }
 
-/// [`take`] at `site`: a memory-bound block's window reads the memory reference too
-/// ([`Window::open_memory_bound`]), and a take during which it moved is taken again like one
-/// whose share moved.
+/// [`take`] at `site`: a memory-bound block's window reads the memory reference too, and a
+/// take during which it moved is taken again like one whose share moved.
 pub fn take_at<T>(site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
-    until_steady(
-        || window_take(site.core, site.memory_bound, &mut block),
-        |_| true,
-    )
+    until_steady(|| window_take(site, &mut block), |_| true)
 }
 
-/// One take of `block` inside a [`Window`] (reading the memory reference where
-/// `memory_bound`): its value, its load and how long it took.
-fn window_take<T>(
-    core: Option<usize>,
-    memory_bound: bool,
-    block: &mut impl FnMut() -> T,
-) -> (T, Load, Duration) {
-    let window = Window::open_as(core, memory_bound);
+/// The site of a block on `core` that fits the caches.
+fn on(core: Option<usize>) -> Site {
+    Site {
+        core,
+        memory_bound: false,
+    }
+}
+
+/// One take of `block` inside a [`Window`] at `site`: its value, its load and how long it
+/// took.
+fn window_take<T>(site: Site, block: &mut impl FnMut() -> T) -> (T, Load, Duration) {
+    let window = Window::open_at(site);
     let t0 = Instant::now();
     let value = block();
     let took = t0.elapsed();
@@ -88,15 +88,6 @@ pub fn again(load: &Load, took: Duration) -> bool {
         && took <= MAX_TAKE
 }
 
-/// Where a part of a scan is taken: the core it is pinned to, and whether its working set is
-/// beyond the caches (its window then reads the memory reference,
-/// [`Window::open_memory_bound`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Site {
-    pub core: Option<usize>,
-    pub memory_bound: bool,
-}
-
 /// A scan taken in parts, one [`Window`] each, retaken part by part within [`SCAN_BUDGET`].
 #[derive(Debug, Default)]
 pub struct Parts {
@@ -114,14 +105,13 @@ impl Parts {
     /// Takes one part of the scan, as [`take`] does, while the scan's retakes stay within
     /// its budget.
     pub fn take<T>(&mut self, core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
-        let memory_bound = false;
-        self.take_at(Site { core, memory_bound }, block)
+        self.take_at(on(core), block)
     }
 
     /// [`Parts::take`] at `site`: a memory-bound part's window reads the memory reference
     /// too, as [`take_at`]'s does.
     pub fn take_at<T>(&mut self, site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
-        self.take_with(|| window_take(site.core, site.memory_bound, &mut block))
+        self.take_with(|| window_take(site, &mut block))
     }
 
     /// [`Parts::take`] with the takes given: `once` is one take (value, load, time).

@@ -31,6 +31,7 @@ mod walk;
 
 use ::stride::schema::key;
 use measure::clock::{self, CoreClock};
+use measure::disturb::Site;
 use measure::fmt::{bytes, grouped, say};
 use measure::mem::{self, Region};
 use measure::run::Experiment;
@@ -152,10 +153,7 @@ fn main() {
     let walk = (accesses, shift);
     // The buffer is beyond the caches (unless `--buffer` asked for less): each stride's
     // window reads the memory reference too.
-    let site = measure::retake::Site {
-        core,
-        memory_bound: exp.facts.beyond_caches(len as u64),
-    };
+    let site = Site::over(core, len as u64, &exp.facts);
     let rows = timing::sweep(buf, &STRIDES, &plans, &orders, walk, &want, site);
     drop(region);
     let walks = report::Walks::of(rows, (line, len, accesses));
@@ -317,10 +315,7 @@ fn layout_section(exp: &mut Experiment, line: Option<u64>, clean: usize, core: O
     println!("{}", measure::retake::line());
     // Taken again while the core's share, or (the array of structs beyond the caches) the
     // memory reference, was unsteady during it (measure::retake).
-    let site = measure::retake::Site {
-        core,
-        memory_bound: exp.facts.beyond_caches(layout::bytes(ELEMENTS) as u64),
-    };
+    let site = Site::over(core, layout::bytes(ELEMENTS) as u64, &exp.facts);
     let (mut t, load) =
         measure::retake::take_at(site, || timing::layouts(&aos, &xs, small_n, clean));
     t.tally = t.tally.with_load(load);

@@ -72,7 +72,7 @@ pub fn sweep(
     orders: &[Order],
     walk: (usize, usize),
     want: &segments::Want,
-    site: measure::retake::Site,
+    site: measure::disturb::Site,
 ) -> Vec<Row> {
     let idx: Vec<usize> = (0..strides.len()).collect();
     let probe = Probe::new();

@@ -28,11 +28,10 @@ use ::tlb_walk::schema::key;
 use measure::chase::Plan;
 use measure::clock::{self, CoreClock};
 use measure::data::Block;
-use measure::disturb::{Probe, Tally, Window};
+use measure::disturb::{Probe, Site, Tally, Window};
 use measure::fmt::{WIDTH, bytes as human_bytes, field, say, wrap_to};
 use measure::mem::{self, HugeAdvice, Region, backing_meta};
 use measure::out::Out;
-use measure::retake::Site;
 use measure::ring;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
@@ -114,8 +113,7 @@ fn main() {
         Plan::full(2.5e5, 50_000_000)
     };
     exp.out.metas(plan.meta());
-    let llc = exp.facts.largest_cache();
-    let rows = page_scan(&mut exp.out, &counts, page, g, &plan, core, llc);
+    let rows = page_scan(&mut exp.out, &exp.facts, &counts, page, g, &plan, core);
     if !rows.is_empty() {
         let scan = verdict::PageScan {
             tally: rows_tally(&rows),
@@ -157,12 +155,12 @@ fn main() {
 /// regions of `most` pages asked for 4 KiB pages (the backing verified).
 fn page_scan(
     out: &mut Out,
+    facts: &measure::facts::MachineFacts,
     counts: &[usize],
     page: usize,
     g: Geometry,
     plan: &Plan,
     core: Option<usize>,
-    llc: Option<u64>,
 ) -> Vec<Row> {
     let Some(&most) = counts.last() else {
         return Vec::new();
@@ -220,25 +218,19 @@ fn page_scan(
             // The same random ring in both regions, one per layout, rounds interleaved.
             let next = ring::sattolo(pages, ring::DEFAULT_SEED);
             // A span beyond the caches reads the memory reference too.
-            let beyond = llc.is_some_and(|l| (pages * page) as u64 > l);
-            let (mut t, load) = parts.take_at(
-                Site {
-                    core,
-                    memory_bound: beyond,
-                },
-                || {
-                    walk::judged(
-                        &mut [
-                            (&mut a.region, Layout::Offset0),
-                            (&mut b.region, Layout::LineSpread),
-                        ],
-                        &next,
-                        g,
-                        plan,
-                        &mut probe,
-                    )
-                },
-            );
+            let site = Site::over(core, (pages * page) as u64, facts);
+            let (mut t, load) = parts.take_at(site, || {
+                walk::judged(
+                    &mut [
+                        (&mut a.region, Layout::Offset0),
+                        (&mut b.region, Layout::LineSpread),
+                    ],
+                    &next,
+                    g,
+                    plan,
+                    &mut probe,
+                )
+            });
             let line = t.pop().expect("two rings");
             Pair {
                 offset0: t.pop().expect("two rings"),
@@ -298,8 +290,8 @@ fn huge_pages(
         ),
         "  ",
     );
-    let beyond = exp.facts.beyond_caches((pages * page) as u64);
-    let h = match huge_walks(&mut exp.out, pages, beyond, page, g, plan, core) {
+    let site = Site::over(core, (pages * page) as u64, &exp.facts);
+    let h = match huge_walks(&mut exp.out, pages, page, g, plan, site) {
         Ok(h) => h,
         Err(e) => {
             say(&format!("skipped: {e}"), "  ");
@@ -333,16 +325,15 @@ fn thp_mode(mode: Option<&str>) -> String {
 
 /// Section 2's measurement: both regions prepared (their backing printed), both layouts
 /// walked with the rounds interleaved, and the backing read again afterwards (recorded, and
-/// kept at its worst for the verdict); an error when the regions cannot be had. `beyond`:
-/// the regions span more than the caches, so each layout's window reads the memory reference.
+/// kept at its worst for the verdict); an error when the regions cannot be had. Each
+/// layout's window is at `site` (memory-bound where the regions span more than the caches).
 fn huge_walks(
     out: &mut Out,
     pages: usize,
-    beyond: bool,
     page: usize,
     g: Geometry,
     plan: &Plan,
-    core: Option<usize>,
+    site: Site,
 ) -> Result<verdict::Huge, String> {
     let bytes = pages * page;
     mem::guard(2 * bytes as u64)?;
@@ -363,16 +354,10 @@ fn huge_walks(
     let walks: Vec<HugeWalk> = [Layout::Offset0, Layout::LineSpread]
         .into_iter()
         .map(|layout| {
-            let (mut t, load) = parts.take_at(
-                Site {
-                    core,
-                    memory_bound: beyond,
-                },
-                || {
-                    let both = &mut [(&mut normal.region, layout), (&mut huge.region, layout)];
-                    walk::judged(both, &next, g, plan, &mut Probe::new())
-                },
-            );
+            let (mut t, load) = parts.take_at(site, || {
+                let both = &mut [(&mut normal.region, layout), (&mut huge.region, layout)];
+                walk::judged(both, &next, g, plan, &mut Probe::new())
+            });
             let h = t.pop().expect("two rings");
             HugeWalk {
                 layout,
@@ -411,8 +396,12 @@ fn huge_walks(
 /// Section 3: the first touch of a page against a second one, measured, then its table, its
 /// reading and its records.
 fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp: &mut Experiment) {
-    let beyond = exp.facts.beyond_caches(bytes as u64);
-    match touch_measure(bytes, page, clean, core, beyond) {
+    match touch_measure(
+        bytes,
+        page,
+        clean,
+        Site::over(core, bytes as u64, &exp.facts),
+    ) {
         Err(e) => say(&format!("skipped: {e}"), "  "),
         Ok(None) => {}
         Ok(Some(t)) => touch_show(exp, &t),
@@ -423,21 +412,19 @@ fn first_touch(bytes: usize, page: usize, clean: usize, core: Option<usize>, exp
 /// per round. A round cannot be cut short (its first touch of the whole region is the
 /// quantity) and lasts tens of milliseconds, so it is timed in segments of a few hundred
 /// pages ([`measure::segments`]), each judged by its evidence. `None` when no segment was
-/// clean. `beyond`: the region is larger than the caches, and its window reads the memory
-/// reference.
+/// clean. Its window is at `site` (memory-bound where the region is larger than the caches).
 fn touch_measure(
     bytes: usize,
     page: usize,
     clean: usize,
-    core: Option<usize>,
-    beyond: bool,
+    site: Site,
 ) -> Result<Option<verdict::Touch>, String> {
     mem::guard(bytes as u64)?;
     let pages = bytes / page;
     let (mut region, mut backing, mut failed) = (None::<Region>, None, None);
     let parts = touch_parts(page, pages);
     let probe = Probe::new();
-    let window = Window::open_as(core, beyond);
+    let window = Window::open_at(site);
     // Up to twice the rounds when segments are disturbed, within 100 ms of extra rounds.
     let want = segments::Want::new(clean, clean, 100_000_000);
     let t = segments::interleaved(&probe, &want, &parts, |step| {

@@ -18,8 +18,7 @@
 //! was steady between them, and a memory slow from the first reading to the last cannot be
 //! told from slow memory: the reference is a witness, not a correction.
 
-use super::now_ns;
-use crate::chase::{Link, Ring};
+use crate::chase::{Link, Ring, timed_round};
 use crate::stats::median;
 use std::hint::black_box;
 use std::sync::{LazyLock, Mutex};
@@ -82,13 +81,7 @@ pub fn probe() -> Option<MemRef> {
     let mut ring = RING.lock().unwrap_or_else(|e| e.into_inner());
     let ring = ring.as_mut()?;
     black_box(ring.chase(WARM_STEPS));
-    let reads: Vec<f64> = (0..READS)
-        .map(|_| {
-            let t0 = now_ns();
-            black_box(ring.chase(black_box(STEPS)));
-            (now_ns() - t0) as f64 / STEPS as f64
-        })
-        .collect();
+    let reads: Vec<f64> = (0..READS).map(|_| timed_round(ring, STEPS)).collect();
     median(&reads).map(|ns| MemRef { ns })
 }
 

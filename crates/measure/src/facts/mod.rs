@@ -266,8 +266,8 @@ impl MachineFacts {
     }
 
     /// Whether a working set of `bytes` is beyond the largest reported cache: its loads go to
-    /// memory, and a block over it reads the memory reference
-    /// ([`crate::disturb::Window::open_memory_bound`]). `false` where no cache size is known.
+    /// memory, and a block over it reads the memory reference ([`crate::disturb::Site`]).
+    /// `false` where no cache size is known.
     pub fn beyond_caches(&self, bytes: u64) -> bool {
         self.largest_cache().is_some_and(|l| bytes > l)
     }

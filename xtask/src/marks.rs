@@ -88,7 +88,7 @@ pub struct Recorded {
 pub enum Cause {
     /// The core's share moved by more than a fifth during the block.
     ShareMoved,
-    /// Both of its share readings fell more than a fifth below the core's best.
+    /// A share reading fell more than a tenth below the core's best.
     ShareLow,
     /// The memory reference moved by more than a quarter during a memory-bound block.
     MemoryMoved,

@@ -661,7 +661,7 @@ fn causes_table(m: &mut String, runs: &[Runs]) {
         m,
         "\n## What made results provisional\n\nEvery result the experiments recorded (a block \
          or a part of one), by the first cause its report names: the core's share moved \
-         during the block, it read low from start to end (against the best on that core), the \
+         during the block, it read low at either end (against the best on that core), the \
          memory reference moved during a memory-bound block, or the rounds were disturbed. \
          \"Taken again\": blocks retaken because the share or the memory was unsteady, and how \
          many of those then ran steady. \"Memory-bound\": the results that read the memory \

@@ -177,8 +177,8 @@ pub mod disturbance {
     pub const SHARE_BEFORE: &str = "core_share_before";
     pub const SHARE_AFTER: &str = "core_share_after";
     /// The best reading of the share on the block's core before the block closed (NA where
-    /// not read, or the block was not pinned); both readings more than a fifth below it make
-    /// the block provisional.
+    /// not read, or the block was not pinned); a reading more than a tenth below it makes the
+    /// block provisional.
     pub const SHARE_BEST: &str = "core_share_best";
     /// How many times the block was taken ([`crate::retake`]): 1, or more where the core's
     /// share was unsteady during the takes discarded before it.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// The best reading of the core's share ([`measure::clock::share`]) the experiments run so far
 /// took on each core: (core, ratio). Each next experiment on that core is handed it
-/// ([`measure::clock::share::SEED_VAR`]), so that one slow from its start to its end is judged
+/// ([`measure::clock::share::SEED_VAR`]), so that one whose share reads low throughout is judged
 /// against the others.
 static SHARE_BEST: Mutex<Vec<(usize, f64)>> = Mutex::new(Vec::new());
 

@@ -12,11 +12,16 @@
 //!
 //! The ratio's value depends on the core (its adders, its loop overhead), so one reading says
 //! little; two readings of the same run that differ say the core's share changed during it.
-//! A block whose two readings agree can still have run slow from start to end: every reading
-//! is also kept as the best seen on its CPU in this process ([`best_on`]), and a block whose
-//! readings both fall more than [`SHARE_MOVED`] below that best ran with a low share
-//! throughout ([`low`]). A run that is slow from its first reading to its last cannot be told
-//! from a slower core this way.
+//! A block whose two readings agree can still have run with a shared core: every reading is
+//! also kept as the best seen on its CPU in this process ([`best_on`]), and a block with a
+//! reading more than [`SHARE_LOW`] below that best ran, for part of its time at least, on a
+//! core it shared ([`low`]). The bar is low because throughput-bound code feels a share the
+//! probe barely shows: on the Zen 3 VM, 7,000 readings taken with the guest quiet (each beside
+//! a 0.1 ms timing of fp_cost's per-element multiply) fell within 2% of the best whenever the
+//! core was the thread's own, and that multiply ran at 0.53 ns an element when both readings
+//! around it did so; with the lower reading 5 to 15% below the best it ran at 0.57 to 0.86 ns,
+//! and at 20 to 30% below, 0.80 to 0.85 ns. A run that is slow from its first reading to its
+//! last cannot be told from a slower core this way.
 
 use super::core_clock::time_kernel;
 use super::{add_chain, add_chains4};
@@ -34,7 +39,8 @@ static BEST: LazyLock<Mutex<Vec<(usize, f64)>>> = LazyLock::new(|| {
 });
 
 /// The variable `run-all` passes each experiment: the best reading its earlier experiments
-/// took on core `MM_CORE`, so that an experiment slow from start to end is judged against them.
+/// took on core `MM_CORE`, so that an experiment whose share reads low throughout is judged against
+/// them.
 pub const SEED_VAR: &str = "MM_CORE_SHARE_BEST";
 
 /// The best kept from `MM_CORE_SHARE_BEST` (a ratio) for core `MM_CORE`; nothing unless both
@@ -56,6 +62,9 @@ const ITERS: u64 = 2_000;
 const PAIRS: usize = 41;
 /// Two readings further apart than this share (of the higher) mean the core's share changed.
 pub const SHARE_MOVED: f64 = 0.2;
+/// A reading further than this share below the best on its core means the core was shared
+/// when it was taken: five times the spread of the readings taken on a core of one's own.
+pub const SHARE_LOW: f64 = 0.1;
 
 /// One reading: how many times faster four independent chains ran than one dependent chain
 /// (the same number of adds), the median of [`PAIRS`] timings each.
@@ -125,11 +134,11 @@ pub fn keep_best(best: &mut Vec<(usize, f64)>, cpu: usize, s: Share) {
     }
 }
 
-/// Whether both readings of a block fell more than [`SHARE_MOVED`] below `best`, the best
-/// reading of the same core: the block ran with a low share from start to end.
+/// Whether a reading of a block fell more than [`SHARE_LOW`] below `best`, the best reading
+/// of the same core: the block ran, for part of its time at least, on a shared core.
 pub fn low((before, after): (Share, Share), best: Share) -> bool {
-    let high = before.ratio.max(after.ratio);
-    best.ratio > 0.0 && (best.ratio - high) / best.ratio > SHARE_MOVED
+    let lower = before.ratio.min(after.ratio);
+    best.ratio > 0.0 && (best.ratio - lower) / best.ratio > SHARE_LOW
 }
 
 /// Whether two readings of one run differ by more than [`SHARE_MOVED`].
@@ -169,11 +178,12 @@ mod tests {
     }
 
     #[test]
-    fn a_block_below_the_cores_best_throughout_is_low() {
+    fn a_block_with_a_reading_a_tenth_below_the_cores_best_is_low() {
         let s = |ratio| Share { ratio };
         assert!(low((s(2.35), s(2.49)), s(3.2)));
-        assert!(!low((s(2.35), s(2.9)), s(3.2)), "one reading near the best");
-        assert!(!low((s(3.0), s(2.9)), s(3.2)));
+        assert!(low((s(3.2), s(2.85)), s(3.2)), "one reading a tenth below");
+        assert!(low((s(2.85), s(3.2)), s(3.2)), "either reading");
+        assert!(!low((s(3.0), s(2.9)), s(3.2)), "both within a tenth");
         assert!(
             !low((s(3.4), s(3.3)), s(3.4)),
             "the block's own reading is the best"

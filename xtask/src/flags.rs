@@ -76,6 +76,8 @@ pub struct Verify {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Noise {
     pub quick: bool,
+    /// Rewrite `noise.md` and `noise.csv` from the runs saved beside them, running nothing.
+    pub saved: bool,
     pub only: Option<Vec<String>>,
     pub out: Option<PathBuf>,
 }
@@ -248,6 +250,11 @@ const SUBS: &[Sub] = &[
                 Some("DIR"),
                 "where noise.md and noise.csv go (default: results/<label>/)",
             ),
+            opt(
+                "--saved",
+                None,
+                "run nothing: rewrite noise.md and noise.csv from the runs saved in DIR/noise/",
+            ),
         ],
     },
     Sub {
@@ -392,6 +399,7 @@ fn command(name: &str, a: &cli::Args, words: &[String]) -> Result<Command> {
         "run-all" => Command::RunAll(run_all(a)?),
         "noise" => Command::Noise(Noise {
             quick: a.flag("--quick"),
+            saved: a.flag("--saved"),
             only: only(a.value("--only"))?,
             out: path(a, "--out"),
         }),
@@ -618,10 +626,15 @@ mod tests {
             p(&["noise", "--quick", "--only", "clock_probe"]).unwrap(),
             Command::Noise(Noise {
                 quick: true,
+                saved: false,
                 only: Some(vec!["clock_probe".into()]),
                 out: None,
             })
         );
+        assert!(matches!(
+            p(&["noise", "--saved"]).unwrap(),
+            Command::Noise(Noise { saved: true, .. })
+        ));
         // The disturbers noise starts: not in the usage, but parsed.
         assert_eq!(p(&["noise-busy", "1"]).unwrap(), Command::NoiseBusy(1));
         assert_eq!(

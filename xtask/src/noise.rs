@@ -223,8 +223,12 @@ pub fn command(o: &flags::Noise) -> Result<()> {
     fs::create_dir_all(out.join("noise"))
         .map_err(|e| bad(format!("--out {}: not writable: {e}", out.display())))?;
     let setup = Setup::read()?;
-    let bins = crate::run_all::build()?;
-    let runs = run_all_ways(&plan, &setup, &bins, &out);
+    let runs = if o.saved {
+        saved_ways(&plan, &setup, &out.join("noise"))
+    } else {
+        let bins = crate::run_all::build()?;
+        run_all_ways(&plan, &setup, &bins, &out)
+    };
     let rows = figure_rows(&runs);
     let md = noise_md(&plan, &setup, &runs, &rows);
     fs::write(out.join("noise.md"), &md)
@@ -275,6 +279,26 @@ fn run_all_ways(plan: &crate::run_all::Plan, s: &Setup, bins: &Path, out: &Path)
     all
 }
 
+/// Every chosen experiment's runs as saved in `dir` (`<way>/<experiment>.txt`) by an earlier
+/// noise run, read back, measuring nothing: a run not saved there is named as missing, and a
+/// way this machine skips is skipped.
+fn saved_ways(plan: &crate::run_all::Plan, s: &Setup, dir: &Path) -> Vec<Runs> {
+    let read = |way: Way, exp: &str| {
+        s.describe(way)?;
+        let file = dir.join(way.id()).join(format!("{exp}.txt"));
+        let text = fs::read_to_string(&file)
+            .map_err(|e| format!("no saved run ({}: {e})", file.display()))?;
+        measure::data::parse(&text).map_err(|e| format!("{}: {e}", file.display()))
+    };
+    plan.chosen
+        .iter()
+        .map(|exp| Runs {
+            name: exp.to_string(),
+            ways: Way::ALL.iter().map(|&w| (w, read(w, exp))).collect(),
+        })
+        .collect()
+}
+
 /// One run of `exp` the way `way`: its saved output, or why there is none.
 fn run_way(
     way: Way,
@@ -320,6 +344,15 @@ impl FigRow {
         let (q, v) = (self.values[0]?, self.values[way as usize]?);
         (q != 0.0 && q.is_finite() && v.is_finite()).then(|| v / q)
     }
+
+    /// Whether the reports marked the result `way`'s figure comes from (provisional or
+    /// contention). A move between the two quiet runs is explained by a mark at either end:
+    /// the run that read differently may be the first.
+    pub fn marked(&self, way: Way) -> bool {
+        let at = |w: Way| self.marks[w as usize].is_some_and(Mark::any);
+        at(way) || (way == Way::Again && at(Way::Quiet))
+    }
+
     /// Whether `way` moved the figure by more than [`WITHIN`] (a correlation: by more than
     /// [`WITHIN_R`]).
     pub fn moved(&self, way: Way) -> Option<bool> {
@@ -434,13 +467,10 @@ pub fn verdicts(rows: &[FigRow], s: &Setup) -> Vec<String> {
 fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
     let both: Vec<&FigRow> = rows.iter().filter(|r| r.moved(way).is_some()).collect();
     let moved: Vec<&&FigRow> = both.iter().filter(|r| r.moved(way) == Some(true)).collect();
-    let marked = moved
-        .iter()
-        .filter(|r| r.marks[way as usize].is_some_and(Mark::any))
-        .count();
+    let marked = moved.iter().filter(|r| r.marked(way)).count();
     let unmarked: Vec<String> = moved
         .iter()
-        .filter(|r| !r.marks[way as usize].is_some_and(Mark::any))
+        .filter(|r| !r.marked(way))
         .map(|r| format!("{} {}", r.experiment, r.figure))
         .collect();
     let contention = moved
@@ -466,9 +496,14 @@ fn way_verdict(rows: &[FigRow], way: Way, what: &str) -> String {
     }
     if !moved.is_empty() {
         s.push_str(&format!(
-            "; of the {} that moved more, {marked} were marked (provisional or contention; \
+            "; of the {} that moved more, {marked} were marked{} (provisional or contention; \
              {contention} named as contention)",
-            moved.len()
+            moved.len(),
+            if way == Way::Again {
+                " in one quiet run or the other"
+            } else {
+                ""
+            }
         ));
         let floor = moved
             .iter()
@@ -532,7 +567,11 @@ fn noise_md(plan: &crate::run_all::Plan, s: &Setup, runs: &[Runs], rows: &[FigRo
     let _ = writeln!(
         m,
         "Each experiment ran four ways, one after the other ({} runs), started {}, commit {}:\n",
-        if plan.quick { "quick" } else { "full" },
+        match first.and_then(|f| f.meta("quick")) {
+            Some("yes") => "quick",
+            None if plan.quick => "quick",
+            _ => "full",
+        },
         first.and_then(|f| f.meta("saved_utc")).unwrap_or("unknown"),
         first
             .and_then(|f| f.meta("saved_commit"))
@@ -705,10 +744,7 @@ fn by_experiment(m: &mut String, runs: &[Runs], rows: &[FigRow]) {
         let cells = [Way::Busy, Way::Stream, Way::Again].map(|w| {
             let both = mine.iter().filter(|x| x.moved(w).is_some()).count();
             let moved: Vec<&&FigRow> = mine.iter().filter(|x| x.moved(w) == Some(true)).collect();
-            let marked = moved
-                .iter()
-                .filter(|x| x.marks[w as usize].is_some_and(Mark::any))
-                .count();
+            let marked = moved.iter().filter(|x| x.marked(w)).count();
             (
                 format!("{} of {both}", both - moved.len()),
                 format!("{marked} of {}", moved.len()),
@@ -831,6 +867,35 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains("| busy |"), "a way without runs has no row");
+    }
+
+    /// A move between the two quiet runs is explained by a mark in either; a move beside a
+    /// disturber only by that run's own mark.
+    #[test]
+    fn a_quiet_move_is_marked_at_either_end() {
+        let none = Mark::default();
+        let provisional = Mark {
+            provisional: true,
+            ..none
+        };
+        let row = |quiet, again| FigRow {
+            experiment: "branch".into(),
+            figure: "mispredict".into(),
+            unit: "ns".into(),
+            values: [Some(7.7), Some(7.3), Some(7.1), Some(6.9)],
+            marks: [Some(quiet), Some(none), Some(none), Some(again)],
+        };
+        assert!(
+            row(provisional, none).marked(Way::Again),
+            "the first run marked"
+        );
+        assert!(row(none, provisional).marked(Way::Again));
+        assert!(!row(none, none).marked(Way::Again));
+        assert!(
+            !row(provisional, none).marked(Way::Busy),
+            "busy's own mark only"
+        );
+        assert!(!row(provisional, provisional).marked(Way::Stream));
     }
 
     #[test]

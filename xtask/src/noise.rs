@@ -224,7 +224,7 @@ pub fn command(o: &flags::Noise) -> Result<()> {
         .map_err(|e| bad(format!("--out {}: not writable: {e}", out.display())))?;
     let setup = Setup::read()?;
     let runs = if o.saved {
-        saved_ways(&plan, &setup, &out.join("noise"))
+        saved_ways(&plan.chosen, &setup, &out.join("noise"))
     } else {
         let bins = crate::run_all::build()?;
         run_all_ways(&plan, &setup, &bins, &out)
@@ -282,7 +282,7 @@ fn run_all_ways(plan: &crate::run_all::Plan, s: &Setup, bins: &Path, out: &Path)
 /// Every chosen experiment's runs as saved in `dir` (`<way>/<experiment>.txt`) by an earlier
 /// noise run, read back, measuring nothing: a run not saved there is named as missing, and a
 /// way this machine skips is skipped.
-fn saved_ways(plan: &crate::run_all::Plan, s: &Setup, dir: &Path) -> Vec<Runs> {
+fn saved_ways(chosen: &[&str], s: &Setup, dir: &Path) -> Vec<Runs> {
     let read = |way: Way, exp: &str| {
         s.describe(way)?;
         let file = dir.join(way.id()).join(format!("{exp}.txt"));
@@ -290,7 +290,7 @@ fn saved_ways(plan: &crate::run_all::Plan, s: &Setup, dir: &Path) -> Vec<Runs> {
             .map_err(|e| format!("no saved run ({}: {e})", file.display()))?;
         measure::data::parse(&text).map_err(|e| format!("{}: {e}", file.display()))
     };
-    plan.chosen
+    chosen
         .iter()
         .map(|exp| Runs {
             name: exp.to_string(),
@@ -818,6 +818,36 @@ mod tests {
             other,
             stream_mib: 64,
         }
+    }
+
+    /// `--saved` reads each way's run back from `<way>/<experiment>.txt`; a run not saved is
+    /// named as missing, and a way this machine skips stays skipped.
+    #[test]
+    fn saved_runs_are_read_back() {
+        let dir = std::env::temp_dir().join(format!("mm-noise-saved-{}", std::process::id()));
+        let text = "#DATA-BEGIN key_figures\n#COLUMNS figure:text value unit:text\n\
+                    #DATA mispredict 7.5 ns\n#DATA-END\n";
+        for way in [Way::Quiet, Way::Busy] {
+            fs::create_dir_all(dir.join(way.id())).unwrap();
+            fs::write(dir.join(way.id()).join("branch.txt"), text).unwrap();
+        }
+        let runs = saved_ways(&["branch"], &setup(None), &dir);
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(runs.len(), 1);
+        assert!(runs[0].get(Way::Quiet).is_some() && runs[0].get(Way::Busy).is_some());
+        let why = |w: Way| {
+            runs[0]
+                .ways
+                .iter()
+                .find(|(x, _)| *x == w)
+                .unwrap()
+                .1
+                .clone()
+        };
+        assert!(why(Way::Again).is_err_and(|e| e.starts_with("no saved run")));
+        assert!(why(Way::Stream).is_err_and(|e| e.contains("skipped")));
+        let rows = figure_rows(&runs);
+        assert_eq!(rows[0].values[..2], [Some(7.5), Some(7.5)]);
     }
 
     /// Results are counted by their first cause, as the reports name them, and the blocks

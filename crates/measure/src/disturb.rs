@@ -432,7 +432,7 @@ impl Site {
 
 impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
-    /// share first ([`share_of`], about 1 ms).
+    /// share first (about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
         Window::open_at(Site {
             core,

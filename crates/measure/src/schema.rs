@@ -20,10 +20,10 @@
 //! constants are the block's too (`false_sharing::distance::SUSPICIOUS`).
 
 /// Declares one block: `name = "block" keys [CONST, ...] { CONST = "column" [text], ..group,
-/// ... }`. An entry `..group` takes in a [`group!`] declared beside the block (or imported
+/// ... }`. An entry `..group` takes in a `group!` declared beside the block (or imported
 /// there): its columns in their place, and its constants re-exported, so `block::CONST` reads
 /// the same either way. `keys [...]`, which may be left out, names the columns that tell the
-/// block's rows apart (`KEY_COLUMNS`, none when left out); see [`row_keys!`].
+/// block's rows apart (`KEY_COLUMNS`, none when left out); see `row_keys!`.
 #[macro_export]
 macro_rules! block {
     ($module:ident = $name:literal $(keys [$($key:ident),* $(,)?])? { $($body:tt)* }) => {

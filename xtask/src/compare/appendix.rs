@@ -12,7 +12,7 @@
 //! | stride | `stride_bytes ns` | `stride`: `stride_bytes appendix_ns` |
 //! | tlb_walk | `pages ns` | `pages`: `pages offset0_ns` (one slot at offset 0 of each page) |
 //! | branch | `period ns` | `patterns`: `pattern period median_ns` |
-//! | fp_cost | `op ns` | `ops`: `op appendix_loop_ns` (a[i] op b[i] into four accumulators) |
+//! | fp_cost | `op ns` | `ops`: `op appendix_loop_ns` (`a[i] op b[i]` into four accumulators) |
 //! | false_sharing | `distance ns` | `distance`: `distance_bytes ns_median vs_split_median` |
 //!
 //! The `value figure unit` rows become a `key_figures` block (`figure value unit low high`;

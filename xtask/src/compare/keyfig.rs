@@ -63,7 +63,7 @@ pub fn value(m: &Machine, exp: &str, name: &str) -> Option<f64> {
 }
 
 /// How a table names key figure `name` of `exp`: its words as the experiment declares them,
-/// with the name in the data after them ("a random read ... [`first_index_ns`]"); the name
+/// with the name in the data after them ("a random read ... \[`first_index_ns`\]"); the name
 /// alone where the experiment declares none (the book's own figures).
 pub fn label(exp: &str, name: &str) -> String {
     match crate::experiments::key_in_words(exp, name) {

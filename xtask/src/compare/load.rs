@@ -421,7 +421,7 @@ fn saved_stamps(files: &[&DataFile]) -> Option<(Option<String>, Option<String>)>
     Some((date, commit))
 }
 
-/// The date and commit from `summary.md`'s "A full run of <date>, commit <hash>." line.
+/// The date and commit from `summary.md`'s "A full run of `<date>`, commit `<hash>`." line.
 fn summary_date_commit(dir: &Path) -> (Option<String>, Option<String>) {
     let Ok(text) = crate::project::read_regular_text(&dir.join("summary.md")) else {
         return (None, None);

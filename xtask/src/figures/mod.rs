@@ -89,7 +89,7 @@ impl std::fmt::Display for DrawError {
 
 /// The saved results of one machine, parsed.
 pub struct Saved {
-    /// The folder (results/<label>), for drawers that read files beside the raw output.
+    /// The folder (`results/<label>`), for drawers that read files beside the raw output.
     pub dir: PathBuf,
     /// The folder's name.
     pub label: String,
@@ -110,7 +110,7 @@ pub struct Broken {
 }
 
 impl Broken {
-    /// The message with the file: "cannot read <path>: ..." or "<path>: line 3: ...".
+    /// The message with the file: "cannot read `<path>`: ..." or "`<path>`: line 3: ...".
     pub fn message(&self) -> String {
         if self.malformed {
             format!("{}: {}", self.path.display(), self.why)

@@ -60,7 +60,7 @@ pub struct Judgement {
     pub why: String,
 }
 
-/// Fewer clean rounds than this make a verdict provisional (out of [`labkit`]'s 11).
+/// Fewer clean rounds than this make a verdict provisional (out of `labkit`'s 11).
 pub const MIN_CLEAN: usize = 6;
 
 /// The range a benchmark's figure must agree with an outside timing in (`#META agreement`).

@@ -67,7 +67,7 @@ pub const SHARE_MOVED: f64 = 0.2;
 pub const SHARE_LOW: f64 = 0.1;
 
 /// One reading: how many times faster four independent chains ran than one dependent chain
-/// (the same number of adds), the median of [`PAIRS`] timings each.
+/// (the same number of adds), the median of 41 timings each.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Share {
     pub ratio: f64,

@@ -120,8 +120,10 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
         text.contains("2b. the same source, built two ways"),
         "{text}"
     );
+    // About 111 lines on a quiet machine; each of the five readings can open with a
+    // provisional mark of two or three lines (122 in a quick run beside a busy loop).
     let n = measure::testing::report_lines(&text);
-    assert!(n <= 120, "{n} report lines");
+    assert!(n <= 130, "{n} report lines");
 }
 
 #[test]

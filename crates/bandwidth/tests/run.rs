@@ -61,12 +61,9 @@ fn the_quick_report_keeps_the_report_rules() {
             "wall time",
         ],
     );
-    let n = measure::testing::report_lines(&text);
     // A disturbed run's readings carry their marks (a "provisional:" clause and a "contention:"
     // sentence each, up to seven readings): they may add lines, a quiet run's report may not.
-    let marked = text.contains("provisional:") || text.contains("contention:");
-    let limit = if marked { 160 } else { 120 };
-    assert!(n <= limit, "{n} report lines");
+    measure::testing::assert_report_length(&text, 120, 160);
     // Every section ends with what to read from it (not in an emulated run: no verdicts).
     if !measure::testing::says_emulated(&text) {
         assert!(text.matches("\n  * ").count() >= 7, "{text}");

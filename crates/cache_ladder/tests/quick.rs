@@ -131,11 +131,10 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
     assert_eq!(text.matches("how to read this run:").count(), 3, "{text}");
     assert!(text.contains("index chase") && text.contains("on huge pages"));
     assert!(text.contains("sequential") && text.contains("round spread"));
-    let n = measure::testing::report_lines(&text);
     // 120 for the appendix's sections, 45 for section 6 (three sets of five chain counts), 2
-    // for section 4's retakes line, and room for the marks a host with an unsteady core share
-    // puts on each of section 4's readings.
-    assert!(n <= 180, "{n} report lines");
+    // for section 4's retakes line, and where the host disturbed the run, room for the marks
+    // on its readings (173 lines in a quick run beside a busy loop, 17 of them marked).
+    measure::testing::assert_report_length(&text, 180, 200);
 }
 
 #[test]

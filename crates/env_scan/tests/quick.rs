@@ -145,8 +145,7 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
     // The report's length does not grow with the number of sizes: a full run has as many
     // lines, give or take the sizes section 7 names. The budget is 160, and 10 more for the
     // provisional marks a busy machine adds (under qemu on a loaded machine it read 163).
-    let lines = measure::testing::report_lines(&text);
-    assert!(lines <= 170, "{lines} report lines");
+    measure::testing::assert_report_length(&text, 160, 170);
     // The machine is described before and after: the core clock before the scan and, at the
     // end, before against after; the busy CPUs at both ends.
     assert_eq!(text.matches("  core clock     : ").count(), 2, "{text}");

@@ -319,6 +319,21 @@ pub fn report_lines(text: &str) -> usize {
         .count()
 }
 
+/// Asserts that a report (as [`assert_report`] returns it) is at most `quiet` lines
+/// ([`report_lines`]) where nothing in it is marked, and at most `marked` where a reading
+/// carries a mark ("provisional:" or "contention:", two or three lines each on a disturbed
+/// host): the marks may lengthen a report, nothing else may.
+pub fn assert_report_length(text: &str, quiet: usize, marked: usize) {
+    let n = report_lines(text);
+    let is_marked = text.contains("provisional:") || text.contains("contention:");
+    let limit = if is_marked { marked } else { quiet };
+    assert!(
+        n <= limit,
+        "{n} report lines (at most {limit}{})",
+        if is_marked { ", marked" } else { "" }
+    );
+}
+
 /// A synthetic [`Tally`](crate::disturb::Tally) for tests of verdicts: `rounds` rounds,
 /// `disturbed` of them disturbed, `on_core` cores of other work on core 1 (the experiment's),
 /// `elsewhere` cores of it on the other cores, and no steal.
@@ -439,6 +454,19 @@ mod tests {
                 .contains("report line after")
         );
         assert!(without_data("p", "== x ==\n").is_err());
+    }
+
+    /// A marked report may run to the longer limit; an unmarked one may not.
+    #[test]
+    fn only_marks_may_lengthen_a_report() {
+        let quiet = "== x ==\n  a\n  b\n  c\n";
+        let marked = "== x ==\n  provisional: 1 of 9 rounds\n  b\n  c\n";
+        assert_report_length(quiet, 4, 4);
+        assert_report_length(marked, 3, 4);
+        let too_long = std::panic::catch_unwind(|| assert_report_length(quiet, 3, 4));
+        assert!(too_long.is_err(), "an unmarked report over its limit");
+        let too_long = std::panic::catch_unwind(|| assert_report_length(marked, 4, 3));
+        assert!(too_long.is_err(), "a marked report over the marked limit");
     }
 
     #[test]

@@ -205,12 +205,9 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
         text.contains("appendix") && text.contains("in vain: ours"),
         "{text}"
     );
-    let n = measure::testing::report_lines(&text);
     // 120 for the appendix's sections, and 8 for the prefetchers' reading beyond it; on a busy
     // machine the "provisional:" and "contention:" sentences add a line or two per reading.
-    let marked = text.contains("provisional:") || text.contains("contention:");
-    let most = if marked { 144 } else { 128 };
-    assert!(n <= most, "{n} report lines (marked: {marked})");
+    measure::testing::assert_report_length(&text, 128, 144);
 }
 
 #[test]

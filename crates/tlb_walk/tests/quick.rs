@@ -121,8 +121,8 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
     );
     // Each numbered section ends with its reading.
     assert_eq!(text.matches("how to read this run:").count(), 3, "{text}");
-    let n = measure::testing::report_lines(&text);
-    assert!(n <= 120, "{n} report lines");
+    // About 103 lines on a quiet machine, 113 in a quick run beside a busy loop: the marks.
+    measure::testing::assert_report_length(&text, 120, 130);
 }
 
 #[test]

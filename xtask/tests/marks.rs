@@ -284,6 +284,29 @@ fn noise_runs_four_ways_and_reports_what_moved_and_what_was_marked() {
         Vec::<String>::new(),
         "every disturber was stopped"
     );
+    // --saved writes the same files again from the saved runs, running nothing (the stand-in
+    // is gone: a run would fail).
+    fs::remove_file(bins.join("clock_probe")).unwrap();
+    fs::remove_file(out_dir.join("noise.md")).unwrap();
+    let again = xtask(
+        &[
+            "noise",
+            "--saved",
+            "--quick",
+            "--only",
+            "clock_probe",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &bins,
+    );
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(fs::read_to_string(out_dir.join("noise.md")).unwrap(), md);
+    assert_eq!(fs::read_to_string(out_dir.join("noise.csv")).unwrap(), csv);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cpus > 1 {
         assert!(

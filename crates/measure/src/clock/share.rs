@@ -16,12 +16,11 @@
 //! also kept as the best seen on its CPU in this process ([`best_on`]), and a block with a
 //! reading more than [`SHARE_LOW`] below that best ran, for part of its time at least, on a
 //! core it shared ([`low`]). The bar is low because throughput-bound code feels a share the
-//! probe barely shows: on the Zen 3 VM, 7,000 readings taken with the guest quiet (each beside
-//! a 0.1 ms timing of fp_cost's per-element multiply) fell within 2% of the best whenever the
-//! core was the thread's own, and that multiply ran at 0.53 ns an element when both readings
-//! around it did so; with the lower reading 5 to 15% below the best it ran at 0.57 to 0.86 ns,
-//! and at 20 to 30% below, 0.80 to 0.85 ns. A run that is slow from its first reading to its
-//! last cannot be told from a slower core this way.
+//! probe barely shows: on the Zen 3 VM, in 7,247 pairs of readings taken with the guest quiet
+//! (each pair around a 0.1 ms timing of fp_cost's per-element multiply), readings at the top
+//! clustered within 2% of the best, and the multiply ran at 0.53 ns an element with the lower
+//! reading within 5% of the best, at 0.68 to 0.85 ns with it 5 to 20% below. A run that is
+//! slow from its first reading to its last cannot be told from a slower core this way.
 
 use super::core_clock::time_kernel;
 use super::{add_chain, add_chains4};
@@ -39,8 +38,8 @@ static BEST: LazyLock<Mutex<Vec<(usize, f64)>>> = LazyLock::new(|| {
 });
 
 /// The variable `run-all` passes each experiment: the best reading its earlier experiments
-/// took on core `MM_CORE`, so that an experiment whose share reads low throughout is judged against
-/// them.
+/// took on core `MM_CORE`, so that an experiment whose share reads low throughout is judged
+/// against them.
 pub const SEED_VAR: &str = "MM_CORE_SHARE_BEST";
 
 /// The best kept from `MM_CORE_SHARE_BEST` (a ratio) for core `MM_CORE`; nothing unless both
@@ -59,15 +58,15 @@ const ITERS: u64 = 2_000;
 /// Timed pairs (one chain, then the four chains); the median of each is kept. Not the
 /// fastest: a sibling thread that comes and goes leaves some fast timings in any stretch,
 /// and the fastest would hide it.
-const PAIRS: usize = 41;
+pub const PAIRS: usize = 41;
 /// Two readings further apart than this share (of the higher) mean the core's share changed.
 pub const SHARE_MOVED: f64 = 0.2;
 /// A reading further than this share below the best on its core means the core was shared
-/// when it was taken: five times the spread of the readings taken on a core of one's own.
+/// when it was taken: five times the 2% within which readings cluster at the top.
 pub const SHARE_LOW: f64 = 0.1;
 
 /// One reading: how many times faster four independent chains ran than one dependent chain
-/// (the same number of adds), the median of 41 timings each.
+/// (the same number of adds), the median of [`PAIRS`] timings each.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Share {
     pub ratio: f64,

@@ -198,8 +198,9 @@ fn mlp_section(
     println!("{}", measure::retake::line());
     // Taken again while the core's share, or (a set beyond the caches) the memory reference,
     // was unsteady during it (measure::retake).
-    let memory_bound = sets.iter().any(|(name, _)| name == "memory");
-    let (measured, load) = measure::retake::take_at(Site { core, memory_bound }, || {
+    let widest = sets.iter().map(|s| s.1 as u64).max().unwrap_or(0);
+    let site = Site::over(core, widest, &exp.facts);
+    let (measured, load) = measure::retake::take_at(site, || {
         sets.iter()
             .map(|(name, b)| (name, *b, mlp::measure_level(name, *b, clean)))
             .collect::<Vec<_>>()

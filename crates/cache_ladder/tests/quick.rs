@@ -133,7 +133,7 @@ fn the_report_reads_top_to_bottom_within_100_columns() {
     assert!(text.contains("sequential") && text.contains("round spread"));
     // 120 for the appendix's sections, 45 for section 6 (three sets of five chain counts), 2
     // for section 4's retakes line, and where the host disturbed the run, room for the marks
-    // on its readings (173 lines in a quick run beside a busy loop, 17 of them marked).
+    // on its readings (173 lines with 17 marks in a quick run beside a busy loop).
     measure::testing::assert_report_length(&text, 180, 200);
 }
 

@@ -40,6 +40,16 @@ pub const LOST_FLOOR_NS: u64 = 20_000;
 pub const LOST_SHARE: f64 = 0.02;
 /// A block whose rounds were disturbed more often than this share is provisional.
 pub const DISTURBED_SHARE: f64 = 0.10;
+
+/// What can make a result provisional, in the words every summary of the marks uses (the
+/// report's disturbance line, run-all's recap, the figures' legend): a string literal, so
+/// that it can go into constants with `concat!`.
+#[macro_export]
+macro_rules! provisional_causes {
+    () => {
+        "disturbed rounds, a moved or low core share, or moved memory"
+    };
+}
 /// Other work on the pinned core (cores' worth over the block) above this is provisional.
 pub const OTHER_ON_CORE: f64 = 0.05;
 /// The core's steal time above this share of the block is provisional.
@@ -420,6 +430,14 @@ pub struct Site {
 }
 
 impl Site {
+    /// A block on `core` whose working set fits the caches.
+    pub fn on(core: Option<usize>) -> Site {
+        Site {
+            core,
+            memory_bound: false,
+        }
+    }
+
     /// A block on `core` over `bytes`: memory-bound where `facts` put them beyond the caches
     /// ([`crate::facts::MachineFacts::beyond_caches`]).
     pub fn over(core: Option<usize>, bytes: u64, facts: &crate::facts::MachineFacts) -> Site {
@@ -434,10 +452,7 @@ impl Window {
     /// Opens a window for the calling thread, pinned to `core` (if it is), reading the core's
     /// share first (about 1 ms).
     pub fn open(core: Option<usize>) -> Window {
-        Window::open_at(Site {
-            core,
-            memory_bound: false,
-        })
+        Window::open_at(Site::on(core))
     }
 
     /// [`Window::open`] at `site`: a memory-bound block's window reads the memory reference
@@ -655,7 +670,8 @@ impl Tally {
 
     /// Whether a result from these rounds is provisional: some of the rounds it used were
     /// disturbed, too many rounds were, other work or steal took the core during the block,
-    /// or the core's share moved during it or read low at either end.
+    /// the core's share moved during it or read low at either end, or (a memory-bound block)
+    /// the memory reference moved.
     pub fn provisional(&self) -> bool {
         let l = self.load.unwrap_or_default();
         self.disturbed_used > 0

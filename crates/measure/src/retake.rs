@@ -5,10 +5,10 @@
 //! block's two readings, or one of them read low against the best on its core. Such a block
 //! is provisional. Where the block is short, the right answer can often still be had: the
 //! host's changes come and go over seconds, so a second take a moment later may run with a
-//! steady share. [`take`] times a block inside a [`Window`] and, while its share was
-//! unsteady, takes it again, up to [`RETAKES`] times and only while one take lasts under
-//! [`MAX_TAKE`], so that a long block keeps its first take (and its mark) and a quiet run
-//! takes nothing twice. The last take is kept, whatever it shows: the choice is made by the
+//! steady share. [`take`] times a block inside a [`Window`] and, while its share (or, for a
+//! memory-bound block, the memory reference) was unsteady, takes it again, up to [`RETAKES`]
+//! times and only while one take lasts under [`MAX_TAKE`], so that a long block keeps its
+//! first take (and its mark) and a quiet run takes nothing twice. The last take is kept, whatever it shows: the choice is made by the
 //! evidence, never by the values.
 //!
 //! A block that shared its core with other work of this machine is not taken again: that work
@@ -33,21 +33,13 @@ pub const SCAN_BUDGET: f64 = 0.5;
 /// Runs `block` inside a [`Window`] on `core`, again while [`again`] says so, and returns the
 /// last take's value and load ([`Load::retakes`] says how many takes were discarded).
 pub fn take<T>(core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
-    take_at(on(core), block)
+    take_at(Site::on(core), block)
 }
 
 /// [`take`] at `site`: a memory-bound block's window reads the memory reference too, and a
 /// take during which it moved is taken again like one whose share moved.
 pub fn take_at<T>(site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
     until_steady(|| window_take(site, &mut block), |_| true)
-}
-
-/// The site of a block on `core` that fits the caches.
-fn on(core: Option<usize>) -> Site {
-    Site {
-        core,
-        memory_bound: false,
-    }
 }
 
 /// One take of `block` inside a [`Window`] at `site`: its value, its load and how long it
@@ -106,7 +98,7 @@ impl Parts {
     /// Takes one part of the scan, as [`take`] does, while the scan's retakes stay within
     /// its budget.
     pub fn take<T>(&mut self, core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
-        self.take_at(on(core), block)
+        self.take_at(Site::on(core), block)
     }
 
     /// [`Parts::take`] at `site`: a memory-bound part's window reads the memory reference

@@ -314,8 +314,7 @@ pub fn disturbed_by(f: &DataFile, b: &Block, col: &str, keys: &[&str]) -> Vec<bo
 }
 
 /// The legend entry of disturbed points in every figure.
-pub const LEGEND: &str =
-    "hollow: provisional (disturbed rounds, a moved or low core share, or moved memory)";
+pub const LEGEND: &str = concat!("hollow: provisional (", measure::provisional_causes!(), ")");
 
 #[cfg(test)]
 pub mod tests {

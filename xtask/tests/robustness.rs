@@ -1012,7 +1012,7 @@ fn a_whole_run_ends_with_a_short_recap_and_the_summary_stays_in_its_file() {
     let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         words.contains(
-            "provisional (disturbed rounds, a moved or low core share or moved memory; rerun on a quiet machine): stride."
+            "provisional (disturbed rounds, a moved or low core share, or moved memory; rerun on a quiet machine): stride."
         ),
         "{out}"
     );

@@ -365,8 +365,9 @@ impl Experiment {
             )
         } else {
             format!(
-                "{n} of {} results provisional (disturbed rounds, a moved or low core share, or moved memory)",
-                rows.len()
+                "{n} of {} results provisional ({})",
+                rows.len(),
+                crate::provisional_causes!()
             )
         };
         println!("{}", crate::fmt::field("disturbance", &line));

@@ -144,7 +144,11 @@ pub fn recap(plan: &Plan, record: &RunRecord) -> String {
     list("ran", names(&|o| o.ok));
     list("failed (see summary.md)", names(&|o| !o.ok));
     list(
-        "provisional (disturbed rounds, a moved or low core share or moved memory; rerun on a quiet machine)",
+        concat!(
+            "provisional (",
+            measure::provisional_causes!(),
+            "; rerun on a quiet machine)"
+        ),
         names(&|o| mark(o).provisional),
     );
     list(

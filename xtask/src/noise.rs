@@ -434,10 +434,8 @@ fn ratio_cell(r: Option<f64>) -> String {
 /// The verdicts, computed from the rows: one line per way.
 pub fn verdicts(rows: &[FigRow], s: &Setup) -> Vec<String> {
     let mut out = Vec::new();
-    let quiet_marked = rows.iter().filter(|r| {
-        r.marks[0].is_some_and(Mark::any) || r.marks[Way::Again as usize].is_some_and(Mark::any)
-    });
-    let q = quiet_marked.count();
+    // Marked in either quiet run.
+    let q = rows.iter().filter(|r| r.marked(Way::Again)).count();
     let quiet = if q == 0 {
         format!("quiet: no mark on any of {} key figures", rows.len())
     } else {

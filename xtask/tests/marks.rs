@@ -21,6 +21,31 @@ fn xtask(args: &[&str], bins: &Path) -> Output {
         .expect("xtask runs")
 }
 
+/// `xtask args`, which must succeed (its stderr shown where it does not).
+fn xtask_ok(args: &[&str], bins: &Path) -> Output {
+    let out = xtask(args, bins);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `xtask noise --quick --only clock_probe --out out`, then `extra`; it must succeed.
+fn noise_of_clock_probe(out: &Path, extra: &[&str], bins: &Path) -> Output {
+    let mut args = vec![
+        "noise",
+        "--quick",
+        "--only",
+        "clock_probe",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    xtask_ok(&args, bins)
+}
+
 /// An environment variable every process xtask starts inherits, to find them afterwards.
 const TAG: &str = "MM_XTASK_MARKS_TEST";
 
@@ -100,23 +125,15 @@ fn run_with(dir: &Path, extra: &str) -> PathBuf {
     fs::write(&saved, text).unwrap();
     let bins = dir.join("bins");
     stand_in(&bins, "cache_ladder", &format!("cat '{}'", saved.display()));
-    let out = xtask(
-        &[
-            "run-all",
-            "--only",
-            "cache_ladder",
-            "--label",
-            "lab",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        &bins,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let args = [
+        "run-all",
+        "--only",
+        "cache_ladder",
+        "--label",
+        "lab",
+        "--out",
+    ];
+    xtask_ok(&[&args[..], &[dir.to_str().unwrap()]].concat(), &bins);
     lab
 }
 
@@ -245,19 +262,8 @@ fn noise_runs_four_ways_and_reports_what_moved_and_what_was_marked() {
     let bins = d.join("bins");
     stand_in(&bins, "clock_probe", SEES_THE_BUSY_LOOP);
     let out_dir = d.join("out");
-    let out = xtask(
-        &[
-            "noise",
-            "--quick",
-            "--only",
-            "clock_probe",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-        &bins,
-    );
+    let out = noise_of_clock_probe(&out_dir, &[], &bins);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
     let md = fs::read_to_string(out_dir.join("noise.md")).unwrap();
     let csv = fs::read_to_string(out_dir.join("noise.csv")).unwrap();
     assert!(
@@ -288,23 +294,7 @@ fn noise_runs_four_ways_and_reports_what_moved_and_what_was_marked() {
     // is gone: a run would fail).
     fs::remove_file(bins.join("clock_probe")).unwrap();
     fs::remove_file(out_dir.join("noise.md")).unwrap();
-    let again = xtask(
-        &[
-            "noise",
-            "--saved",
-            "--quick",
-            "--only",
-            "clock_probe",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-        &bins,
-    );
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    noise_of_clock_probe(&out_dir, &["--saved"], &bins);
     assert_eq!(fs::read_to_string(out_dir.join("noise.md")).unwrap(), md);
     assert_eq!(fs::read_to_string(out_dir.join("noise.csv")).unwrap(), csv);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -351,22 +341,7 @@ fn noise_on_the_real_clock_probe() {
         return;
     }
     let d = scratch("noise-real");
-    let out = xtask(
-        &[
-            "noise",
-            "--quick",
-            "--only",
-            "clock_probe",
-            "--out",
-            d.to_str().unwrap(),
-        ],
-        &bins,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    noise_of_clock_probe(&d, &[], &bins);
     assert_eq!(
         leftovers(),
         Vec::<String>::new(),

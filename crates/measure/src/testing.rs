@@ -306,15 +306,21 @@ pub fn says_emulated(text: &str) -> bool {
         .any(|l| l.starts_with(crate::emulation::OPENING))
 }
 
-/// Lines of a report (as [`assert_report`] returns it), without the data line and without
-/// the recap ([`crate::recap`], at most one screen of its own, checked by [`check_recap`]):
-/// the limits the experiments' tests set are on the report itself.
+/// Lines of a report (as [`assert_report`] returns it), without the data line, without
+/// the recap ([`crate::recap`], at most one screen of its own, checked by [`check_recap`])
+/// and without the emulation notices (the opening that says so, to the end of its
+/// paragraph or the next heading, and each [`crate::emulation::NO_VERDICT`] line): the limits the experiments'
+/// tests set are on the report itself, the same natively and under qemu.
 pub fn report_lines(text: &str) -> usize {
-    let mut in_recap = false;
+    let (mut in_recap, mut in_opening) = (false, false);
     text.lines()
         .filter(|l| {
             in_recap = (in_recap || *l == crate::recap::HEADING) && !l.trim().is_empty();
-            !in_recap && !l.starts_with("[data:")
+            in_opening = (in_opening || l.starts_with(crate::emulation::OPENING))
+                && !l.trim().is_empty()
+                && !l.starts_with("==");
+            let notice = in_opening || l.trim() == crate::emulation::NO_VERDICT;
+            !in_recap && !notice && !l.starts_with("[data:")
         })
         .count()
 }
@@ -506,6 +512,14 @@ mod tests {
                    [data: 1 #DATA blocks, 0 #META lines hidden]\n";
         assert!(says_emulated(emu));
         assert!(!says_emulated("== x ==\n  fine\n"));
+        // The notices are not counted: the title and the section heading are.
+        assert_eq!(report_lines(emu), 2);
+        let wrapped = emu.replace("(MM_EMULATED=1)", "(MM_EMULATED=1,\n  set by hand)\n");
+        assert_eq!(
+            report_lines(&wrapped),
+            3,
+            "the blank line counts: {wrapped}"
+        );
         assert_eq!(
             check_report(emu, &["== 1. a ==", "How to read this run:"]),
             Ok(())

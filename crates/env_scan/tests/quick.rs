@@ -144,10 +144,12 @@ fn the_report_reads_top_to_bottom_within_the_rules() {
     );
     // The report's length does not grow with the number of sizes: a full run has as many
     // lines, give or take the sizes section 7 names (each list stops at 4 regions or 8
-    // sizes; natively here 150 and 151 lines). The budget is 160, and 10 more for the
-    // provisional marks a busy machine adds. The emulation notices are not counted: under
-    // qemu, unmarked, the report read 161 lines with its 5 (and 163 when marked).
-    measure::testing::assert_report_length(&text, 160, 170);
+    // sizes; natively here 150 and 151 lines unmarked). The budget is 165, and 15 more for
+    // the provisional marks a busy machine adds (three or four lines a workload, and the
+    // "!" lines of disturbed children: natively 144 to 153 lines marked, and once 167 beside
+    // a build). The emulation notices are not counted: under qemu, unmarked, the report
+    // read 161 lines with its 5.
+    measure::testing::assert_report_length(&text, 165, 180);
     // The machine is described before and after: the core clock before the scan and, at the
     // end, before against after; the busy CPUs at both ends.
     assert_eq!(text.matches("  core clock     : ").count(), 2, "{text}");

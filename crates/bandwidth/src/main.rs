@@ -404,8 +404,10 @@ fn all_cores(
     let bytes = per as f64 * laps as f64;
     // The workers are this process's threads on every core, so the window is opened for no
     // one core: other processes' work anywhere is what it names; each worker's evidence
-    // judges its rounds. Regions beyond the caches read the memory reference too.
-    let window = Window::open_at(Site::over(None, per as u64, &exp.facts));
+    // judges its rounds, and the share is read on every core a team uses. Regions beyond the
+    // caches read the memory reference too.
+    let used = &setup.cores[..setup.cores.len().min(available)];
+    let window = Window::open_team(Site::over(None, per as u64, &exp.facts), used);
     let counts = thread_counts(available);
     let trows = team::scaling(
         &counts,

@@ -309,6 +309,20 @@ impl Lab {
         self.places.len()
     }
 
+    /// The cores the teams of `set` are pinned to (the first as many as its largest team
+    /// has threads), none for an unpinned run: where their window reads the core's share.
+    pub fn cores_for(&self, set: &[Work]) -> Vec<usize> {
+        let n = set.iter().map(|w| w.threads()).max().unwrap_or(0);
+        self.places
+            .iter()
+            .take(n)
+            .filter_map(|p| match p {
+                Place::Pinned(c) => Some(*c),
+                Place::Free => None,
+            })
+            .collect()
+    }
+
     /// The cores a team of `n` goes to, as text ("0,1"), or "unpinned".
     pub fn team_cores(&self, n: usize) -> String {
         match self.places.first() {

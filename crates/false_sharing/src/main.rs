@@ -31,7 +31,7 @@ mod report;
 use ::false_sharing::schema::key;
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
-use measure::disturb::{Load, Tally, Window};
+use measure::disturb::{Load, Site, Tally, Window};
 use measure::fmt::grouped;
 use measure::show::marked;
 use measure::stats::{self, Summary};
@@ -137,9 +137,9 @@ fn main() {
 }
 
 /// Measures the set `set` as `name` inside a [`Window`]: its members, and the tally of all
-/// their rounds with the load around them.
+/// their rounds with the load around them (the share read on each core its teams use).
 fn measure_set(lab: &mut Lab, name: &str, set: &[Work]) -> (Vec<Measured>, Tally) {
-    let window = Window::open(None);
+    let window = Window::open_team(Site::default(), &lab.cores_for(set));
     let measured = lab.measure(name, set);
     let load = team_load(window.close());
     let tally = lab::tally(&measured).with_load(load);
@@ -315,7 +315,8 @@ fn c2c_section(
     }
     let plan = c2c::Plan::new(quick);
     report::c2c_plan(&plan);
-    let window = Window::open(None);
+    let ids: Vec<usize> = cores.iter().map(|c| c.id).collect();
+    let window = Window::open_team(Site::default(), &ids);
     let survey = c2c::survey(cores, &plan);
     let (block, one_way) = report::c2c(&mut exp.out, cores, &plan, &survey);
     let compared = match one_way.first() {

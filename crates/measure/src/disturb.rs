@@ -280,8 +280,12 @@ pub struct Load {
     /// a change the guest's counters cannot see (another guest on the physical core).
     pub share: Option<(Share, Share)>,
     /// The best reading of the core's share this process took on the block's core before
-    /// the block closed ([`crate::clock::share::best_on`]); only for a block with a core.
+    /// the block closed ([`crate::clock::share::best_on`]); only for a block with a core, or
+    /// a team's ([`Window::open_team`]).
     pub share_best: Option<Share>,
+    /// For a team's block ([`Window::open_team`]), which has no one core: the team's core
+    /// whose share readings `share` and `share_best` are, the least steady of them.
+    pub share_core: Option<usize>,
     /// The memory reference ([`crate::clock::memory`]) read as a memory-bound block opened
     /// and as it closed: a change of the host's memory that the guest's counters cannot see.
     /// Only for blocks whose [`Site`] is memory-bound.
@@ -399,6 +403,10 @@ impl Load {
             elsewhere: mean(self.elsewhere, other.elsewhere),
             share: worse.share.or(self.share).or(other.share),
             share_best: worse.share_best.or(self.share_best).or(other.share_best),
+            share_core: [worse, self, other]
+                .into_iter()
+                .find(|l| l.share.is_some())
+                .and_then(|l| l.share_core),
             memory,
             retakes,
             parts: self.part_count() + other.part_count(),
@@ -418,6 +426,8 @@ pub struct Window {
     /// The memory reference read as the window opened, for a memory-bound block.
     memory: Option<MemRef>,
     memory_bound: bool,
+    /// For a team's block: each of its cores with its share read as the window opened.
+    team: Vec<(usize, Option<Share>)>,
 }
 
 /// Where a block runs, for its [`Window`]: the core it is pinned to, and whether its working
@@ -457,8 +467,28 @@ impl Window {
 
     /// [`Window::open`] at `site`: a memory-bound block's window reads the memory reference
     /// after the share.
-    pub fn open_at(Site { core, memory_bound }: Site) -> Window {
-        let share = share_of(core);
+    pub fn open_at(site: Site) -> Window {
+        Window::open_with(site, &[])
+    }
+
+    /// [`Window::open_at`] for a team's block, whose workers run pinned to `cores` (the site
+    /// has no one core): the share is read on each of them (about 1 ms each) as the window
+    /// opens and as it closes, and the least steady core's readings are the block's
+    /// ([`least_steady`]). Without cores it is [`Window::open_at`].
+    pub fn open_team(site: Site, cores: &[usize]) -> Window {
+        Window::open_with(site, cores)
+    }
+
+    fn open_with(Site { core, memory_bound }: Site, team: &[usize]) -> Window {
+        let team: Vec<_> = team
+            .iter()
+            .map(|&c| (c, crate::clock::share::probe_on(c)))
+            .collect();
+        let share = if team.is_empty() {
+            share_of(core)
+        } else {
+            None
+        };
         let memory = memory_bound.then(crate::clock::memory::probe).flatten();
         let probe = Probe::new();
         Window {
@@ -470,6 +500,7 @@ impl Window {
             share,
             memory,
             memory_bound,
+            team,
         }
     }
 
@@ -482,20 +513,56 @@ impl Window {
             (&self.mark, &mark),
             process_cpu_s(self.core.is_none()) - self.process_cpu_s,
         );
-        let share = self.share.zip(share_of(self.core));
+        let (share, share_best, share_core) = if self.team.is_empty() {
+            let best = self.core.and_then(crate::clock::share::best_on);
+            (self.share.zip(share_of(self.core)), best, None)
+        } else {
+            let read = self.team.iter().filter_map(|&(c, before)| {
+                let pair = before.zip(crate::clock::share::probe_on(c))?;
+                Some((c, pair, crate::clock::share::best_on(c)))
+            });
+            least_steady(read).map_or((None, None, None), |(c, pair, best)| {
+                (Some(pair), best, Some(c))
+            })
+        };
         let memory = self.memory.zip(
             self.memory_bound
                 .then(crate::clock::memory::probe)
                 .flatten(),
         );
-        let share_best = self.core.and_then(crate::clock::share::best_on);
         Load {
             share,
             share_best,
+            share_core,
             memory,
             ..load
         }
     }
+}
+
+/// A team core's share readings: (core, the readings as the window opened and closed, the
+/// best reading on that core).
+pub type CoreShare = (usize, (Share, Share), Option<Share>);
+
+/// Of a team's cores, the one whose share was least steady: one whose share moved before
+/// one that read low ([`crate::clock::share`]), and among equals the one whose lower reading
+/// fell furthest below its best (or below its own higher reading, where there is no best).
+pub fn least_steady(read: impl IntoIterator<Item = CoreShare>) -> Option<CoreShare> {
+    let rank = |&(_, (b, a), best): &CoreShare| {
+        let lower = b.ratio.min(a.ratio);
+        let top = best.map_or(b.ratio.max(a.ratio), |s| s.ratio.max(b.ratio.max(a.ratio)));
+        let level = if crate::clock::share::moved(b, a) {
+            2
+        } else {
+            u8::from(best.is_some_and(|s| crate::clock::share::low((b, a), s)))
+        };
+        (level, if top > 0.0 { 1.0 - lower / top } else { 0.0 })
+    };
+    read.into_iter().max_by(|x, y| {
+        rank(x)
+            .partial_cmp(&rank(y))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })
 }
 
 /// The share of the block's core: read on `core` ([`crate::clock::share::probe_on`]: a parent
@@ -558,10 +625,40 @@ pub fn load_between(
         elsewhere,
         share: None,
         share_best: None,
+        share_core: None,
         memory: None,
         retakes: 0,
         parts: 0,
         unsteady_parts: 0,
+    }
+}
+
+/// The clause a disturbance description adds when the core's share was unsteady: ", and
+/// the core's share moved (...)" or "... read low (...)"; a team's block names the core
+/// whose readings it keeps. Empty when the share was steady or not read.
+fn share_clause(l: &Load) -> String {
+    let (whose, on, this) = match l.share_core {
+        Some(k) => (
+            format!("core {k}'s"),
+            format!("core {k}"),
+            format!("core {k}'s"),
+        ),
+        None => ("the core's".into(), "this core".into(), "this".into()),
+    };
+    if let Some((b, a)) = l.share.filter(|_| l.share_moved()) {
+        format!(
+            ", and {whose} share moved ({:.2}x to {:.2}x: likely another thread on {this} \
+             physical core)",
+            b.ratio, a.ratio
+        )
+    } else if let Some(((b, a), best)) = l.share.zip(l.share_best).filter(|_| l.share_low()) {
+        format!(
+            ", and {whose} share read low ({:.2}x and {:.2}x, against {:.2}x earlier on \
+             {on}: likely another thread on {this} physical core)",
+            b.ratio, a.ratio, best.ratio
+        )
+    } else {
+        String::new()
     }
 }
 
@@ -711,19 +808,7 @@ impl Tally {
         if !why.is_empty() {
             out.push_str(&format!(" ({})", why.join(", ")));
         }
-        if let Some((b, a)) = l.share.filter(|_| l.share_moved()) {
-            out.push_str(&format!(
-                ", and the core's share moved ({:.2}x to {:.2}x: likely another thread on \
-                 this physical core)",
-                b.ratio, a.ratio
-            ));
-        } else if let Some(((b, a), best)) = l.share.zip(l.share_best).filter(|_| l.share_low()) {
-            out.push_str(&format!(
-                ", and the core's share read low ({:.2}x and {:.2}x, against \
-                 {:.2}x earlier on this core: likely another thread on this physical core)",
-                b.ratio, a.ratio, best.ratio
-            ));
-        }
+        out.push_str(&share_clause(&l));
         if let Some((b, a)) = l.memory.filter(|_| l.memory_moved()) {
             out.push_str(&format!(
                 ", and the memory changed under it (a reference chase read {:.0} ns a load, \
@@ -953,6 +1038,55 @@ mod tests {
             both.contains("moved") && !both.contains("read low"),
             "{both}"
         );
+    }
+
+    /// A team's block keeps the readings of its least steady core, and names that core.
+    #[test]
+    fn a_teams_block_keeps_and_names_its_least_steady_core() {
+        let s = |ratio| Share { ratio };
+        let steady = (0, (s(3.6), s(3.5)), Some(s(3.7)));
+        let low = (1, (s(3.0), s(3.1)), Some(s(3.7)));
+        let lower = (2, (s(2.6), s(2.7)), Some(s(3.7)));
+        let moved = (3, (s(3.6), s(2.7)), Some(s(3.7)));
+        assert_eq!(least_steady([steady, low]), Some(low));
+        assert_eq!(least_steady([low, steady]), Some(low));
+        assert_eq!(least_steady([steady, low, lower]), Some(lower));
+        assert_eq!(
+            least_steady([lower, moved, low]),
+            Some(moved),
+            "a move comes first"
+        );
+        assert_eq!(least_steady([]), None);
+        // Without a best, the one further below its own higher reading.
+        let apart = (4, (s(3.0), s(2.5)), None);
+        assert_eq!(
+            least_steady([(5, (s(3.0), s(2.9)), None), apart]),
+            Some(apart)
+        );
+        let (core, share, best) = low;
+        let load = Load {
+            share: Some(share),
+            share_best: best,
+            share_core: Some(core),
+            ..Default::default()
+        };
+        let m = tally(31, 0, load).mark().unwrap();
+        assert!(
+            m.contains(
+                "core 1's share read low (3.00x and 3.10x, against 3.70x earlier on core 1: \
+                 likely another thread on core 1's physical core)"
+            ),
+            "{m}"
+        );
+        // Merged with a steadier part, the team's core goes with the readings kept.
+        let quiet = Load {
+            share: Some((s(3.6), s(3.6))),
+            share_best: Some(s(3.7)),
+            share_core: Some(0),
+            ..Default::default()
+        };
+        assert_eq!(quiet.merge(&load).share_core, Some(1));
+        assert_eq!(load.merge(&quiet).share_core, Some(1));
     }
 
     /// A move of the core's share is invisible to the guest's counters: the rounds are clean,

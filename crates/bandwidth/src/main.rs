@@ -405,9 +405,10 @@ fn all_cores(
     // The workers are this process's threads on every core, so the window is opened for no
     // one core: other processes' work anywhere is what it names; each worker's evidence
     // judges its rounds, and the share is read on every core a team uses. Regions beyond the
-    // caches read the memory reference too.
+    // caches, all of them together (they share the last level), read the memory reference too.
     let used = &setup.cores[..setup.cores.len().min(available)];
-    let window = Window::open_team(Site::over(None, per as u64, &exp.facts), used);
+    let all = (per * used.len().max(1)) as u64;
+    let window = Window::open_team(Site::over(None, all, &exp.facts), used);
     let counts = thread_counts(available);
     let trows = team::scaling(
         &counts,

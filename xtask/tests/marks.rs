@@ -276,7 +276,7 @@ fn noise_runs_four_ways_and_reports_what_moved_and_what_was_marked() {
         "{md}"
     );
     assert!(
-        md.contains("| clock_probe | 1 of 1 | 0 of 1 | 1 of 1 |"),
+        md.contains("| clock_probe | 1 of 1 | 0 of 0 | 0 of 1 | 1 of 1 |"),
         "{md}"
     );
     let row = line_with(&csv, "clock_probe,clock_read,ns,");

@@ -319,6 +319,7 @@ fn threads_panel(run: &DataFile) -> Result<Option<LineChart>, DrawError> {
             s,
         ));
     }
+    c.mark_disturbed(&crate::marks::disturbed_xs(run, t, sc::threads::THREADS));
     Ok(Some(c))
 }
 
@@ -436,6 +437,19 @@ mod tests {
         // A block with no number at all is an error naming it.
         let empty = "#DATA-BEGIN bandwidth\n#COLUMNS kib kernel:text gbs\n#DATA NA read_plain NA\n#DATA-END\n";
         assert!(draw(&Saved::test("bandwidth", empty)).is_err());
+    }
+
+    /// A provisional all-core section (the `threads` result, marked as a whole) draws its
+    /// points hollow, with the legend entry; a quiet one draws none.
+    #[test]
+    fn a_provisional_all_core_section_is_drawn_hollow() {
+        let legends = |run: &str| {
+            let svg = &draw(&Saved::test("bandwidth", run)).unwrap()[0].svg;
+            svg.matches(crate::marks::LEGEND).count()
+        };
+        assert_eq!(legends(RUN), 0);
+        let block = crate::marks::tests::block_text(&[("threads", 10, 1, true, false)]);
+        assert_eq!(legends(&format!("{RUN}{block}")), 1);
     }
 
     #[test]

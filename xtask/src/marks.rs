@@ -316,6 +316,14 @@ pub fn disturbed_by(f: &DataFile, b: &Block, col: &str, keys: &[&str]) -> Vec<bo
 /// The legend entry of disturbed points in every figure.
 pub const LEGEND: &str = concat!("hollow: provisional (", measure::provisional_causes!(), ")");
 
+/// The line a diagram (a drawing that quotes measured numbers rather than plotting points)
+/// prints under them when the result they come from is provisional.
+pub const DIAGRAM_NOTE: &str = concat!(
+    "provisional: read from a result with ",
+    measure::provisional_causes!(),
+    " (its report says which)"
+);
+
 #[cfg(test)]
 pub mod tests {
     use super::*;

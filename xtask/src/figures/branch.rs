@@ -173,7 +173,6 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
     let top = 56.0;
     let lanes = [top + 34.0, top + 34.0 + 118.0];
     let bottom = lanes[1] + 50.0;
-    let height = bottom + 130.0;
     let title = format!(
         "Figure 105.4: the pipeline when the guess is right and when it is wrong ({})",
         saved.label
@@ -192,7 +191,10 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
             (Some(n), _, _) => format!("{} ns", num(n)),
             _ => "not measured".into(),
         },
+        provisional: crate::marks::provisional(run, sc::mispredict::BLOCK),
     };
+    let sources = p.sources(run);
+    let height = bottom + 70.0 + 20.0 * sources.len() as f64;
     let svg = render((width as u32, height as u32), |c| {
         c.title(&title, width / 2.0, 10.0, width - 40.0)?;
         let plot = Rect::new(left, top, right, bottom);
@@ -218,8 +220,8 @@ fn pipeline(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         p.guess_wrong(c, &mut geom, lanes[1])?;
         c.rect(plot, None, Some((BLACK_C, Dash::Solid)))?;
         let mut y = bottom + 50.0;
-        for l in p.sources(run) {
-            c.text(&l, (22.0, y), LABEL, BLACK_C, Align::Left, 0, false)?;
+        for l in &sources {
+            c.text(l, (22.0, y), LABEL, BLACK_C, Align::Left, 0, false)?;
             y += 20.0;
         }
         c.geom.panels.push(geom);
@@ -241,6 +243,8 @@ struct Pipeline {
     ns: Option<f64>,
     cyc_text: String,
     ns_text: String,
+    /// The misprediction's result is provisional: the numbers say so.
+    provisional: bool,
 }
 
 impl Pipeline {
@@ -330,8 +334,13 @@ impl Pipeline {
         let ns_text = &self.ns_text;
         let mut label = vec![if self.cycles.is_some() {
             format!(
-                "lost per misprediction: {} = {ns_text}, measured",
-                self.cyc_text
+                "lost per misprediction: {} = {ns_text}, measured{}",
+                self.cyc_text,
+                if self.provisional {
+                    ", provisional"
+                } else {
+                    ""
+                }
             )
         } else {
             let ns = if self.ns.is_some() {
@@ -463,6 +472,9 @@ impl Pipeline {
             (Some(cy), Some(g)) => format!("At the core clock the run estimated ({} GHz), that is {} cycles.", num(g), num(cy)),
             _ => "Cycles per misprediction: not measured (no clock estimate or no misprediction figure).".into(),
         });
+        if self.provisional {
+            lines.push(crate::marks::DIAGRAM_NOTE.into());
+        }
         lines
     }
 }
@@ -527,6 +539,20 @@ mod tests {
         );
         let f = draw(&saved(&text, PathBuf::from("/x"))).unwrap();
         assert!(f[2].svg.contains("lost per misprediction: not measured"));
+    }
+
+    /// Figure 105.4 quotes the misprediction's cost: from a provisional result it says so,
+    /// on the bracket and in a note under the sources; from a quiet one it does not.
+    #[test]
+    fn the_pipeline_says_when_its_numbers_are_provisional() {
+        let note = crate::marks::DIAGRAM_NOTE;
+        let quiet = &draw(&saved(RUN, PathBuf::from("/x"))).unwrap()[2].svg;
+        assert!(!quiet.contains(note) && !quiet.contains("provisional"));
+        let block = crate::marks::tests::block_text(&[("mispredict", 30, 9, true, false)]);
+        let text = format!("{RUN}{block}");
+        let marked = &draw(&saved(&text, PathBuf::from("/x"))).unwrap()[2].svg;
+        assert!(marked.contains(note), "the note");
+        assert!(marked.contains("(6.28..6.98 ns), measured, provisional"));
     }
 
     #[test]

@@ -91,7 +91,8 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
         .fold(f64::INFINITY, f64::min);
     let gap = (gap.is_finite() && line.is_none_or(|l| gap < l)).then_some(gap);
     let baseline = distance_baseline(run);
-    let (width, height) = (1000.0, 550.0);
+    let provisional = crate::marks::provisional(run, sc::distance::BLOCK);
+    let (width, height) = (1000.0, if provisional { 570.0 } else { 550.0 });
     let title = format!(
         "Figure 105.5: two slots in one cache line, and kept apart ({})",
         saved.label
@@ -104,6 +105,7 @@ fn lines(saved: &Saved, run: &DataFile) -> Result<Figure, DrawError> {
                 format!("one {} B cache line", num(l))
             }),
             width,
+            provisional,
         };
         let geom = PanelGeom::default();
         d.sharing(c, gap)?;
@@ -141,6 +143,8 @@ struct LineDiagram {
     cells: usize,
     line_text: String,
     width: f64,
+    /// The distances' result is provisional: the numbers say so.
+    provisional: bool,
 }
 
 impl LineDiagram {
@@ -287,7 +291,11 @@ impl LineDiagram {
             Some((super::chart::LIGHT_GREY, Dash::Solid)),
         )?;
         c.text(
-            "measured here, two threads:",
+            if self.provisional {
+                "measured here, two threads (provisional):"
+            } else {
+                "measured here, two threads:"
+            },
             (NX, y),
             SMALL,
             GREY,
@@ -340,6 +348,18 @@ impl LineDiagram {
                 (width / 2.0, 526.0),
                 SMALL,
                 GREY,
+                Align::Center,
+                1,
+                false,
+            )?;
+        }
+        if self.provisional {
+            let note = crate::marks::DIAGRAM_NOTE;
+            c.text(
+                note,
+                (width / 2.0, 548.0),
+                SMALL,
+                BLACK_C,
                 Align::Center,
                 1,
                 false,
@@ -963,6 +983,20 @@ mod tests {
         let figs = draw(&Saved::test(EXP, &text)).unwrap();
         assert!(figs[0].svg.contains("not measured"));
         assert!(!figs[0].svg.contains("same line / kept apart ="));
+    }
+
+    /// Figure 105.5 quotes the distances' medians: from a provisional result it says so,
+    /// beside each number and in a note; from a quiet one it says nothing of the kind.
+    #[test]
+    fn the_lines_diagram_says_when_its_numbers_are_provisional() {
+        let note = crate::marks::DIAGRAM_NOTE;
+        let quiet = synthetic(2, 1);
+        let svg = &draw(&Saved::test(EXP, &quiet)).unwrap()[0].svg;
+        assert!(!svg.contains(note) && !svg.contains("(provisional)"));
+        let block = crate::marks::tests::block_text(&[("distance", 30, 9, true, false)]);
+        let svg = &draw(&Saved::test(EXP, &format!("{quiet}{block}"))).unwrap()[0].svg;
+        assert!(svg.contains(note), "the note");
+        assert_eq!(svg.matches("two threads (provisional):").count(), 2);
     }
 
     #[test]

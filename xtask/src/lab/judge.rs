@@ -162,11 +162,14 @@ fn no_effect(f: &DataFile) -> Option<(Verdict, String)> {
             ),
         ));
     }
+    let why = f
+        .meta("effect_why")
+        .map_or(String::new(), |w| format!("; {w}"));
     Some((
         Verdict::CannotCheck,
         format!(
             "no {what} on this machine (measured {effect:.2}x): this exercise cannot be \
-             checked here (it needs {min:.1}x or more)"
+             checked here (it needs {min:.1}x or more){why}"
         ),
     ))
 }
@@ -312,6 +315,16 @@ mod tests {
                 "no denormal penalty on this machine (measured 1.02x): this exercise cannot be \
                  checked here"
             ),
+            "{}",
+            j.why
+        );
+        assert!(j.why.ends_with("(it needs 3.0x or more)"), "{}", j.why);
+        // A lab that knows why a machine may show none says so after it.
+        let why = format!("{m}#META effect_why two vCPUs on one core show none\n");
+        let j = run(&why, &clean(3.0));
+        assert!(
+            j.why
+                .ends_with("(it needs 3.0x or more); two vCPUs on one core show none"),
             "{}",
             j.why
         );

@@ -323,6 +323,18 @@ impl Lab {
             .collect()
     }
 
+    /// How many raw rows the bench holds (rounds, placements): a mark to [`Lab::rewind`] to.
+    pub fn raw_len(&self) -> (usize, usize) {
+        (self.rounds.rows.len(), self.placement.rows.len())
+    }
+
+    /// Drops the raw rows added since `mark` ([`Lab::raw_len`]): a set taken again keeps
+    /// only the rows of the take it keeps.
+    pub fn rewind(&mut self, (rounds, placement): (usize, usize)) {
+        self.rounds.rows.truncate(rounds);
+        self.placement.rows.truncate(placement);
+    }
+
     /// The cores a team of `n` goes to, as text ("0,1"), or "unpinned".
     pub fn team_cores(&self, n: usize) -> String {
         match self.places.first() {
@@ -467,8 +479,31 @@ impl Lab {
 
 #[cfg(test)]
 mod tests {
-    use super::Work;
+    use super::{Lab, Plan, Work};
     use ::false_sharing::schema::key;
+
+    /// A set taken again keeps only its kept take's raw rows: rewinding to the mark taken
+    /// before a take drops that take's rows, and the next take adds as many again.
+    #[test]
+    fn rewinding_drops_the_rows_of_a_discarded_take() {
+        let cores = measure::team::usable(None, Some(1));
+        let plan = Plan {
+            rounds: 3,
+            slot_iters: 1_000,
+            ..Plan::new(true)
+        };
+        let mut lab = Lab::new(&cores, false, plan).unwrap();
+        let mark = lab.raw_len();
+        let once = lab.measure("t", &[Work::BASELINE]);
+        let after = lab.raw_len();
+        assert_eq!(once.len(), 1);
+        assert_eq!(after.0 - mark.0, 3, "one row a round");
+        assert!(after.1 > mark.1, "a placement row a thread and round");
+        lab.rewind(mark);
+        assert_eq!(lab.raw_len(), mark);
+        lab.measure("t", &[Work::BASELINE]);
+        assert_eq!(lab.raw_len(), after, "the take again adds the same rows");
+    }
 
     /// The key figures named by a run's label are the ones run-all's summary reads.
     #[test]

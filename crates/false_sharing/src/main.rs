@@ -33,6 +33,7 @@ use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
 use measure::disturb::{Load, Site, Tally, Window};
 use measure::fmt::grouped;
+use measure::retake;
 use measure::show::marked;
 use measure::stats::{self, Summary};
 use report::ns;
@@ -137,12 +138,18 @@ fn main() {
 }
 
 /// Measures the set `set` as `name` inside a [`Window`]: its members, and the tally of all
-/// their rounds with the load around them (the share read on each core its teams use).
+/// their rounds with the load around them (the share read on each core its teams use). A
+/// set during which a core's share was unsteady is taken again ([`retake::take_team`]),
+/// unless its own rounds met other work; only the kept take's raw rows are recorded.
 fn measure_set(lab: &mut Lab, name: &str, set: &[Work]) -> (Vec<Measured>, Tally) {
-    let window = Window::open_team(Site::default(), &lab.cores_for(set));
-    let measured = lab.measure(name, set);
-    let load = team_load(window.close());
-    let tally = lab::tally(&measured).with_load(load);
+    let cores = lab.cores_for(set);
+    let mark = lab.raw_len();
+    let alone = |m: &Vec<Measured>| !lab::tally(m).provisional();
+    let (measured, load) = retake::take_team(Site::default(), &cores, alone, || {
+        lab.rewind(mark);
+        lab.measure(name, set)
+    });
+    let tally = lab::tally(&measured).with_load(team_load(load));
     (measured, tally)
 }
 

@@ -118,10 +118,14 @@ pub fn plan(plan: &Plan, quick: bool) {
         }
     );
     println!("{}", field("work per run", &work));
-    let judged = "a team's run cannot be cut short, so every round is kept and judged by each \
-                  thread's own evidence (time waiting for its core, or off it); the figures \
-                  come from the clean rounds, and no extra rounds are taken.";
-    println!("{}", field("rounds", judged));
+    let judged = format!(
+        "a team's run cannot be cut short, so every round is kept and judged by each thread's \
+         own evidence (time waiting for its core, or off it); the figures come from the clean \
+         rounds, and no extra rounds are taken. Each set is taken as one block: {} (the \
+         share read on every core the set's teams use).",
+        measure::retake::promise()
+    );
+    println!("{}", field("rounds", &judged));
 }
 
 /// Section 1: the baseline and the core it ran on.

@@ -39,13 +39,33 @@ pub fn take<T>(core: Option<usize>, block: impl FnMut() -> T) -> (T, Load) {
 /// [`take`] at `site`: a memory-bound block's window reads the memory reference too, and a
 /// take during which it moved is taken again like one whose share moved.
 pub fn take_at<T>(site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
-    until_steady(|| window_take(site, &mut block), |_| true)
+    until_steady(
+        || window_take(|| Window::open_at(site), &mut block),
+        |_, _| true,
+    )
 }
 
-/// One take of `block` inside a [`Window`] at `site`: its value, its load and how long it
-/// took.
-fn window_take<T>(site: Site, block: &mut impl FnMut() -> T) -> (T, Load, Duration) {
-    let window = Window::open_at(site);
+/// [`take_at`] for a team's block, whose workers are pinned to `cores`: its window reads the
+/// share on each of them ([`Window::open_team`]). The workers' own evidence, not the window,
+/// says whether other work of this machine shared their cores: a take for which `alone`
+/// says no is kept, as a pinned block with other work on its core is.
+pub fn take_team<T>(
+    site: Site,
+    cores: &[usize],
+    alone: impl Fn(&T) -> bool,
+    mut block: impl FnMut() -> T,
+) -> (T, Load) {
+    let open = || Window::open_team(site, cores);
+    until_steady(|| window_take(open, &mut block), |v, _| alone(v))
+}
+
+/// One take of `block` inside the [`Window`] `open` opens: its value, its load and how long
+/// it took.
+fn window_take<T>(
+    open: impl FnOnce() -> Window,
+    block: &mut impl FnMut() -> T,
+) -> (T, Load, Duration) {
+    let window = open();
     let t0 = Instant::now();
     let value = block();
     let took = t0.elapsed();
@@ -53,16 +73,16 @@ fn window_take<T>(site: Site, block: &mut impl FnMut() -> T) -> (T, Load, Durati
 }
 
 /// Takes `once` (a value, the load around it, how long it took) until [`again`] says no or
-/// `budget` (given the time taken so far) refuses, and keeps the last take, its load counting
-/// the takes discarded before it.
+/// `may` (given the take's value and how long it took) refuses, and keeps the last take, its
+/// load counting the takes discarded before it.
 fn until_steady<T>(
     mut once: impl FnMut() -> (T, Load, Duration),
-    mut budget: impl FnMut(Duration) -> bool,
+    mut may: impl FnMut(&T, Duration) -> bool,
 ) -> (T, Load) {
     let mut retakes = 0;
     loop {
         let (value, load, took) = once();
-        let within = budget(took);
+        let within = may(&value, took);
         let load = Load { retakes, ..load };
         if !again(&load, took) || !within {
             return (value, load);
@@ -104,13 +124,13 @@ impl Parts {
     /// [`Parts::take`] at `site`: a memory-bound part's window reads the memory reference
     /// too, as [`take_at`]'s does.
     pub fn take_at<T>(&mut self, site: Site, mut block: impl FnMut() -> T) -> (T, Load) {
-        self.take_with(|| window_take(site, &mut block))
+        self.take_with(|| window_take(|| Window::open_at(site), &mut block))
     }
 
     /// [`Parts::take`] with the takes given: `once` is one take (value, load, time).
     fn take_with<T>(&mut self, once: impl FnMut() -> (T, Load, Duration)) -> (T, Load) {
         let mut first = true;
-        until_steady(once, |took| {
+        until_steady(once, |_, took| {
             if std::mem::take(&mut first) {
                 self.first += took;
             } else {
@@ -254,10 +274,26 @@ mod tests {
                 k += 1;
                 (k, load(b, a, 0), Duration::from_millis(300))
             },
-            |_| true,
+            |_, _| true,
         );
         assert_eq!(v, k, "the last take is kept");
         (k, l)
+    }
+
+    /// A team's take whose workers met other work of this machine is kept, as a pinned
+    /// block with other work on its core is: that work would be there a moment later.
+    #[test]
+    fn a_take_its_own_evidence_refuses_is_kept() {
+        let mut k = 0;
+        let (v, l) = until_steady(
+            || {
+                k += 1;
+                (k, load(2.1, 2.2, 0), Duration::from_millis(300))
+            },
+            |v, _| *v < 2,
+        );
+        assert_eq!((v, l.retakes), (2, 1), "the second take met other work");
+        assert!(l.share_low(), "kept with its evidence");
     }
 
     #[test]

@@ -385,6 +385,12 @@ impl Load {
         } else {
             self
         };
+        // The share readings, their best and their core, all from one part: the less steady
+        // one where it read the share.
+        let shares = [worse, self, other]
+            .into_iter()
+            .find(|l| l.share.is_some())
+            .unwrap_or(worse);
         // The moved readings of the part whose share readings are kept, if its moved too.
         let memory = [worse, self, other]
             .into_iter()
@@ -401,12 +407,9 @@ impl Load {
             on_core: mean(self.on_core, other.on_core),
             steal: mean(self.steal, other.steal),
             elsewhere: mean(self.elsewhere, other.elsewhere),
-            share: worse.share.or(self.share).or(other.share),
-            share_best: worse.share_best.or(self.share_best).or(other.share_best),
-            share_core: [worse, self, other]
-                .into_iter()
-                .find(|l| l.share.is_some())
-                .and_then(|l| l.share_core),
+            share: shares.share,
+            share_best: shares.share_best,
+            share_core: shares.share_core,
             memory,
             retakes,
             parts: self.part_count() + other.part_count(),
@@ -1087,6 +1090,16 @@ mod tests {
         };
         assert_eq!(quiet.merge(&load).share_core, Some(1));
         assert_eq!(load.merge(&quiet).share_core, Some(1));
+        // A part with readings but no best (unpinned) does not borrow another part's best.
+        let unpinned = Load {
+            share: Some((s(3.6), s(2.0))),
+            ..Default::default()
+        };
+        let m = quiet.merge(&unpinned);
+        assert_eq!(
+            (m.share, m.share_best, m.share_core),
+            (unpinned.share, None, None)
+        );
     }
 
     /// A move of the core's share is invisible to the guest's counters: the rounds are clean,

@@ -309,8 +309,9 @@ pub fn says_emulated(text: &str) -> bool {
 /// Lines of a report (as [`assert_report`] returns it), without the data line, without
 /// the recap ([`crate::recap`], at most one screen of its own, checked by [`check_recap`])
 /// and without the emulation notices (the opening that says so, to the end of its
-/// paragraph or the next heading, and each [`crate::emulation::NO_VERDICT`] line): the limits the experiments'
-/// tests set are on the report itself, the same natively and under qemu.
+/// paragraph or the next heading, and each [`crate::emulation::NO_VERDICT`] line): the
+/// limits the experiments' tests set are on the report itself, the same natively and under
+/// qemu.
 pub fn report_lines(text: &str) -> usize {
     let (mut in_recap, mut in_opening) = (false, false);
     text.lines()

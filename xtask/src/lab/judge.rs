@@ -142,6 +142,9 @@ fn cannot_check(f: &DataFile) -> Option<(Verdict, String)> {
     ))
 }
 
+/// A precondition's effect measured below this is no effect at all, not a small one.
+const NONE_BELOW: f64 = 1.1;
+
 /// The precondition's effect was measured below its minimum: provisional where its rounds
 /// were disturbed, else this machine cannot show it.
 fn no_effect(f: &DataFile) -> Option<(Verdict, String)> {
@@ -165,10 +168,16 @@ fn no_effect(f: &DataFile) -> Option<(Verdict, String)> {
     let why = f
         .meta("effect_why")
         .map_or(String::new(), |w| format!("; {w}"));
+    // Within a tenth of 1x there is none; beyond that there is some, but too little.
+    let amount = if effect < NONE_BELOW {
+        "no"
+    } else {
+        "too little"
+    };
     Some((
         Verdict::CannotCheck,
         format!(
-            "no {what} on this machine (measured {effect:.2}x): this exercise cannot be \
+            "{amount} {what} on this machine (measured {effect:.2}x): this exercise cannot be \
              checked here (it needs {min:.1}x or more){why}"
         ),
     ))
@@ -319,6 +328,15 @@ mod tests {
             j.why
         );
         assert!(j.why.ends_with("(it needs 3.0x or more)"), "{}", j.why);
+        // Some effect, short of the minimum, is said to be too little, not none.
+        let some = m.replace("effect 1.02", "effect 1.80");
+        let j = run(&some, &clean(3.0));
+        assert!(
+            j.why
+                .starts_with("too little denormal penalty on this machine (measured 1.80x)"),
+            "{}",
+            j.why
+        );
         // A lab that knows why a machine may show none says so after it.
         let why = format!("{m}#META effect_why two vCPUs on one core show none\n");
         let j = run(&why, &clean(3.0));

@@ -121,8 +121,9 @@ pub fn plan(plan: &Plan, quick: bool) {
     let judged = format!(
         "a team's run cannot be cut short, so every round is kept and judged by each thread's \
          own evidence (time waiting for its core, or off it); the figures come from the clean \
-         rounds, and no extra rounds are taken. Each set is taken as one block: {} (the \
-         share read on every core the set's teams use).",
+         rounds, and no round is added to a set. A whole set is taken again as a block is: {} \
+         (the share read on every core the set's teams use; other work is judged by the \
+         set's own rounds).",
         measure::retake::promise()
     );
     println!("{}", field("rounds", &judged));

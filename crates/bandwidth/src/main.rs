@@ -35,6 +35,7 @@ use measure::disturb::{Probe, Tally, Window};
 use measure::fmt::bytes as size;
 use measure::mem::{self, HugeAdvice, room_for};
 use measure::out::Out;
+use measure::retake;
 use measure::run::Experiment;
 use measure::scan::{self, TWO_PASSES};
 use report::{Row, find, say};
@@ -406,22 +407,25 @@ fn all_cores(
     // one core: other processes' work anywhere is what it names; each worker's evidence
     // judges its rounds, and the share is read on every core a team uses. Regions beyond the
     // caches, all of them together (they share the last level), read the memory reference too.
+    // The rows are taken again, all together, while a core's share was unsteady and their own
+    // rounds met no other work ([`retake::take_team`]).
     let used = &setup.cores[..setup.cores.len().min(available)];
     let all = (per * used.len().max(1)) as u64;
-    let window = Window::open_team(Site::over(None, all, &exp.facts), used);
     let counts = thread_counts(available);
-    let trows = team::scaling(
-        &counts,
-        &setup.cores,
-        &regions,
-        plan.long_rounds,
-        bytes,
-        |r| read(r, laps),
-    );
-    let tally = trows
-        .iter()
-        .fold(Tally::default(), |t, r| t.merge(&r.total.tally()))
-        .with_load(window.close());
+    let site = Site::over(None, all, &exp.facts);
+    println!("{}", retake::team_line());
+    let alone = |rows: &Vec<team::ThreadRow>| !rows_tally(rows).provisional();
+    let (trows, load) = retake::take_team(site, used, alone, || {
+        team::scaling(
+            &counts,
+            &setup.cores,
+            &regions,
+            plan.long_rounds,
+            bytes,
+            |r| read(r, laps),
+        )
+    });
+    let tally = rows_tally(&trows).with_load(load);
     // Why a row is skipped: too few cores, or memory for too few regions.
     let short = if available < setup.cores.len() {
         format!(
@@ -443,6 +447,12 @@ fn all_cores(
         available,
         short,
     }
+}
+
+/// The tally of the all-cores rows' rounds, every row's together.
+fn rows_tally(rows: &[team::ThreadRow]) -> Tally {
+    rows.iter()
+        .fold(Tally::default(), |t, r| t.merge(&r.total.tally()))
 }
 
 /// Section 6: the chase beside the other cores streaming, or why it was skipped.

@@ -169,6 +169,17 @@ pub fn line() -> String {
     crate::fmt::field("retakes", &promise())
 }
 
+/// The promise of a team's block taken with [`take_team`], as a report's line of its own:
+/// "  retakes        : up to 2 more takes while a core's share was unsteady and one took
+/// under 2 s".
+pub fn team_line() -> String {
+    let promise = format!(
+        "up to {RETAKES} more takes while a core's share was unsteady and one took under {} s",
+        MAX_TAKE.as_secs()
+    );
+    crate::fmt::field("retakes", &promise)
+}
+
 /// The promise of a scan taken in [`Parts`] as a report's line.
 pub fn parts_line() -> String {
     crate::fmt::field("retakes", &parts_promise())
@@ -313,5 +324,12 @@ mod tests {
                 .lines()
                 .all(|l| l.chars().count() <= crate::fmt::WIDTH)
         );
+        let team = team_line();
+        assert_eq!(
+            team.lines().count(),
+            1,
+            "a team's promise is one line: {team}"
+        );
+        assert!(team.contains("up to 2 more takes") && team.contains("under 2 s"));
     }
 }

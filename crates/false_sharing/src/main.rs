@@ -31,7 +31,7 @@ mod report;
 use ::false_sharing::schema::key;
 use lab::{Lab, Measured, Plan, Work, find};
 use measure::cli::Opt;
-use measure::disturb::{Load, Site, Tally, Window};
+use measure::disturb::{Load, Site, Tally};
 use measure::fmt::grouped;
 use measure::retake;
 use measure::show::marked;
@@ -151,6 +151,20 @@ fn measure_set(lab: &mut Lab, name: &str, set: &[Work]) -> (Vec<Measured>, Tally
     });
     let tally = lab::tally(&measured).with_load(team_load(load));
     (measured, tally)
+}
+
+/// Passes of a line between pinned threads on the cores `ids`, taken as a team's block
+/// ([`retake::take_team`]): again while a core's share was unsteady and the passes' own
+/// rounds met no other work. Returns the kept take and the tally of its `pairs`.
+fn take_pairs<T>(
+    ids: &[usize],
+    block: impl FnMut() -> T,
+    pairs: impl Fn(&T) -> &[c2c::Pair],
+) -> (T, Tally) {
+    let alone = |v: &T| !c2c::tally(pairs(v)).provisional();
+    let (value, load) = retake::take_team(Site::default(), ids, alone, block);
+    let tally = c2c::tally(pairs(&value)).with_load(team_load(load));
+    (value, tally)
 }
 
 /// The load around a team's block. The main thread only waits for the workers, so its own
@@ -323,22 +337,17 @@ fn c2c_section(
     let plan = c2c::Plan::new(quick);
     report::c2c_plan(&plan);
     let ids: Vec<usize> = cores.iter().map(|c| c.id).collect();
-    let window = Window::open_team(Site::default(), &ids);
-    let survey = c2c::survey(cores, &plan);
+    let (survey, survey_tally) = take_pairs(&ids, || c2c::survey(cores, &plan), |s| &s.pairs);
     let (block, one_way) = report::c2c(&mut exp.out, cores, &plan, &survey);
-    let compared = match one_way.first() {
-        Some(first) => c2c::methods(
-            first.from,
-            first.to,
-            &plan.for_methods(),
-            if quick { 2 } else { 3 },
-        ),
-        None => Vec::new(),
+    let (compared, methods_tally) = match one_way.first() {
+        Some(first) => {
+            let rounds = if quick { 2 } else { 3 };
+            let block = || c2c::methods(first.from, first.to, &plan.for_methods(), rounds);
+            take_pairs(&ids, block, |p| p.as_slice())
+        }
+        None => (Vec::new(), Tally::default()),
     };
-    let load = team_load(window.close());
-    let survey_tally = c2c::tally(&survey.pairs).with_load(load);
-    exp.disturbance("c2c_methods", &c2c::tally(&compared).with_load(load));
-    // The load was read once around both: the merge below keeps it once.
+    exp.disturbance("c2c_methods", &methods_tally);
     let (methods, by_method) = report::methods(&compared);
     let v = c2c_verdict(&one_way, &by_method);
     if let Some((median, far)) = v.median_far {
@@ -347,7 +356,7 @@ fn c2c_section(
         exp.key_figure(key::C2C_ONE_WAY_MEDIAN, median, "ns");
     }
     exp.disturbance("c2c", &survey_tally);
-    let say = marked(&survey_tally.merge(&c2c::tally(&compared)), false, v.say);
+    let say = marked(&survey_tally.merge(&methods_tally), false, v.say);
     exp.out.how_to_read(&say);
     exp.out.meta("c2c_verdict", &say[0]);
     exp.out.block(&block);

@@ -345,7 +345,8 @@ fn beyond_the_cache(
         return;
     }
     let len = (each / 8) as usize;
-    let big = timing::per_element_sliced(len, &plan.want, plan.core);
+    let site = measure::disturb::Site::over(plan.core, total, &exp.facts);
+    let big = timing::per_element_sliced(len, &plan.want, site);
     report::per_element_table(&big, Some(in_l1), "big", block);
     exp.out.meta("big_array_bytes", total);
 

@@ -11,7 +11,7 @@ use crate::fpenv::{self, Switch};
 use crate::kernels::{self, CHAINS, OPS, PER_ELEMENT};
 use crate::switch;
 use measure::clock;
-use measure::disturb::{Probe, Tally};
+use measure::disturb::{Probe, Site, Tally};
 use measure::keep::black_box;
 use measure::rounds::{self, Step, Timed, Want};
 use measure::stats::{self, Split, Summary};
@@ -56,13 +56,14 @@ impl Rounds {
 /// placements of 3a).
 fn timed(
     want: &Want,
-    core: Option<usize>,
+    site: Site,
     n: usize,
     scan: bool,
     mut step: impl FnMut(Step) -> f64,
 ) -> Rounds {
-    // Taken again while the core's share was unsteady during it (measure::retake).
-    let (timed, load) = measure::retake::take(core, || {
+    // Taken again while the core's share (or, at a memory-bound site, the memory reference)
+    // was unsteady during it (measure::retake).
+    let (timed, load) = measure::retake::take_at(site, || {
         let mut probe = Probe::new();
         if scan {
             both_ways(&mut probe, want, n, &mut step)
@@ -162,7 +163,7 @@ pub fn denormals(tiny: f64, reps: usize, want: &Want, core: Option<usize>) -> De
             kernels::fp_dot4_f64(black_box(arrays[k]), black_box(&b), black_box(reps))
         })
     };
-    let r = timed(want, core, 4, false, |step| match step {
+    let r = timed(want, Site::on(core), 4, false, |step| match step {
         Step::Warm(k) => run(k).0,
         Step::Time(k) => {
             let (t, s) = if k < 2 {
@@ -290,7 +291,7 @@ pub fn per_element(len: usize, want: &Want, scan: bool, core: Option<usize>) -> 
         }
         t / (len * reps) as f64
     };
-    let r = timed(want, core, calls.len(), scan, |step| match step {
+    let r = timed(want, Site::on(core), calls.len(), scan, |step| match step {
         Step::Warm(i) | Step::Time(i) => run(i),
     });
     let n = PER_ELEMENT.len();
@@ -322,7 +323,9 @@ pub const SLICE: usize = 1 << 16;
 /// (0.1 to 0.5 ms), the next slice each round, each operation starting at its own slice: the
 /// data streams from memory as in one pass over the whole arrays, and a round fits between
 /// two preemptions. Every slice's sum is computed before the rounds and checked bit for bit.
-pub fn per_element_sliced(len: usize, want: &Want, core: Option<usize>) -> PerElement {
+/// The block's window is at `site`: beyond the caches it reads the memory reference too, so
+/// that a change of the memory's speed during it marks it.
+pub fn per_element_sliced(len: usize, want: &Want, site: Site) -> PerElement {
     let a: Vec<f64> = (0..len).map(|i| 1.0 + i as f64 * 1e-6).collect();
     let b = vec![1.000_001f64; len];
     let step = SLICE.min(len);
@@ -352,7 +355,7 @@ pub fn per_element_sliced(len: usize, want: &Want, core: Option<usize>) -> PerEl
     };
     let n = PER_ELEMENT.len();
     let mut next: Vec<usize> = (0..n).map(|k| k * slices / n).collect();
-    let r = timed(want, core, n, false, |s| match s {
+    let r = timed(want, site, n, false, |s| match s {
         // A warm-up runs the slice before the next one: it is not timed again soon.
         Step::Warm(k) => run(k, next[k] + slices - 1),
         Step::Time(k) => {
@@ -498,7 +501,7 @@ pub fn widths(reps: usize, want: &Want, core: Option<usize>) -> Widths {
         .sum::<f64>()
         * reps as f64;
     let mut first: [Option<f64>; DOTS.len()] = [None; DOTS.len()];
-    let r = timed(want, core, DOTS.len(), false, |step| {
+    let r = timed(want, Site::on(core), DOTS.len(), false, |step| {
         let (Step::Warm(k) | Step::Time(k)) = step;
         let dot = &DOTS[k];
         let (t, s) = clock::time_ns(|| arrays.dot(k, reps));
@@ -564,7 +567,7 @@ pub fn operations(min_batch_ns: f64, want: &Want, core: Option<usize>) -> Operat
             (nl.max(1024), nt.max(1024))
         })
         .collect();
-    let r = timed(want, core, 2 * OPS.len(), false, |step| {
+    let r = timed(want, Site::on(core), 2 * OPS.len(), false, |step| {
         let (Step::Warm(v) | Step::Time(v)) = step;
         let (op, (nl, nt)) = (&OPS[v / 2], plan[v / 2]);
         if v % 2 == 0 {

@@ -500,8 +500,8 @@ pub fn c2c_plan(plan: &c2c::Plan) {
             "each thread spins on a compare-and-swap that turns the other's value in one line \
              into its own, so every success needs the line to come over; one-way is half a \
              round trip. {} batches of {} round trips per direction after a warm-up batch. \
-             The survey, and the comparison of ways, is taken again (up to {} times, while one \
-             take lasts under {} s) while a core's share was unsteady.",
+             The survey and the comparison of ways are each taken again while a core's share \
+             was unsteady (up to {} times, and only while a take lasts under {} s).",
             plan.batches,
             plan.per_batch,
             measure::retake::RETAKES,

@@ -471,7 +471,7 @@ fn touch_measure(
 fn touch_show(exp: &mut Experiment, t: &verdict::Touch) {
     let (f, a) = (&t.first, &t.again);
     let again = format!(
-        "up to {} more takes, fresh regions and all, while the core's share was unsteady",
+        "up to {} more takes (fresh regions) while the share or the memory was unsteady",
         measure::retake::RETAKES
     );
     println!("{}", field("retakes", &again));
